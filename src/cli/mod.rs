@@ -1,0 +1,105 @@
+//! The command line: arguments parsed into settings, then handed to the module that does the work.
+//!
+//! Every command's own output goes to stdout; diagnostics go to stderr through `tracing`. The
+//! proxy is the exception that proves the rule: its stdout belongs to the MCP client, so it
+//! writes nothing there but the server's bytes.
+
+mod proxy;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sightline",
+    version,
+    about = "Makes the Model Context Protocol visible: records every message \
+between a host, its model and its MCP servers, byte for byte."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// A transparent stdio proxy: put it in place of a server command in any host's config.
+    ///
+    /// Example: `sightline proxy --trace weather.jsonl -- node weather-server.mjs`
+    Proxy(proxy::ProxyArgs),
+    /// Print a trace one line per event, in the style `C->S initialize 2025-11-25`.
+    Summary {
+        /// The trace file (JSON Lines).
+        trace: PathBuf,
+        /// One derived JSON record per event instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a built-in demo MCP server on stdin/stdout (weather, tour).
+    DemoServer {
+        /// Which server: weather (the seed article's) or tour (every primitive).
+        name: String,
+    },
+}
+
+/// Parses the command line, runs the command, and turns its outcome into an exit status.
+pub fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("sightline: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SIGHTLINE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Proxy(args) => proxy::run(args),
+        Command::Summary { trace, json } => summary(&trace, json),
+        Command::DemoServer { name } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            runtime.block_on(crate::servers::run_stdio(&name))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    let loaded = crate::trace::load(path)?;
+    for warning in &loaded.warnings {
+        eprintln!("sightline: {}: {warning}", path.display());
+    }
+    let analysis = crate::trace::analyze(&loaded.events);
+    let out = if json {
+        crate::export::summary::json_lines(&loaded.events, &analysis)
+    } else {
+        crate::export::summary::text(&loaded.events, &analysis)
+    };
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.context("cannot write to stdout")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

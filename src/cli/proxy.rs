@@ -1,0 +1,186 @@
+//! `sightline proxy`: a host spawns us in place of its server; we spawn the server behind the tap.
+//!
+//! Our stdin and stdout belong to the host's MCP client and carry only the server's bytes. We
+//! speak on stderr, once, to say where the trace goes. The exit status is the server's (or
+//! 128 + the signal that ended it), so the host sees what it would have seen without us.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::tap::{Recorder, ServerCommand, StdioTap};
+use crate::trace::{Header, Lane, TraceWriter};
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// Where to write the trace. Default: a timestamped file in the platform's data directory
+    /// (override the directory with SIGHTLINE_DATA_DIR).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// The server's name in the trace (its lane is `server:NAME`). Default: from the command.
+    #[arg(long)]
+    name: Option<String>,
+    /// Do not print where the trace goes.
+    #[arg(long, short)]
+    quiet: bool,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
+    let (program, rest) = args
+        .command
+        .split_first()
+        .context("no server command after `--`")?;
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name(&args.command));
+    let path = match &args.trace {
+        Some(path) => path.clone(),
+        None => default_trace_path(&name)?,
+    };
+    let header = Header::new(format!("sightline proxy -- {}", args.command.join(" ")));
+    let writer = TraceWriter::create(&path, &header)?;
+    if !args.quiet {
+        eprintln!("sightline: recording server `{name}` to {}", path.display());
+    }
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let cmd = ServerCommand::new(name, program, rest.to_vec());
+    let tap = match StdioTap::spawn(
+        &cmd,
+        recorder.clone(),
+        Lane::Host,
+        Box::new(std::io::stdin()),
+        Box::new(std::io::stdout()),
+        Some(Box::new(std::io::stderr())),
+    ) {
+        Ok(tap) => tap,
+        Err(err) => {
+            recorder.finish();
+            eprintln!("sightline: error: {err} (recorded in {})", path.display());
+            return Ok(ExitCode::from(127));
+        }
+    };
+    forward_signals(&tap);
+    let outcome = tap.wait();
+    let report = recorder.finish();
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    tracing::info!(
+        "server ended with {outcome}; {} events recorded",
+        report.events
+    );
+    Ok(ExitCode::from(
+        u8::try_from(outcome.shell_status()).unwrap_or(1),
+    ))
+}
+
+/// When the host stops us (Ctrl-C, SIGTERM, a closed terminal), stop the server properly so its
+/// exit is recorded, instead of leaving it orphaned.
+fn forward_signals(tap: &StdioTap) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        tracing::warn!("cannot install signal handlers; a killed proxy may orphan its server");
+        return;
+    };
+    let tap = tap.clone();
+    let spawned = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                tracing::info!("received signal {signal}: stopping the server");
+                tap.terminate();
+            }
+        });
+    if spawned.is_err() {
+        tracing::warn!("cannot start the signal thread");
+    }
+}
+
+/// `node weather-server.mjs` -> `weather-server`; `uvx mcp-server-git` -> `mcp-server-git`.
+fn default_name(command: &[String]) -> String {
+    const LAUNCHERS: &[&str] = &[
+        "node", "python", "python3", "npx", "uvx", "uv", "deno", "bun", "sh", "bash", "env", "java",
+    ];
+    let stem = |s: &str| {
+        let base = s.rsplit('/').next().unwrap_or(s);
+        let base = base
+            .split('@')
+            .next()
+            .filter(|b| !b.is_empty())
+            .unwrap_or(base);
+        base.rsplit_once('.')
+            .map_or(base, |(stem, _)| stem)
+            .to_string()
+    };
+    let program = command.first().map(String::as_str).unwrap_or("server");
+    if stem(program) == "sightline"
+        && command.get(1).map(String::as_str) == Some("demo-server")
+        && let Some(demo) = command.get(2)
+    {
+        return sanitize(demo);
+    }
+    if LAUNCHERS.contains(&stem(program).as_str())
+        && let Some(script) = command[1..]
+            .iter()
+            .find(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "x"))
+    {
+        return sanitize(&stem(script));
+    }
+    sanitize(&stem(program))
+}
+
+fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() { "server".into() } else { s }
+}
+
+fn default_trace_path(name: &str) -> anyhow::Result<PathBuf> {
+    let dir = match std::env::var_os("SIGHTLINE_DATA_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => directories::ProjectDirs::from("", "", "sightline")
+            .context("cannot find a home directory for the default trace; pass --trace FILE")?
+            .data_dir()
+            .to_path_buf(),
+    };
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    Ok(dir.join("traces").join(format!("{stamp}-{name}.jsonl")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(cmd: &str) -> String {
+        default_name(&cmd.split(' ').map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn default_names_come_from_the_script_not_the_launcher() {
+        assert_eq!(name("node weather-server.mjs"), "weather-server");
+        assert_eq!(
+            name("npx -y @modelcontextprotocol/server-everything"),
+            "server-everything"
+        );
+        assert_eq!(name("/usr/bin/python3 -u misbehave.py"), "misbehave");
+        assert_eq!(
+            name("target/debug/sightline demo-server weather"),
+            "weather"
+        );
+        assert_eq!(name("./my server"), "my");
+    }
+}

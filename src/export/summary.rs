@@ -1,0 +1,316 @@
+//! `sightline summary`: one line per event, in the style of the seed article's demo output.
+//!
+//! ```text
+//!    2  +0.003s  C->S  initialize 2025-11-25
+//!    3  +0.017s  S->C  result initialize (14 ms)
+//!    9  +0.020s  S     stderr weather MCP server running on stdio
+//! ```
+//!
+//! Problems are marked with `!!` so they stand out in a terminal and in `grep`.
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
+
+/// How many characters of a payload a summary line shows.
+const PREVIEW_CHARS: usize = 100;
+
+/// Renders the human summary of a trace.
+pub fn text(events: &[Event], analysis: &Analysis) -> String {
+    let names = LaneNames::new(events);
+    let t0 = events.first().map(|e| e.time);
+    let mut out = String::new();
+    for (event, d) in events.iter().zip(&analysis.derived) {
+        let offset = t0.map_or(0.0, |t0| seconds_since(t0, event.time));
+        let _ = writeln!(
+            out,
+            "{:>5}  {:>+9.3}s  {}",
+            event.seq,
+            offset,
+            line(event, d, &names)
+        );
+    }
+    let _ = write!(out, "{}", footer(events, analysis));
+    out
+}
+
+/// One derived JSON record per event (`sightline summary --json`), one per line.
+pub fn json_lines(events: &[Event], analysis: &Analysis) -> String {
+    let mut out = String::new();
+    for (event, d) in events.iter().zip(&analysis.derived) {
+        let (paired, unanswered, cancelled_by) = match &d.pairing {
+            Pairing::AnsweredBy(s) | Pairing::Answers(s) => (Some(*s), None, None),
+            Pairing::Unanswered(why) => (None, Some(why.clone()), None),
+            Pairing::Cancelled(s) => (None, None, Some(*s)),
+            Pairing::None | Pairing::Orphan => (None, None, None),
+        };
+        let record = json!({
+            "seq": event.seq,
+            "time": crate::trace::format_time(event.time),
+            "from": event.from,
+            "to": event.to,
+            "channel": event.channel,
+            "kind": d.kind.as_str(),
+            "method": d.method,
+            "id": d.id.as_ref().map(|id| id.to_string()),
+            "paired": paired,
+            "latency_ms": d.latency_us.map(|us| us as f64 / 1000.0),
+            "unanswered": unanswered,
+            "cancelled_by": cancelled_by,
+            "orphan": d.pairing == Pairing::Orphan,
+            "revision": d.revision,
+            "detail": d.detail,
+            "problem": d.problem,
+            "error": d.error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
+            "retry_of": d.retry_of,
+            "input_required": d.input_required,
+            "subscription": d.subscription,
+        });
+        let record = strip_nulls(record);
+        let _ = writeln!(out, "{record}");
+    }
+    out
+}
+
+fn strip_nulls(v: Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null() && *v != Value::Bool(false))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+fn seconds_since(t0: DateTime<Utc>, t: DateTime<Utc>) -> f64 {
+    (t - t0).num_microseconds().unwrap_or(0) as f64 / 1e6
+}
+
+/// Short names for lanes: `C` and `S` as in the article when there is one server.
+struct LaneNames {
+    several_servers: bool,
+}
+
+impl LaneNames {
+    fn new(events: &[Event]) -> Self {
+        let mut servers = events
+            .iter()
+            .flat_map(|e| [&e.from, &e.to])
+            .filter(|l| l.is_server());
+        let first = servers.next();
+        let several_servers = servers.any(|l| Some(l) != first);
+        LaneNames { several_servers }
+    }
+
+    fn name(&self, lane: &Lane, peer: &Lane) -> String {
+        match lane {
+            Lane::Host if peer.is_server() => "C".into(),
+            Lane::Host => "H".into(),
+            Lane::User => "U".into(),
+            Lane::Llm => "L".into(),
+            Lane::Server(name) if self.several_servers => format!("S:{name}"),
+            Lane::Server(_) => "S".into(),
+            Lane::Other(s) => s.clone(),
+        }
+    }
+
+    fn arrow(&self, e: &Event) -> String {
+        format!(
+            "{}->{}",
+            self.name(&e.from, &e.to),
+            self.name(&e.to, &e.from)
+        )
+    }
+}
+
+fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
+    let arrow = names.arrow(e);
+    let actor = names.name(&e.from, &e.to);
+    let ms = |us: i64| format!("{} ms", (us + 500) / 1000);
+    let mut s = match d.kind {
+        Kind::Request => {
+            let mut s = format!("{arrow}  {}", d.method.as_deref().unwrap_or("?"));
+            if let Some(detail) = &d.detail {
+                let _ = write!(s, " {}", preview(detail));
+            }
+            if let Some(id) = &d.id {
+                let _ = write!(s, "  [id {id}]");
+            }
+            s
+        }
+        Kind::Response => {
+            let method = d.method.as_deref().unwrap_or("?");
+            let mut s = format!("{arrow}  result {method}");
+            if let Some(v) = &d.detail {
+                let _ = write!(s, " {}", preview(v));
+            }
+            if d.input_required {
+                s.push_str(" input_required");
+            }
+            if let Some(us) = d.latency_us {
+                let _ = write!(s, " ({})", ms(us));
+            }
+            s
+        }
+        Kind::Error => {
+            let (code, message) = d.error.clone().unwrap_or((0, String::new()));
+            let mut s = format!("{arrow}  error {code} {}", preview(&message));
+            match (d.method.as_deref(), d.latency_us) {
+                (Some(m), Some(us)) => {
+                    let _ = write!(s, " ({m}, {})", ms(us));
+                }
+                (Some(m), None) => {
+                    let _ = write!(s, " ({m})");
+                }
+                _ => {}
+            }
+            s
+        }
+        Kind::Notification => {
+            let mut s = format!(
+                "{arrow}  notification {}",
+                d.method.as_deref().unwrap_or("?")
+            );
+            if let Some(detail) = &d.detail {
+                let _ = write!(s, " ({detail})");
+            }
+            s
+        }
+        Kind::Invalid => format!(
+            "{arrow}  !! invalid: {}: {}",
+            d.problem.as_deref().unwrap_or("?"),
+            preview(&e.text())
+        ),
+        Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
+        Kind::Process => process_line(e, names),
+        Kind::Note => format!("{arrow}  note {}", preview(&e.text())),
+        Kind::LlmHttp => format!("{arrow}  llm-http {}", preview(&e.text())),
+        Kind::Other => format!("{arrow}  {} {}", e.channel.as_str(), preview(&e.text())),
+    };
+    if let Some(r) = d.retry_of {
+        let _ = write!(s, "  (retry of #{r})");
+    }
+    if let Some(sub) = d.subscription
+        && d.kind != Kind::Request
+    {
+        let _ = write!(s, "  (stream #{sub})");
+    }
+    match &d.pairing {
+        Pairing::Unanswered(why) => {
+            let _ = write!(s, "  !! unanswered: {why}");
+        }
+        Pairing::Cancelled(by) => {
+            let _ = write!(s, "  (cancelled by #{by})");
+        }
+        Pairing::Orphan if d.kind == Kind::Response || d.kind == Kind::Error => {
+            s.push_str("  !! answers no pending request");
+        }
+        _ => {}
+    }
+    s
+}
+
+fn process_line(e: &Event, names: &LaneNames) -> String {
+    let Some(p) = &e.process else {
+        return format!("{}  process (no details)", names.arrow(e));
+    };
+    let server = if e.from.is_server() { &e.from } else { &e.to };
+    let other = if e.from.is_server() { &e.to } else { &e.from };
+    let who = names.name(server, other);
+    let mut s = match p.event.as_str() {
+        "spawn" => format!(
+            "{who:<4}  spawned {} (pid {})",
+            preview(&p.command.join(" ")),
+            p.pid.map_or("?".into(), |p| p.to_string())
+        ),
+        "spawn-failed" => format!(
+            "{who:<4}  !! failed to start {}",
+            preview(&p.command.join(" "))
+        ),
+        "exit" => match (p.code, p.signal) {
+            (Some(code), _) => format!("{who:<4}  exited code {code}"),
+            (None, Some(sig)) => format!(
+                "{who:<4}  exited signal {sig} ({})",
+                crate::trace::signal_name(sig)
+            ),
+            _ => format!("{who:<4}  exited"),
+        },
+        other => format!("{who:<4}  process {other}"),
+    };
+    if let Some(detail) = &p.detail {
+        let _ = write!(s, ": {}", preview(detail));
+    }
+    s
+}
+
+/// At most [`PREVIEW_CHARS`] characters, with control and invisible characters made visible.
+fn preview(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == PREVIEW_CHARS {
+            let _ = write!(out, "… ({} chars)", text.chars().count());
+            break;
+        }
+        if c.is_control() || is_invisible(c) {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Format and tag characters that render as nothing but still reach a model.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069 | 0xFEFF | 0xE0000..=0xE007F)
+}
+
+fn footer(events: &[Event], a: &Analysis) -> String {
+    let count = |k: Kind| a.derived.iter().filter(|d| d.kind == k).count();
+    let unanswered = a.derived.iter().filter(|d| d.is_unanswered()).count();
+    let mut s = format!(
+        "-- {} events: {} requests ({} unanswered), {} responses, {} errors, {} notifications, {} invalid, {} stderr lines\n",
+        events.len(),
+        count(Kind::Request),
+        unanswered,
+        count(Kind::Response),
+        count(Kind::Error),
+        count(Kind::Notification),
+        count(Kind::Invalid),
+        count(Kind::Stderr),
+    );
+    for (lane, session) in &a.sessions {
+        let _ = writeln!(
+            s,
+            "-- {lane}: revision {}{}{}",
+            session.revision.as_deref().unwrap_or("unknown"),
+            if session.stateless {
+                " (stateless: server/discover and per-request _meta)"
+            } else {
+                ""
+            },
+            session
+                .server_name
+                .as_ref()
+                .map_or(String::new(), |n| format!(", serverInfo.name {n}")),
+        );
+    }
+    let direct = events
+        .iter()
+        .filter(|e| e.channel != Channel::Process)
+        .filter(|e| {
+            (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
+        })
+        .count();
+    if events
+        .iter()
+        .any(|e| e.from == Lane::Llm || e.to == Lane::Llm)
+    {
+        let _ = writeln!(s, "-- messages between the model and any server: {direct}");
+    }
+    s
+}

@@ -1,0 +1,24 @@
+//! # Sightline
+//!
+//! Sightline makes the Model Context Protocol visible. It sits between a host and its MCP
+//! servers (and, later, between the host and its LLM API), records every message that crosses
+//! byte for byte, and turns the recording into something a person can read.
+//!
+//! # Layout
+//!
+//! Data flows one way, from bytes to pictures:
+//!
+//! - [`tap`]: raw bytes in, events out. Spawns a server, pumps its pipes unchanged, and hands
+//!   every line that crossed to the recorder, which appends it to a trace file.
+//! - [`trace`]: the event model, the trace file format (reader and writer), JSON-RPC
+//!   classification and correlation (pairing, latency, protocol revision). Depends on nothing
+//!   else in this crate.
+//! - [`export`]: renderings of a loaded trace (the one-line-per-event summary).
+//! - [`servers`]: the built-in demo MCP servers (rmcp), runnable with no network and no npm.
+//! - [`cli`]: the command line, parsed into settings and dispatched; `main` only calls it.
+
+pub mod cli;
+pub mod export;
+pub mod servers;
+pub mod tap;
+pub mod trace;

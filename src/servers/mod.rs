@@ -1,0 +1,65 @@
+//! Built-in demo MCP servers, so Sightline has something real to trace with no network and
+//! no npm.
+//!
+//! Each server is a plain rmcp [`ServerHandler`] that speaks both protocol eras on one
+//! stdio connection: the 2025-11-25 `initialize` handshake and the 2026-07-28 stateless
+//! lifecycle (`server/discover` plus per-request `_meta`). rmcp picks the era from the first
+//! request it reads; the handlers only look at [`RequestContext::protocol_version`] where the
+//! two eras really differ (server-to-client requests versus multi round-trip results, and how
+//! change notifications reach the client).
+//!
+//! - [`weather`]: the one-tool server from the seed article, byte for byte the same tool.
+//! - [`tour`]: a workshop server that exercises every primitive: tools, resources, templates,
+//!   subscriptions, prompts, progress, logging, sampling, elicitation, roots and
+//!   `list_changed`.
+//!
+//! Stdout is the protocol channel; the only other output is one start-up line on stderr.
+//!
+//! [`RequestContext::protocol_version`]: rmcp::service::RequestContext::protocol_version
+
+use rmcp::{ServerHandler, ServiceExt, service::ServerInitializeError};
+
+pub mod tour;
+pub mod weather;
+
+#[cfg(test)]
+mod tests;
+
+/// Names of the built-in servers, for `sightline demo-server NAME` and help text.
+pub const NAMES: &[&str] = &["weather", "tour"];
+
+/// Why a demo server could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The name is not one of [`NAMES`].
+    #[error("unknown demo server `{0}` (known: weather, tour)")]
+    Unknown(String),
+    /// The first exchange with the client failed (bad first message, broken pipe).
+    #[error("the demo server could not start serving")]
+    Start(#[source] ServerInitializeError),
+    /// The task running the connection panicked or was aborted.
+    #[error("the demo server stopped unexpectedly")]
+    Stopped(#[source] tokio::task::JoinError),
+}
+
+/// Serve the named demo server over this process's stdin/stdout until stdin closes.
+///
+/// A client that closes stdin before sending its first request is a normal end, not an error.
+pub async fn run_stdio(name: &str) -> Result<(), ServerError> {
+    match name {
+        "weather" => serve_stdio(weather::Weather::new(), "weather").await,
+        "tour" => serve_stdio(tour::Tour::new(), "tour").await,
+        other => Err(ServerError::Unknown(other.to_owned())),
+    }
+}
+
+async fn serve_stdio<S: ServerHandler>(server: S, name: &str) -> Result<(), ServerError> {
+    eprintln!("{name} MCP server running on stdio");
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(running) => running,
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(error) => return Err(ServerError::Start(error)),
+    };
+    running.waiting().await.map_err(ServerError::Stopped)?;
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! The recorder: one clock, one sequence, one writer.
+//!
+//! Every pump (and later the host and the LLM providers) records through one [`Recorder`].
+//! Taking the time and the next `seq` under one lock keeps both in the same order. Writing
+//! happens on a dedicated thread, so the forwarding path never waits for the disk: a pump
+//! hands over the line it already owns and goes back to forwarding. The writer flushes
+//! whenever its queue is empty, so the file is never behind by more than what is in flight.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+use crate::trace::{Channel, Event, Lane, ProcessInfo, TraceError, TraceWriter};
+
+/// Where recorded events go. The writer thread calls `write` for each event and `flush` when
+/// it has nothing more queued.
+pub trait EventSink: Send {
+    fn write(&mut self, event: &Event) -> Result<(), TraceError>;
+    fn flush(&mut self) -> Result<(), TraceError>;
+}
+
+impl EventSink for TraceWriter {
+    fn write(&mut self, event: &Event) -> Result<(), TraceError> {
+        self.append(event)
+    }
+
+    fn flush(&mut self) -> Result<(), TraceError> {
+        TraceWriter::flush(self)
+    }
+}
+
+/// Keeps events in memory, shared with whoever holds a clone (tests, the host, a live view).
+#[derive(Clone, Default)]
+pub struct MemorySink {
+    events: Arc<Mutex<Vec<Event>>>,
+}
+
+impl MemorySink {
+    /// A copy of everything recorded so far.
+    pub fn snapshot(&self) -> Vec<Event> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl EventSink for MemorySink {
+    fn write(&mut self, event: &Event) -> Result<(), TraceError> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event.clone());
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), TraceError> {
+        Ok(())
+    }
+}
+
+/// What the writer thread did, reported when recording finishes.
+#[derive(Debug, Default)]
+pub struct RecorderReport {
+    pub events: u64,
+    /// Sink failures (a full disk, a removed file). Recording into other sinks went on.
+    pub errors: Vec<TraceError>,
+}
+
+struct Clock {
+    next_seq: u64,
+    tx: Option<Sender<Event>>,
+}
+
+/// Assigns `seq` and `time` to everything that crosses and hands it to the writer thread.
+pub struct Recorder {
+    clock: Mutex<Clock>,
+    writer: Mutex<Option<JoinHandle<RecorderReport>>>,
+}
+
+impl Recorder {
+    /// Starts the writer thread over `sinks`.
+    pub fn start(sinks: Vec<Box<dyn EventSink>>) -> Arc<Self> {
+        let (tx, rx) = mpsc::channel();
+        let writer = std::thread::Builder::new()
+            .name("sightline-recorder".into())
+            .spawn(move || write_loop(rx, sinks))
+            .ok();
+        if writer.is_none() {
+            tracing::error!("could not start the recorder thread: nothing will be recorded");
+        }
+        Arc::new(Recorder {
+            clock: Mutex::new(Clock {
+                next_seq: 0,
+                tx: Some(tx),
+            }),
+            writer: Mutex::new(writer),
+        })
+    }
+
+    fn clock(&self) -> MutexGuard<'_, Clock> {
+        self.clock.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records one event; `fill` completes it once `seq` and `time` are assigned.
+    fn record(
+        &self,
+        from: Lane,
+        to: Lane,
+        channel: Channel,
+        bytes: Vec<u8>,
+        process: Option<ProcessInfo>,
+    ) -> u64 {
+        let mut clock = self.clock();
+        let seq = clock.next_seq;
+        clock.next_seq += 1;
+        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, bytes);
+        if process.is_some() {
+            event.raw = None;
+            event.process = process;
+        }
+        if let Some(tx) = &clock.tx {
+            // The receiver only goes away after `finish`, when `tx` is already gone.
+            let _ = tx.send(event);
+        }
+        seq
+    }
+
+    /// Records bytes that crossed (a stdio line, a stderr line, an HTTP body). Returns its `seq`.
+    pub fn record_bytes(&self, from: Lane, to: Lane, channel: Channel, bytes: Vec<u8>) -> u64 {
+        self.record(from, to, channel, bytes, None)
+    }
+
+    /// Records a process spawn or exit.
+    pub fn record_process(&self, from: Lane, to: Lane, info: ProcessInfo) -> u64 {
+        self.record(from, to, Channel::Process, Vec::new(), Some(info))
+    }
+
+    /// Records text written by Sightline itself.
+    pub fn record_note(&self, from: Lane, to: Lane, text: &str) -> u64 {
+        self.record(from, to, Channel::Note, text.as_bytes().to_vec(), None)
+    }
+
+    /// Stops accepting events, waits until every recorded event is written and flushed.
+    /// Later calls return an empty report.
+    pub fn finish(&self) -> RecorderReport {
+        drop(self.clock().tx.take());
+        let handle = self
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match handle.map(JoinHandle::join) {
+            Some(Ok(report)) => report,
+            Some(Err(_)) => {
+                tracing::error!("the recorder thread panicked; the trace may be incomplete");
+                RecorderReport::default()
+            }
+            None => RecorderReport::default(),
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let report = self.finish();
+        for err in report.errors {
+            tracing::error!("{err}");
+        }
+    }
+}
+
+fn write_loop(rx: Receiver<Event>, mut sinks: Vec<Box<dyn EventSink>>) -> RecorderReport {
+    let mut report = RecorderReport::default();
+    let mut failed = vec![false; sinks.len()];
+    while let Ok(first) = rx.recv() {
+        let mut next = Some(first);
+        while let Some(event) = next {
+            for (sink, failed) in sinks.iter_mut().zip(failed.iter_mut()) {
+                if !*failed && let Err(err) = sink.write(&event) {
+                    tracing::error!("{err}; recording into it stops here, forwarding goes on");
+                    report.errors.push(err);
+                    *failed = true;
+                }
+            }
+            report.events += 1;
+            next = rx.try_recv().ok();
+        }
+        for (sink, failed) in sinks.iter_mut().zip(failed.iter_mut()) {
+            if !*failed && let Err(err) = sink.flush() {
+                tracing::error!("{err}; recording into it stops here, forwarding goes on");
+                report.errors.push(err);
+                *failed = true;
+            }
+        }
+    }
+    report
+}

@@ -1,0 +1,453 @@
+//! Spawning an MCP server and pumping its stdio through the recorder.
+//!
+//! Four threads per server, all blocking I/O (the simplest thing that keeps up with a pipe):
+//! client -> server stdin, server stdout -> client, server stderr -> our stderr, and a waiter
+//! that records the exit once the server's output is drained. Each pump writes a chunk on
+//! before it records it, so a slow disk never slows the protocol.
+//!
+//! Shutting down follows rmcp's child-process transport: close stdin, wait, SIGTERM, wait,
+//! SIGKILL. The server runs in its own process group so a `sh -c 'a | b'` wrapper goes as one.
+
+use std::io::{self, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
+
+use super::lines::LineSplitter;
+use super::recorder::Recorder;
+use crate::trace::{Channel, Lane, ProcessInfo, signal_name};
+
+/// How long a server gets to exit after its stdin closes, and again after SIGTERM.
+const GRACE: Duration = Duration::from_secs(3);
+/// How long the waiter waits for the last output after the process exited (a grandchild may
+/// hold the pipe open).
+const DRAIN: Duration = Duration::from_secs(2);
+const CHUNK: usize = 64 * 1024;
+
+/// What to run, and the lane it gets in the trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerCommand {
+    /// The server's lane is `server:<name>`.
+    pub name: String,
+    pub program: String,
+    pub args: Vec<String>,
+    /// Extra environment. Names are recorded, values never.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl ServerCommand {
+    pub fn new(name: impl Into<String>, program: impl Into<String>, args: Vec<String>) -> Self {
+        ServerCommand {
+            name: name.into(),
+            program: program.into(),
+            args,
+            env: Vec::new(),
+            cwd: None,
+        }
+    }
+
+    pub fn lane(&self) -> Lane {
+        Lane::server(&self.name)
+    }
+
+    fn argv(&self) -> Vec<String> {
+        std::iter::once(self.program.clone())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TapError {
+    #[error("cannot start server `{program}`: {source}{hint}")]
+    Spawn {
+        program: String,
+        source: io::Error,
+        hint: &'static str,
+    },
+    #[error("cannot start a tap thread: {0}")]
+    Thread(io::Error),
+}
+
+/// How the server process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitOutcome {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl ExitOutcome {
+    /// The status a shell would report: the code, or 128 + the signal.
+    pub fn shell_status(&self) -> i32 {
+        match (self.code, self.signal) {
+            (Some(code), _) => code,
+            (None, Some(signal)) => 128 + signal,
+            (None, None) => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for ExitOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.code, self.signal) {
+            (Some(code), _) => write!(f, "exit code {code}"),
+            (None, Some(signal)) => write!(f, "signal {signal} ({})", signal_name(signal)),
+            (None, None) => f.write_str("unknown status"),
+        }
+    }
+}
+
+/// Shared between the tap's threads and its owner.
+struct Shared {
+    pid: u32,
+    /// Taken (and so closed) on client EOF or shutdown.
+    stdin: Mutex<Option<ChildStdin>>,
+    exit: Mutex<Option<ExitOutcome>>,
+    exited: Condvar,
+    /// Set by shutdown to explain, in the exit event, what it took to stop the server.
+    stop_note: Mutex<Option<String>>,
+}
+
+/// A running server behind the tap. Clones share the same server.
+#[derive(Clone)]
+pub struct StdioTap {
+    shared: Arc<Shared>,
+}
+
+impl StdioTap {
+    /// Spawns `cmd` and starts pumping: `client_in` is what the client writes (forwarded to the
+    /// server's stdin), `client_out` receives the server's stdout. The server's stderr is
+    /// recorded and, when `stderr_out` is given, passed on to it.
+    pub fn spawn(
+        cmd: &ServerCommand,
+        recorder: Arc<Recorder>,
+        client_lane: Lane,
+        client_in: Box<dyn Read + Send>,
+        client_out: Box<dyn Write + Send>,
+        stderr_out: Option<Box<dyn Write + Send>>,
+    ) -> Result<StdioTap, TapError> {
+        let server_lane = cmd.lane();
+        let mut command = Command::new(&cmd.program);
+        command
+            .args(&cmd.args)
+            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(cwd) = &cmd.cwd {
+            command.current_dir(cwd);
+        }
+        let spawn_info = ProcessInfo {
+            command: cmd.argv(),
+            cwd: cmd.cwd.as_ref().map(|p| p.display().to_string()),
+            env: cmd.env.iter().map(|(k, _)| k.clone()).collect(),
+            ..ProcessInfo::default()
+        };
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(source) => {
+                let hint = match source.kind() {
+                    io::ErrorKind::NotFound => " (is it installed and on PATH?)",
+                    io::ErrorKind::PermissionDenied => " (is it executable?)",
+                    _ => "",
+                };
+                let info = ProcessInfo {
+                    event: "spawn-failed".into(),
+                    detail: Some(format!("{source}{hint}")),
+                    ..spawn_info
+                };
+                recorder.record_process(client_lane, server_lane, info);
+                return Err(TapError::Spawn {
+                    program: cmd.program.clone(),
+                    source,
+                    hint,
+                });
+            }
+        };
+        let pid = child.id();
+        recorder.record_process(
+            client_lane.clone(),
+            server_lane.clone(),
+            ProcessInfo {
+                event: "spawn".into(),
+                pid: Some(pid),
+                ..spawn_info
+            },
+        );
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            unreachable!("all three pipes were requested");
+        };
+        let shared = Arc::new(Shared {
+            pid,
+            stdin: Mutex::new(Some(stdin)),
+            exit: Mutex::new(None),
+            exited: Condvar::new(),
+            stop_note: Mutex::new(None),
+        });
+        let tap = StdioTap {
+            shared: shared.clone(),
+        };
+
+        let (drained_tx, drained_rx) = mpsc::channel::<()>();
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(format!("tap-{name}"))
+                .spawn(f)
+                .map_err(TapError::Thread)
+        };
+
+        // client -> server stdin
+        {
+            let (recorder, shared, from, to) = (
+                recorder.clone(),
+                shared.clone(),
+                client_lane.clone(),
+                server_lane.clone(),
+            );
+            let tap_shared = shared.clone();
+            spawn(
+                "client-in",
+                Box::new(move || {
+                    pump(client_in, ToStdin(&shared), |line| {
+                        recorder.record_bytes(from.clone(), to.clone(), Channel::Stdio, line);
+                    });
+                    // The client is done: close the server's stdin and give it time to leave.
+                    StdioTap { shared: tap_shared }.shutdown();
+                }),
+            )?;
+        }
+        // server stdout -> client
+        {
+            let (recorder, from, to, done) = (
+                recorder.clone(),
+                server_lane.clone(),
+                client_lane.clone(),
+                drained_tx.clone(),
+            );
+            spawn(
+                "server-out",
+                Box::new(move || {
+                    pump(stdout, client_out, |line| {
+                        recorder.record_bytes(from.clone(), to.clone(), Channel::Stdio, line);
+                    });
+                    let _ = done.send(());
+                }),
+            )?;
+        }
+        // server stderr -> our stderr
+        {
+            let (recorder, from, to, done) = (
+                recorder.clone(),
+                server_lane.clone(),
+                client_lane.clone(),
+                drained_tx,
+            );
+            let out: Box<dyn Write + Send> = stderr_out.unwrap_or_else(|| Box::new(io::sink()));
+            spawn(
+                "server-err",
+                Box::new(move || {
+                    pump(stderr, out, |line| {
+                        recorder.record_bytes(from.clone(), to.clone(), Channel::Stderr, line);
+                    });
+                    let _ = done.send(());
+                }),
+            )?;
+        }
+        // waiter: reap, drain, record the exit, wake everyone waiting
+        {
+            let shared = shared.clone();
+            spawn(
+                "waiter",
+                Box::new(move || {
+                    let status = child.wait();
+                    for _ in 0..2 {
+                        if drained_rx.recv_timeout(DRAIN).is_err() {
+                            break;
+                        }
+                    }
+                    let outcome = match &status {
+                        Ok(s) => ExitOutcome {
+                            code: s.code(),
+                            signal: s.signal(),
+                        },
+                        Err(_) => ExitOutcome {
+                            code: None,
+                            signal: None,
+                        },
+                    };
+                    let mut detail = shared
+                        .stop_note
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .take();
+                    if let Err(e) = status {
+                        detail = Some(format!("could not read the exit status: {e}"));
+                    }
+                    recorder.record_process(
+                        server_lane,
+                        client_lane,
+                        ProcessInfo {
+                            event: "exit".into(),
+                            pid: Some(pid),
+                            code: outcome.code,
+                            signal: outcome.signal,
+                            detail,
+                            ..ProcessInfo::default()
+                        },
+                    );
+                    *shared.exit.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+                    shared.exited.notify_all();
+                }),
+            )?;
+        }
+        Ok(tap)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.shared.pid
+    }
+
+    /// Blocks until the server has exited and its exit is recorded.
+    pub fn wait(&self) -> ExitOutcome {
+        let mut exit = self
+            .shared
+            .exit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(outcome) = *exit {
+                return outcome;
+            }
+            exit = self
+                .shared
+                .exited
+                .wait(exit)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Like [`wait`](Self::wait), giving up after `timeout`.
+    pub fn wait_timeout(&self, timeout: Duration) -> Option<ExitOutcome> {
+        let exit = self
+            .shared
+            .exit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (exit, _) = self
+            .shared
+            .exited
+            .wait_timeout_while(exit, timeout, |e| e.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        *exit
+    }
+
+    /// Sends `signal` to the server's process group.
+    pub fn signal(&self, signal: i32) {
+        if self.wait_timeout(Duration::ZERO).is_none() {
+            // SAFETY: kill(2) with a negative pid signals the process group we created; the
+            // group cannot be reused before the waiter has reaped the leader, which it has not.
+            unsafe {
+                libc::kill(-(self.shared.pid as i32), signal);
+            }
+        }
+    }
+
+    /// Stops the server gracefully: close its stdin, wait, SIGTERM, wait, SIGKILL.
+    pub fn shutdown(&self) -> ExitOutcome {
+        drop(
+            self.shared
+                .stdin
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        if let Some(outcome) = self.wait_timeout(GRACE) {
+            return outcome;
+        }
+        self.note(format!(
+            "still running {GRACE:?} after stdin closed: sent SIGTERM"
+        ));
+        self.terminate()
+    }
+
+    /// Stops the server now: SIGTERM, wait, SIGKILL.
+    pub fn terminate(&self) -> ExitOutcome {
+        self.signal(libc::SIGTERM);
+        if let Some(outcome) = self.wait_timeout(GRACE) {
+            return outcome;
+        }
+        self.note(format!(
+            "still running {GRACE:?} after SIGTERM: sent SIGKILL"
+        ));
+        self.signal(libc::SIGKILL);
+        self.wait()
+    }
+
+    fn note(&self, text: String) {
+        tracing::warn!(pid = self.shared.pid, "{text}");
+        *self
+            .shared
+            .stop_note
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(text);
+    }
+}
+
+/// Writes into the server's stdin while it is open.
+struct ToStdin<'a>(&'a Shared);
+
+impl Write for ToStdin<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self
+            .0
+            .stdin
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            Some(stdin) => stdin.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Copies `src` to `dst` chunk by chunk, then records the chunk's lines. When `dst` fails (the
+/// reader went away) it keeps reading and recording, so the writer is never blocked on a full
+/// pipe and nothing that crossed is lost.
+fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Vec<u8>)) {
+    let mut buf = vec![0u8; CHUNK];
+    let mut lines = LineSplitter::default();
+    let mut forwarding = true;
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::debug!("pump read ended: {e}");
+                break;
+            }
+        };
+        let chunk = &buf[..n];
+        if forwarding && let Err(e) = dst.write_all(chunk).and_then(|()| dst.flush()) {
+            tracing::debug!("pump destination closed: {e}");
+            forwarding = false;
+        }
+        lines.feed(chunk, &mut record);
+    }
+    if let Some(rest) = lines.finish() {
+        record(rest);
+    }
+    let _ = dst.flush();
+}

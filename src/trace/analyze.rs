@@ -1,0 +1,644 @@
+//! Everything a trace means, computed from what it holds: kinds, pairs, latency, revisions.
+//!
+//! Correlation rules, each from a real peer's behaviour:
+//! - A response answers the pending request with the same id *sent the other way*. Hosts and
+//!   servers number their own requests independently (both often start at 0), so a server's
+//!   `roots/list` with id 0 and the host's `initialize` with id 0 are different requests.
+//! - A request is unanswered when its server exits, or the trace ends, before a reply.
+//! - The revision of a session is the one `initialize` negotiated (2025-11-25 and earlier), or
+//!   the one each request names in `_meta["io.modelcontextprotocol/protocolVersion"]`
+//!   (2026-07-28, where `server/discover` replaces the handshake).
+//! - A 2026-07-28 multi-round-trip retry (a request carrying `requestState` or
+//!   `inputResponses`) is linked to the earlier request whose result was `input_required`.
+//! - Notifications on a `subscriptions/listen` stream are grouped under the listen request
+//!   whose id they carry in `_meta["io.modelcontextprotocol/subscriptionId"]`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::event::{Channel, Event, Lane};
+use super::jsonrpc::{Message, MessageKind, RpcId, classify};
+
+/// `_meta` key naming the revision of a 2026-07-28 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key tying a notification to its `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What an event is, once interpreted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Request,
+    Notification,
+    Response,
+    Error,
+    /// A payload on a JSON-RPC channel that is not a valid JSON-RPC message.
+    Invalid,
+    Stderr,
+    Process,
+    Note,
+    LlmHttp,
+    /// A channel this version does not know.
+    Other,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Request => "request",
+            Kind::Notification => "notification",
+            Kind::Response => "response",
+            Kind::Error => "error",
+            Kind::Invalid => "invalid",
+            Kind::Stderr => "stderr",
+            Kind::Process => "process",
+            Kind::Note => "note",
+            Kind::LlmHttp => "llm-http",
+            Kind::Other => "other",
+        }
+    }
+}
+
+/// How a request or response relates to its partner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pairing {
+    /// Not a request or a response.
+    None,
+    /// A request, answered by the event with this `seq`.
+    AnsweredBy(u64),
+    /// A response, answering the request with this `seq`.
+    Answers(u64),
+    /// A request that never got a response.
+    Unanswered(String),
+    /// A request the sender cancelled (`notifications/cancelled`, event `seq`) before a reply.
+    Cancelled(u64),
+    /// A response whose id matches no pending request sent the other way.
+    Orphan,
+}
+
+/// The interpretation of one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    pub kind: Kind,
+    /// The method; for a response, the method of the request it answers.
+    pub method: Option<String>,
+    pub id: Option<RpcId>,
+    pub pairing: Pairing,
+    /// Request-to-response time, on both the request and the response.
+    pub latency_us: Option<i64>,
+    /// The MCP revision in force for this message, when known.
+    pub revision: Option<String>,
+    /// A short qualifier for display: the tool name, the uri, the requested version.
+    pub detail: Option<String>,
+    /// What is wrong with an invalid payload.
+    pub problem: Option<String>,
+    /// For error responses: the JSON-RPC error code and message.
+    pub error: Option<(i64, String)>,
+    /// For a multi-round-trip retry: the `seq` of the request of the previous round.
+    pub retry_of: Option<u64>,
+    /// For a result with `resultType: "input_required"`: true.
+    pub input_required: bool,
+    /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
+    pub subscription: Option<u64>,
+}
+
+impl Derived {
+    fn plain(kind: Kind) -> Self {
+        Derived {
+            kind,
+            method: None,
+            id: None,
+            pairing: Pairing::None,
+            latency_us: None,
+            revision: None,
+            detail: None,
+            problem: None,
+            error: None,
+            retry_of: None,
+            input_required: false,
+            subscription: None,
+        }
+    }
+
+    pub fn is_unanswered(&self) -> bool {
+        matches!(self.pairing, Pairing::Unanswered(_))
+    }
+}
+
+/// What is known about the MCP session with one server.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Session {
+    /// The revision negotiated or named per request; the latest seen wins.
+    pub revision: Option<String>,
+    /// `true` for 2026-07-28 style (no handshake, `_meta` per request).
+    pub stateless: bool,
+    /// `serverInfo.name` from `initialize` or `server/discover`.
+    pub server_name: Option<String>,
+    pub instructions: Option<String>,
+}
+
+/// The derived view of a whole trace: one [`Derived`] per event, index for index.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub derived: Vec<Derived>,
+    /// Per server lane: what its session looked like by the end of the trace.
+    pub sessions: Vec<(Lane, Session)>,
+}
+
+/// Key of a pending request: sender, receiver, id.
+type PendingKey = (Lane, Lane, RpcId);
+
+struct Pending {
+    index: usize,
+    method: String,
+    name: Option<String>,
+}
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<PendingKey, Pending>,
+    sessions: HashMap<Lane, Session>,
+    /// (sender, receiver, method, name) -> index of the request whose result was input_required.
+    input_required: HashMap<(Lane, Lane, String, Option<String>), usize>,
+    /// (sender, receiver, listen id) -> index of the subscriptions/listen request.
+    listens: HashMap<PendingKey, usize>,
+}
+
+/// Interprets every event of a trace.
+pub fn analyze(events: &[Event]) -> Analysis {
+    let mut state = State::default();
+    let mut derived: Vec<Derived> = Vec::with_capacity(events.len());
+    for (index, event) in events.iter().enumerate() {
+        let d = match event.channel {
+            Channel::Stdio | Channel::Http => {
+                let msg = match event.bytes() {
+                    Some(bytes) => classify(&bytes),
+                    None => classify(b"\xff"),
+                };
+                state.message(index, event, msg, events, &mut derived)
+            }
+            Channel::Process => {
+                state.process(event, &mut derived);
+                Derived::plain(Kind::Process)
+            }
+            Channel::Stderr => Derived::plain(Kind::Stderr),
+            Channel::Note => Derived::plain(Kind::Note),
+            Channel::LlmHttp => Derived::plain(Kind::LlmHttp),
+            Channel::Other(_) => Derived::plain(Kind::Other),
+        };
+        derived.push(d);
+    }
+    for (_, pending) in state.pending.drain() {
+        derived[pending.index].pairing =
+            Pairing::Unanswered("no response before the trace ended".into());
+    }
+    let mut sessions: Vec<(Lane, Session)> = state.sessions.into_iter().collect();
+    sessions.sort_by(|a, b| a.0.cmp(&b.0));
+    Analysis { derived, sessions }
+}
+
+/// The server lane of a host-server exchange.
+fn server_lane(event: &Event) -> Option<&Lane> {
+    [&event.from, &event.to].into_iter().find(|l| l.is_server())
+}
+
+fn str_at<'a>(v: Option<&'a Value>, key: &str) -> Option<&'a str> {
+    v?.get(key)?.as_str()
+}
+
+fn meta(v: Option<&Value>) -> Option<&Value> {
+    v?.get("_meta")
+}
+
+impl State {
+    fn process(&mut self, event: &Event, derived: &mut [Derived]) {
+        let Some(info) = &event.process else { return };
+        let Some(lane) = server_lane(event).cloned() else {
+            return;
+        };
+        if info.event == "spawn" {
+            // A new process is a new session: forget the old one's handshake.
+            self.sessions.insert(lane.clone(), Session::default());
+        }
+        if info.event == "exit" || info.event == "spawn" {
+            let reason = format!("the server exited first (event #{})", event.seq);
+            let gone: Vec<PendingKey> = self
+                .pending
+                .keys()
+                .filter(|(from, to, _)| *from == lane || *to == lane)
+                .cloned()
+                .collect();
+            for key in gone {
+                if let Some(p) = self.pending.remove(&key) {
+                    derived[p.index].pairing = Pairing::Unanswered(reason.clone());
+                }
+            }
+        }
+    }
+
+    fn message(
+        &mut self,
+        index: usize,
+        event: &Event,
+        msg: Message,
+        events: &[Event],
+        derived: &mut [Derived],
+    ) -> Derived {
+        let server = server_lane(event).cloned();
+        let session_revision = server
+            .as_ref()
+            .and_then(|l| self.sessions.get(l))
+            .and_then(|s| s.revision.clone());
+        let mut d = Derived::plain(match msg.kind {
+            MessageKind::Request => Kind::Request,
+            MessageKind::Notification => Kind::Notification,
+            MessageKind::Response => Kind::Response,
+            MessageKind::Error => Kind::Error,
+            MessageKind::Invalid => Kind::Invalid,
+        });
+        d.method = msg.method.clone();
+        d.id = msg.id.clone();
+        d.problem = msg.problem.clone();
+        d.revision = session_revision;
+
+        match msg.kind {
+            MessageKind::Request => {
+                self.request(index, event, &msg, server.as_ref(), events, &mut d)
+            }
+            MessageKind::Response | MessageKind::Error => {
+                self.response(event, &msg, server.as_ref(), events, derived, &mut d)
+            }
+            MessageKind::Notification => self.notification(event, &msg, events, derived, &mut d),
+            MessageKind::Invalid => {}
+        }
+        d
+    }
+
+    fn request(
+        &mut self,
+        index: usize,
+        event: &Event,
+        msg: &Message,
+        server: Option<&Lane>,
+        events: &[Event],
+        d: &mut Derived,
+    ) {
+        let method = msg.method.clone().unwrap_or_default();
+        let params = msg.params();
+        let name = str_at(params, "name")
+            .or_else(|| str_at(params, "uri"))
+            .map(str::to_string);
+        d.detail = match method.as_str() {
+            "initialize" => str_at(params, "protocolVersion").map(str::to_string),
+            _ => name.clone(),
+        };
+        if let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) {
+            if let Some(v) = str_at(meta(params), META_PROTOCOL_VERSION) {
+                session.revision = Some(v.to_string());
+                session.stateless = true;
+            } else if method == "initialize" {
+                session.stateless = false;
+                if session.revision.is_none() {
+                    session.revision = d.detail.clone();
+                }
+            }
+            d.revision = session.revision.clone();
+        }
+        let retry = params
+            .is_some_and(|p| p.get("requestState").is_some() || p.get("inputResponses").is_some());
+        if retry {
+            let key = (
+                event.from.clone(),
+                event.to.clone(),
+                method.clone(),
+                name.clone(),
+            );
+            d.retry_of = self.input_required.get(&key).map(|&i| events[i].seq);
+        }
+        if let Some(id) = msg.id.clone() {
+            if method == "subscriptions/listen" {
+                d.subscription = Some(event.seq);
+                self.listens
+                    .insert((event.from.clone(), event.to.clone(), id.clone()), index);
+            }
+            self.pending.insert(
+                (event.from.clone(), event.to.clone(), id),
+                Pending {
+                    index,
+                    method,
+                    name,
+                },
+            );
+        }
+    }
+
+    fn response(
+        &mut self,
+        event: &Event,
+        msg: &Message,
+        server: Option<&Lane>,
+        events: &[Event],
+        derived: &mut [Derived],
+        d: &mut Derived,
+    ) {
+        if let Some(err) = msg.error() {
+            let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            d.error = Some((code, message));
+        }
+        let Some(id) = msg.id.clone() else {
+            d.pairing = Pairing::Orphan;
+            return;
+        };
+        let key = (event.to.clone(), event.from.clone(), id);
+        let Some(pending) = self.pending.remove(&key) else {
+            d.pairing = Pairing::Orphan;
+            return;
+        };
+        let request = &events[pending.index];
+        let latency = (event.time - request.time).num_microseconds();
+        d.method = Some(pending.method.clone());
+        d.detail = pending.name.clone();
+        d.pairing = Pairing::Answers(request.seq);
+        d.latency_us = latency;
+        d.revision = derived[pending.index].revision.clone();
+        d.subscription = derived[pending.index].subscription;
+        derived[pending.index].pairing = Pairing::AnsweredBy(event.seq);
+        derived[pending.index].latency_us = latency;
+        if pending.method == "subscriptions/listen" {
+            self.listens.remove(&key);
+        }
+
+        let result = msg.result();
+        if str_at(result, "resultType") == Some("input_required") {
+            d.input_required = true;
+            let k = (
+                request.from.clone(),
+                request.to.clone(),
+                pending.method.clone(),
+                pending.name.clone(),
+            );
+            self.input_required.insert(k, pending.index);
+        }
+        let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) else {
+            return;
+        };
+        match pending.method.as_str() {
+            "initialize" => {
+                if let Some(v) = str_at(result, "protocolVersion") {
+                    session.revision = Some(v.to_string());
+                    d.revision = session.revision.clone();
+                    d.detail = Some(v.to_string());
+                }
+                session.server_name =
+                    str_at(result.and_then(|r| r.get("serverInfo")), "name").map(str::to_string);
+                session.instructions = str_at(result, "instructions").map(str::to_string);
+            }
+            "server/discover" => {
+                session.stateless = true;
+                let info = meta(result).and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
+                session.server_name = str_at(info, "name").map(str::to_string);
+                session.instructions = str_at(result, "instructions").map(str::to_string);
+            }
+            _ => {}
+        }
+    }
+
+    fn notification(
+        &mut self,
+        event: &Event,
+        msg: &Message,
+        events: &[Event],
+        derived: &mut [Derived],
+        d: &mut Derived,
+    ) {
+        let params = msg.params();
+        if let Some(sub) = meta(params).and_then(|m| m.get(META_SUBSCRIPTION_ID)) {
+            // The stream's notifications travel the other way from its listen request.
+            d.subscription = self
+                .listens
+                .iter()
+                .find(|((from, to, id), _)| {
+                    *from == event.to && *to == event.from && id.matches(sub)
+                })
+                .map(|(_, &i)| events[i].seq);
+        }
+        if msg.method.as_deref() == Some("notifications/cancelled") {
+            let Some(request_id) = params.and_then(|p| p.get("requestId")) else {
+                return;
+            };
+            let key = self
+                .pending
+                .keys()
+                .find(|(from, to, id)| {
+                    *from == event.from && *to == event.to && id.matches(request_id)
+                })
+                .cloned();
+            if let Some(key) = key {
+                if let Some(p) = self.pending.remove(&key) {
+                    derived[p.index].pairing = Pairing::Cancelled(event.seq);
+                    d.detail = Some(format!("request #{}", events[p.index].seq));
+                }
+                self.listens.remove(&key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone, Utc};
+
+    /// Builds events from (from, to, raw) with 1 ms between them; `!exit` makes a process exit.
+    fn trace(lines: &[(&str, &str, &str)]) -> Vec<Event> {
+        let t0 = Utc
+            .with_ymd_and_hms(2026, 11, 29, 12, 0, 0)
+            .single()
+            .expect("time");
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, (from, to, raw))| {
+                let time = t0 + Duration::milliseconds(i as i64);
+                if *raw == "!exit" {
+                    let mut e = Event::with_bytes(
+                        i as u64,
+                        time,
+                        (*from).into(),
+                        (*to).into(),
+                        Channel::Process,
+                        vec![],
+                    );
+                    e.raw = None;
+                    e.process = Some(crate::trace::ProcessInfo {
+                        event: "exit".into(),
+                        signal: Some(9),
+                        ..Default::default()
+                    });
+                    return e;
+                }
+                Event::with_bytes(
+                    i as u64,
+                    time,
+                    (*from).into(),
+                    (*to).into(),
+                    Channel::Stdio,
+                    raw.as_bytes().to_vec(),
+                )
+            })
+            .collect()
+    }
+
+    const H: &str = "host";
+    const S: &str = "server:s";
+
+    #[test]
+    fn colliding_ids_pair_by_direction() {
+        let events = trace(&[
+            (
+                H,
+                S,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+            ),
+            (S, H, r#"{"jsonrpc":"2.0","id":0,"method":"roots/list"}"#),
+            (H, S, r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}"#),
+            (
+                S,
+                H,
+                r#"{"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"x"}},"jsonrpc":"2.0","id":0}"#,
+            ),
+        ]);
+        let a = analyze(&events);
+        assert_eq!(a.derived[0].pairing, Pairing::AnsweredBy(3));
+        assert_eq!(a.derived[1].pairing, Pairing::AnsweredBy(2));
+        assert_eq!(a.derived[2].pairing, Pairing::Answers(1));
+        assert_eq!(a.derived[2].method.as_deref(), Some("roots/list"));
+        assert_eq!(a.derived[3].pairing, Pairing::Answers(0));
+        assert_eq!(a.derived[3].latency_us, Some(3000));
+        assert_eq!(a.derived[3].revision.as_deref(), Some("2025-11-25"));
+        assert_eq!(a.sessions[0].1.server_name.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn string_and_number_ids_do_not_pair() {
+        let events = trace(&[
+            (H, S, r#"{"jsonrpc":"2.0","id":"1","method":"a"}"#),
+            (S, H, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        ]);
+        let a = analyze(&events);
+        assert!(a.derived[0].is_unanswered());
+        assert_eq!(a.derived[1].pairing, Pairing::Orphan);
+    }
+
+    #[test]
+    fn server_death_leaves_request_unanswered() {
+        let events = trace(&[
+            (
+                H,
+                S,
+                r#"{"jsonrpc":"2.0","id":-5,"method":"tools/call","params":{"name":"die"}}"#,
+            ),
+            (S, H, "!exit"),
+            (S, H, r#"{"jsonrpc":"2.0","id":-5,"result":{}}"#),
+        ]);
+        let a = analyze(&events);
+        assert_eq!(
+            a.derived[0].pairing,
+            Pairing::Unanswered("the server exited first (event #1)".into())
+        );
+        assert_eq!(a.derived[0].detail.as_deref(), Some("die"));
+        assert_eq!(a.derived[2].pairing, Pairing::Orphan);
+    }
+
+    #[test]
+    fn stateless_revision_mrtr_and_subscriptions() {
+        let m = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        let events = trace(&[
+            (
+                H,
+                S,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{{{m}}}}}"#
+                ),
+            ),
+            (
+                S,
+                H,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"tour"}}}}"#,
+            ),
+            (
+                H,
+                S,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"confirm",{m}}}}}"#
+                ),
+            ),
+            (
+                S,
+                H,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"abc","inputRequests":{}}}"#,
+            ),
+            (
+                H,
+                S,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"confirm","requestState":"abc",{m}}}}}"#
+                ),
+            ),
+            (
+                H,
+                S,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{{{m}}}}}"#
+                ),
+            ),
+            (
+                S,
+                H,
+                r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#,
+            ),
+            (
+                S,
+                H,
+                r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":3}}}"#,
+            ),
+            (
+                H,
+                S,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            ),
+        ]);
+        let a = analyze(&events);
+        assert_eq!(a.derived[0].revision.as_deref(), Some("2026-07-28"));
+        assert!(a.sessions[0].1.stateless);
+        assert_eq!(a.sessions[0].1.server_name.as_deref(), Some("tour"));
+        assert!(a.derived[3].input_required);
+        assert_eq!(a.derived[4].retry_of, Some(2));
+        assert_eq!(a.derived[6].subscription, Some(5));
+        assert_eq!(a.derived[7].subscription, Some(5));
+        assert_eq!(a.derived[5].pairing, Pairing::Cancelled(8));
+        assert!(a.derived[4].is_unanswered());
+    }
+
+    #[test]
+    fn invalid_lines_are_kept_with_a_reason() {
+        let events = trace(&[
+            (S, H, "debug: listing tools"),
+            (S, H, r#"{"hello":"world"}"#),
+        ]);
+        let a = analyze(&events);
+        assert_eq!(a.derived[0].kind, Kind::Invalid);
+        assert!(
+            a.derived[0]
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("not JSON"))
+        );
+        assert_eq!(a.derived[1].kind, Kind::Invalid);
+    }
+}

@@ -1,0 +1,363 @@
+//! The stored record: a header line, then one [`Event`] per line.
+//!
+//! Events hold only what was observed: who sent it to whom, over which channel, when, and the
+//! exact text. Fields this version does not know are kept in `extra` so that rewriting a trace
+//! written by a newer Sightline loses nothing.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use base64::Engine as _;
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// The `sightline_trace` value written in the header. Bumped only for incompatible changes;
+/// readers accept every version up to their own.
+pub const TRACE_FORMAT_VERSION: u64 = 1;
+
+/// Line 1 of a trace file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub sightline_trace: u64,
+    /// When recording started (RFC 3339 UTC).
+    pub created: String,
+    pub sightline_version: String,
+    #[serde(default)]
+    pub title: String,
+    /// Fields this version does not know, kept as they were.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Header {
+    pub fn new(title: impl Into<String>) -> Self {
+        Header {
+            sightline_trace: TRACE_FORMAT_VERSION,
+            created: format_time(now()),
+            sightline_version: env!("CARGO_PKG_VERSION").to_string(),
+            title: title.into(),
+            extra: Map::new(),
+        }
+    }
+}
+
+/// A participant in the diagram. Serialized as `"user"`, `"host"`, `"llm"` or `"server:<name>"`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lane {
+    User,
+    Host,
+    Llm,
+    Server(String),
+    /// A lane name this version does not know; kept verbatim.
+    Other(String),
+}
+
+impl Lane {
+    pub fn server(name: impl Into<String>) -> Self {
+        Lane::Server(name.into())
+    }
+
+    pub fn is_server(&self) -> bool {
+        matches!(self, Lane::Server(_))
+    }
+
+    /// The server's name for a server lane.
+    pub fn server_name(&self) -> Option<&str> {
+        match self {
+            Lane::Server(name) => Some(name),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Lane {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lane::User => f.write_str("user"),
+            Lane::Host => f.write_str("host"),
+            Lane::Llm => f.write_str("llm"),
+            Lane::Server(name) => write!(f, "server:{name}"),
+            Lane::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<&str> for Lane {
+    fn from(s: &str) -> Self {
+        match s {
+            "user" => Lane::User,
+            "host" => Lane::Host,
+            "llm" => Lane::Llm,
+            _ => match s.strip_prefix("server:") {
+                Some(name) => Lane::Server(name.to_string()),
+                None => Lane::Other(s.to_string()),
+            },
+        }
+    }
+}
+
+impl Serialize for Lane {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Lane {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Cow::<str>::deserialize(d)?;
+        Ok(Lane::from(s.as_ref()))
+    }
+}
+
+/// How the bytes travelled.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// One line of a stdio MCP connection.
+    Stdio,
+    /// One line a server wrote to its stderr.
+    Stderr,
+    /// An MCP message carried over HTTP.
+    Http,
+    /// A request to or a response from an LLM API.
+    LlmHttp,
+    /// A process was spawned or exited (see [`ProcessInfo`]).
+    Process,
+    /// Text written by Sightline itself (a user prompt, an annotation).
+    Note,
+    /// A channel name this version does not know; kept verbatim.
+    Other(String),
+}
+
+impl Channel {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Channel::Stdio => "stdio",
+            Channel::Stderr => "stderr",
+            Channel::Http => "http",
+            Channel::LlmHttp => "llm-http",
+            Channel::Process => "process",
+            Channel::Note => "note",
+            Channel::Other(s) => s,
+        }
+    }
+
+    /// Channels whose payload is one JSON-RPC message.
+    pub fn carries_jsonrpc(&self) -> bool {
+        matches!(self, Channel::Stdio | Channel::Http)
+    }
+}
+
+impl Serialize for Channel {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Channel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Cow::<str>::deserialize(d)?;
+        Ok(match s.as_ref() {
+            "stdio" => Channel::Stdio,
+            "stderr" => Channel::Stderr,
+            "http" => Channel::Http,
+            "llm-http" => Channel::LlmHttp,
+            "process" => Channel::Process,
+            "note" => Channel::Note,
+            other => Channel::Other(other.to_string()),
+        })
+    }
+}
+
+/// Details of a `process` event: a spawn (or a failed spawn) or an exit.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    /// `"spawn"`, `"spawn-failed"` or `"exit"`.
+    pub event: String,
+    /// Program and arguments, for spawns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Names of the environment variables set for the child; values are never recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Exit code, for exits that were not caused by a signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i32>,
+    /// The signal number that ended the process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Why a spawn failed, or what Sightline had to do to stop the process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A short name for the common signals (`SIGKILL` for 9).
+pub fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// One thing that crossed (or happened), as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// 0, 1, 2, ... in recording order.
+    pub seq: u64,
+    #[serde(with = "time_serde")]
+    pub time: DateTime<Utc>,
+    pub from: Lane,
+    pub to: Lane,
+    pub channel: Channel,
+    /// The exact text that crossed (for stdio: the line without its `\n`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// The exact bytes, base64, when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_b64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessInfo>,
+    /// Fields this version does not know, kept as they were.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Event {
+    /// An event whose payload is `bytes`: stored as `raw` when UTF-8 (no copy), else `raw_b64`.
+    pub fn with_bytes(
+        seq: u64,
+        time: DateTime<Utc>,
+        from: Lane,
+        to: Lane,
+        channel: Channel,
+        bytes: Vec<u8>,
+    ) -> Self {
+        let (raw, raw_b64) = match String::from_utf8(bytes) {
+            Ok(text) => (Some(text), None),
+            Err(err) => (
+                None,
+                Some(base64::engine::general_purpose::STANDARD.encode(err.as_bytes())),
+            ),
+        };
+        Event {
+            seq,
+            time,
+            from,
+            to,
+            channel,
+            raw,
+            raw_b64,
+            process: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The exact bytes that crossed. `None` when the event has no payload or its base64 is corrupt.
+    pub fn bytes(&self) -> Option<Cow<'_, [u8]>> {
+        if let Some(raw) = &self.raw {
+            return Some(Cow::Borrowed(raw.as_bytes()));
+        }
+        let b64 = self.raw_b64.as_ref()?;
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .ok()
+            .map(Cow::Owned)
+    }
+
+    /// The payload as text for display; bytes that are not UTF-8 shown as U+FFFD.
+    pub fn text(&self) -> Cow<'_, str> {
+        match (&self.raw, self.bytes()) {
+            (Some(raw), _) => Cow::Borrowed(raw.as_str()),
+            (None, Some(bytes)) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
+            (None, None) => Cow::Borrowed(""),
+        }
+    }
+}
+
+/// The trace clock: UTC at the microsecond precision the file stores, so an event in memory
+/// equals the same event read back.
+pub fn now() -> DateTime<Utc> {
+    use chrono::SubsecRound as _;
+    Utc::now().trunc_subsecs(6)
+}
+
+/// RFC 3339, UTC, microseconds: `2026-11-29T22:52:27.123456Z`.
+pub fn format_time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+mod time_serde {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::borrow::Cow;
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format_time(*t))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let s = Cow::<str>::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| serde::de::Error::custom(format!("`time` is not RFC 3339 ({e}): {s}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_round_trip_as_strings() {
+        for s in [
+            "user",
+            "host",
+            "llm",
+            "server:weather",
+            "server:a:b",
+            "robot",
+        ] {
+            let lane = Lane::from(s);
+            assert_eq!(lane.to_string(), s);
+        }
+        assert_eq!(Lane::from("server:weather").server_name(), Some("weather"));
+        assert_eq!(Lane::from("robot"), Lane::Other("robot".into()));
+    }
+
+    #[test]
+    fn non_utf8_payload_goes_to_base64_and_back() {
+        let bytes = vec![0xff, 0xfe, b'a', b'\n'];
+        let e = Event::with_bytes(
+            0,
+            Utc::now(),
+            Lane::Host,
+            Lane::Llm,
+            Channel::Stdio,
+            bytes.clone(),
+        );
+        assert!(e.raw.is_none());
+        assert_eq!(e.bytes().as_deref(), Some(bytes.as_slice()));
+        assert_eq!(e.text(), "\u{fffd}\u{fffd}a\n");
+    }
+
+    #[test]
+    fn unknown_fields_survive_a_round_trip() {
+        let line = r#"{"seq":3,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"server:w","channel":"telepathy","raw":"x","future":{"a":[1,2]}}"#;
+        let e: Event = serde_json::from_str(line).expect("parse");
+        assert_eq!(e.channel, Channel::Other("telepathy".into()));
+        assert_eq!(serde_json::to_string(&e).expect("serialize"), line);
+    }
+}

@@ -1,0 +1,290 @@
+//! Reading and writing trace files (JSON Lines: a header, then one event per line).
+//!
+//! The writer appends one line per event and flushes it, so a recorder that is killed loses at
+//! most the line it was writing. The reader is forgiving in the way a crash demands: a bad or
+//! truncated line is reported by number and skipped, and every good event is kept.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::event::{Event, Header, TRACE_FORMAT_VERSION};
+
+/// Why a trace could not be read or written at all.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("cannot open trace {path}: {source}")]
+    Open { path: PathBuf, source: io::Error },
+    #[error("cannot write trace {path}: {source}")]
+    Write { path: PathBuf, source: io::Error },
+    #[error("error reading trace at line {line}: {source}")]
+    Read { line: usize, source: io::Error },
+    #[error("trace is empty: expected a header line `{{\"sightline_trace\": 1, ...}}`")]
+    Empty,
+    #[error("line 1 is not a Sightline trace header: {0}")]
+    BadHeader(String),
+    #[error("trace format version {found} is newer than this Sightline understands ({supported})")]
+    TooNew { found: u64, supported: u64 },
+}
+
+/// A line of a trace that could not be used. Loading goes on without it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadWarning {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// The result of loading a trace: every good event, and a warning for every bad line.
+#[derive(Debug, Clone)]
+pub struct LoadedTrace {
+    pub header: Header,
+    pub events: Vec<Event>,
+    pub warnings: Vec<LoadWarning>,
+}
+
+/// Appends events to a trace file, one flushed line each.
+pub struct TraceWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl TraceWriter {
+    /// Creates (or truncates) `path` and writes the header line.
+    pub fn create(path: &Path, header: &Header) -> Result<Self, TraceError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| TraceError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        let file = File::create(path).map_err(|source| TraceError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut writer = TraceWriter {
+            path: path.to_path_buf(),
+            out: BufWriter::with_capacity(64 * 1024, file),
+        };
+        writer.write_line(header)?;
+        writer.flush()?;
+        Ok(writer)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one event. Call [`flush`](Self::flush) to push it to the file; the recorder does
+    /// so whenever it has nothing more queued.
+    pub fn append(&mut self, event: &Event) -> Result<(), TraceError> {
+        self.write_line(event)
+    }
+
+    pub fn flush(&mut self) -> Result<(), TraceError> {
+        self.out.flush().map_err(|source| TraceError::Write {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn write_line<T: serde::Serialize>(&mut self, value: &T) -> Result<(), TraceError> {
+        // Serialized straight into the buffered file: a 50 MB payload is escaped as it streams
+        // out, never copied into a second string.
+        let result = serde_json::to_writer(&mut self.out, value)
+            .map_err(io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"));
+        result.map_err(|source| TraceError::Write {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// Writes a whole trace (for rewriting or converting one). Unknown fields are written back.
+pub fn write_trace(path: &Path, header: &Header, events: &[Event]) -> Result<(), TraceError> {
+    let mut writer = TraceWriter::create(path, header)?;
+    for event in events {
+        writer.append(event)?;
+    }
+    writer.flush()
+}
+
+/// Loads a trace file. Fails only when the file cannot be opened or has no usable header.
+pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
+    let file = File::open(path).map_err(|source| TraceError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    load_from_reader(file)
+}
+
+/// Loads a trace from any reader; see [`load`].
+pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
+    let mut reader = BufReader::with_capacity(256 * 1024, reader);
+    let mut buf = Vec::new();
+    let mut line_no = 0usize;
+
+    let header = loop {
+        buf.clear();
+        line_no += 1;
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| TraceError::Read {
+                line: line_no,
+                source,
+            })?;
+        if n == 0 {
+            return Err(TraceError::Empty);
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let header: Header = serde_json::from_slice(&buf)
+            .map_err(|e| TraceError::BadHeader(format!("line {line_no}: {e}")))?;
+        if header.sightline_trace > TRACE_FORMAT_VERSION {
+            return Err(TraceError::TooNew {
+                found: header.sightline_trace,
+                supported: TRACE_FORMAT_VERSION,
+            });
+        }
+        break header;
+    };
+
+    let mut events = Vec::new();
+    let mut warnings = Vec::new();
+    loop {
+        buf.clear();
+        line_no += 1;
+        let n = match reader.read_until(b'\n', &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                warnings.push(LoadWarning {
+                    line: line_no,
+                    message: format!("read error, stopped here: {e}"),
+                });
+                break;
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        let complete = buf.last() == Some(&b'\n');
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Event>(&buf) {
+            Ok(event) => {
+                let expected = events.last().map(|e: &Event| e.seq.wrapping_add(1));
+                if let Some(expected) = expected.filter(|&x| x != event.seq) {
+                    warnings.push(LoadWarning {
+                        line: line_no,
+                        message: format!(
+                            "seq is {} where {expected} was expected: events are missing or out of order",
+                            event.seq
+                        ),
+                    });
+                }
+                events.push(event);
+            }
+            Err(e) if !complete => warnings.push(LoadWarning {
+                line: line_no,
+                message: format!(
+                    "the last line is truncated ({} bytes, no newline; the recorder was probably \
+                     stopped while writing it): {e}",
+                    buf.len()
+                ),
+            }),
+            Err(e) => warnings.push(LoadWarning {
+                line: line_no,
+                message: format!("not a valid event, skipped: {e}"),
+            }),
+        }
+    }
+    Ok(LoadedTrace {
+        header,
+        events,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Channel, Lane};
+
+    fn event(seq: u64, raw: &str) -> Event {
+        Event::with_bytes(
+            seq,
+            crate::trace::now(),
+            Lane::Host,
+            Lane::server("w"),
+            Channel::Stdio,
+            raw.as_bytes().to_vec(),
+        )
+    }
+
+    #[test]
+    fn written_trace_loads_back_identically() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.jsonl");
+        let header = Header::new("test");
+        let events = vec![
+            event(0, r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#),
+            event(1, "not json \u{1b}[0m"),
+        ];
+        write_trace(&path, &header, &events).expect("write");
+        let loaded = load(&path).expect("load");
+        assert_eq!(loaded.header, header);
+        assert_eq!(loaded.events, events);
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    }
+
+    #[test]
+    fn truncated_last_line_keeps_every_complete_event() {
+        let header = serde_json::to_string(&Header::new("t")).expect("header");
+        let good = serde_json::to_string(&event(0, "a")).expect("event");
+        let text = format!("{header}\n{good}\n{}", &good[..good.len() / 2]);
+        let loaded = load_from_reader(text.as_bytes()).expect("load");
+        assert_eq!(loaded.events.len(), 1);
+        assert_eq!(loaded.warnings.len(), 1);
+        assert_eq!(loaded.warnings[0].line, 3);
+        assert!(
+            loaded.warnings[0].message.contains("truncated"),
+            "{}",
+            loaded.warnings[0]
+        );
+    }
+
+    #[test]
+    fn bad_middle_line_is_reported_by_number() {
+        let header = serde_json::to_string(&Header::new("t")).expect("header");
+        let e0 = serde_json::to_string(&event(0, "a")).expect("event");
+        let e1 = serde_json::to_string(&event(1, "b")).expect("event");
+        let text = format!("{header}\n{e0}\n{{garbage\n{e1}\n");
+        let loaded = load_from_reader(text.as_bytes()).expect("load");
+        assert_eq!(loaded.events.len(), 2);
+        assert_eq!(loaded.warnings.len(), 1);
+        assert_eq!(loaded.warnings[0].line, 3);
+    }
+
+    #[test]
+    fn missing_or_foreign_header_is_an_error() {
+        assert!(matches!(load_from_reader(&b""[..]), Err(TraceError::Empty)));
+        assert!(matches!(
+            load_from_reader(&b"{\"a\":1}\n"[..]),
+            Err(TraceError::BadHeader(_))
+        ));
+        let newer = r#"{"sightline_trace":99,"created":"x","sightline_version":"9"}"#;
+        assert!(matches!(
+            load_from_reader(newer.as_bytes()),
+            Err(TraceError::TooNew { .. })
+        ));
+    }
+}

@@ -1,0 +1,23 @@
+//! The trace: Sightline's one data model, shared by the recorder, the summary, and every later view.
+//!
+//! A trace is what crossed, in the order it crossed, on one clock: a header followed by
+//! [`Event`]s, stored as JSON Lines (see `docs/trace-format.md`). Only facts that were observed
+//! are stored. Everything that is interpretation (JSON-RPC kind, method, which response answers
+//! which request, latency, protocol revision) is computed on load by [`analyze`], so a trace
+//! recorded today gains tomorrow's analysis for free.
+//!
+//! This module depends on nothing else in the crate: the tap writes it, views read it.
+
+mod analyze;
+mod event;
+mod file;
+mod jsonrpc;
+
+pub use analyze::{Analysis, Derived, Kind, Pairing, analyze};
+pub use event::{
+    Channel, Event, Header, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time, now, signal_name,
+};
+pub use file::{
+    LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, write_trace,
+};
+pub use jsonrpc::{Message, MessageKind, RpcId, classify};
