@@ -125,7 +125,9 @@ fn default_name(command: &[String]) -> String {
     {
         return sanitize(demo);
     }
+    let inline_code = command.iter().skip(1).any(|a| a == "-c" || a == "-e");
     if LAUNCHERS.contains(&stem(program).as_str())
+        && !inline_code
         && let Some(script) = command[1..]
             .iter()
             .find(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "x"))
@@ -182,5 +184,6 @@ mod tests {
             "weather"
         );
         assert_eq!(name("./my server"), "my");
+        assert_eq!(name("sh -c exit 3"), "sh");
     }
 }

@@ -36,7 +36,7 @@ pub enum ServerError {
     Unknown(String),
     /// The first exchange with the client failed (bad first message, broken pipe).
     #[error("the demo server could not start serving")]
-    Start(#[source] ServerInitializeError),
+    Start(#[source] Box<ServerInitializeError>),
     /// The task running the connection panicked or was aborted.
     #[error("the demo server stopped unexpectedly")]
     Stopped(#[source] tokio::task::JoinError),
@@ -58,7 +58,7 @@ async fn serve_stdio<S: ServerHandler>(server: S, name: &str) -> Result<(), Serv
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(error) => return Err(ServerError::Start(error)),
+        Err(error) => return Err(ServerError::Start(Box::new(error))),
     };
     running.waiting().await.map_err(ServerError::Stopped)?;
     Ok(())

@@ -1,9 +1,9 @@
 //! The `tour` demo server: one small server that touches every part of MCP a workshop teaches,
 //! in both protocol eras, so each feature can be watched on the wire.
 //!
-//! Tools live in [`tools`], fixed texts in [`content`], and the era-dependent "ask the client"
-//! logic in [`ask`]. This file holds the connection state and the [`ServerHandler`] methods
-//! that are not tools: resources, subscriptions, prompts and logging.
+//! Tools live in `tour/tools.rs`, fixed texts in `tour/content.rs`, and the era-dependent
+//! "ask the client" logic in `tour/ask.rs`. This file holds the connection state and the
+//! [`ServerHandler`] methods that are not tools: resources, subscriptions, prompts, logging.
 //!
 //! Where the eras differ, the server follows each request's own protocol version:
 //!

@@ -1,7 +1,7 @@
 //! Cutting a byte stream into lines, for recording only.
 //!
-//! Forwarding never waits for a line to be complete: the pumps pass each chunk on first and
-//! then feed it here. A line that spans many chunks (a 50 MB `tools/call` result) is
+//! Forwarding never waits for a line to be complete: the pumps feed each chunk here (which
+//! records the lines it completes) and pass the same chunk on at once. A line that spans many chunks (a 50 MB `tools/call` result) is
 //! accumulated once, in the buffer that becomes the recorded event.
 
 /// Accumulates chunks and emits each complete line without its `\n`.

@@ -1,8 +1,9 @@
 //! The tap: raw bytes in, events out.
 //!
 //! The tap sits on the pipes between an MCP client and a server process. It forwards every
-//! chunk it reads the moment it reads it, unchanged, and only afterwards cuts a copy into lines
-//! for the [`Recorder`]. It knows bytes, lines and processes; it does not know JSON-RPC (that is
+//! chunk it reads the moment it reads it, unchanged; a copy of each completed line goes to the
+//! [`Recorder`], which stamps it before the chunk is passed on (so an answer never gets an
+//! earlier `seq` than the line it answers). It knows bytes, lines and processes; it does not know JSON-RPC (that is
 //! [`crate::trace`]'s job, on load).
 //!
 //! - [`lines`]: cutting a byte stream into newline-delimited records without holding a line twice.

@@ -2,8 +2,8 @@
 //!
 //! Four threads per server, all blocking I/O (the simplest thing that keeps up with a pipe):
 //! client -> server stdin, server stdout -> client, server stderr -> our stderr, and a waiter
-//! that records the exit once the server's output is drained. Each pump writes a chunk on
-//! before it records it, so a slow disk never slows the protocol.
+//! that records the exit once the server's output is drained. Recording a line only hands it
+//! to the recorder's queue, so a slow disk never slows the protocol.
 //!
 //! Shutting down follows rmcp's child-process transport: close stdin, wait, SIGTERM, wait,
 //! SIGKILL. The server runs in its own process group so a `sh -c 'a | b'` wrapper goes as one.
@@ -422,7 +422,7 @@ impl Write for ToStdin<'_> {
     }
 }
 
-/// Copies `src` to `dst` chunk by chunk, then records the chunk's lines. When `dst` fails (the
+/// Copies `src` to `dst` chunk by chunk, recording the lines each chunk completes. When `dst` fails (the
 /// reader went away) it keeps reading and recording, so the writer is never blocked on a full
 /// pipe and nothing that crossed is lost.
 fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Vec<u8>)) {
@@ -440,11 +440,13 @@ fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Vec<u8>)
             }
         };
         let chunk = &buf[..n];
+        // Record before forwarding: once the peer has the line it may answer at once, and its
+        // answer must not get an earlier `seq` than the line it answers.
+        lines.feed(chunk, &mut record);
         if forwarding && let Err(e) = dst.write_all(chunk).and_then(|()| dst.flush()) {
             tracing::debug!("pump destination closed: {e}");
             forwarding = false;
         }
-        lines.feed(chunk, &mut record);
     }
     if let Some(rest) = lines.finish() {
         record(rest);

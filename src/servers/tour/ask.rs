@@ -28,7 +28,7 @@ pub(crate) enum Asked<T> {
     Answered(T),
     /// Return this from the tool as it is: an `input_required` round (2026-07-28) or a tool
     /// error the user should read (capability not declared, request refused).
-    Return(CallToolResponse),
+    Return(Box<CallToolResponse>),
 }
 
 /// True when the request being served uses the 2026-07-28 rules (no server-to-client
@@ -57,7 +57,9 @@ pub(crate) async fn ask<T: DeserializeOwned>(
     request_state: Option<String>,
     input_responses: Option<InputResponses>,
 ) -> Result<Asked<T>, McpError> {
-    let need = Need::of(&request);
+    let Some(need) = Need::of(&request) else {
+        return Err(unknown_kind());
+    };
     let declared = context
         .client_capabilities()
         .is_some_and(|capabilities| need.is_declared_in(&capabilities));
@@ -94,9 +96,8 @@ pub(crate) async fn ask<T: DeserializeOwned>(
         }
         let mut requests = InputRequests::new();
         requests.insert(key.to_owned(), request);
-        return Ok(Asked::Return(
-            InputRequiredResult::new(Some(requests), Some(state)).into(),
-        ));
+        let round = InputRequiredResult::new(Some(requests), Some(state));
+        return Ok(Asked::Return(Box::new(round.into())));
     }
 
     // Legacy: send the request itself. rmcp's named helpers are `Peer::create_message`,
@@ -107,13 +108,7 @@ pub(crate) async fn ask<T: DeserializeOwned>(
         InputRequest::CreateMessage(request) => ServerRequest::CreateMessageRequest(request),
         InputRequest::Elicitation(request) => ServerRequest::ElicitRequest(request),
         InputRequest::ListRoots(request) => ServerRequest::ListRootsRequest(request),
-        // `InputRequest` is non-exhaustive; a future kind would have no legacy request.
-        _ => {
-            return Err(McpError::internal_error(
-                "the tour does not know how to send this input request",
-                None,
-            ));
-        }
+        _ => return Err(unknown_kind()),
     };
     let result = match context.peer.send_request(server_request).await {
         Ok(result) => result,
@@ -138,8 +133,14 @@ pub(crate) async fn ask<T: DeserializeOwned>(
     Ok(Asked::Answered(answer))
 }
 
+/// `InputRequest` is non-exhaustive: a kind added by a later rmcp has no legacy request here.
+fn unknown_kind() -> McpError {
+    McpError::internal_error("the tour does not know this kind of input request", None)
+}
+
 fn tool_error<T>(message: String) -> Asked<T> {
-    Asked::Return(CallToolResult::error(vec![ContentBlock::text(message)]).into())
+    let result = CallToolResult::error(vec![ContentBlock::text(message)]);
+    Asked::Return(Box::new(result.into()))
 }
 
 /// The client capability behind each kind of input request.
@@ -151,11 +152,12 @@ enum Need {
 }
 
 impl Need {
-    fn of(request: &InputRequest) -> Self {
+    fn of(request: &InputRequest) -> Option<Self> {
         match request {
-            InputRequest::CreateMessage(_) => Self::Sampling,
-            InputRequest::ListRoots(_) => Self::Roots,
-            _ => Self::Elicitation,
+            InputRequest::CreateMessage(_) => Some(Self::Sampling),
+            InputRequest::Elicitation(_) => Some(Self::Elicitation),
+            InputRequest::ListRoots(_) => Some(Self::Roots),
+            _ => None,
         }
     }
 

@@ -153,7 +153,7 @@ impl Tour {
         let result: CreateMessageResult =
             match ask(&context, "summary", request, state, responses).await? {
                 Asked::Answered(result) => result,
-                Asked::Return(response) => return Ok(response),
+                Asked::Return(response) => return Ok(*response),
             };
         let summary: Vec<&str> = result
             .message
@@ -194,7 +194,7 @@ impl Tour {
         let result: ElicitResult = match ask(&context, "confirm", request, state, responses).await?
         {
             Asked::Answered(result) => result,
-            Asked::Return(response) => return Ok(response),
+            Asked::Return(response) => return Ok(*response),
         };
         let confirmed = result
             .content
@@ -224,7 +224,7 @@ impl Tour {
         let result: ListRootsResult =
             match ask(&context, "roots", request, state, responses).await? {
                 Asked::Answered(result) => result,
-                Asked::Return(response) => return Ok(response),
+                Asked::Return(response) => return Ok(*response),
             };
         if result.roots.is_empty() {
             return Ok(text("The client shared no roots.").into());

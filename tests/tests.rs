@@ -1,0 +1,12 @@
+//! Sightline's integration tests: one binary, real processes, real third-party peers.
+//!
+//! The npm peers under `tests/peers/` are installed by `tests/run.sh` (the README's test
+//! command). A test that needs them fails with that instruction when they are missing; it never
+//! skips silently.
+
+mod util;
+
+mod misbehaving_server;
+mod proxy_basics;
+mod real_peers;
+mod trace_files;

@@ -1,0 +1,159 @@
+//! Shared helpers: where things are, running commands with a deadline, reading traces.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use sightline::trace::{Analysis, Channel, Event, Lane, LoadedTrace};
+
+/// The `sightline` binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_sightline")
+}
+
+pub fn peers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
+}
+
+pub fn peer(file: &str) -> String {
+    peers().join(file).display().to_string()
+}
+
+/// The npm peers must be installed; say how when they are not.
+pub fn require_npm_peers() {
+    let sdk = peers().join("node_modules/@modelcontextprotocol/sdk/package.json");
+    assert!(
+        sdk.exists(),
+        "the npm test peers are not installed: run `tests/run.sh` (or `npm ci --prefix tests/peers`)"
+    );
+}
+
+pub fn everything_server() -> Vec<String> {
+    vec![
+        "node".into(),
+        peer("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        "stdio".into(),
+    ]
+}
+
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// Runs `cmd` to completion, killing it after `limit` so a hung peer fails the test instead of
+/// hanging the suite.
+pub fn run(cmd: &mut Command, limit: Duration) -> Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    wait_with_deadline(child, limit)
+}
+
+/// Like [`run`], writing `input` to the command's stdin and then closing it.
+pub fn run_with_input(cmd: &mut Command, input: &[u8], limit: Duration) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&input);
+    });
+    let out = wait_with_deadline(child, limit);
+    let _ = writer.join();
+    out
+}
+
+pub fn wait_with_deadline(mut child: Child, limit: Duration) -> Output {
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let out = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_end(&mut buf);
+        }
+        buf
+    });
+    let err = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_end(&mut buf);
+        }
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "command did not finish within {limit:?}: {:?}",
+                String::from_utf8_lossy(&err.join().unwrap_or_default())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub fn load(path: &Path) -> LoadedTrace {
+    sightline::trace::load(path).unwrap_or_else(|e| panic!("cannot load {}: {e}", path.display()))
+}
+
+pub fn analyze(trace: &LoadedTrace) -> Analysis {
+    sightline::trace::analyze(&trace.events)
+}
+
+/// Every stdio line recorded from `from` to `to`, each followed by `\n`: what crossed, rebuilt.
+pub fn stdio_bytes(events: &[Event], from: &Lane, to: &Lane) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in events
+        .iter()
+        .filter(|e| e.channel == Channel::Stdio && &e.from == from && &e.to == to)
+    {
+        out.extend_from_slice(&e.bytes().expect("payload"));
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Asserts two byte strings are equal, showing where they first differ.
+pub fn assert_same_bytes(what: &str, left: &[u8], right: &[u8]) {
+    if left == right {
+        return;
+    }
+    let at = left
+        .iter()
+        .zip(right)
+        .position(|(a, b)| a != b)
+        .unwrap_or(left.len().min(right.len()));
+    let show = |b: &[u8]| text(&b[at.saturating_sub(40)..(at + 80).min(b.len())]);
+    panic!(
+        "{what}: {} vs {} bytes, first difference at byte {at}:\n  left:  {:?}\n  right: {:?}",
+        left.len(),
+        right.len(),
+        show(left),
+        show(right)
+    );
+}
