@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const MESSAGES: usize = 100_000;
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 11;
 const ROUND_TRIPS: usize = 2_000;
 
 fn message(i: usize) -> String {

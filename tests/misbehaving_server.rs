@@ -53,8 +53,16 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
     drop(stdin);
     let received = reader.join().expect("reader");
 
-    assert_eq!(out.status.code(), Some(128 + 9), "the proxy mirrors death by SIGKILL: {}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("about to die"), "server stderr passes through");
+    assert_eq!(
+        out.status.code(),
+        Some(128 + 9),
+        "the proxy mirrors death by SIGKILL: {}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains("about to die"),
+        "server stderr passes through"
+    );
 
     // Bytes: client -> server and server -> client, each checked against an independent capture.
     let loaded = load(&trace);
@@ -64,9 +72,20 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
     let server_wrote = std::fs::read(&server_out).expect("server.out");
     assert_same_bytes("client sent vs server received", requests, &server_saw);
     assert_same_bytes("server wrote vs client received", &server_wrote, &received);
-    assert_same_bytes("trace vs what the server received", &stdio_bytes(&loaded.events, &Lane::Host, &server), &server_saw);
-    assert_same_bytes("trace vs what the client received", &stdio_bytes(&loaded.events, &server, &Lane::Host), &received);
-    assert!(received.len() > FIFTY_MB, "the 50 MB line came through whole");
+    assert_same_bytes(
+        "trace vs what the server received",
+        &stdio_bytes(&loaded.events, &Lane::Host, &server),
+        &server_saw,
+    );
+    assert_same_bytes(
+        "trace vs what the client received",
+        &stdio_bytes(&loaded.events, &server, &Lane::Host),
+        &received,
+    );
+    assert!(
+        received.len() > FIFTY_MB,
+        "the 50 MB line came through whole"
+    );
 
     let analysis = analyze(&loaded);
     let events = &loaded.events;
@@ -75,32 +94,76 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
     // Invalid lines are flagged, with a reason, and kept.
     let invalid: Vec<String> = (0..events.len())
         .filter(|&i| analysis.derived[i].kind == Kind::Invalid)
-        .map(|i| format!("{}: {}", events[i].text(), analysis.derived[i].problem.clone().unwrap_or_default()))
+        .map(|i| {
+            format!(
+                "{}: {}",
+                events[i].text(),
+                analysis.derived[i].problem.clone().unwrap_or_default()
+            )
+        })
         .collect();
     assert_eq!(invalid.len(), 3, "{invalid:#?}");
-    assert!(invalid[0].starts_with("{\"hello\": \"world\"}: JSON, but not JSON-RPC"), "{invalid:#?}");
-    assert!(invalid.iter().any(|s| s.starts_with("debug: listing tools: not JSON")), "{invalid:#?}");
-    assert!(invalid.iter().any(|s| s.ends_with("not UTF-8 text")), "{invalid:#?}");
+    assert!(
+        invalid[0].starts_with("{\"hello\": \"world\"}: JSON, but not JSON-RPC"),
+        "{invalid:#?}"
+    );
+    assert!(
+        invalid
+            .iter()
+            .any(|s| s.starts_with("debug: listing tools: not JSON")),
+        "{invalid:#?}"
+    );
+    assert!(
+        invalid.iter().any(|s| s.ends_with("not UTF-8 text")),
+        "{invalid:#?}"
+    );
 
     // The 50 MB result is one event, paired with its request.
-    let big = find(&|i| events[i].raw.as_ref().is_some_and(|r| r.len() > FIFTY_MB)).expect("big event");
+    let big =
+        find(&|i| events[i].raw.as_ref().is_some_and(|r| r.len() > FIFTY_MB)).expect("big event");
     assert_eq!(analysis.derived[big].kind, Kind::Response);
     assert_eq!(analysis.derived[big].detail.as_deref(), Some("big"));
 
     // The request the server died on is unanswered, and the death is recorded after its last words.
-    let die = find(&|i| analysis.derived[i].detail.as_deref() == Some("die") && analysis.derived[i].kind == Kind::Request)
-        .expect("die request");
-    let exit = find(&|i| events[i].process.as_ref().is_some_and(|p| p.event == "exit")).expect("exit event");
-    assert_eq!(analysis.derived[die].pairing, Pairing::Unanswered(format!("the server exited first (event #{})", events[exit].seq)));
-    assert_eq!(events[exit].process.as_ref().and_then(|p| p.signal), Some(9));
-    let last_words = find(&|i| events[i].channel == Channel::Stderr && events[i].raw.as_deref() == Some("about to die"))
-        .expect("stderr line");
+    let die = find(&|i| {
+        analysis.derived[i].detail.as_deref() == Some("die")
+            && analysis.derived[i].kind == Kind::Request
+    })
+    .expect("die request");
+    let exit = find(&|i| {
+        events[i]
+            .process
+            .as_ref()
+            .is_some_and(|p| p.event == "exit")
+    })
+    .expect("exit event");
+    assert_eq!(
+        analysis.derived[die].pairing,
+        Pairing::Unanswered(format!(
+            "the server exited first (event #{})",
+            events[exit].seq
+        ))
+    );
+    assert_eq!(
+        events[exit].process.as_ref().and_then(|p| p.signal),
+        Some(9)
+    );
+    let last_words = find(&|i| {
+        events[i].channel == Channel::Stderr && events[i].raw.as_deref() == Some("about to die")
+    })
+    .expect("stderr line");
     assert!(last_words < exit && exit == events.len() - 1);
 
     // The summary marks both problems.
-    let out = run(Command::new(bin()).arg("summary").arg(&trace), Duration::from_secs(60));
+    let out = run(
+        Command::new(bin()).arg("summary").arg(&trace),
+        Duration::from_secs(60),
+    );
     let summary = text(&out.stdout);
     assert!(summary.contains("!! invalid: not JSON"), "{summary}");
-    assert!(summary.contains("tools/call die  [id 4]  !! unanswered: the server exited first"), "{summary}");
+    assert!(
+        summary.contains("tools/call die  [id 4]  !! unanswered: the server exited first"),
+        "{summary}"
+    );
     assert!(summary.contains("exited signal 9 (SIGKILL)"), "{summary}");
 }

@@ -14,15 +14,30 @@ fn exit_status_mirrors_the_server() {
     let dir = tempdir();
     let trace = dir.path().join("t.jsonl");
     let out = run(
-        Command::new(bin()).arg("proxy").arg("--trace").arg(&trace).args(["--", "sh", "-c", "echo oops >&2; exit 3"]),
+        Command::new(bin())
+            .arg("proxy")
+            .arg("--trace")
+            .arg(&trace)
+            .args(["--", "sh", "-c", "echo oops >&2; exit 3"]),
         LIMIT,
     );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("oops"), "server stderr is passed through");
+    assert!(
+        text(&out.stderr).contains("oops"),
+        "server stderr is passed through"
+    );
     let loaded = load(&trace);
-    let exit = loaded.events.last().and_then(|e| e.process.as_ref()).expect("exit event last");
+    let exit = loaded
+        .events
+        .last()
+        .and_then(|e| e.process.as_ref())
+        .expect("exit event last");
     assert_eq!((exit.event.as_str(), exit.code), ("exit", Some(3)));
-    let stderr = loaded.events.iter().find(|e| e.channel == Channel::Stderr).expect("stderr event");
+    let stderr = loaded
+        .events
+        .iter()
+        .find(|e| e.channel == Channel::Stderr)
+        .expect("stderr event");
     assert_eq!(stderr.raw.as_deref(), Some("oops"));
     assert_eq!(stderr.from, Lane::server("sh"));
 }
@@ -32,13 +47,20 @@ fn missing_command_is_a_clear_error_and_is_recorded() {
     let dir = tempdir();
     let trace = dir.path().join("t.jsonl");
     let out = run(
-        Command::new(bin()).arg("proxy").arg("--trace").arg(&trace).args(["--", "/nonexistent/mcp-server", "--flag"]),
+        Command::new(bin())
+            .arg("proxy")
+            .arg("--trace")
+            .arg(&trace)
+            .args(["--", "/nonexistent/mcp-server", "--flag"]),
         LIMIT,
     );
     assert_eq!(out.status.code(), Some(127));
     assert!(out.stdout.is_empty(), "nothing on the protocol channel");
     let err = text(&out.stderr);
-    assert!(err.contains("cannot start server `/nonexistent/mcp-server`"), "{err}");
+    assert!(
+        err.contains("cannot start server `/nonexistent/mcp-server`"),
+        "{err}"
+    );
     assert!(err.contains("is it installed and on PATH?"), "{err}");
     let loaded = load(&trace);
     let p = loaded.events[0].process.as_ref().expect("process event");
@@ -50,15 +72,28 @@ fn missing_command_is_a_clear_error_and_is_recorded() {
 fn default_trace_goes_to_the_data_dir_and_is_announced_on_stderr() {
     let dir = tempdir();
     let out = run(
-        Command::new(bin()).env("SIGHTLINE_DATA_DIR", dir.path()).args(["proxy", "--name", "quiet", "--", "true"]),
+        Command::new(bin())
+            .env("SIGHTLINE_DATA_DIR", dir.path())
+            .args(["proxy", "--name", "quiet", "--", "true"]),
         LIMIT,
     );
     assert!(out.status.success());
-    let traces: Vec<_> = std::fs::read_dir(dir.path().join("traces")).expect("traces dir").flatten().collect();
+    let traces: Vec<_> = std::fs::read_dir(dir.path().join("traces"))
+        .expect("traces dir")
+        .flatten()
+        .collect();
     assert_eq!(traces.len(), 1);
     let path = traces[0].path();
-    assert!(path.to_string_lossy().ends_with("-quiet.jsonl"), "{}", path.display());
-    assert!(text(&out.stderr).contains(&path.display().to_string()), "{}", text(&out.stderr));
+    assert!(
+        path.to_string_lossy().ends_with("-quiet.jsonl"),
+        "{}",
+        path.display()
+    );
+    assert!(
+        text(&out.stderr).contains(&path.display().to_string()),
+        "{}",
+        text(&out.stderr)
+    );
     let loaded = load(&path);
     assert_eq!(loaded.events.len(), 2, "spawn and exit");
     assert_eq!(loaded.events[0].to, Lane::server("quiet"));
@@ -104,5 +139,8 @@ fn proxy_forwards_bytes_it_cannot_parse_and_records_them() {
         b"tail",
     ];
     assert_eq!(sent, expected);
-    assert!(loaded.events.iter().any(|e| e.raw_b64.is_some()), "the non-UTF-8 line is stored as base64");
+    assert!(
+        loaded.events.iter().any(|e| e.raw_b64.is_some()),
+        "the non-UTF-8 line is stored as base64"
+    );
 }

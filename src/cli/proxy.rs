@@ -4,6 +4,7 @@
 //! speak on stderr, once, to say where the trace goes. The exit status is the server's (or
 //! 128 + the signal that ended it), so the host sees what it would have seen without us.
 
+use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -50,12 +51,17 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     }
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let cmd = ServerCommand::new(name, program, rest.to_vec());
+    // Unbuffered handles on our stdin and stdout: each chunk goes out in one write, at once.
+    let unbuffered =
+        |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
+    let stdin = unbuffered(std::io::stdin().as_fd()).context("cannot use stdin")?;
+    let stdout = unbuffered(std::io::stdout().as_fd()).context("cannot use stdout")?;
     let tap = match StdioTap::spawn(
         &cmd,
         recorder.clone(),
         Lane::Host,
-        Box::new(std::io::stdin()),
-        Box::new(std::io::stdout()),
+        Box::new(stdin),
+        Box::new(stdout),
         Some(Box::new(std::io::stderr())),
     ) {
         Ok(tap) => tap,

@@ -14,5 +14,6 @@ pub mod lines;
 pub mod recorder;
 pub mod stdio;
 
-pub use recorder::{EventSink, MemorySink, Recorder, RecorderReport};
+pub use lines::Lines;
+pub use recorder::{EventSink, LineBatch, MemorySink, Recorder, RecorderReport};
 pub use stdio::{ExitOutcome, ServerCommand, StdioTap, TapError};

@@ -10,6 +10,9 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
+use chrono::{DateTime, Utc};
+
+use super::lines::Lines;
 use crate::trace::{Channel, Event, Lane, ProcessInfo, TraceError, TraceWriter};
 
 /// Where recorded events go. The writer thread calls `write` for each event and `flush` when
@@ -17,11 +20,24 @@ use crate::trace::{Channel, Event, Lane, ProcessInfo, TraceError, TraceWriter};
 pub trait EventSink: Send {
     fn write(&mut self, event: &Event) -> Result<(), TraceError>;
     fn flush(&mut self) -> Result<(), TraceError>;
+
+    /// Writes the events of a batch of lines; the default builds each [`Event`].
+    fn write_lines(&mut self, batch: &LineBatch) -> Result<(), TraceError> {
+        batch.events().try_for_each(|event| self.write(&event))
+    }
 }
 
 impl EventSink for TraceWriter {
     fn write(&mut self, event: &Event) -> Result<(), TraceError> {
         self.append(event)
+    }
+
+    fn write_lines(&mut self, b: &LineBatch) -> Result<(), TraceError> {
+        (b.first_seq..)
+            .zip(b.lines.iter())
+            .try_for_each(|(seq, line)| {
+                self.append_bytes(seq, b.time, &b.from, &b.to, &b.channel, line)
+            })
     }
 
     fn flush(&mut self) -> Result<(), TraceError> {
@@ -59,6 +75,41 @@ impl EventSink for MemorySink {
     }
 }
 
+/// Lines that crossed at the same moment (one read from a pipe), with consecutive `seq`s.
+#[derive(Debug, Clone)]
+pub struct LineBatch {
+    pub first_seq: u64,
+    pub time: DateTime<Utc>,
+    pub from: Lane,
+    pub to: Lane,
+    pub channel: Channel,
+    pub lines: Lines,
+}
+
+impl LineBatch {
+    /// The batch as events.
+    pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        (self.first_seq..)
+            .zip(self.lines.iter())
+            .map(|(seq, line)| {
+                Event::with_bytes(
+                    seq,
+                    self.time,
+                    self.from.clone(),
+                    self.to.clone(),
+                    self.channel.clone(),
+                    line.to_vec(),
+                )
+            })
+    }
+}
+
+/// What the recorder queue carries to the writer thread.
+enum Queued {
+    Event(Box<Event>),
+    Lines(LineBatch),
+}
+
 /// What the writer thread did, reported when recording finishes.
 #[derive(Debug, Default)]
 pub struct RecorderReport {
@@ -69,7 +120,7 @@ pub struct RecorderReport {
 
 struct Clock {
     next_seq: u64,
-    tx: Option<Sender<Event>>,
+    tx: Option<Sender<Queued>>,
 }
 
 /// Assigns `seq` and `time` to everything that crosses and hands it to the writer thread.
@@ -84,7 +135,10 @@ impl Recorder {
         let (tx, rx) = mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("sightline-recorder".into())
-            .spawn(move || write_loop(rx, sinks))
+            .spawn(move || {
+                yield_to_forwarding();
+                write_loop(rx, sinks)
+            })
             .ok();
         if writer.is_none() {
             tracing::error!("could not start the recorder thread: nothing will be recorded");
@@ -102,7 +156,6 @@ impl Recorder {
         self.clock.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Records one event; `fill` completes it once `seq` and `time` are assigned.
     fn record(
         &self,
         from: Lane,
@@ -121,7 +174,7 @@ impl Recorder {
         }
         if let Some(tx) = &clock.tx {
             // The receiver only goes away after `finish`, when `tx` is already gone.
-            let _ = tx.send(event);
+            let _ = tx.send(Queued::Event(Box::new(event)));
         }
         seq
     }
@@ -129,6 +182,28 @@ impl Recorder {
     /// Records bytes that crossed (a stdio line, a stderr line, an HTTP body). Returns its `seq`.
     pub fn record_bytes(&self, from: Lane, to: Lane, channel: Channel, bytes: Vec<u8>) -> u64 {
         self.record(from, to, channel, bytes, None)
+    }
+
+    /// Records the lines completed by one read from a pipe: they crossed at the same moment,
+    /// so they get consecutive `seq`s and one timestamp, and reach the writer in one hand-over.
+    pub fn record_lines(&self, from: &Lane, to: &Lane, channel: &Channel, lines: Lines) {
+        if lines.is_empty() {
+            return;
+        }
+        let mut clock = self.clock();
+        let first_seq = clock.next_seq;
+        clock.next_seq += lines.len() as u64;
+        let batch = LineBatch {
+            first_seq,
+            time: crate::trace::now(),
+            from: from.clone(),
+            to: to.clone(),
+            channel: channel.clone(),
+            lines,
+        };
+        if let Some(tx) = &clock.tx {
+            let _ = tx.send(Queued::Lines(batch));
+        }
     }
 
     /// Records a process spawn or exit.
@@ -170,29 +245,48 @@ impl Drop for Recorder {
     }
 }
 
-fn write_loop(rx: Receiver<Event>, mut sinks: Vec<Box<dyn EventSink>>) -> RecorderReport {
+/// Lowers the writer thread's priority: when the CPU is short, forwarding goes first and the
+/// writer catches up as soon as the link goes quiet (its queue keeps everything meanwhile).
+fn yield_to_forwarding() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid and setpriority on the calling thread only; a failure changes nothing.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
+}
+
+fn write_loop(rx: Receiver<Queued>, mut sinks: Vec<Box<dyn EventSink>>) -> RecorderReport {
     let mut report = RecorderReport::default();
     let mut failed = vec![false; sinks.len()];
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
-        while let Some(event) = next {
+    let mut each_sink =
+        |report: &mut RecorderReport,
+         f: &mut dyn FnMut(&mut dyn EventSink) -> Result<(), TraceError>| {
             for (sink, failed) in sinks.iter_mut().zip(failed.iter_mut()) {
-                if !*failed && let Err(err) = sink.write(&event) {
+                if !*failed && let Err(err) = f(sink.as_mut()) {
                     tracing::error!("{err}; recording into it stops here, forwarding goes on");
                     report.errors.push(err);
                     *failed = true;
                 }
             }
-            report.events += 1;
+        };
+    while let Ok(first) = rx.recv() {
+        let mut next = Some(first);
+        while let Some(queued) = next {
+            match &queued {
+                Queued::Event(event) => {
+                    each_sink(&mut report, &mut |sink| sink.write(event));
+                    report.events += 1;
+                }
+                Queued::Lines(batch) => {
+                    each_sink(&mut report, &mut |sink| sink.write_lines(batch));
+                    report.events += batch.lines.len() as u64;
+                }
+            }
             next = rx.try_recv().ok();
         }
-        for (sink, failed) in sinks.iter_mut().zip(failed.iter_mut()) {
-            if !*failed && let Err(err) = sink.flush() {
-                tracing::error!("{err}; recording into it stops here, forwarding goes on");
-                report.errors.push(err);
-                *failed = true;
-            }
-        }
+        // Nothing more queued: push what was written to the file.
+        each_sink(&mut report, &mut |sink| sink.flush());
     }
     report
 }

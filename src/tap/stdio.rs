@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use super::lines::LineSplitter;
+use super::lines::{LineSplitter, Lines};
 use super::recorder::Recorder;
 use crate::trace::{Channel, Lane, ProcessInfo, signal_name};
 
@@ -215,8 +215,8 @@ impl StdioTap {
             spawn(
                 "client-in",
                 Box::new(move || {
-                    pump(client_in, ToStdin(&shared), |line| {
-                        recorder.record_bytes(from.clone(), to.clone(), Channel::Stdio, line);
+                    pump(client_in, ToStdin(&shared), |lines| {
+                        recorder.record_lines(&from, &to, &Channel::Stdio, lines);
                     });
                     // The client is done: close the server's stdin and give it time to leave.
                     StdioTap { shared: tap_shared }.shutdown();
@@ -234,8 +234,8 @@ impl StdioTap {
             spawn(
                 "server-out",
                 Box::new(move || {
-                    pump(stdout, client_out, |line| {
-                        recorder.record_bytes(from.clone(), to.clone(), Channel::Stdio, line);
+                    pump(stdout, client_out, |lines| {
+                        recorder.record_lines(&from, &to, &Channel::Stdio, lines);
                     });
                     let _ = done.send(());
                 }),
@@ -253,8 +253,8 @@ impl StdioTap {
             spawn(
                 "server-err",
                 Box::new(move || {
-                    pump(stderr, out, |line| {
-                        recorder.record_bytes(from.clone(), to.clone(), Channel::Stderr, line);
+                    pump(stderr, out, |lines| {
+                        recorder.record_lines(&from, &to, &Channel::Stderr, lines);
                     });
                     let _ = done.send(());
                 }),
@@ -425,9 +425,9 @@ impl Write for ToStdin<'_> {
 /// Copies `src` to `dst` chunk by chunk, recording the lines each chunk completes. When `dst` fails (the
 /// reader went away) it keeps reading and recording, so the writer is never blocked on a full
 /// pipe and nothing that crossed is lost.
-fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Vec<u8>)) {
+fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Lines)) {
     let mut buf = vec![0u8; CHUNK];
-    let mut lines = LineSplitter::default();
+    let mut splitter = LineSplitter::default();
     let mut forwarding = true;
     loop {
         let n = match src.read(&mut buf) {
@@ -442,14 +442,16 @@ fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Vec<u8>)
         let chunk = &buf[..n];
         // Record before forwarding: once the peer has the line it may answer at once, and its
         // answer must not get an earlier `seq` than the line it answers.
-        lines.feed(chunk, &mut record);
+        if let Some(lines) = splitter.feed(chunk) {
+            record(lines);
+        }
         if forwarding && let Err(e) = dst.write_all(chunk).and_then(|()| dst.flush()) {
             tracing::debug!("pump destination closed: {e}");
             forwarding = false;
         }
     }
-    if let Some(rest) = lines.finish() {
-        record(rest);
+    if let Some(rest) = splitter.finish() {
+        record(Lines::single(rest));
     }
     let _ = dst.flush();
 }

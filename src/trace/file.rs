@@ -8,7 +8,11 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::event::{Event, Header, TRACE_FORMAT_VERSION};
+use chrono::{DateTime, Utc};
+
+use base64::Engine as _;
+
+use super::event::{Channel, Event, Header, Lane, TRACE_FORMAT_VERSION, format_time};
 
 /// Why a trace could not be read or written at all.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +57,8 @@ pub struct LoadedTrace {
 pub struct TraceWriter {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The last timestamp formatted, reused by the events of one batch.
+    last_time: Option<(DateTime<Utc>, String)>,
 }
 
 impl TraceWriter {
@@ -71,6 +77,7 @@ impl TraceWriter {
         let mut writer = TraceWriter {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(64 * 1024, file),
+            last_time: None,
         };
         writer.write_line(header)?;
         writer.flush()?;
@@ -84,7 +91,64 @@ impl TraceWriter {
     /// Appends one event. Call [`flush`](Self::flush) to push it to the file; the recorder does
     /// so whenever it has nothing more queued.
     pub fn append(&mut self, event: &Event) -> Result<(), TraceError> {
-        self.write_line(event)
+        let payload = match (&event.raw, &event.raw_b64) {
+            (Some(raw), None) => Payload::Text(raw),
+            (None, Some(b64)) => Payload::Base64(b64),
+            _ => return self.write_line(event),
+        };
+        if event.process.is_some() || !event.extra.is_empty() {
+            return self.write_line(event);
+        }
+        self.append_fast(
+            event.seq,
+            event.time,
+            &event.from,
+            &event.to,
+            &event.channel,
+            payload,
+        )
+    }
+
+    /// Appends an event made of these parts, exactly as [`append`](Self::append) would write
+    /// the equivalent [`Event`], without building one. This is the recorder's hot path.
+    pub fn append_bytes(
+        &mut self,
+        seq: u64,
+        time: DateTime<Utc>,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+        bytes: &[u8],
+    ) -> Result<(), TraceError> {
+        let encoded;
+        let payload = match std::str::from_utf8(bytes) {
+            Ok(text) => Payload::Text(text),
+            Err(_) => {
+                encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+                Payload::Base64(&encoded)
+            }
+        };
+        self.append_fast(seq, time, from, to, channel, payload)
+    }
+
+    fn append_fast(
+        &mut self,
+        seq: u64,
+        time: DateTime<Utc>,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+        payload: Payload<'_>,
+    ) -> Result<(), TraceError> {
+        let time_text = match &mut self.last_time {
+            Some((t, text)) if *t == time => text,
+            slot => &mut slot.insert((time, format_time(time))).1,
+        };
+        let result = write_payload_event(&mut self.out, seq, time_text, from, to, channel, payload);
+        result.map_err(|source| TraceError::Write {
+            path: self.path.clone(),
+            source,
+        })
     }
 
     pub fn flush(&mut self) -> Result<(), TraceError> {
@@ -105,6 +169,44 @@ impl TraceWriter {
             source,
         })
     }
+}
+
+/// The payload of an event, as stored.
+#[derive(Clone, Copy)]
+enum Payload<'a> {
+    Text(&'a str),
+    Base64(&'a str),
+}
+
+/// The common event (a payload, no process details, no unknown fields) written by hand: the
+/// same bytes serde writes for [`Event`], without its per-field machinery.
+fn write_payload_event(
+    out: &mut impl Write,
+    seq: u64,
+    time: &str,
+    from: &Lane,
+    to: &Lane,
+    channel: &Channel,
+    payload: Payload<'_>,
+) -> io::Result<()> {
+    let mut seq_text = itoa::Buffer::new();
+    out.write_all(b"{\"seq\":")?;
+    out.write_all(seq_text.format(seq).as_bytes())?;
+    out.write_all(b",\"time\":\"")?;
+    out.write_all(time.as_bytes())?;
+    out.write_all(b"\",\"from\":")?;
+    serde_json::to_writer(&mut *out, from)?;
+    out.write_all(b",\"to\":")?;
+    serde_json::to_writer(&mut *out, to)?;
+    out.write_all(b",\"channel\":")?;
+    serde_json::to_writer(&mut *out, channel)?;
+    match payload {
+        Payload::Text(_) => out.write_all(b",\"raw\":")?,
+        Payload::Base64(_) => out.write_all(b",\"raw_b64\":")?,
+    }
+    let (Payload::Text(text) | Payload::Base64(text)) = payload;
+    serde_json::to_writer(&mut *out, text)?;
+    out.write_all(b"}\n")
 }
 
 /// Writes a whole trace (for rewriting or converting one). Unknown fields are written back.
@@ -217,7 +319,6 @@ pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Channel, Lane};
 
     fn event(seq: u64, raw: &str) -> Event {
         Event::with_bytes(
@@ -244,6 +345,35 @@ mod tests {
         assert_eq!(loaded.header, header);
         assert_eq!(loaded.events, events);
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    }
+
+    #[test]
+    fn fast_event_writer_matches_serde() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.jsonl");
+        let mut events = vec![event(7, "{\"a\":\"\\u0000\u{1b}\u{2028}é\"}"), event(8, "")];
+        events.push(Event::with_bytes(
+            9,
+            crate::trace::now(),
+            Lane::Other("x\"y".into()),
+            Lane::Llm,
+            Channel::Other("z".into()),
+            vec![0xff],
+        ));
+        let mut writer = TraceWriter::create(&path, &Header::new("t")).expect("create");
+        let mut expected = std::fs::read_to_string(&path).expect("read");
+        for e in &events {
+            writer.append(e).expect("append");
+            let bytes = e.bytes().expect("bytes");
+            writer
+                .append_bytes(e.seq, e.time, &e.from, &e.to, &e.channel, &bytes)
+                .expect("append_bytes");
+            let line = serde_json::to_string(e).expect("serde") + "\n";
+            expected.push_str(&line);
+            expected.push_str(&line);
+        }
+        writer.flush().expect("flush");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), expected);
     }
 
     #[test]
