@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use chrono::{DateTime, Utc};
 
 use super::lines::Lines;
-use crate::trace::{Channel, Event, Lane, ProcessInfo, TraceError, TraceWriter};
+use crate::trace::{Channel, Event, HttpInfo, Lane, ProcessInfo, TraceError, TraceWriter};
 
 /// Where recorded events go. The writer thread calls `write` for each event and `flush` when
 /// it has nothing more queued.
@@ -204,6 +204,27 @@ impl Recorder {
         if let Some(tx) = &clock.tx {
             let _ = tx.send(Queued::Lines(batch));
         }
+    }
+
+    /// Records an HTTP message (an LLM API request or response, an MCP POST): `info` carries the
+    /// request line or status and the headers, which the caller has already redacted.
+    pub fn record_http(
+        &self,
+        from: Lane,
+        to: Lane,
+        channel: Channel,
+        info: HttpInfo,
+        body: Vec<u8>,
+    ) -> u64 {
+        let mut clock = self.clock();
+        let seq = clock.next_seq;
+        clock.next_seq += 1;
+        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, body);
+        event.http = Some(info);
+        if let Some(tx) = &clock.tx {
+            let _ = tx.send(Queued::Event(Box::new(event)));
+        }
+        seq
     }
 
     /// Records a process spawn or exit.

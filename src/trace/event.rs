@@ -197,6 +197,26 @@ pub struct ProcessInfo {
     pub extra: Map<String, Value>,
 }
 
+/// The HTTP side of an `http` or `llm-http` event: the request line or the status, and the
+/// headers in the order they were sent, with every credential already redacted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct HttpInfo {
+    /// For requests: `POST`, `GET`, `DELETE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// For requests: the full URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// For responses: the status code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// `[name, value]` pairs, in order, duplicates kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// A short name for the common signals (`SIGKILL` for 9).
 pub fn signal_name(signal: i32) -> &'static str {
     match signal {
@@ -230,6 +250,9 @@ pub struct Event {
     pub raw_b64: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessInfo>,
+    /// For `http` and `llm-http` events: request line or status, and headers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpInfo>,
     /// Fields this version does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -261,6 +284,7 @@ impl Event {
             raw,
             raw_b64,
             process: None,
+            http: None,
             extra: Map::new(),
         }
     }

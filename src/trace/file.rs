@@ -96,7 +96,7 @@ impl TraceWriter {
             (None, Some(b64)) => Payload::Base64(b64),
             _ => return self.write_line(event),
         };
-        if event.process.is_some() || !event.extra.is_empty() {
+        if event.process.is_some() || event.http.is_some() || !event.extra.is_empty() {
             return self.write_line(event);
         }
         self.append_fast(
