@@ -13,12 +13,14 @@
 //! - [`trace`]: the event model, the trace file format (reader and writer), JSON-RPC
 //!   classification and correlation (pairing, latency, protocol revision). Depends on nothing
 //!   else in this crate.
+//! - [`host`]: Sightline as the host: the agent loop, LLM API providers, the scripted model.
 //! - [`export`]: renderings of a loaded trace (the one-line-per-event summary).
 //! - [`servers`]: the built-in demo MCP servers (rmcp), runnable with no network and no npm.
 //! - [`cli`]: the command line, parsed into settings and dispatched; `main` only calls it.
 
 pub mod cli;
 pub mod export;
+pub mod host;
 pub mod servers;
 pub mod tap;
 pub mod trace;

@@ -1,0 +1,59 @@
+//! The three LLM API shapes: what a host sends and gets for tool use.
+//!
+//! - Anthropic Messages: `POST /v1/messages`, tools `{name, description, input_schema}`,
+//!   `tool_use` blocks, `stop_reason`.
+//! - OpenAI Responses: `POST /v1/responses`, tools `{type: "function", name, description,
+//!   parameters}`, `function_call` output items with `arguments` as a JSON string.
+//! - OpenAI Chat Completions: `POST /v1/chat/completions`, tools `{type: "function", function:
+//!   {name, description, parameters}}`, `tool_calls`, `finish_reason`.
+
+use serde::{Deserialize, Serialize};
+
+/// Which wire shape a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApiShape {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI Responses API.
+    Openai,
+    /// OpenAI Chat Completions API (also Ollama, llama.cpp, vLLM and most gateways).
+    OpenaiChat,
+}
+
+impl ApiShape {
+    pub const ALL: [ApiShape; 3] = [ApiShape::Anthropic, ApiShape::Openai, ApiShape::OpenaiChat];
+
+    /// The path of the endpoint, appended to a base URL such as `https://api.anthropic.com`.
+    pub fn path(self) -> &'static str {
+        match self {
+            ApiShape::Anthropic => "/v1/messages",
+            ApiShape::Openai => "/v1/responses",
+            ApiShape::OpenaiChat => "/v1/chat/completions",
+        }
+    }
+
+    /// The public endpoint used when a real model is named and no base URL is given.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ApiShape::Anthropic => "https://api.anthropic.com",
+            ApiShape::Openai | ApiShape::OpenaiChat => "https://api.openai.com",
+        }
+    }
+
+    /// The environment variable holding the API key.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            ApiShape::Anthropic => "ANTHROPIC_API_KEY",
+            ApiShape::Openai | ApiShape::OpenaiChat => "OPENAI_API_KEY",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiShape::Anthropic => "anthropic",
+            ApiShape::Openai => "openai",
+            ApiShape::OpenaiChat => "openai-chat",
+        }
+    }
+}
