@@ -10,3 +10,4 @@ mod misbehaving_server;
 mod proxy_basics;
 mod real_peers;
 mod trace_files;
+mod trace_schema;

@@ -5,6 +5,7 @@
 //! writes nothing there but the server's bytes.
 
 mod proxy;
+mod run;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +31,19 @@ enum Command {
     ///
     /// Example: `sightline proxy --trace weather.jsonl -- node weather-server.mjs`
     Proxy(proxy::ProxyArgs),
+    /// Play the host headless: run a scenario, print the conversation and the summary.
+    ///
+    /// Example: `sightline run scenarios/weather.toml --trace weather.jsonl`
+    Run(run::RunArgs),
+    /// Serve the scripted model of a scenario on its own, for another host to use.
+    ScriptedModel {
+        /// The scenario whose `[[script]]` the model follows.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Address to listen on (loopback by default).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+    },
     /// Print a trace one line per event, in the style `C->S initialize 2025-11-25`.
     Summary {
         /// The trace file (JSON Lines).
@@ -38,7 +52,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run a built-in demo MCP server on stdin/stdout (weather, tour).
+    /// Run a built-in demo MCP server on stdin/stdout: weather, tour, poisoned, rugpull,
+    /// oddnames, forecast, media.
     DemoServer {
         /// Which server: weather (the seed article's) or tour (every primitive).
         name: String,
@@ -71,6 +86,8 @@ fn init_tracing() {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Proxy(args) => proxy::run(args),
+        Command::Run(args) => run::run(args),
+        Command::ScriptedModel { scenario, listen } => scripted_model(&scenario, listen),
         Command::Summary { trace, json } => summary(&trace, json),
         Command::DemoServer { name } => {
             let runtime =
@@ -79,6 +96,34 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn scripted_model(
+    path: &std::path::Path,
+    listen: std::net::SocketAddr,
+) -> anyhow::Result<ExitCode> {
+    let scenario = crate::host::scenario::Scenario::load(path)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let model = crate::host::scripted::ScriptedModel::start(scenario.script.clone(), listen)
+            .await
+            .context("cannot start the scripted model")?;
+        let base = model.base_url();
+        println!(
+            "scripted model for `{}` listening on {base}",
+            scenario.title
+        );
+        for shape in crate::host::api::ApiShape::ALL {
+            println!("  {:<12} POST {base}{}", shape.as_str(), shape.path());
+        }
+        println!("press Ctrl-C to stop");
+        tokio::signal::ctrl_c()
+            .await
+            .context("cannot wait for Ctrl-C")?;
+        model.shutdown().await;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {

@@ -1,1 +1,184 @@
-//! (being written)
+//! The scripted model: an LLM API server on 127.0.0.1 that plays a [`Script`].
+//!
+//! It is the embedded default model: no API key, no network. The host reaches it through the
+//! same HTTP provider code as a real API, so everything the recorder shows (requests, tool
+//! calls, tool results, streams) is the real wire shape of the chosen [`ApiShape`]:
+//! `POST /v1/messages` (Anthropic), `/v1/responses` (OpenAI Responses) and
+//! `/v1/chat/completions` (OpenAI Chat Completions), streamed when the request says
+//! `"stream": true`.
+//!
+//! # How it decides
+//!
+//! Like a model, it decides only from what the request holds; the server keeps no state.
+//!
+//! - The step to play is the number of assistant turns already in the conversation: Anthropic
+//!   `messages` and Chat `messages` with role `assistant`; Responses `input` runs of consecutive
+//!   assistant items (`function_call`, `reasoning`, role `assistant`), plus the turns before a
+//!   `previous_response_id` of its own (`resp_sl_<turn>`).
+//! - A `call` step makes its tool calls only if every tool is among the request's `tools`;
+//!   otherwise it answers with its `if_missing` text and ends the turn, as a model does when
+//!   it has no such tool. Ids are deterministic: Anthropic `toolu_sl_<turn>_<n>`; Responses
+//!   item `fc_sl_<turn>_<n>` with `call_id` `call_sl_<turn>_<n>`; Chat `call_sl_<turn>_<n>`.
+//! - A `reply` step fills `{result}` from the tool results of the last user turn: Anthropic
+//!   `tool_result` content (a string or text blocks), Responses `function_call_output`
+//!   `output`, Chat role `tool` `content`.
+//! - Past the last step it answers "(the script has no more steps)".
+//!
+//! A body that is not JSON, or lacks `messages` (`input` for Responses), gets HTTP 400 with
+//! the provider's error shape. A missing `model` is tolerated and echoed as `scripted`.
+//!
+//! The [script format](Script) is documented on [`Script`]. [`respond`] is the whole decision
+//! as a pure function; [`ScriptedModel`] serves it over HTTP.
+
+mod read;
+mod script;
+mod server;
+mod shapes;
+mod stream;
+#[cfg(test)]
+mod test_support;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_http;
+
+use std::net::SocketAddr;
+
+use serde_json::{Value, json};
+
+pub use script::{
+    DEFAULT_IF_MISSING, NO_MORE_STEPS, NO_RESULT, Script, Step, StopReason, ToolCall,
+};
+pub use server::ScriptedModel;
+
+use crate::host::api::ApiShape;
+use script::fill;
+use shapes::{Answer, Call};
+
+/// Starting the scripted model, or reading a script.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptedError {
+    #[error("the scripted model cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the scripted model's listening address is unknown: {0}")]
+    LocalAddr(std::io::Error),
+    #[error("bad script: {0}")]
+    Script(#[from] toml::de::Error),
+}
+
+/// A request the scripted model refuses, as a real API would (HTTP 400).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error("the request body is not valid JSON: {0}")]
+    NotJson(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The error body a real API sends with a 400 for `error`, in `shape`'s form.
+pub fn error_body(shape: ApiShape, error: &RequestError) -> Value {
+    let message = error.to_string();
+    match shape {
+        ApiShape::Anthropic => json!({
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": message},
+        }),
+        ApiShape::Openai | ApiShape::OpenaiChat => json!({
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": null,
+                "code": null,
+            },
+        }),
+    }
+}
+
+/// The scripted model's answer to `request` in `shape`'s non-streamed response form.
+pub fn respond(script: &Script, shape: ApiShape, request: &Value) -> Result<Value, RequestError> {
+    Ok(shapes::body(shape, &answer(script, shape, request)?))
+}
+
+/// The same answer as a server-sent event stream, one event per string, as sent for
+/// `"stream": true` (Chat adds a usage chunk if `stream_options.include_usage` is true).
+pub fn respond_stream(
+    script: &Script,
+    shape: ApiShape,
+    request: &Value,
+) -> Result<Vec<String>, RequestError> {
+    let include_usage = request
+        .pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok(stream::events(
+        shape,
+        &answer(script, shape, request)?,
+        include_usage,
+    ))
+}
+
+/// The decision: which step, and what it says given the request.
+fn answer(script: &Script, shape: ApiShape, request: &Value) -> Result<Answer, RequestError> {
+    let conversation = read::read(shape, request)?;
+    let (text, calls, stop) = match script.steps.get(conversation.turn) {
+        None => (
+            Some(NO_MORE_STEPS.to_string()),
+            Vec::new(),
+            StopReason::EndTurn,
+        ),
+        Some(Step::Reply { text, stop }) => (
+            Some(fill(text, &conversation.results, None)),
+            Vec::new(),
+            stop.unwrap_or(StopReason::EndTurn),
+        ),
+        Some(Step::Call {
+            say,
+            calls,
+            if_missing,
+            stop,
+        }) => {
+            let missing = calls
+                .iter()
+                .find(|call| !conversation.tools.contains(&call.tool));
+            match missing {
+                Some(call) => {
+                    let template = if_missing.as_deref().unwrap_or(DEFAULT_IF_MISSING);
+                    let text = fill(template, &conversation.results, Some(&call.tool));
+                    (Some(text), Vec::new(), StopReason::EndTurn)
+                }
+                None => {
+                    let calls = calls
+                        .iter()
+                        .map(|call| Call {
+                            name: call.tool.clone(),
+                            arguments: Value::Object(call.arguments.clone()).to_string(),
+                            input: call.arguments.clone(),
+                        })
+                        .collect();
+                    // An empty `say` is no text at all (Anthropic refuses empty text blocks).
+                    let say = say.clone().filter(|say| !say.is_empty());
+                    (say, calls, stop.unwrap_or(StopReason::ToolUse))
+                }
+            }
+        }
+    };
+    let text_chars = text.as_deref().map_or(0, str::len);
+    let call_tokens: u64 = calls
+        .iter()
+        .map(|call: &Call| read::tokens(call.name.len() + call.arguments.len()) + 8)
+        .sum();
+    let created = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    Ok(Answer {
+        conversation,
+        output_tokens: read::tokens(text_chars) + call_tokens,
+        text,
+        calls,
+        stop,
+        created,
+    })
+}

@@ -13,12 +13,30 @@
 //!   subscriptions, prompts, progress, logging, sampling, elicitation, roots and
 //!   `list_changed`.
 //!
+//! Four more servers are small workshop scenarios about what can go wrong:
+//!
+//! - [`poisoned`]: tool poisoning, instructions for the model hidden in a tool description
+//!   (some of them in invisible Unicode tag characters).
+//! - [`rugpull`]: a tool whose definition changes silently after its first use.
+//! - [`oddnames`]: tool names MCP allows but the LLM providers' function-calling APIs reject.
+//! - [`forecast`]: a second server with a tool named `get_weather`, colliding with
+//!   [`weather`]'s.
+//!
 //! Stdout is the protocol channel; the only other output is one start-up line on stderr.
 //!
 //! [`RequestContext::protocol_version`]: rmcp::service::RequestContext::protocol_version
 
-use rmcp::{ServerHandler, ServiceExt, service::ServerInitializeError};
+use rmcp::{
+    RoleServer, ServerHandler, ServiceExt,
+    model::{CacheScope, ListToolsResult, ProtocolVersion, Tool},
+    service::{RequestContext, ServerInitializeError},
+};
 
+pub mod forecast;
+pub mod media;
+pub mod oddnames;
+pub mod poisoned;
+pub mod rugpull;
 pub mod tour;
 pub mod weather;
 
@@ -26,13 +44,15 @@ pub mod weather;
 mod tests;
 
 /// Names of the built-in servers, for `sightline demo-server NAME` and help text.
-pub const NAMES: &[&str] = &["weather", "tour"];
+pub const NAMES: &[&str] = &[
+    "weather", "tour", "poisoned", "rugpull", "oddnames", "forecast", "media",
+];
 
 /// Why a demo server could not be served.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     /// The name is not one of [`NAMES`].
-    #[error("unknown demo server `{0}` (known: weather, tour)")]
+    #[error("unknown demo server `{0}` (known: {known})", known = NAMES.join(", "))]
     Unknown(String),
     /// The first exchange with the client failed (bad first message, broken pipe).
     #[error("the demo server could not start serving")]
@@ -49,6 +69,11 @@ pub async fn run_stdio(name: &str) -> Result<(), ServerError> {
     match name {
         "weather" => serve_stdio(weather::Weather::new(), "weather").await,
         "tour" => serve_stdio(tour::Tour::new(), "tour").await,
+        "poisoned" => serve_stdio(poisoned::Poisoned::new(), poisoned::NAME).await,
+        "rugpull" => serve_stdio(rugpull::RugPull::new(), rugpull::NAME).await,
+        "oddnames" => serve_stdio(oddnames::OddNames::new(), oddnames::NAME).await,
+        "forecast" => serve_stdio(forecast::Forecast::new(), forecast::NAME).await,
+        "media" => serve_stdio(media::Media::new(), media::NAME).await,
         other => Err(ServerError::Unknown(other.to_owned())),
     }
 }
@@ -62,4 +87,25 @@ async fn serve_stdio<S: ServerHandler>(server: S, name: &str) -> Result<(), Serv
     };
     running.waiting().await.map_err(ServerError::Stopped)?;
     Ok(())
+}
+
+/// True when the request being served uses the 2026-07-28 rules (`subscriptions/listen`,
+/// cache hints). rmcp answers from the request's own `_meta` first and falls back to the
+/// version negotiated by `initialize`.
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// A one-page `tools/list` result for the servers that list their tools by hand, with the
+/// same cache hints `#[tool_handler]` adds for 2026-07-28 peers (`ttlMs: 0`: ask again
+/// every time, the list may change).
+fn tools_result(tools: Vec<Tool>, context: &RequestContext<RoleServer>) -> ListToolsResult {
+    let result = ListToolsResult::with_all_items(tools);
+    if is_modern(context) {
+        result.with_ttl_ms(0).with_cache_scope(CacheScope::Public)
+    } else {
+        result
+    }
 }

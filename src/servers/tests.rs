@@ -2,7 +2,8 @@
 //! `tokio::io::duplex` pipe, in both protocol eras.
 //!
 //! This file holds the shared harness (a recording client handler, connection helpers, a line
-//! tap); the checks are in [`weather`] and [`tour`].
+//! tap); the checks are in [`weather`], [`tour`], [`poisoned`], [`rugpull`], [`oddnames`]
+//! and [`forecast`].
 
 use std::{
     sync::{Arc, Mutex},
@@ -33,6 +34,10 @@ use tokio::{
     sync::mpsc,
 };
 
+mod forecast;
+mod oddnames;
+mod poisoned;
+mod rugpull;
 mod tour;
 mod weather;
 
@@ -293,6 +298,6 @@ async fn unknown_server_name_is_an_error() {
     assert!(matches!(error, super::ServerError::Unknown(ref name) if name == "nope"));
     assert_eq!(
         error.to_string(),
-        "unknown demo server `nope` (known: weather, tour)"
+        "unknown demo server `nope` (known: weather, tour, poisoned, rugpull, oddnames, forecast, media)"
     );
 }

@@ -1,0 +1,407 @@
+//! The agent loop, as the seed article draws it: the host in the middle.
+//!
+//! 1. The user's prompt arrives (recorded `user -> host`).
+//! 2. The host connects to each server and lists its tools; the [`Catalog`] decides what the
+//!    model will see.
+//! 3. The host sends the LLM request with that `tools` parameter; the model answers.
+//! 4. While the model asks for tools, the host sends each call to its server as `tools/call`
+//!    and returns the result as a `tool_result`.
+//! 5. When the model stops asking, its text goes back to the user (`host -> user`).
+//!
+//! The model never talks to a server: every message of the loop goes through here.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::api::ApiShape;
+use super::catalog::{Catalog, Fate};
+use super::convert;
+use super::mcp::{ConnectError, McpConnection};
+use super::provider::{Provider, ProviderConfig, ProviderError};
+use super::scenario::{Protocol, Scenario, ServerSpec};
+use super::scripted::ScriptedModel;
+use crate::tap::{Recorder, ServerCommand};
+use crate::trace::Lane;
+
+/// How to run a scenario; each field overrides the scenario's own setting.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub shape: Option<ApiShape>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub protocol: Option<Protocol>,
+    pub stream: Option<bool>,
+    /// How long one LLM request may take.
+    pub timeout: Option<Duration>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error("cannot start the scripted model: {0}")]
+    Scripted(String),
+    #[error("the model's answer could not be read: {0}")]
+    Response(String),
+    #[error("cannot find the sightline executable to run built-in servers: {0}")]
+    SelfExe(std::io::Error),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub answer: String,
+    pub model_turns: u32,
+    pub stop_reason: String,
+    pub catalog: Catalog,
+}
+
+/// What the loop reports as it goes, for the terminal.
+pub type Progress<'a> = &'a mut (dyn FnMut(&str) + Send);
+
+/// Runs `scenario` to the end, recording everything through `recorder`.
+pub async fn run(
+    scenario: &Scenario,
+    options: &RunOptions,
+    recorder: Arc<Recorder>,
+    progress: Progress<'_>,
+) -> Result<RunOutcome, RunError> {
+    let shape = options.shape.unwrap_or(scenario.provider);
+    let model = options
+        .model
+        .clone()
+        .unwrap_or_else(|| scenario.model.clone());
+    let protocol = options.protocol.unwrap_or(scenario.protocol);
+    let stream = options.stream.unwrap_or(scenario.host.stream);
+    let host = Arc::new(scenario.host.clone());
+
+    let scripted = if model == super::scenario::SCRIPTED_MODEL && options.base_url.is_none() {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let m = ScriptedModel::start(scenario.script.clone(), addr)
+            .await
+            .map_err(|e| RunError::Scripted(e.to_string()))?;
+        Some(m)
+    } else {
+        None
+    };
+    let base_url = match (&scripted, &options.base_url) {
+        (Some(m), _) => m.base_url(),
+        (None, Some(url)) => url.clone(),
+        (None, None) => shape.default_base_url().to_string(),
+    };
+    let api_key = std::env::var(shape.key_variable())
+        .ok()
+        .filter(|k| !k.is_empty());
+    let provider = Provider::new(ProviderConfig {
+        shape,
+        base_url: base_url.clone(),
+        api_key,
+        stream,
+        timeout: options.timeout.unwrap_or(Duration::from_secs(120)),
+        extra_headers: Vec::new(),
+    })?;
+
+    recorder.record_note(Lane::User, Lane::Host, &scenario.prompt);
+    progress(&format!("user: {}", scenario.prompt));
+
+    let mut connections = Vec::new();
+    let result = async {
+        for spec in &scenario.servers {
+            let cmd = server_command(spec)?;
+            progress(&format!(
+                "host: starting server `{}` ({protocol_name})",
+                spec.name,
+                protocol_name = protocol.as_str()
+            ));
+            let connection =
+                McpConnection::connect(&cmd, recorder.clone(), protocol, host.clone()).await?;
+            connections.push(connection);
+        }
+        let ctx = Loop {
+            shape,
+            model: &model,
+            scenario,
+            provider: &provider,
+            recorder: &recorder,
+            connections: &connections,
+            max_tokens: host.max_tokens,
+            stream,
+        };
+        ctx.run(progress).await
+    }
+    .await;
+
+    for connection in connections {
+        connection.close().await;
+    }
+    if let Some(m) = scripted {
+        m.shutdown().await;
+    }
+    result
+}
+
+fn server_command(spec: &ServerSpec) -> Result<ServerCommand, RunError> {
+    let (program, args) = match (&spec.builtin, &spec.command) {
+        (Some(builtin), _) => {
+            let exe = std::env::current_exe().map_err(RunError::SelfExe)?;
+            (
+                exe.display().to_string(),
+                vec!["demo-server".to_string(), builtin.clone()],
+            )
+        }
+        (None, Some(command)) => (command.clone(), spec.args.clone()),
+        (None, None) => unreachable!("scenarios are validated on load"),
+    };
+    let mut cmd = ServerCommand::new(spec.name.clone(), program, args);
+    cmd.env = spec
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    cmd.cwd = spec.cwd.clone();
+    Ok(cmd)
+}
+
+struct Loop<'a> {
+    shape: ApiShape,
+    model: &'a str,
+    scenario: &'a Scenario,
+    provider: &'a Provider,
+    recorder: &'a Recorder,
+    connections: &'a [McpConnection],
+    max_tokens: u32,
+    stream: bool,
+}
+
+impl Loop<'_> {
+    async fn catalog(&self, progress: Progress<'_>) -> Result<Catalog, RunError> {
+        let mut listed = Vec::new();
+        for c in self.connections {
+            let tools = c.list_tools().await?;
+            progress(&format!("host: {} listed {} tool(s)", c.name, tools.len()));
+            listed.push((c.name.clone(), tools));
+        }
+        let catalog = Catalog::build(self.shape, &listed, &self.scenario.host);
+        for (entry, why) in catalog.dropped() {
+            let text = format!(
+                "host drops tool `{}` of server `{}`: {why}",
+                entry.mcp_name, entry.server
+            );
+            self.recorder.record_note(Lane::Host, Lane::Host, &text);
+            progress(&format!("host: {text}"));
+        }
+        for e in catalog
+            .entries
+            .iter()
+            .filter(|e| e.fate == Fate::Sent && e.api_name != e.mcp_name)
+        {
+            let text = format!(
+                "host shows tool `{}` of server `{}` to the model as `{}`",
+                e.mcp_name, e.server, e.api_name
+            );
+            self.recorder.record_note(Lane::Host, Lane::Host, &text);
+            progress(&format!("host: {text}"));
+        }
+        Ok(catalog)
+    }
+
+    /// The system text: the scenario's, then each server's `instructions` (as hosts do).
+    fn system(&self) -> Option<String> {
+        let mut parts: Vec<String> = self.scenario.system.iter().cloned().collect();
+        for c in self.connections {
+            if let Some(instructions) = c.facts().instructions {
+                parts.push(format!(
+                    "Instructions from MCP server `{}`: {instructions}",
+                    c.name
+                ));
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+
+    /// Resources and prompts: listed on connect, read or fetched when the scenario says so.
+    async fn context(&self, progress: Progress<'_>) -> Result<(Option<String>, String), RunError> {
+        for c in self.connections {
+            let (resources, prompts) = c.list_other_primitives().await?;
+            if resources + prompts > 0 {
+                progress(&format!(
+                    "host: {} offers {resources} resource(s), {prompts} prompt(s)",
+                    c.name
+                ));
+            }
+        }
+        let mut system = self.system();
+        for uri in &self.scenario.host.attach_resources {
+            for c in self.connections {
+                if let Ok(text) = c.read_resource(uri).await {
+                    progress(&format!("host: attached resource {uri} from {}", c.name));
+                    let attached = format!("Resource {uri} (attached by the host):\n{text}");
+                    system = Some(match system {
+                        Some(s) => format!("{s}\n\n{attached}"),
+                        None => attached,
+                    });
+                    break;
+                }
+            }
+        }
+        let mut user_text = self.scenario.prompt.clone();
+        if let Some(t) = &self.scenario.prompt_template
+            && let Some(c) = self.connections.iter().find(|c| c.name == t.server)
+        {
+            let arguments = t
+                .arguments
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            user_text = c.get_prompt(&t.name, arguments).await?;
+            progress(&format!(
+                "host: the user picked prompt `{}` of {}: {user_text}",
+                t.name, t.server
+            ));
+        }
+        Ok((system, user_text))
+    }
+
+    async fn run(&self, progress: Progress<'_>) -> Result<RunOutcome, RunError> {
+        let (system, user_text) = self.context(progress).await?;
+        let mut catalog = self.catalog(progress).await?;
+        let mut conversation = convert::user_message(self.shape, &user_text);
+        let mut turns = 0;
+        loop {
+            let changed = self
+                .connections
+                .iter()
+                .any(McpConnection::take_tools_changed);
+            if changed {
+                if self.scenario.host.refetch_on_list_changed {
+                    progress("host: tools/list_changed received, listing tools again");
+                    catalog = self.catalog(progress).await?;
+                } else {
+                    let text = "host ignores notifications/tools/list_changed: the model keeps the stale list";
+                    self.recorder.record_note(Lane::Host, Lane::Host, text);
+                    progress(&format!("host: {text}"));
+                }
+            }
+            let tools = catalog.api_tools();
+            let body = convert::request_body(
+                self.shape,
+                self.model,
+                system.as_deref(),
+                &tools,
+                &conversation,
+                self.max_tokens,
+                self.stream,
+            );
+            progress(&format!(
+                "host -> llm: {} request with {} tool(s)",
+                self.shape.as_str(),
+                tools.len()
+            ));
+            let reply = self.provider.send(&body, self.recorder).await?;
+            turns += 1;
+            let turn = convert::parse_response(self.shape, &reply.body)
+                .map_err(|e| RunError::Response(e.to_string()))?;
+            if !turn.text.is_empty() {
+                progress(&format!("llm: {}", turn.text));
+            }
+            conversation.extend(turn.assistant_message.iter().cloned());
+            if !turn.wants_tools
+                || turn.tool_calls.is_empty()
+                || turns >= self.scenario.host.max_turns
+            {
+                progress(&format!("llm: stop ({})", turn.stop_reason));
+                self.recorder
+                    .record_note(Lane::Host, Lane::User, &turn.text);
+                return Ok(RunOutcome {
+                    answer: turn.text,
+                    model_turns: turns,
+                    stop_reason: turn.stop_reason,
+                    catalog,
+                });
+            }
+            let mut results = Vec::new();
+            for call in &turn.tool_calls {
+                results.extend(self.call(&catalog, call, progress).await);
+            }
+            conversation.extend(convert::tool_results_message(self.shape, results));
+        }
+    }
+
+    /// One model tool call: to its server as `tools/call`, back as a tool result.
+    async fn call(
+        &self,
+        catalog: &Catalog,
+        call: &convert::ModelToolCall,
+        progress: Progress<'_>,
+    ) -> Vec<Value> {
+        progress(&format!("llm: tool call {} ({})", call.name, call.id));
+        let arguments = match &call.arguments {
+            Ok(arguments) => arguments.clone(),
+            Err(e) => {
+                let text = format!(
+                    "the model's arguments for `{}` are not usable: {e}",
+                    call.name
+                );
+                self.recorder.record_note(Lane::Host, Lane::Host, &text);
+                progress(&format!("host: {text}"));
+                return convert::tool_error_to_api(self.shape, &call.id, &text);
+            }
+        };
+        let Some(entry) = catalog.resolve(&call.name) else {
+            let text = format!(
+                "the model called `{}`, which the host did not offer",
+                call.name
+            );
+            self.recorder.record_note(Lane::Host, Lane::Host, &text);
+            progress(&format!("host: {text}"));
+            return convert::tool_error_to_api(self.shape, &call.id, &text);
+        };
+        let Some(connection) = self.connections.iter().find(|c| c.name == entry.server) else {
+            return convert::tool_error_to_api(self.shape, &call.id, "server not connected");
+        };
+        progress(&format!(
+            "host -> {}: tools/call {}",
+            entry.server, entry.mcp_name
+        ));
+        match connection.call_tool(&entry.mcp_name, arguments).await {
+            Ok(result) => {
+                progress(&format!("{}: {}", entry.server, result_text(&result)));
+                convert::tool_result_to_api(self.shape, &call.id, &result)
+            }
+            Err(e) => {
+                progress(&format!("host: {e}"));
+                convert::tool_error_to_api(self.shape, &call.id, &e.to_string())
+            }
+        }
+    }
+}
+
+/// The text parts of a `CallToolResult`, for the terminal.
+fn result_text(result: &Value) -> String {
+    let parts: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    let error = if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        " (isError)"
+    } else {
+        ""
+    };
+    format!("{}{error}", parts.join(" "))
+}
+
+/// Where `sightline run` writes a trace when not told.
+pub fn default_trace_name(scenario_path: &std::path::Path) -> PathBuf {
+    let stem = scenario_path
+        .file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{stem}.jsonl"))
+}

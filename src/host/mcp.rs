@@ -1,0 +1,419 @@
+//! The host's MCP client: rmcp, connected to each server *through the tap*.
+//!
+//! rmcp speaks the protocol; the tap records it. They meet at a Unix socket pair: rmcp gets one
+//! end as its transport, the tap pumps the other end to the server process. So every byte rmcp
+//! sends or receives is recorded exactly as it crossed, including what rmcp's typed layer
+//! would hide (unknown fields, non-JSON lines, its own automatic error replies).
+//!
+//! The client answers the server's requests (sampling, elicitation, roots, and their
+//! 2026-07-28 `input_required` forms) from the scenario, and raises a flag when the server
+//! says its tool list changed.
+
+use std::io;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, GetPromptRequestParams, Implementation, ProtocolVersion,
+    ReadResourceRequestParams, SubscriptionFilter,
+};
+use rmcp::service::{ClientCacheConfig, NotificationContext, RequestContext, RunningService};
+use rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData as McpError, RoleClient,
+};
+// Sampling and roots are deprecated by SEP-2577 but still part of both revisions we speak.
+#[allow(deprecated)]
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root, SamplingMessage,
+};
+use serde_json::Value;
+
+use super::scenario::{HostOptions, Protocol};
+use crate::tap::{Recorder, ServerCommand, StdioTap, TapError};
+use crate::trace::Lane;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Tap(#[from] TapError),
+    #[error("cannot connect the tap to the MCP client: {0}")]
+    Socket(io::Error),
+    #[error("server `{server}`: {what} failed: {message}")]
+    Protocol {
+        server: String,
+        what: &'static str,
+        message: String,
+    },
+}
+
+/// Answers the server's requests from the scenario and notices `list_changed`.
+#[derive(Clone)]
+pub struct HostClient {
+    info: ClientConfig,
+    options: Arc<HostOptions>,
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl HostClient {
+    fn new(protocol: Protocol, options: Arc<HostOptions>) -> Self {
+        #[allow(deprecated)] // roots and sampling, see the import
+        let capabilities = ClientCapabilities::builder()
+            .enable_roots()
+            .enable_sampling()
+            .enable_elicitation()
+            .build();
+        let mut info = ClientConfig::new(
+            capabilities,
+            Implementation::new("sightline-host", env!("CARGO_PKG_VERSION")),
+        );
+        if protocol == Protocol::V2025_11_25 {
+            // rmcp's default `initialize` would name 2026-07-28, a revision without `initialize`.
+            info = info.with_protocol_version(ProtocolVersion::V_2025_11_25);
+        }
+        HostClient {
+            info,
+            options,
+            tools_changed: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl ClientHandler for HostClient {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    #[allow(deprecated)] // sampling, see the import
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        Ok(CreateMessageResult::new(
+            SamplingMessage::assistant_text(self.options.sampling_reply.clone()),
+            "sightline-host".into(),
+        )
+        .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN))
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let answer = &self.options.elicitation;
+        let action = match answer.action.as_str() {
+            "accept" => ElicitationAction::Accept,
+            "cancel" => ElicitationAction::Cancel,
+            _ => ElicitationAction::Decline,
+        };
+        let accept = matches!(action, ElicitationAction::Accept);
+        let mut result = ElicitResult::new(action);
+        if let (true, Some(content)) = (accept, &answer.content) {
+            result = result.with_content(content.clone());
+        }
+        Ok(result)
+    }
+
+    #[allow(deprecated)] // roots, see the import
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, McpError> {
+        let roots = self
+            .options
+            .roots
+            .iter()
+            .map(|r| {
+                let root = Root::new(r.uri.clone());
+                match &r.name {
+                    Some(name) => root.with_name(name.clone()),
+                    None => root,
+                }
+            })
+            .collect();
+        Ok(ListRootsResult::new(roots))
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+}
+
+/// One server, connected through the tap.
+pub struct McpConnection {
+    pub name: String,
+    client: RunningService<RoleClient, HostClient>,
+    tap: StdioTap,
+    tools_changed: Arc<AtomicBool>,
+    /// The 2026-07-28 listen stream for `list_changed`, when the server offers one.
+    listen: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// What the server told us about itself.
+#[derive(Debug, Clone, Default)]
+pub struct ServerFacts {
+    pub protocol_version: String,
+    pub instructions: Option<String>,
+    pub server_name: Option<String>,
+    pub tools_list_changed: bool,
+}
+
+impl McpConnection {
+    /// Spawns `cmd` behind the tap and connects rmcp to it with the chosen lifecycle.
+    pub async fn connect(
+        cmd: &ServerCommand,
+        recorder: Arc<Recorder>,
+        protocol: Protocol,
+        options: Arc<HostOptions>,
+    ) -> Result<McpConnection, ConnectError> {
+        let (host_end, tap_end) = UnixStream::pair().map_err(ConnectError::Socket)?;
+        let tap_in = tap_end.try_clone().map_err(ConnectError::Socket)?;
+        let tap = StdioTap::spawn(
+            cmd,
+            recorder,
+            Lane::Host,
+            Box::new(tap_in),
+            Box::new(ShutdownOnDrop(tap_end)),
+            None,
+        )?;
+        host_end
+            .set_nonblocking(true)
+            .map_err(ConnectError::Socket)?;
+        let stream = tokio::net::UnixStream::from_std(host_end).map_err(ConnectError::Socket)?;
+        let handler = HostClient::new(protocol, options);
+        let tools_changed = handler.tools_changed.clone();
+        let lifecycle = match protocol {
+            Protocol::V2025_11_25 => ClientLifecycleMode::Initialize,
+            Protocol::V2026_07_28 => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+            Protocol::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+        };
+        let what = if protocol == Protocol::V2025_11_25 {
+            "initialize"
+        } else {
+            "server/discover"
+        };
+        let client = match handler.serve_with_lifecycle(stream, lifecycle).await {
+            Ok(client) => client,
+            Err(e) => {
+                tap.shutdown();
+                return Err(ConnectError::Protocol {
+                    server: cmd.name.clone(),
+                    what,
+                    message: e.to_string(),
+                });
+            }
+        };
+        // Every tools/list must reach the wire, or the trace would not show what the host saw.
+        client
+            .peer()
+            .set_response_cache_config(ClientCacheConfig::disabled())
+            .await;
+        let mut connection = McpConnection {
+            name: cmd.name.clone(),
+            client,
+            tap,
+            tools_changed,
+            listen: None,
+        };
+        connection.listen_for_changes().await;
+        Ok(connection)
+    }
+
+    /// On 2026-07-28, `list_changed` arrives only on a `subscriptions/listen` stream.
+    async fn listen_for_changes(&mut self) {
+        let facts = self.facts();
+        if !facts.protocol_version.starts_with("2026") || !facts.tools_list_changed {
+            return;
+        }
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match self.client.peer().listen(filter).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(server = %self.name, "subscriptions/listen failed: {e}");
+                return;
+            }
+        };
+        let flag = self.tools_changed.clone();
+        self.listen = Some(tokio::spawn(async move {
+            while let Ok(Some(notification)) = subscription.next().await {
+                if matches!(
+                    notification,
+                    rmcp::model::ServerNotification::ToolListChangedNotification(_)
+                ) {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            }
+        }));
+    }
+
+    pub fn facts(&self) -> ServerFacts {
+        let Some(info) = self.client.peer_info() else {
+            return ServerFacts::default();
+        };
+        ServerFacts {
+            protocol_version: info.protocol_version.to_string(),
+            instructions: info.instructions.clone(),
+            server_name: info.server_info.as_ref().map(|i| i.name.clone()),
+            tools_list_changed: info
+                .capabilities
+                .tools
+                .as_ref()
+                .and_then(|t| t.list_changed)
+                .unwrap_or(false),
+        }
+    }
+
+    /// Whether a `list_changed` arrived since the last call (and clears it).
+    pub fn take_tools_changed(&self) -> bool {
+        self.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// `tools/list`, every page, as JSON (what the server sent, as rmcp understood it).
+    pub async fn list_tools(&self) -> Result<Vec<Value>, ConnectError> {
+        let tools = self
+            .client
+            .list_all_tools()
+            .await
+            .map_err(|e| self.error("tools/list", e))?;
+        Ok(tools
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok())
+            .collect())
+    }
+
+    /// What a host typically does right after connecting: list the other primitives the
+    /// server offers (resources, prompts), so they are on the wire for the audience.
+    pub async fn list_other_primitives(&self) -> Result<(usize, usize), ConnectError> {
+        let Some(info) = self.client.peer_info() else {
+            return Ok((0, 0));
+        };
+        let resources = match info.capabilities.resources {
+            Some(_) => self
+                .client
+                .list_all_resources()
+                .await
+                .map_err(|e| self.error("resources/list", e))?
+                .len(),
+            None => 0,
+        };
+        let prompts = match info.capabilities.prompts {
+            Some(_) => self
+                .client
+                .list_all_prompts()
+                .await
+                .map_err(|e| self.error("prompts/list", e))?
+                .len(),
+            None => 0,
+        };
+        Ok((resources, prompts))
+    }
+
+    /// `resources/read`: the text of every text content of the resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<String, ConnectError> {
+        let result = self
+            .client
+            .read_resource(ReadResourceRequestParams::new(uri.to_string()))
+            .await
+            .map_err(|e| self.error("resources/read", e))?;
+        let value = serde_json::to_value(&result).unwrap_or_default();
+        let texts: Vec<String> = value
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("text").and_then(Value::as_str).map(str::to_string))
+            .collect();
+        Ok(texts.join("\n"))
+    }
+
+    /// `prompts/get`: the text of the prompt's messages, joined.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<String, ConnectError> {
+        let result = self
+            .client
+            .get_prompt(GetPromptRequestParams::new(name.to_string()).with_arguments(arguments))
+            .await
+            .map_err(|e| self.error("prompts/get", e))?;
+        let value = serde_json::to_value(&result).unwrap_or_default();
+        let texts: Vec<String> = value
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|m| {
+                m.pointer("/content/text")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .collect();
+        Ok(texts.join("\n\n"))
+    }
+
+    /// `tools/call`, driving 2026-07-28 `input_required` rounds through the handler. Returns
+    /// the `CallToolResult` as JSON, or the JSON-RPC error as text.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, ConnectError> {
+        let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        let result = self
+            .client
+            .call_tool(params)
+            .await
+            .map_err(|e| self.error("tools/call", e))?;
+        serde_json::to_value(&result).map_err(|e| ConnectError::Protocol {
+            server: self.name.clone(),
+            what: "tools/call",
+            message: e.to_string(),
+        })
+    }
+
+    fn error(&self, what: &'static str, e: rmcp::ServiceError) -> ConnectError {
+        ConnectError::Protocol {
+            server: self.name.clone(),
+            what,
+            message: e.to_string(),
+        }
+    }
+
+    /// Ends the session: closes the transport, then stops the server gracefully.
+    pub async fn close(self) {
+        if let Some(listen) = self.listen {
+            listen.abort();
+        }
+        let _ = self.client.cancel().await;
+        let tap = self.tap;
+        let _ = tokio::task::spawn_blocking(move || tap.shutdown()).await;
+    }
+}
+
+/// The tap's write half toward rmcp: when the server's stdout ends, rmcp must see EOF.
+struct ShutdownOnDrop(UnixStream);
+
+impl io::Write for ShutdownOnDrop {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl Drop for ShutdownOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.shutdown(std::net::Shutdown::Write);
+    }
+}

@@ -1,0 +1,336 @@
+//! HTTP clients for the three LLM API shapes, recording every request and response.
+//!
+//! [`Provider::send`] serializes the request body once, records exactly those bytes as an
+//! `llm-http` event from the host to the LLM, sends exactly those bytes, and records the
+//! response (status, headers, body exactly as received) from the LLM to the host, before it
+//! looks at the answer. A streamed answer (`text/event-stream`) is recorded as one event when
+//! the stream ends and reassembled into the body the request would have got without
+//! streaming ([`reassemble`]). Credentials are redacted from recorded headers ([`redact`]);
+//! the API key is scrubbed from anything else that would be recorded.
+//!
+//! When something goes wrong the trace still ends with the failing exchange: the response, if
+//! one arrived, or a `note` from the LLM lane saying why none did.
+//!
+//! - [`sse`]: the Server-Sent Events parser.
+//! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
+//! - [`redact`]: header redaction.
+//! - [`error`]: [`ProviderError`], one line per failure, naming the URL.
+//! - `request` / `response`: the endpoint and headers sent; reading the status and body.
+
+pub mod error;
+pub mod reassemble;
+pub mod redact;
+mod request;
+mod response;
+pub mod sse;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_errors;
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::time::{Instant, timeout_at};
+
+pub use error::ProviderError;
+pub use redact::{REDACTED, is_credential_header, redact_headers};
+
+use crate::host::api::ApiShape;
+use crate::tap::Recorder;
+use crate::trace::{Channel, HttpInfo, Lane};
+use request::{endpoint, is_loopback, request_headers};
+
+/// How to reach one LLM API.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    pub shape: ApiShape,
+    /// `https://api.anthropic.com`, `http://127.0.0.1:PORT`; the shape's path is appended
+    /// (a trailing `/v1` is not doubled: `http://localhost:11434/v1` works too).
+    pub base_url: String,
+    /// Required unless the base URL is on this machine (`localhost`, `127.0.0.0/8`, `::1`).
+    pub api_key: Option<String>,
+    /// Ask for a streamed answer: `"stream": true` is set in the request body.
+    pub stream: bool,
+    /// For the whole exchange, from sending the request to the last byte of the answer.
+    pub timeout: Duration,
+    /// Sent after the standard headers; one with the name of a standard header replaces it.
+    pub extra_headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut headers = self.extra_headers.clone();
+        redact_headers(&mut headers);
+        f.debug_struct("ProviderConfig")
+            .field("shape", &self.shape)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| REDACTED))
+            .field("stream", &self.stream)
+            .field("timeout", &self.timeout)
+            .field("extra_headers", &headers)
+            .finish()
+    }
+}
+
+/// What came back from a successful exchange.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderReply {
+    /// The response body; for a streamed answer, the equivalent non-streamed body.
+    pub body: Value,
+    /// `seq` of the recorded request event.
+    pub request_seq: u64,
+    /// `seq` of the recorded response event.
+    pub response_seq: u64,
+    pub status: u16,
+}
+
+/// An HTTP client for one LLM API.
+pub struct Provider {
+    client: reqwest::Client,
+    config: ProviderConfig,
+    url: String,
+    /// Request headers in the order they are sent, credentials included.
+    headers: Vec<(String, String)>,
+    /// The `host` header the transport sends after them.
+    host: String,
+    header_map: HeaderMap,
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Provider")
+            .field("url", &self.url)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Provider {
+    /// Checks the configuration and builds the client. Fails with
+    /// [`ProviderError::MissingKey`] when there is no key for an endpoint off this machine.
+    pub fn new(config: ProviderConfig) -> Result<Provider, ProviderError> {
+        let url = endpoint(&config.base_url, config.shape);
+        let invalid = |detail: String| ProviderError::Config {
+            url: url.clone(),
+            detail,
+        };
+        let parsed = reqwest::Url::parse(&url)
+            .map_err(|err| invalid(format!("the base URL is not a URL ({err})")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(invalid(format!(
+                "the base URL must start with http:// or https://, not {}://",
+                parsed.scheme()
+            )));
+        }
+        let loopback = is_loopback(&parsed);
+        let host = match (parsed.host_str(), parsed.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_string(),
+            (None, _) => return Err(invalid("the base URL has no host".into())),
+        };
+        let key = config.api_key.as_deref().filter(|k| !k.trim().is_empty());
+        if key.is_none() && !loopback {
+            return Err(ProviderError::MissingKey {
+                variable: config.shape.key_variable(),
+                url,
+            });
+        }
+        let headers = request_headers(&config, key);
+        let mut header_map = HeaderMap::new();
+        for (name, value) in &headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| invalid(format!("`{name}` is not a valid header name")))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| {
+                let what = match is_credential_header(name.as_str()) {
+                    true => "the API key".to_string(),
+                    false => format!("the value of `{name}`"),
+                };
+                invalid(format!("{what} has characters not allowed in a header"))
+            })?;
+            value.set_sensitive(is_credential_header(name.as_str()));
+            header_map.append(name, value);
+        }
+        let mut builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+        if loopback {
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|err| invalid(format!("cannot build the HTTP client ({err})")))?;
+        Ok(Provider {
+            client,
+            config,
+            url,
+            headers,
+            host,
+            header_map,
+        })
+    }
+
+    /// The full URL requests go to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    /// POSTs `body` to the endpoint, recording the request (host -> llm) and the response
+    /// (llm -> host) as `llm-http` events. Returns the response body as JSON: for a streamed
+    /// response, the equivalent non-streamed body reassembled from the SSE events.
+    pub async fn send(
+        &self,
+        body: &Value,
+        recorder: &Recorder,
+    ) -> Result<ProviderReply, ProviderError> {
+        let deadline = Instant::now() + self.config.timeout;
+        let bytes = self.request_body(body)?;
+        let mut recorded_body = bytes.clone();
+        self.scrub(&mut recorded_body);
+        // What the transport adds after our headers, so the record matches the wire.
+        let mut headers = self.headers.clone();
+        headers.push(("host".into(), self.host.clone()));
+        headers.push(("content-length".into(), bytes.len().to_string()));
+        let request_info = HttpInfo {
+            method: Some("POST".into()),
+            url: Some(self.url.clone()),
+            headers: self.recorded(headers),
+            ..HttpInfo::default()
+        };
+        let request_seq = recorder.record_http(
+            Lane::Host,
+            Lane::Llm,
+            Channel::LlmHttp,
+            request_info,
+            recorded_body,
+        );
+        tracing::debug!(url = %self.url, bytes = bytes.len(), "sending LLM API request");
+        let request = self
+            .client
+            .post(&self.url)
+            .headers(self.header_map.clone())
+            .body(bytes);
+        let mut response = match timeout_at(deadline, request.send()).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(err)) if err.is_timeout() => return Err(self.no_response(recorder, None)),
+            Ok(Err(err)) => return Err(self.no_response(recorder, Some(&err))),
+            Err(_) => return Err(self.no_response(recorder, None)),
+        };
+        let status = response.status().as_u16();
+        let headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                (name.as_str().to_string(), value)
+            })
+            .collect();
+        let mut received = Vec::new();
+        let mut broken = None;
+        loop {
+            match timeout_at(deadline, response.chunk()).await {
+                Ok(Ok(Some(chunk))) => received.extend_from_slice(&chunk),
+                Ok(Ok(None)) => break,
+                Ok(Err(err)) if !err.is_timeout() => {
+                    broken = Some(ProviderError::BodyCut {
+                        url: self.url.clone(),
+                        status,
+                        detail: error::describe_transport(&err),
+                    });
+                    break;
+                }
+                Ok(Err(_)) | Err(_) => {
+                    broken = Some(ProviderError::BodyTimeout {
+                        url: self.url.clone(),
+                        status,
+                        timeout: self.config.timeout,
+                        received: received.len(),
+                    });
+                    break;
+                }
+            }
+        }
+        // The key must not reach the trace, nor the caller, even if the API echoes it.
+        self.scrub(&mut received);
+        let response_info = HttpInfo {
+            status: Some(status),
+            headers: self.recorded(headers.clone()),
+            ..HttpInfo::default()
+        };
+        let response_seq = recorder.record_http(
+            Lane::Llm,
+            Lane::Host,
+            Channel::LlmHttp,
+            response_info,
+            received.clone(),
+        );
+        if let Some(err) = broken {
+            recorder.record_note(Lane::Llm, Lane::Host, &err.to_string());
+            return Err(err);
+        }
+        let body = self.interpret(status, &headers, &received)?;
+        Ok(ProviderReply {
+            body,
+            request_seq,
+            response_seq,
+            status,
+        })
+    }
+
+    /// The request body serialized once; `"stream": true` added when streaming is asked for.
+    fn request_body(&self, body: &Value) -> Result<Vec<u8>, ProviderError> {
+        let serialized = match body {
+            Value::Object(fields)
+                if self.config.stream && fields.get("stream") != Some(&true.into()) =>
+            {
+                let mut fields = fields.clone();
+                fields.insert("stream".into(), Value::Bool(true));
+                serde_json::to_vec(&fields)
+            }
+            _ => serde_json::to_vec(body),
+        };
+        serialized.map_err(|err| ProviderError::Config {
+            url: self.url.clone(),
+            detail: format!("the request body cannot be serialized ({err})"),
+        })
+    }
+
+    /// Headers as they are recorded: credentials redacted, the key scrubbed from the rest.
+    fn recorded(&self, mut headers: Vec<(String, String)>) -> Vec<(String, String)> {
+        redact_headers(&mut headers);
+        if let Some(key) = &self.config.api_key {
+            for (_, value) in headers.iter_mut() {
+                redact::scrub_secret_str(value, key);
+            }
+        }
+        headers
+    }
+
+    fn scrub(&self, bytes: &mut Vec<u8>) {
+        if let Some(key) = &self.config.api_key
+            && redact::scrub_secret(bytes, key)
+        {
+            tracing::warn!(url = %self.url, "the API key appeared in a message body; it is recorded as [redacted]");
+        }
+    }
+
+    /// The error for an exchange that got no response, recorded as a note.
+    fn no_response(&self, recorder: &Recorder, err: Option<&reqwest::Error>) -> ProviderError {
+        let err = match err {
+            Some(err) => ProviderError::Unreachable {
+                url: self.url.clone(),
+                detail: error::describe_transport(err),
+            },
+            None => ProviderError::Timeout {
+                url: self.url.clone(),
+                timeout: self.config.timeout,
+            },
+        };
+        recorder.record_note(Lane::Llm, Lane::Host, &err.to_string());
+        err
+    }
+}

@@ -1,0 +1,206 @@
+//! Credential redaction for recorded HTTP headers and bodies.
+//!
+//! Headers are redacted by name when they are recorded, so a trace never holds a credential:
+//! `authorization`, `proxy-authorization`, `x-api-key`, `api-key`, `cookie`, `set-cookie`, and
+//! every header whose name contains `key`, `token`, `secret` or `auth`. Authorization values
+//! keep their scheme (`Bearer [redacted]`) so the trace still shows how the host authenticated.
+//!
+//! One exception keeps rate-limit bookkeeping readable: a header whose name contains
+//! `ratelimit` (`anthropic-ratelimit-input-tokens-remaining`, `x-ratelimit-reset-tokens`) is
+//! kept when its value is plainly a count, a duration or a timestamp (`1000`, `6m0s`,
+//! `2026-11-29T22:52:27Z`). Any other value in such a header is redacted like the rest.
+
+use memchr::memmem;
+
+/// What a redacted value (or the secret part of it) is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// Header names whose value is a credential whatever it looks like.
+const CREDENTIAL_NAMES: [&str; 6] = [
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "cookie",
+    "set-cookie",
+];
+
+/// Parts of a header name that mark it as carrying a credential.
+const CREDENTIAL_PARTS: [&str; 4] = ["key", "token", "secret", "auth"];
+
+/// Whether a header's value must not be recorded (`name` in any case).
+pub fn is_credential_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    CREDENTIAL_NAMES.contains(&name.as_str())
+        || CREDENTIAL_PARTS.iter().any(|part| name.contains(part))
+}
+
+/// Replaces the value of every credential header with `[redacted]`, keeping order, names and
+/// duplicates. `authorization: Bearer sk-...` becomes `Bearer [redacted]`.
+pub fn redact_headers(headers: &mut [(String, String)]) {
+    for (name, value) in headers.iter_mut() {
+        if is_credential_header(name) && !is_rate_limit_figure(name, value) {
+            *value = redacted_value(name, value);
+        }
+    }
+}
+
+/// The recorded form of a credential header's value.
+fn redacted_value(name: &str, value: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    if lower == "authorization" || lower == "proxy-authorization" {
+        // `<scheme> <credentials>`: the scheme is a single token such as Bearer or Basic.
+        if let Some((scheme, rest)) = value.trim_start().split_once(' ')
+            && !scheme.is_empty()
+            && !rest.trim().is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            return format!("{scheme} {REDACTED}");
+        }
+    }
+    REDACTED.to_string()
+}
+
+/// A rate-limit header holding a count, a duration or a timestamp rather than a credential.
+fn is_rate_limit_figure(name: &str, value: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let rate_limit = lower.contains("ratelimit") || lower.contains("rate-limit");
+    let figure = !value.is_empty()
+        && value.len() <= 40
+        && value.starts_with(|c: char| c.is_ascii_digit())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_digit() || ".:-+, TZsmh".contains(c));
+    rate_limit && figure && !lower.contains("secret") && !lower.contains("api-key")
+}
+
+/// Replaces every occurrence of `secret` in `bytes` with `[redacted]`. Returns whether
+/// anything was replaced. Secrets shorter than 8 bytes are left alone: replacing them would
+/// mangle ordinary text, and no real API key is that short.
+pub(crate) fn scrub_secret(bytes: &mut Vec<u8>, secret: &str) -> bool {
+    let needle = secret.as_bytes();
+    if needle.len() < 8 || memmem::find(bytes, needle).is_none() {
+        return false;
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes.as_slice();
+    while let Some(at) = memmem::find(rest, needle) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(REDACTED.as_bytes());
+        rest = &rest[at + needle.len()..];
+    }
+    out.extend_from_slice(rest);
+    *bytes = out;
+    true
+}
+
+/// [`scrub_secret`] for a string.
+pub(crate) fn scrub_secret_str(text: &mut String, secret: &str) {
+    if secret.len() >= 8 && text.contains(secret) {
+        *text = text.replace(secret, REDACTED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn credentials_are_redacted_in_place_and_order_is_kept() {
+        let mut headers = pairs(&[
+            ("x-api-key", "sk-ant-api03-secret"),
+            ("anthropic-version", "2023-06-01"),
+            ("content-type", "application/json"),
+            ("Authorization", "Bearer sk-proj-abcdef"),
+            ("Proxy-Authorization", "Basic dXNlcjpwYXNz"),
+            ("cookie", "session=abc"),
+            ("set-cookie", "a=1; Path=/"),
+            ("set-cookie", "b=2; Path=/"),
+            ("api-key", "azure-key"),
+            ("X-Goog-Api-Key", "g"),
+            ("x-session-token", "t"),
+            ("client-secret", "s"),
+            ("x-auth", "a"),
+            ("openai-organization", "org-123"),
+            ("request-id", "req_1"),
+        ]);
+        redact_headers(&mut headers);
+        assert_eq!(
+            headers,
+            pairs(&[
+                ("x-api-key", "[redacted]"),
+                ("anthropic-version", "2023-06-01"),
+                ("content-type", "application/json"),
+                ("Authorization", "Bearer [redacted]"),
+                ("Proxy-Authorization", "Basic [redacted]"),
+                ("cookie", "[redacted]"),
+                ("set-cookie", "[redacted]"),
+                ("set-cookie", "[redacted]"),
+                ("api-key", "[redacted]"),
+                ("X-Goog-Api-Key", "[redacted]"),
+                ("x-session-token", "[redacted]"),
+                ("client-secret", "[redacted]"),
+                ("x-auth", "[redacted]"),
+                ("openai-organization", "org-123"),
+                ("request-id", "req_1"),
+            ])
+        );
+    }
+
+    #[test]
+    fn authorization_without_a_scheme_is_redacted_whole() {
+        let mut headers = pairs(&[
+            ("authorization", "sk-bare-key"),
+            ("authorization", "Bearer "),
+            ("authorization", "weird/scheme value"),
+        ]);
+        redact_headers(&mut headers);
+        assert!(
+            headers.iter().all(|(_, v)| v == "[redacted]"),
+            "{headers:?}"
+        );
+    }
+
+    #[test]
+    fn rate_limit_figures_stay_readable_but_odd_values_do_not() {
+        let mut headers = pairs(&[
+            ("anthropic-ratelimit-input-tokens-remaining", "39000"),
+            ("anthropic-ratelimit-tokens-reset", "2026-11-29T22:52:27Z"),
+            ("x-ratelimit-reset-tokens", "6m0s"),
+            ("x-ratelimit-remaining-tokens", "sk-looks-like-a-key"),
+            ("x-ratelimit-secret", "123"),
+        ]);
+        redact_headers(&mut headers);
+        assert_eq!(
+            headers,
+            pairs(&[
+                ("anthropic-ratelimit-input-tokens-remaining", "39000"),
+                ("anthropic-ratelimit-tokens-reset", "2026-11-29T22:52:27Z"),
+                ("x-ratelimit-reset-tokens", "6m0s"),
+                ("x-ratelimit-remaining-tokens", "[redacted]"),
+                ("x-ratelimit-secret", "[redacted]"),
+            ])
+        );
+    }
+
+    #[test]
+    fn secrets_are_scrubbed_from_bytes_and_text() {
+        let mut bytes = b"key sk-test-12345678 and again sk-test-12345678.".to_vec();
+        assert!(scrub_secret(&mut bytes, "sk-test-12345678"));
+        assert_eq!(bytes, b"key [redacted] and again [redacted].");
+        assert!(!scrub_secret(&mut bytes, "sk-test-12345678"));
+        let mut short = b"abc".to_vec();
+        assert!(!scrub_secret(&mut short, "abc"));
+        let mut text = "echo sk-test-12345678".to_string();
+        scrub_secret_str(&mut text, "sk-test-12345678");
+        assert_eq!(text, "echo [redacted]");
+    }
+}

@@ -1,0 +1,278 @@
+//! Scenarios: a workshop run in one TOML file (format in `docs/scenarios.md`).
+//!
+//! A scenario names the servers, the user's prompt, the provider shape and model, the protocol
+//! revision, how the host behaves (name prefixes, re-fetching on `list_changed`, answers to
+//! sampling, elicitation and roots) and the scripted model's script, plus a short explanation
+//! for the audience. Everything a run does comes from here, so a saved scenario replays the
+//! same story.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::api::ApiShape;
+use super::scripted::Script;
+
+/// The model name that selects the embedded scripted model.
+pub const SCRIPTED_MODEL: &str = "scripted";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("cannot read scenario {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("scenario {path} is not valid: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("scenario {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Which lifecycle the host's MCP client uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+pub enum Protocol {
+    /// The `initialize` handshake, then `notifications/initialized` (stateful session).
+    #[serde(rename = "2025-11-25")]
+    #[value(name = "2025-11-25")]
+    #[default]
+    V2025_11_25,
+    /// `server/discover` and per-request `_meta`; no handshake, no session.
+    #[serde(rename = "2026-07-28")]
+    #[value(name = "2026-07-28")]
+    V2026_07_28,
+    /// Try `server/discover`, fall back to `initialize` for older servers.
+    #[serde(rename = "auto")]
+    #[value(name = "auto")]
+    Auto,
+}
+
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::V2025_11_25 => "2025-11-25",
+            Protocol::V2026_07_28 => "2026-07-28",
+            Protocol::Auto => "auto",
+        }
+    }
+}
+
+/// One MCP server of a scenario: a built-in demo server or any command.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    /// The server's lane is `server:<name>`.
+    pub name: String,
+    /// A built-in demo server (`sightline demo-server NAME`).
+    pub builtin: Option<String>,
+    /// Or a command to run.
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+}
+
+/// When the host prefixes tool names with their server's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prefix {
+    /// Only names that collide across servers (`server__tool`).
+    #[default]
+    OnCollision,
+    Always,
+    /// Never: the first server's tool wins a collision, the other is dropped.
+    Never,
+}
+
+/// What the host does with a tool the provider would reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnInvalidTool {
+    /// Drop that tool, keep the rest (most hosts).
+    #[default]
+    DropTool,
+    /// Drop every tool of that server (hosts that validate a server's tools all or nothing).
+    DropServer,
+    /// Rename it to a valid name (replace invalid characters with `_`).
+    Sanitize,
+}
+
+/// The host's answer to `elicitation/create`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElicitationAnswer {
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    #[serde(default)]
+    pub content: Option<Value>,
+}
+
+impl Default for ElicitationAnswer {
+    fn default() -> Self {
+        ElicitationAnswer {
+            action: "decline".into(),
+            content: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Root {
+    pub uri: String,
+    pub name: Option<String>,
+}
+
+/// How the host behaves.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostOptions {
+    /// Fetch `tools/list` again after `notifications/tools/list_changed` (false shows a stale list).
+    pub refetch_on_list_changed: bool,
+    pub prefix: Prefix,
+    pub on_invalid_tool: OnInvalidTool,
+    /// Tools the host will not show the model, as `server/tool` or `tool`.
+    pub deny: Vec<String>,
+    /// The host's answer to sampling requests (`sampling/createMessage`).
+    pub sampling_reply: String,
+    pub elicitation: ElicitationAnswer,
+    pub roots: Vec<Root>,
+    /// Resources the host reads and attaches to the model's context (application-controlled).
+    pub attach_resources: Vec<String>,
+    /// Maximum model turns before the host stops the loop.
+    pub max_turns: u32,
+    pub max_tokens: u32,
+    /// Ask the provider for a streamed (SSE) response.
+    pub stream: bool,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions {
+            refetch_on_list_changed: true,
+            prefix: Prefix::default(),
+            on_invalid_tool: OnInvalidTool::default(),
+            deny: Vec::new(),
+            sampling_reply: "(the host's model would answer here)".into(),
+            elicitation: ElicitationAnswer::default(),
+            roots: Vec::new(),
+            attach_resources: Vec::new(),
+            max_turns: 8,
+            max_tokens: 1024,
+            stream: false,
+        }
+    }
+}
+
+/// A prompt the user picked (user-controlled): the host fetches it with `prompts/get` and its
+/// messages become the user's turn.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptTemplate {
+    pub server: String,
+    pub name: String,
+    #[serde(default)]
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// A whole scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub title: String,
+    /// A few sentences for the audience: what to look at in this run.
+    #[serde(default)]
+    pub explanation: String,
+    /// What the user asks.
+    pub prompt: String,
+    /// When set, the user picked this server prompt; `prompt` is what they typed to pick it.
+    pub prompt_template: Option<PromptTemplate>,
+    /// System text sent with every LLM request.
+    pub system: Option<String>,
+    #[serde(default = "default_shape")]
+    pub provider: ApiShape,
+    #[serde(default = "default_model")]
+    pub model: String,
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// The revisions this scenario makes sense under (default: both).
+    #[serde(default = "both_revisions")]
+    pub revisions: Vec<Protocol>,
+    #[serde(default)]
+    pub host: HostOptions,
+    pub servers: Vec<ServerSpec>,
+    /// The scripted model's steps.
+    #[serde(default)]
+    pub script: Script,
+}
+
+fn default_shape() -> ApiShape {
+    ApiShape::Anthropic
+}
+
+fn default_model() -> String {
+    SCRIPTED_MODEL.into()
+}
+
+fn both_revisions() -> Vec<Protocol> {
+    vec![Protocol::V2025_11_25, Protocol::V2026_07_28]
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Scenario::parse(&text, path)
+    }
+
+    /// Parses scenario text; `path` names it in errors and anchors relative `cwd`s.
+    pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        let scenario: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let invalid = |message: String| ScenarioError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        if scenario.servers.is_empty() {
+            return Err(invalid(
+                "no [[servers]]: a host needs at least one MCP server".into(),
+            ));
+        }
+        let mut names = std::collections::HashSet::new();
+        for s in &scenario.servers {
+            if !names.insert(&s.name) {
+                return Err(invalid(format!("two servers are named `{}`", s.name)));
+            }
+            match (&s.builtin, &s.command) {
+                (Some(b), None) if !crate::servers::NAMES.contains(&b.as_str()) => {
+                    return Err(invalid(format!(
+                        "server `{}`: no built-in server `{b}` (known: {})",
+                        s.name,
+                        crate::servers::NAMES.join(", ")
+                    )));
+                }
+                (Some(_), None) | (None, Some(_)) => {}
+                _ => {
+                    return Err(invalid(format!(
+                        "server `{}` needs exactly one of `builtin` or `command`",
+                        s.name
+                    )));
+                }
+            }
+        }
+        Ok(scenario)
+    }
+
+    /// Whether the embedded scripted model plays the model.
+    pub fn uses_scripted_model(&self) -> bool {
+        self.model == SCRIPTED_MODEL
+    }
+}

@@ -1,0 +1,188 @@
+//! The HTTP side: an axum server on a local address answering all three API shapes.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::{RequestError, Script, ScriptedError, answer, error_body, stream};
+use crate::host::api::ApiShape;
+
+/// The largest request body accepted (the Anthropic API's own limit).
+const BODY_LIMIT: usize = 32 * 1024 * 1024;
+
+/// How long [`ScriptedModel::shutdown`] waits for requests in flight.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+struct Shared {
+    script: Script,
+    requests: AtomicU64,
+}
+
+/// The scripted model serving on a local address; see the [module docs](super).
+///
+/// It answers `POST /v1/messages`, `POST /v1/responses` and `POST /v1/chat/completions`
+/// until [`shutdown`](ScriptedModel::shutdown) or drop (which lets requests in flight finish).
+#[derive(Debug)]
+pub struct ScriptedModel {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl ScriptedModel {
+    /// Binds `addr` (e.g. `127.0.0.1:0` for an ephemeral port) and serves all three shapes
+    /// until dropped or shut down. Must be called within a Tokio runtime.
+    pub async fn start(script: Script, addr: SocketAddr) -> Result<ScriptedModel, ScriptedError> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| ScriptedError::Bind { addr, source })?;
+        let addr = listener.local_addr().map_err(ScriptedError::LocalAddr)?;
+        let shared = Arc::new(Shared {
+            script,
+            requests: AtomicU64::new(0),
+        });
+        let route = |shape: ApiShape| {
+            post(
+                move |State(shared): State<Arc<Shared>>, body: Bytes| async move {
+                    handle(&shared, shape, &body)
+                },
+            )
+        };
+        let router = Router::new()
+            .route(ApiShape::Anthropic.path(), route(ApiShape::Anthropic))
+            .route(ApiShape::Openai.path(), route(ApiShape::Openai))
+            .route(ApiShape::OpenaiChat.path(), route(ApiShape::OpenaiChat))
+            .fallback(not_found)
+            .layer(DefaultBodyLimit::max(BODY_LIMIT))
+            .with_state(shared);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let serving = axum::serve(listener, router).with_graceful_shutdown(async move {
+            // A dropped sender stops the server too.
+            let _ = stopped.await;
+        });
+        let task = tokio::spawn(async move {
+            if let Err(error) = serving.await {
+                tracing::warn!(%error, "scripted model server stopped");
+            }
+        });
+        tracing::debug!(%addr, "scripted model listening");
+        Ok(ScriptedModel {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        })
+    }
+
+    /// `http://<ip>:<port>`, the base URL to give a provider (it appends `/v1/...`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, lets requests in flight finish (at most a few seconds) and returns
+    /// when the server is gone.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(SHUTDOWN_GRACE, &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for ScriptedModel {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn handle(shared: &Shared, shape: ApiShape, body: &[u8]) -> Response {
+    let number = shared.requests.fetch_add(1, Ordering::Relaxed);
+    let mut response = match serde_json::from_slice::<Value>(body) {
+        Err(error) => bad_request(shape, &RequestError::NotJson(error.to_string())),
+        Ok(request) => match answer(&shared.script, shape, &request) {
+            Err(error) => bad_request(shape, &error),
+            Ok(answer) => {
+                tracing::debug!(
+                    shape = shape.as_str(),
+                    turn = answer.turn(),
+                    "scripted answer"
+                );
+                if request.get("stream").and_then(Value::as_bool) == Some(true) {
+                    let include_usage = request
+                        .pointer("/stream_options/include_usage")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    sse(stream::events(shape, &answer, include_usage))
+                } else {
+                    json_response(StatusCode::OK, &super::shapes::body(shape, &answer))
+                }
+            }
+        },
+    };
+    let id_header = match shape {
+        ApiShape::Anthropic => "request-id",
+        ApiShape::Openai | ApiShape::OpenaiChat => "x-request-id",
+    };
+    if let Ok(value) = HeaderValue::from_str(&format!("req_sl_{number}")) {
+        response.headers_mut().insert(id_header, value);
+    }
+    response
+}
+
+fn bad_request(shape: ApiShape, error: &RequestError) -> Response {
+    tracing::debug!(shape = shape.as_str(), %error, "scripted model rejected a request");
+    json_response(StatusCode::BAD_REQUEST, &error_body(shape, error))
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let content_type = [(header::CONTENT_TYPE, "application/json")];
+    (status, content_type, bytes).into_response()
+}
+
+fn sse(events: Vec<String>) -> Response {
+    let chunks = events
+        .into_iter()
+        .map(|event| Ok::<_, Infallible>(Bytes::from(event)));
+    let body = Body::from_stream(futures_util::stream::iter(chunks));
+    let headers = [
+        (header::CONTENT_TYPE, "text/event-stream; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-cache"),
+    ];
+    (StatusCode::OK, headers, body).into_response()
+}
+
+async fn not_found(uri: Uri) -> Response {
+    let message = format!(
+        "the scripted model serves POST {}, {} and {}, not {}",
+        ApiShape::Anthropic.path(),
+        ApiShape::Openai.path(),
+        ApiShape::OpenaiChat.path(),
+        uri.path()
+    );
+    let body = json!({"error": {"message": message, "type": "not_found_error"}});
+    json_response(StatusCode::NOT_FOUND, &body)
+}

@@ -1,0 +1,353 @@
+//! The pure decision: script parsing, placeholders, and each shape's answers.
+
+use serde_json::{Value, json};
+
+use super::test_support::{first_request, follow_up, ok, summary, weather};
+use super::*;
+
+/// The stop reason of an ordinary end of turn and of a tool-call turn, per shape.
+fn stops(shape: ApiShape) -> (&'static str, &'static str) {
+    match shape {
+        ApiShape::Anthropic => ("end_turn", "tool_use"),
+        ApiShape::Openai => ("completed", "completed"),
+        ApiShape::OpenaiChat => ("stop", "tool_calls"),
+    }
+}
+
+#[test]
+fn the_script_parses_from_toml_and_rejects_bad_steps() {
+    let script = weather();
+    assert_eq!(script.steps.len(), 2);
+    let Step::Call {
+        say,
+        calls,
+        if_missing,
+        stop,
+    } = &script.steps[0]
+    else {
+        panic!("step 0 is not a call: {:?}", script.steps[0]);
+    };
+    assert_eq!(say.as_deref(), Some("Let me check."));
+    assert_eq!((if_missing, stop), (&None, &None));
+    assert_eq!(calls[0].tool, "get_weather");
+    assert_eq!(
+        Value::Object(calls[0].arguments.clone()),
+        json!({"location": "Seoul", "units": "metric"})
+    );
+    assert!(
+        matches!(&script.steps[1], Step::Reply { text, stop: None } if text == "It is {result} right now.")
+    );
+    let with_stop = Script::from_toml("[[script]]\nreply = \"cut\"\nstop = \"max_tokens\"");
+    assert!(
+        matches!(with_stop, Ok(s) if s.steps[0] == Step::Reply { text: "cut".into(), stop: Some(StopReason::MaxTokens) })
+    );
+    assert_eq!(
+        Script::from_toml("x = 1").map(|s| s.steps.len()).ok(),
+        Some(0)
+    );
+    for bad in [
+        "[[script]]\nsay = \"only\"",
+        "[[script]]\nreply = \"a\"\ncall = [{ tool = \"t\" }]",
+        "[[script]]\ncall = []",
+        "[[script]]\nreply = \"a\"\nsay = \"b\"",
+        "[[script]]\nreply = \"a\"\nif_missing = \"b\"",
+        "[[script]]\nreply = \"a\"\nstop = \"tired\"",
+        "[[script]]\nreplies = \"a\"",
+        "[[script]]\ncall = [{ tool = \"t\", arguments = 3 }]",
+    ] {
+        assert!(Script::from_toml(bad).is_err(), "accepted {bad:?}");
+    }
+    // The steps serialize back to the same TOML form.
+    #[derive(serde::Serialize)]
+    struct Document<'a> {
+        script: &'a Script,
+    }
+    let text = match toml::to_string(&Document { script: &script }) {
+        Ok(text) => text,
+        Err(error) => panic!("{error}"),
+    };
+    assert!(
+        matches!(Script::from_toml(&text), Ok(again) if again == script),
+        "{text}"
+    );
+    let value = match serde_json::to_value(&script) {
+        Ok(value) => value,
+        Err(error) => panic!("{error}"),
+    };
+    assert_eq!(value[1], json!({"reply": "It is {result} right now."}));
+    assert_eq!(value[0]["call"][0]["tool"], "get_weather");
+}
+
+#[test]
+fn placeholders_fill_from_the_last_round_and_leave_other_braces() {
+    let results = vec!["21°C".to_string(), "sunny".to_string()];
+    assert_eq!(
+        script::fill("It is {result}.", &results, None),
+        "It is sunny."
+    );
+    assert_eq!(
+        script::fill("{result:0} and {result:1}", &results, None),
+        "21°C and sunny"
+    );
+    assert_eq!(script::fill("{result:2}", &results, None), NO_RESULT);
+    assert_eq!(script::fill("{result}", &[], None), NO_RESULT);
+    assert_eq!(
+        script::fill("{tool} {json} {unclosed", &results, Some("t")),
+        "t {json} {unclosed"
+    );
+    assert_eq!(script::fill("{tool}", &results, None), "{tool}");
+    assert_eq!(script::fill("{}{{result}}", &results, None), "{}{sunny}");
+}
+
+#[test]
+fn a_call_step_calls_an_offered_tool_with_deterministic_ids() {
+    let script = weather();
+    for shape in ApiShape::ALL {
+        let body = ok(
+            &script,
+            shape,
+            &first_request(shape, &["other", "get_weather"]),
+        );
+        let gist = summary(shape, &body);
+        assert_eq!(gist.text.as_deref(), Some("Let me check."), "{shape:?}");
+        assert_eq!(gist.stop, stops(shape).1, "{shape:?}");
+        assert_eq!(gist.calls.len(), 1);
+        let call = &gist.calls[0];
+        assert_eq!(call.name, "get_weather");
+        assert_eq!(
+            call.arguments,
+            json!({"location": "Seoul", "units": "metric"})
+        );
+        let expected_id = match shape {
+            ApiShape::Anthropic => "toolu_sl_0_0",
+            ApiShape::Openai | ApiShape::OpenaiChat => "call_sl_0_0",
+        };
+        assert_eq!(call.id, expected_id);
+        let model = if shape == ApiShape::Anthropic {
+            "claude-test"
+        } else {
+            "gpt-test"
+        };
+        assert_eq!(body["model"], model);
+        match shape {
+            ApiShape::Anthropic => {
+                assert_eq!(body["id"], "msg_sl_0");
+                assert!(body["usage"]["input_tokens"].as_u64() > Some(10));
+                assert!(body["usage"]["output_tokens"].as_u64() > Some(1));
+            }
+            ApiShape::Openai => {
+                assert_eq!(call.item_id.as_deref(), Some("fc_sl_0_0"));
+                assert_eq!(body["id"], "resp_sl_0");
+                assert_eq!(body["output"][0]["id"], "msg_sl_0");
+                assert_eq!(
+                    body["output"][1]["arguments"],
+                    r#"{"location":"Seoul","units":"metric"}"#
+                );
+                assert!(body["usage"]["total_tokens"].as_u64() > Some(10));
+            }
+            ApiShape::OpenaiChat => {
+                let arguments =
+                    &body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"];
+                assert_eq!(arguments, r#"{"location":"Seoul","units":"metric"}"#);
+                assert_eq!(body["choices"][0]["message"]["role"], "assistant");
+                assert!(body["usage"]["total_tokens"].as_u64() > Some(10));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_call_step_without_its_tool_says_so_and_ends_the_turn() {
+    let script = weather();
+    for shape in ApiShape::ALL {
+        for tools in [&["get_forecast"][..], &[][..]] {
+            let gist = summary(shape, &ok(&script, shape, &first_request(shape, tools)));
+            let text = "I don't have a tool called `get_weather`, so I can't do that.";
+            assert_eq!(gist.text.as_deref(), Some(text), "{shape:?}");
+            assert!(gist.calls.is_empty());
+            assert_eq!(gist.stop, stops(shape).0);
+        }
+    }
+    let custom =
+        "[[script]]\ncall = [{ tool = \"a\" }, { tool = \"b\" }]\nif_missing = \"No {tool}.\"";
+    let Ok(custom) = Script::from_toml(custom) else {
+        panic!("custom script")
+    };
+    let gist = summary(
+        ApiShape::Anthropic,
+        &ok(
+            &custom,
+            ApiShape::Anthropic,
+            &first_request(ApiShape::Anthropic, &["a"]),
+        ),
+    );
+    assert_eq!(gist.text.as_deref(), Some("No b."));
+}
+
+#[test]
+fn a_reply_fills_in_the_tool_result_of_each_shape() {
+    let script = weather();
+    for shape in ApiShape::ALL {
+        let first = first_request(shape, &["get_weather"]);
+        let second = follow_up(
+            shape,
+            &first,
+            &ok(&script, shape, &first),
+            &["21°C and sunny"],
+        );
+        let body = ok(&script, shape, &second);
+        let gist = summary(shape, &body);
+        assert_eq!(
+            gist.text.as_deref(),
+            Some("It is 21°C and sunny right now."),
+            "{shape:?}"
+        );
+        assert!(gist.calls.is_empty());
+        assert_eq!(gist.stop, stops(shape).0);
+        // The third request is past the script.
+        let third = follow_up(shape, &second, &body, &[]);
+        let gist = summary(shape, &ok(&script, shape, &third));
+        assert_eq!(gist.text.as_deref(), Some(NO_MORE_STEPS), "{shape:?}");
+        assert_eq!(gist.stop, stops(shape).0);
+    }
+}
+
+#[test]
+fn each_shape_reads_its_other_tool_result_forms() {
+    let script = match Script::from_toml(
+        "[[script]]\ncall = [{ tool = \"t\" }, { tool = \"t\" }]\n[[script]]\nreply = \"{result:0}|{result:1}|{result}\"",
+    ) {
+        Ok(script) => script,
+        Err(error) => panic!("{error}"),
+    };
+    // Anthropic: string content and several text blocks; the result of an earlier round is not used.
+    let anthropic = json!({"model": "m", "messages": [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "old", "content": "stale"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "t", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "one"},
+            {"type": "tool_result", "tool_use_id": "b", "is_error": true,
+             "content": [{"type": "text", "text": "two"}, {"type": "image"}, {"type": "text", "text": "lines"}]},
+        ]},
+    ]});
+    // Responses: one turn = the assistant message plus its calls; output as text parts.
+    let responses = json!({"model": "m", "input": [
+        {"role": "user", "content": "q"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hm"}]},
+        {"type": "function_call", "call_id": "a", "name": "t", "arguments": "{}"},
+        {"type": "function_call", "call_id": "b", "name": "t", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "a", "output": "one"},
+        {"type": "function_call_output", "call_id": "b", "output": [{"type": "input_text", "text": "two\nlines"}]},
+    ]});
+    // Chat: role tool with string and with text parts.
+    let chat = json!({"model": "m", "messages": [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": null, "tool_calls": []},
+        {"role": "tool", "tool_call_id": "a", "content": "one"},
+        {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "two\nlines"}]},
+    ]});
+    for (shape, request) in [
+        (ApiShape::Anthropic, anthropic),
+        (ApiShape::Openai, responses),
+        (ApiShape::OpenaiChat, chat),
+    ] {
+        let gist = summary(shape, &ok(&script, shape, &request));
+        assert_eq!(
+            gist.text.as_deref(),
+            Some("one|two\nlines|two\nlines"),
+            "{shape:?}"
+        );
+    }
+}
+
+#[test]
+fn responses_count_turns_before_a_previous_response_id() {
+    let script = weather();
+    let continued = json!({"model": "m", "previous_response_id": "resp_sl_0",
+        "input": [{"type": "function_call_output", "call_id": "call_sl_0_0", "output": "cold"}]});
+    let body = ok(&script, ApiShape::Openai, &continued);
+    assert_eq!(
+        summary(ApiShape::Openai, &body).text.as_deref(),
+        Some("It is cold right now.")
+    );
+    assert_eq!(body["previous_response_id"], "resp_sl_0");
+    assert_eq!(body["id"], "resp_sl_1");
+    let string_input = json!({"model": "m", "input": "hi", "tools": [{"type": "function", "name": "get_weather"}]});
+    assert_eq!(
+        summary(
+            ApiShape::Openai,
+            &ok(&script, ApiShape::Openai, &string_input)
+        )
+        .calls
+        .len(),
+        1
+    );
+}
+
+#[test]
+fn a_stop_override_maps_to_each_shape() {
+    let Ok(script) =
+        Script::from_toml("[[script]]\nreply = \"The answer is\"\nstop = \"max_tokens\"")
+    else {
+        panic!("script");
+    };
+    let anthropic = ok(
+        &script,
+        ApiShape::Anthropic,
+        &first_request(ApiShape::Anthropic, &[]),
+    );
+    assert_eq!(anthropic["stop_reason"], "max_tokens");
+    let responses = ok(
+        &script,
+        ApiShape::Openai,
+        &first_request(ApiShape::Openai, &[]),
+    );
+    assert_eq!(responses["status"], "incomplete");
+    assert_eq!(
+        responses["incomplete_details"]["reason"],
+        "max_output_tokens"
+    );
+    let chat = ok(
+        &script,
+        ApiShape::OpenaiChat,
+        &first_request(ApiShape::OpenaiChat, &[]),
+    );
+    assert_eq!(chat["choices"][0]["finish_reason"], "length");
+}
+
+#[test]
+fn malformed_requests_are_refused_in_the_provider_error_shape() {
+    let script = weather();
+    for shape in ApiShape::ALL {
+        for request in [
+            json!([1]),
+            json!({"model": "m"}),
+            json!({"model": "m", "messages": 3, "input": 3}),
+            json!({"model": 5, "messages": [], "input": []}),
+        ] {
+            let refused = respond(&script, shape, &request);
+            assert!(
+                matches!(refused, Err(RequestError::Invalid(_))),
+                "{shape:?} {request}: {refused:?}"
+            );
+        }
+    }
+    let error = RequestError::Invalid("messages: Field required".into());
+    assert_eq!(
+        error_body(ApiShape::Anthropic, &error),
+        json!({"type": "error",
+        "error": {"type": "invalid_request_error", "message": "messages: Field required"}})
+    );
+    let body = error_body(ApiShape::OpenaiChat, &error);
+    assert_eq!(body["error"]["type"], "invalid_request_error");
+    assert_eq!(body["error"]["message"], "messages: Field required");
+}
+
+#[test]
+fn fragments_split_on_character_boundaries() {
+    assert_eq!(stream::fragments("{}"), vec!["{", "}"]);
+    assert_eq!(stream::fragments("{\"a\":\"é\"}").concat(), "{\"a\":\"é\"}");
+    assert_eq!(stream::fragments("{\"a\":\"é\"}").len(), 3);
+    assert_eq!(stream::fragments("x"), vec!["x"]);
+}

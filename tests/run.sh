@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine: installs the third-party MCP peers the tests
+# talk to (npm packages pinned in tests/peers/package-lock.json), then runs every test.
+# Extra arguments go to `cargo test` (for example a test name filter).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need node || ! need npm || ! need python3; then
+    echo "tests/run.sh: installing node, npm and python3 with apt-get" >&2
+    apt-get update -qq && apt-get install -y -qq nodejs npm python3 >/dev/null
+fi
+
+# The npm peers: the TypeScript SDK, server-everything (exact versions from the lockfile).
+if ! npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error; then
+    echo "tests/run.sh: npm ci failed; the tests that use npm peers cannot run" >&2
+    exit 1
+fi
+
+cargo test --locked "$@"
