@@ -14,10 +14,13 @@
 //!   classification and correlation (pairing, latency, protocol revision). Depends on nothing
 //!   else in this crate.
 //! - [`host`]: Sightline as the host: the agent loop, LLM API providers, the scripted model.
+//! - [`analysis`]: the host's half of the analysis: LLM exchanges, tool-call chains
+//!   (`tool_use` -> `tools/call` -> result -> `tool_result`), what each request showed the model.
 //! - [`export`]: renderings of a loaded trace (the one-line-per-event summary).
 //! - [`servers`]: the built-in demo MCP servers (rmcp), runnable with no network and no npm.
 //! - [`cli`]: the command line, parsed into settings and dispatched; `main` only calls it.
 
+pub mod analysis;
 pub mod cli;
 pub mod export;
 pub mod host;

@@ -6,6 +6,7 @@
 
 mod util;
 
+mod analysis_links;
 mod misbehaving_server;
 mod proxy_basics;
 mod real_peers;

@@ -131,11 +131,11 @@ fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("sightline: {}: {warning}", path.display());
     }
-    let analysis = crate::trace::analyze(&loaded.events);
+    let report = crate::analysis::report(&loaded.events);
     let out = if json {
-        crate::export::summary::json_lines(&loaded.events, &analysis)
+        crate::export::summary::json_lines(&loaded.events, &report)
     } else {
-        crate::export::summary::text(&loaded.events, &analysis)
+        crate::export::summary::text(&loaded.events, &report)
     };
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();

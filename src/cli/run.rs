@@ -113,11 +113,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     println!("== trace: {} ({} events)", path.display(), report.events);
     if !args.no_summary {
         let loaded = crate::trace::load(&path)?;
-        let analysis = crate::trace::analyze(&loaded.events);
-        print!(
-            "{}",
-            crate::export::summary::text(&loaded.events, &analysis)
-        );
+        let report = crate::analysis::report(&loaded.events);
+        print!("{}", crate::export::summary::text(&loaded.events, &report));
     }
     Ok(status)
 }

@@ -13,34 +13,118 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+use crate::analysis::Report;
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
 
 /// How many characters of a payload a summary line shows.
 const PREVIEW_CHARS: usize = 100;
 
 /// Renders the human summary of a trace.
-pub fn text(events: &[Event], analysis: &Analysis) -> String {
+pub fn text(events: &[Event], report: &Report) -> String {
     let names = LaneNames::new(events);
     let t0 = events.first().map(|e| e.time);
     let mut out = String::new();
-    for (event, d) in events.iter().zip(&analysis.derived) {
+    for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
         let offset = t0.map_or(0.0, |t0| seconds_since(t0, event.time));
-        let _ = writeln!(
-            out,
-            "{:>5}  {:>+9.3}s  {}",
-            event.seq,
-            offset,
-            line(event, d, &names)
-        );
+        let mut text = line(event, d, &names);
+        if event.channel == Channel::LlmHttp {
+            text = llm_line(events, i, report, &names).unwrap_or(text);
+        }
+        if let Some(chain) = report.chains.iter().find(|c| c.tools_call == Some(i)) {
+            let _ = write!(
+                text,
+                "  (model call {} from #{})",
+                chain.call_id, events[chain.asked_in].seq
+            );
+        }
+        let _ = writeln!(out, "{:>5}  {:>+9.3}s  {}", event.seq, offset, text);
     }
-    let _ = write!(out, "{}", footer(events, analysis));
+    let _ = write!(out, "{}", footer(events, &report.rpc));
     out
 }
 
+/// An LLM request or response, read: tools offered, calls made, where each call went.
+fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> Option<String> {
+    let arrow = names.arrow(&events[i]);
+    let seq = |i: usize| events[i].seq;
+    if let Some((n, x)) = report.llm.iter().enumerate().find(|(_, x)| x.request == i) {
+        let shape = x.shape.map_or("?", |s| s.as_str());
+        let mut s = format!(
+            "{arrow}  {shape} request: {} tool(s) [{}]",
+            x.tools.len(),
+            preview(&x.tools.join(", "))
+        );
+        if !x.tool_results.is_empty() {
+            let _ = write!(s, ", returns results for {}", x.tool_results.join(", "));
+        }
+        let view = report.tools.get(n);
+        for o in view.into_iter().flat_map(|v| &v.sent) {
+            if let Some(mcp) = o.mcp_name.as_ref().filter(|m| **m != o.api_name) {
+                let _ = write!(s, "; `{mcp}` shown as `{}`", o.api_name);
+            }
+        }
+        let missing: Vec<String> = view
+            .into_iter()
+            .flat_map(|v| &v.not_sent)
+            .map(|(srv, t, _)| format!("{srv}/{t}"))
+            .collect();
+        if !missing.is_empty() {
+            let _ = write!(
+                s,
+                "  !! listed but not sent: {}",
+                preview(&missing.join(", "))
+            );
+        }
+        return Some(s);
+    }
+    let x = report.llm.iter().find(|x| x.response == Some(i))?;
+    let status = x.status.map_or("?".to_string(), |s| s.to_string());
+    let latency = (events[i].time - events[x.request].time).num_milliseconds();
+    let mut s = format!(
+        "{arrow}  {status} {}",
+        x.stop_reason.as_deref().unwrap_or("?")
+    );
+    if x.streamed {
+        s.push_str(" (streamed)");
+    }
+    for (id, name, _) in &x.tool_calls {
+        let _ = write!(s, " {name} [{id}]");
+        if let Some(c) = report
+            .chains
+            .iter()
+            .find(|c| &c.call_id == id && c.asked_in == i)
+        {
+            match (c.tools_call, c.tools_result, c.returned_in) {
+                (Some(call), result, back) => {
+                    let _ = write!(s, " -> tools/call #{}", seq(call));
+                    if let Some(r) = result {
+                        let _ = write!(s, " -> result #{}", seq(r));
+                    }
+                    if let Some(b) = back {
+                        let _ = write!(s, " -> tool_result in #{}", seq(b));
+                    }
+                }
+                (None, _, Some(b)) => {
+                    let _ = write!(s, " -> no tools/call; error returned in #{}", seq(b));
+                }
+                (None, _, None) => s.push_str(" !! never sent to a server"),
+            }
+        }
+    }
+    if x.tool_calls.is_empty() && !x.text.is_empty() {
+        let _ = write!(s, " \"{}\"", preview(&x.text));
+    }
+    if let Some(p) = &x.problem {
+        let _ = write!(s, "  !! {}", preview(p));
+    }
+    let _ = write!(s, " ({latency} ms)");
+    Some(s)
+}
+
 /// One derived JSON record per event (`sightline summary --json`), one per line.
-pub fn json_lines(events: &[Event], analysis: &Analysis) -> String {
+pub fn json_lines(events: &[Event], report: &Report) -> String {
     let mut out = String::new();
-    for (event, d) in events.iter().zip(&analysis.derived) {
+    for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
         let (paired, unanswered, cancelled_by) = match &d.pairing {
             Pairing::AnsweredBy(s) | Pairing::Answers(s) => (Some(*s), None, None),
             Pairing::Unanswered(why) => (None, Some(why.clone()), None),
@@ -69,7 +153,33 @@ pub fn json_lines(events: &[Event], analysis: &Analysis) -> String {
             "input_required": d.input_required,
             "subscription": d.subscription,
         });
-        let record = strip_nulls(record);
+        let mut record = strip_nulls(record);
+        let llm = report
+            .llm
+            .iter()
+            .find(|x| x.request == i || x.response == Some(i));
+        if let (Some(x), Value::Object(map)) = (llm, &mut record) {
+            let calls: Vec<Value> = x
+                .tool_calls
+                .iter()
+                .map(|(id, name, args)| json!({"id": id, "name": name, "arguments": args}))
+                .collect();
+            let llm = if x.request == i {
+                json!({"shape": x.shape.map(|s| s.as_str()), "tools": x.tools, "tool_results": x.tool_results})
+            } else {
+                json!({"status": x.status, "stop_reason": x.stop_reason, "tool_calls": calls, "streamed": x.streamed, "problem": x.problem})
+            };
+            map.insert("llm".into(), llm);
+        }
+        if let (Some(c), Value::Object(map)) = (
+            report.chains.iter().find(|c| c.tools_call == Some(i)),
+            &mut record,
+        ) {
+            map.insert(
+                "model_call".into(),
+                json!({"id": c.call_id, "asked_in": events[c.asked_in].seq}),
+            );
+        }
         let _ = writeln!(out, "{record}");
     }
     out

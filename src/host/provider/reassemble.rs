@@ -23,7 +23,7 @@ use crate::host::api::ApiShape;
 mod chat;
 
 /// Reassembles the non-streamed body from the events of a streamed answer.
-pub(crate) fn reassemble(shape: ApiShape, events: &[SseEvent]) -> Result<Value, String> {
+pub fn reassemble(shape: ApiShape, events: &[SseEvent]) -> Result<Value, String> {
     match shape {
         ApiShape::Anthropic => anthropic(events),
         ApiShape::Openai => responses(events),

@@ -1,0 +1,197 @@
+//! Links between the LLM half and the MCP half of a trace.
+//!
+//! - A **call chain** follows one model tool call: the response that asked for it, the
+//!   `tools/call` the host sent (same tool, same arguments), the server's answer, and the next
+//!   LLM request that returned a result under the same call id.
+//! - A **tool view** says, for one LLM request, where each entry of its `tools` parameter came
+//!   from (which server's `tools/list`, under which MCP name) and which listed tools it lacks.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::llm::LlmExchange;
+use crate::host::convert;
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
+
+/// One model tool call, followed through the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallChain {
+    /// `tool_use.id`, `call_id` or `tool_calls[].id`.
+    pub call_id: String,
+    /// The name the model used.
+    pub tool: String,
+    /// Index of the LLM response that asked for the call.
+    pub asked_in: usize,
+    /// Index of the host's `tools/call` request.
+    pub tools_call: Option<usize>,
+    /// Index of the server's answer to it.
+    pub tools_result: Option<usize>,
+    /// Index of the LLM request that returned the result to the model.
+    pub returned_in: Option<usize>,
+}
+
+/// Where one entry of a request's `tools` parameter came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOrigin {
+    pub api_name: String,
+    pub server: Option<String>,
+    /// The tool's name in its server's `tools/list` (differs when the host renamed it).
+    pub mcp_name: Option<String>,
+    /// Index of the `tools/list` result it came from.
+    pub listed_in: Option<usize>,
+}
+
+/// What one LLM request showed the model, against what the servers listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolView {
+    /// Index of the LLM request.
+    pub request: usize,
+    pub sent: Vec<ToolOrigin>,
+    /// Tools the servers listed (latest list before the request) that the request lacks:
+    /// server, MCP name, index of the `tools/list` result.
+    pub not_sent: Vec<(String, String, usize)>,
+}
+
+fn json(e: &Event) -> Option<Value> {
+    serde_json::from_str(&e.text()).ok()
+}
+
+/// Builds the call chains and tool views of a trace.
+pub fn link(
+    events: &[Event],
+    rpc: &Analysis,
+    llm: &[LlmExchange],
+) -> (Vec<CallChain>, Vec<ToolView>) {
+    let index_of: HashMap<u64, usize> =
+        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+    let answer = |i: usize| match rpc.derived[i].pairing {
+        Pairing::AnsweredBy(seq) => index_of.get(&seq).copied(),
+        _ => None,
+    };
+    let is_tools_call = |i: usize| {
+        let e = &events[i];
+        e.channel == Channel::Stdio
+            && e.from == Lane::Host
+            && rpc.derived[i].kind == Kind::Request
+            && rpc.derived[i].method.as_deref() == Some("tools/call")
+    };
+
+    let mut chains = Vec::new();
+    let mut used = vec![false; events.len()];
+    for (n, x) in llm.iter().enumerate() {
+        let Some(asked_in) = x.response else { continue };
+        for (call_id, tool, args) in &x.tool_calls {
+            let tools_call = (asked_in + 1..events.len()).find(|&i| {
+                if used[i] || !is_tools_call(i) {
+                    return false;
+                }
+                let params = json(&events[i])
+                    .and_then(|v| v.get("params").cloned())
+                    .unwrap_or(Value::Null);
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let same_tool = tool == name
+                    || tool.ends_with(&format!("__{name}"))
+                    || *tool == convert::sanitize_name(name);
+                let same_args = args
+                    .as_ref()
+                    .is_none_or(|a| params.get("arguments").unwrap_or(&Value::Null) == a);
+                same_tool && same_args
+            });
+            if let Some(i) = tools_call {
+                used[i] = true;
+            }
+            let returned_in = llm[n + 1..]
+                .iter()
+                .find(|y| y.tool_results.contains(call_id))
+                .map(|y| y.request);
+            chains.push(CallChain {
+                call_id: call_id.clone(),
+                tool: tool.clone(),
+                asked_in,
+                tools_call,
+                tools_result: tools_call.and_then(answer),
+                returned_in,
+            });
+        }
+    }
+
+    let views = llm
+        .iter()
+        .map(|x| tool_view(events, rpc, x, &answer))
+        .collect();
+    (chains, views)
+}
+
+fn tool_view(
+    events: &[Event],
+    rpc: &Analysis,
+    x: &LlmExchange,
+    answer: &dyn Fn(usize) -> Option<usize>,
+) -> ToolView {
+    // The latest tools/list result of each server before the request.
+    let mut latest: HashMap<String, (usize, Vec<String>)> = HashMap::new();
+    for i in 0..x.request {
+        let d = &rpc.derived[i];
+        if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
+            continue;
+        }
+        let Some(server) = events[i].to.server_name() else {
+            continue;
+        };
+        let Some(r) = answer(i).filter(|&r| r < x.request) else {
+            continue;
+        };
+        let names = json(&events[r])
+            .and_then(|v| {
+                v.pointer("/result/tools")
+                    .and_then(Value::as_array)
+                    .cloned()
+            })
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
+            .collect();
+        latest.insert(server.to_string(), (r, names));
+    }
+    let mut matched: Vec<(String, String)> = Vec::new();
+    let sent = x
+        .tools
+        .iter()
+        .map(|api_name| {
+            let found = latest.iter().find_map(|(server, (r, names))| {
+                names
+                    .iter()
+                    .find(|n| {
+                        *n == api_name
+                            || *api_name == format!("{server}__{n}")
+                            || *api_name == convert::sanitize_name(n)
+                    })
+                    .map(|n| (server.clone(), n.clone(), *r))
+            });
+            if let Some((s, n, _)) = &found {
+                matched.push((s.clone(), n.clone()));
+            }
+            ToolOrigin {
+                api_name: api_name.clone(),
+                server: found.as_ref().map(|f| f.0.clone()),
+                mcp_name: found.as_ref().map(|f| f.1.clone()),
+                listed_in: found.map(|f| f.2),
+            }
+        })
+        .collect();
+    let mut not_sent: Vec<(String, String, usize)> = latest
+        .iter()
+        .flat_map(|(server, (r, names))| names.iter().map(move |n| (server.clone(), n.clone(), *r)))
+        .filter(|(s, n, _)| !matched.iter().any(|(ms, mn)| ms == s && mn == n))
+        .collect();
+    not_sent.sort();
+    ToolView {
+        request: x.request,
+        sent,
+        not_sent,
+    }
+}

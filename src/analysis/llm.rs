@@ -1,0 +1,115 @@
+//! Reading `llm-http` events: the shape, the tools offered, the calls made, the stop reason.
+
+use serde_json::Value;
+
+use crate::host::api::ApiShape;
+use crate::host::convert;
+use crate::host::provider::{reassemble::reassemble, sse::SseParser};
+use crate::trace::{Channel, Event, Lane};
+
+/// Which half of an exchange an event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LlmRole {
+    Request,
+    Response,
+}
+
+/// One LLM API request and its response, read.
+#[derive(Debug, Clone, Default)]
+pub struct LlmExchange {
+    /// Index of the request event.
+    pub request: usize,
+    /// Index of the response event, if one was recorded.
+    pub response: Option<usize>,
+    pub shape: Option<ApiShape>,
+    pub url: Option<String>,
+    pub status: Option<u16>,
+    /// Names in the request's `tools` parameter.
+    pub tools: Vec<String>,
+    /// The request's `tools` entries as sent.
+    pub tool_entries: Vec<Value>,
+    /// Ids of the tool results the request returns to the model.
+    pub tool_results: Vec<String>,
+    /// The tool calls of the response: id, name, arguments (parsed when they parse).
+    pub tool_calls: Vec<(String, String, Option<Value>)>,
+    pub stop_reason: Option<String>,
+    /// The response's text.
+    pub text: String,
+    /// Whether the response arrived as a stream (SSE).
+    pub streamed: bool,
+    /// Why the response could not be read, if it could not.
+    pub problem: Option<String>,
+}
+
+fn shape_of(url: &str) -> Option<ApiShape> {
+    let path = url.split('?').next().unwrap_or(url);
+    ApiShape::ALL
+        .into_iter()
+        .find(|s| path.ends_with(s.path()) || path.ends_with(s.path().trim_start_matches("/v1")))
+}
+
+/// Pairs every host -> llm request with the llm -> host response that follows it, and reads both.
+pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
+    let mut out: Vec<LlmExchange> = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if e.channel != Channel::LlmHttp {
+            continue;
+        }
+        if e.from == Lane::Host && e.to == Lane::Llm {
+            let url = e.http.as_ref().and_then(|h| h.url.clone());
+            let shape = url.as_deref().and_then(shape_of);
+            let mut x = LlmExchange {
+                request: i,
+                shape,
+                url,
+                ..LlmExchange::default()
+            };
+            if let (Some(shape), Ok(body)) = (shape, serde_json::from_str::<Value>(&e.text())) {
+                x.tools = convert::tool_names_in_request(shape, &body);
+                x.tool_entries = body
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                x.tool_results = convert::tool_result_ids_in_request(shape, &body);
+            }
+            out.push(x);
+        } else if e.from == Lane::Llm && e.to == Lane::Host {
+            let Some(x) = out.iter_mut().rev().find(|x| x.response.is_none()) else {
+                continue;
+            };
+            x.response = Some(i);
+            x.status = e.http.as_ref().and_then(|h| h.status);
+            read_response(x, e);
+        }
+    }
+    out
+}
+
+fn read_response(x: &mut LlmExchange, e: &Event) {
+    let Some(shape) = x.shape else { return };
+    let text = e.text();
+    let trimmed = text.trim_start();
+    let body = if trimmed.starts_with("event:")
+        || trimmed.starts_with("data:")
+        || trimmed.starts_with(':')
+    {
+        x.streamed = true;
+        reassemble(shape, &SseParser::parse(text.as_bytes()))
+    } else {
+        serde_json::from_str::<Value>(&text).map_err(|err| format!("not JSON: {err}"))
+    };
+    let turn = body.and_then(|b| convert::parse_response(shape, &b).map_err(|err| err.to_string()));
+    match turn {
+        Ok(turn) => {
+            x.stop_reason = Some(turn.stop_reason);
+            x.text = turn.text;
+            x.tool_calls = turn
+                .tool_calls
+                .into_iter()
+                .map(|c| (c.id, c.name, c.arguments.ok().map(Value::Object)))
+                .collect();
+        }
+        Err(problem) => x.problem = Some(problem),
+    }
+}
