@@ -139,7 +139,7 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
             "channel": event.channel,
             "kind": d.kind.as_str(),
             "method": d.method,
-            "id": d.id.as_ref().map(|id| id.to_string()),
+            "id": d.id.as_ref().map(rpc_id_json),
             "paired": paired,
             "latency_ms": d.latency_us.map(|us| us as f64 / 1000.0),
             "unanswered": unanswered,
@@ -183,6 +183,16 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
         let _ = writeln!(out, "{record}");
     }
     out
+}
+
+/// The id as it was on the wire: a JSON number stays a number, a string a string.
+fn rpc_id_json(id: &crate::trace::RpcId) -> Value {
+    match id {
+        crate::trace::RpcId::Number(n) => {
+            serde_json::from_str(n).unwrap_or(Value::String(n.clone()))
+        }
+        crate::trace::RpcId::String(s) => Value::String(s.clone()),
+    }
 }
 
 fn strip_nulls(v: Value) -> Value {

@@ -173,7 +173,7 @@ pub fn analyze(events: &[Event]) -> Analysis {
             Channel::Stdio | Channel::Http => {
                 let msg = match event.bytes() {
                     Some(bytes) => classify(&bytes),
-                    None => classify(b"\xff"),
+                    None => Message::invalid("no payload (neither `raw` nor a valid `raw_b64`)"),
                 };
                 state.message(index, event, msg, events, &mut derived)
             }
@@ -263,7 +263,7 @@ impl State {
 
         match msg.kind {
             MessageKind::Request => {
-                self.request(index, event, &msg, server.as_ref(), events, &mut d)
+                self.request(index, event, &msg, server.as_ref(), events, derived, &mut d)
             }
             MessageKind::Response | MessageKind::Error => {
                 self.response(event, &msg, server.as_ref(), events, derived, &mut d)
@@ -274,6 +274,7 @@ impl State {
         d
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn request(
         &mut self,
         index: usize,
@@ -281,6 +282,7 @@ impl State {
         msg: &Message,
         server: Option<&Lane>,
         events: &[Event],
+        derived: &mut [Derived],
         d: &mut Derived,
     ) {
         let method = msg.method.clone().unwrap_or_default();
@@ -321,14 +323,22 @@ impl State {
                 self.listens
                     .insert((event.from.clone(), event.to.clone(), id.clone()), index);
             }
-            self.pending.insert(
-                (event.from.clone(), event.to.clone(), id),
-                Pending {
-                    index,
-                    method,
-                    name,
-                },
-            );
+            let pending = Pending {
+                index,
+                method,
+                name,
+            };
+            let reused = self
+                .pending
+                .insert((event.from.clone(), event.to.clone(), id), pending);
+            if let Some(earlier) = reused {
+                // JSON-RPC ids must be unique among pending requests; the answer will pair with
+                // the newer one, so the earlier request can no longer be answered.
+                derived[earlier.index].pairing = Pairing::Unanswered(format!(
+                    "its id was reused by event #{} before any response",
+                    event.seq
+                ));
+            }
         }
     }
 
@@ -623,6 +633,27 @@ mod tests {
         assert_eq!(a.derived[7].subscription, Some(5));
         assert_eq!(a.derived[5].pairing, Pairing::Cancelled(8));
         assert!(a.derived[4].is_unanswered());
+    }
+
+    #[test]
+    fn a_reused_pending_id_leaves_the_earlier_request_unanswered() {
+        let events = trace(&[
+            (
+                H,
+                S,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#,
+            ),
+            (
+                H,
+                S,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b"}}"#,
+            ),
+            (S, H, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        ]);
+        let a = analyze(&events);
+        let why = "its id was reused by event #1 before any response";
+        assert_eq!(a.derived[0].pairing, Pairing::Unanswered(why.into()));
+        assert_eq!(a.derived[1].pairing, Pairing::AnsweredBy(2));
     }
 
     #[test]

@@ -63,7 +63,7 @@ pub struct Message {
 }
 
 impl Message {
-    fn invalid(problem: impl Into<String>, value: Option<Value>) -> Self {
+    fn invalid_value(problem: impl Into<String>, value: Option<Value>) -> Self {
         Message {
             kind: MessageKind::Invalid,
             method: None,
@@ -71,6 +71,11 @@ impl Message {
             problem: Some(problem.into()),
             value,
         }
+    }
+
+    /// An invalid message with no JSON behind it.
+    pub fn invalid(problem: impl Into<String>) -> Self {
+        Message::invalid_value(problem, None)
     }
 
     /// `params` of a request or notification.
@@ -101,7 +106,7 @@ pub fn classify(bytes: &[u8]) -> Message {
             } else {
                 format!("not JSON ({e})")
             };
-            return Message::invalid(what, None);
+            return Message::invalid_value(what, None);
         }
     };
     let obj = match &value {
@@ -111,18 +116,18 @@ pub fn classify(bytes: &[u8]) -> Message {
                 "a JSON-RPC batch of {} messages (batches were allowed only in MCP 2025-03-26)",
                 items.len()
             );
-            return Message::invalid(problem, Some(value));
+            return Message::invalid_value(problem, Some(value));
         }
-        _ => return Message::invalid("JSON, but not a JSON-RPC object", Some(value)),
+        _ => return Message::invalid_value("JSON, but not a JSON-RPC object", Some(value)),
     };
     match obj.get("jsonrpc") {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(other) => {
             let problem = format!("`jsonrpc` is {other}, not \"2.0\"");
-            return Message::invalid(problem, Some(value));
+            return Message::invalid_value(problem, Some(value));
         }
         None => {
-            return Message::invalid(
+            return Message::invalid_value(
                 "JSON, but not JSON-RPC 2.0 (no `jsonrpc` member)",
                 Some(value),
             );
@@ -132,17 +137,17 @@ pub fn classify(bytes: &[u8]) -> Message {
     let id = id_value.and_then(RpcId::from_value);
     let bad_id = matches!(id_value, Some(v) if !v.is_null() && id.is_none());
     if bad_id {
-        return Message::invalid("`id` must be a string or a number", Some(value));
+        return Message::invalid_value("`id` must be a string or a number", Some(value));
     }
 
     if let Some(method) = obj.get("method") {
         let Some(method) = method.as_str().map(str::to_string) else {
-            return Message::invalid("`method` is not a string", Some(value));
+            return Message::invalid_value("`method` is not a string", Some(value));
         };
         let kind = match (&id, id_value) {
             (Some(_), _) => MessageKind::Request,
             (None, Some(Value::Null)) => {
-                return Message::invalid("a request with `id: null`", Some(value));
+                return Message::invalid_value("a request with `id: null`", Some(value));
             }
             (None, _) => MessageKind::Notification,
         };
@@ -158,17 +163,20 @@ pub fn classify(bytes: &[u8]) -> Message {
         (true, false) => MessageKind::Response,
         (false, true) => MessageKind::Error,
         (true, true) => {
-            return Message::invalid("a response with both `result` and `error`", Some(value));
+            return Message::invalid_value(
+                "a response with both `result` and `error`",
+                Some(value),
+            );
         }
         (false, false) => {
-            return Message::invalid(
+            return Message::invalid_value(
                 "neither a request (`method`) nor a response (`result`/`error`)",
                 Some(value),
             );
         }
     };
     if id.is_none() && kind == MessageKind::Response {
-        return Message::invalid("a result without an `id`", Some(value));
+        return Message::invalid_value("a result without an `id`", Some(value));
     }
     Message {
         kind,
