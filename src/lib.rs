@@ -18,6 +18,8 @@
 //!   (`tool_use` -> `tools/call` -> result -> `tool_result`), what each request showed the model.
 //! - [`export`]: renderings of a loaded trace (the one-line-per-event summary).
 //! - [`servers`]: the built-in demo MCP servers (rmcp), runnable with no network and no npm.
+//! - [`ui`]: the desktop app (eframe/egui): the live or saved trace as a sequence diagram, the
+//!   inspector, what the model sees, replay and teaching mode. Nothing else depends on it.
 //! - [`cli`]: the command line, parsed into settings and dispatched; `main` only calls it.
 
 pub mod analysis;
@@ -27,3 +29,4 @@ pub mod host;
 pub mod servers;
 pub mod tap;
 pub mod trace;
+pub mod ui;

@@ -7,8 +7,14 @@
 mod util;
 
 mod analysis_links;
+mod conformance;
+mod doctor;
+mod export;
+mod host_runs;
 mod misbehaving_server;
 mod proxy_basics;
 mod real_peers;
+mod security;
 mod trace_files;
 mod trace_schema;
+mod ui_app;

@@ -10,8 +10,15 @@
 //! LLM bodies are read with [`crate::host::convert`] and the provider's SSE reassembly: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod conformance;
+pub mod diagram;
+pub mod doctor;
+pub mod explain;
 mod links;
 mod llm;
+pub mod pins;
+pub mod poison;
+pub mod tokens;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
 pub use llm::{LlmExchange, LlmRole, llm_exchanges};

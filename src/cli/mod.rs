@@ -4,8 +4,13 @@
 //! proxy is the exception that proves the rule: its stdout belongs to the MCP client, so it
 //! writes nothing there but the server's bytes.
 
+mod doctor;
+mod export;
+mod pins;
+mod poison;
 mod proxy;
 mod run;
+mod validate;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,8 +26,9 @@ use clap::{Parser, Subcommand};
 between a host, its model and its MCP servers, byte for byte."
 )]
 struct Cli {
+    /// Without a command, the app opens and runs the `weather` scenario live.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +50,37 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
+    /// Draw a trace as a sequence diagram: Mermaid text or a standalone SVG.
+    ///
+    /// Example: `sightline export weather.jsonl --format svg --out weather.svg`
+    Export(export::ExportArgs),
+    /// Open a saved trace in the app (sequence diagram, inspector, teaching mode).
+    ///
+    /// Example: `sightline open weather.jsonl`. With no command at all, the app opens and
+    /// runs the `weather` scenario live.
+    Open {
+        /// The trace file (JSON Lines).
+        trace: PathBuf,
+    },
+    /// Why the model can or cannot see each tool: one finding per server and tool, with the
+    /// event that proves it and a fix (codes in docs/doctor.md).
+    ///
+    /// Examples: `sightline doctor weather.jsonl`, `sightline doctor scenarios/invisible-tool.toml`,
+    /// `sightline doctor --provider openai -- npx -y @modelcontextprotocol/server-everything`.
+    /// Exit status 1 when a listed or expected tool is not visible, 2 on usage or I/O errors.
+    Doctor(doctor::DoctorArgs),
+    /// Tool pinning and rug pulls: pin tool definitions, list or forget pins, and check a
+    /// trace against them and within itself.
+    ///
+    /// Examples: `sightline pins accept day1.jsonl`, `sightline pins check day7.jsonl` (exit
+    /// status 1 on a rug pull), `sightline pins forget rugpull/get_fact`. The pin file is
+    /// `--pins FILE`, else $SIGHTLINE_PINS, else pins.json in the user's data directory.
+    Pins(pins::PinsArgs),
+    /// Poisoning highlights in a trace's tool definitions and server instructions: hidden
+    /// Unicode, text addressed to the model, references to keys and other tools. Local only.
+    ///
+    /// Example: `sightline poison tool-poisoning.jsonl` (exit status 1 on a warning or danger)
+    Poison(poison::PoisonArgs),
     /// Print a trace one line per event, in the style `C->S initialize 2025-11-25`.
     Summary {
         /// The trace file (JSON Lines).
@@ -52,6 +89,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check every message of a trace against the official MCP JSON Schema of its revision.
+    ///
+    /// Example: `sightline validate weather.jsonl` (exit status 1 when a message violates it)
+    Validate(validate::ValidateArgs),
     /// Run a built-in demo MCP server on stdin/stdout: weather, tour, poisoned, rugpull,
     /// oddnames, forecast, media.
     DemoServer {
@@ -84,11 +125,20 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::ui::launch(crate::ui::Start::Live);
+    };
+    match command {
+        Command::Open { trace } => crate::ui::launch(crate::ui::Start::Open(trace)),
         Command::Proxy(args) => proxy::run(args),
         Command::Run(args) => run::run(args),
         Command::ScriptedModel { scenario, listen } => scripted_model(&scenario, listen),
+        Command::Export(args) => export::run(args),
+        Command::Doctor(args) => doctor::run(args),
+        Command::Pins(args) => pins::run(args),
+        Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),
+        Command::Validate(args) => validate::run(args),
         Command::DemoServer { name } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -109,7 +109,7 @@ fn forward_signals(tap: &StdioTap) {
 }
 
 /// `node weather-server.mjs` -> `weather-server`; `uvx mcp-server-git` -> `mcp-server-git`.
-fn default_name(command: &[String]) -> String {
+pub(super) fn default_name(command: &[String]) -> String {
     const LAUNCHERS: &[&str] = &[
         "node", "python", "python3", "npx", "uvx", "uv", "deno", "bun", "sh", "bash", "env", "java",
     ];

@@ -1,6 +1,9 @@
 //! Renderings of a loaded trace for people and other tools.
 //!
-//! Each exporter reads a trace and its [`crate::trace::Analysis`] and writes text; none of them
-//! changes the trace.
+//! Each exporter reads a trace and its [`crate::analysis::Report`] and writes text; none of them
+//! changes the trace. `mermaid` and `svg` draw the sequence diagram built by
+//! [`crate::analysis::diagram`], the same model the app draws.
 
+pub mod mermaid;
 pub mod summary;
+pub mod svg;

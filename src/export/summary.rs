@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::analysis::Report;
+use crate::analysis::diagram::is_invisible;
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
 
 /// How many characters of a payload a summary line shows.
@@ -382,11 +383,6 @@ fn preview(text: &str) -> String {
         }
     }
     out
-}
-
-/// Format and tag characters that render as nothing but still reach a model.
-fn is_invisible(c: char) -> bool {
-    matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069 | 0xFEFF | 0xE0000..=0xE007F)
 }
 
 fn footer(events: &[Event], a: &Analysis) -> String {

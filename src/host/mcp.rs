@@ -149,7 +149,7 @@ pub struct McpConnection {
     tap: StdioTap,
     tools_changed: Arc<AtomicBool>,
     /// The 2026-07-28 listen stream for `list_changed`, when the server offers one.
-    listen: Option<tokio::task::JoinHandle<()>>,
+    listen: Option<ListenTask>,
 }
 
 /// What the server told us about itself.
@@ -242,16 +242,27 @@ impl McpConnection {
             }
         };
         let flag = self.tools_changed.clone();
-        self.listen = Some(tokio::spawn(async move {
-            while let Ok(Some(notification)) = subscription.next().await {
-                if matches!(
-                    notification,
-                    rmcp::model::ServerNotification::ToolListChangedNotification(_)
-                ) {
-                    flag.store(true, Ordering::SeqCst);
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    next = subscription.next() => match next {
+                        Ok(Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))) => {
+                            flag.store(true, Ordering::SeqCst);
+                        }
+                        Ok(Some(_)) => {}
+                        Ok(None) | Err(_) => break,
+                    },
+                    _ = &mut stopped => {
+                        // End the stream the way the spec says a stdio client does:
+                        // `notifications/cancelled` naming the listen request.
+                        let _ = subscription.cancel().await;
+                        break;
+                    }
                 }
             }
-        }));
+        });
+        self.listen = Some(ListenTask { stop, task });
     }
 
     pub fn facts(&self) -> ServerFacts {
@@ -391,12 +402,19 @@ impl McpConnection {
     /// Ends the session: closes the transport, then stops the server gracefully.
     pub async fn close(self) {
         if let Some(listen) = self.listen {
-            listen.abort();
+            let _ = listen.stop.send(());
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), listen.task).await;
         }
         let _ = self.client.cancel().await;
         let tap = self.tap;
         let _ = tokio::task::spawn_blocking(move || tap.shutdown()).await;
     }
+}
+
+/// The task reading a `subscriptions/listen` stream, and how to ask it to cancel the stream.
+struct ListenTask {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 /// The tap's write half toward rmcp: when the server's stdout ends, rmcp must see EOF.

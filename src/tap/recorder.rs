@@ -59,6 +59,16 @@ impl MemorySink {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    /// The events recorded after the first `seen`: a live view polls this with the count it
+    /// already holds, so each poll copies only what is new.
+    pub fn events_since(&self, seen: usize) -> Vec<Event> {
+        let events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        events
+            .get(seen..)
+            .map(<[Event]>::to_vec)
+            .unwrap_or_default()
+    }
 }
 
 impl EventSink for MemorySink {

@@ -1,0 +1,354 @@
+//! The sequence diagram of a trace, as plain data: lanes, one row per event, short labels,
+//! request/response pairs and tool-call chains. No drawing here: the egui app, the Mermaid export
+//! and the SVG export all draw the same [`Diagram`].
+//!
+//! The lesson the diagram must make obvious: **the model never talks to a server**. Lanes are
+//! ordered User, Host, LLM API, then the servers, so the LLM and the first server stand side by
+//! side and the empty gap between them is visible; [`Diagram::direct_model_server`] counts the
+//! events that would cross it (always 0 in traces Sightline records).
+//!
+//! ```text
+//!   User     Host     LLM API  |gap|  weather
+//!    |------->|          |              |       What's the weather in Seoul right now?
+//!    |        |-------------------------->|     initialize 2025-11-25
+//!    |        |<- - - - - - - - - - - - - |     result initialize 2025-11-25
+//!    |        |--------->|              |       POST /v1/messages (1 tool)
+//!    |        |<- - - - -|              |       tool_use get_weather
+//!    |        |-------------------------->|     tools/call get_weather
+//! ```
+//!
+//! Rows are in trace order, exactly one per event: `diagram.rows[i].event == i`.
+
+mod labels;
+mod llm;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use crate::analysis::Report;
+use crate::trace::{Channel, Event, Lane, Pairing};
+
+pub use labels::{is_invisible, visible};
+
+/// A whole trace as a sequence diagram.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Diagram {
+    /// Left to right: User, Host, LLM API (all three whenever the trace has any host-side event:
+    /// a user or LLM lane, a note or an `llm-http` event), then servers in order of first
+    /// appearance, then unknown lanes. A proxy trace has Host and its servers only.
+    pub lanes: Vec<LaneInfo>,
+    /// One row per event, in trace order (`rows[i].event == i`).
+    pub rows: Vec<Row>,
+    /// Events sent between the LLM lane and any server lane, in either direction. Always 0 in
+    /// Sightline's own traces: everything between a model and a server passes through the host.
+    pub direct_model_server: usize,
+}
+
+/// One participant (a vertical lifeline).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaneInfo {
+    pub lane: Lane,
+    /// What its header says: `"User"`, `"Host"`, `"LLM API"`, the server's name, or an unknown
+    /// lane's name (control and invisible characters shown as `\u{..}`).
+    pub title: String,
+    pub kind: LaneKind,
+}
+
+/// What a lane stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LaneKind {
+    User,
+    /// The application: its LLM loop and its MCP client.
+    Host,
+    Llm,
+    Server,
+    /// A lane name this version does not know.
+    Other,
+}
+
+/// One event, drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Index into the trace's events.
+    pub event: usize,
+    pub seq: u64,
+    /// Microseconds since the first event (negative if the wall clock was stepped back).
+    pub offset_us: i64,
+    /// Lane indices of the arrow. `from == to` for a note on one lifeline: stderr lines,
+    /// process spawns and exits (on the server's lifeline), notes the host writes to itself.
+    pub from: usize,
+    pub to: usize,
+    pub style: Style,
+    pub status: Status,
+    /// Short, one line, no control characters: `initialize 2025-11-25`,
+    /// `result tools/call get_weather`, `notifications/tools/list_changed`,
+    /// `POST /v1/messages (1 tool)`, `tool_use get_weather`, `end_turn`,
+    /// `stderr: weather MCP server running on stdio`, `exited code 0`.
+    pub label: String,
+    /// Secondary text, comma separated: latency (`14 ms`), `id 2`, `retry of #12`, `stream #5`,
+    /// why a request went unanswered, the model's text, the HTTP status. Together the label and
+    /// the detail always say what a non-`Ok` status means, except [`Status::Problem`], which
+    /// carries its own text.
+    pub detail: Option<String>,
+    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
+    /// request/response pairs.
+    pub pair: Option<usize>,
+    /// For rows in a tool-call chain (the LLM response asking for the call, the `tools/call`,
+    /// its result, the LLM request returning the result): the rows of the whole chain, sorted.
+    /// A row in several chains (a response asking for two tools) gets the union. Empty otherwise.
+    pub chain: Vec<usize>,
+}
+
+impl Row {
+    /// True when the row is drawn as an arrow between two lifelines, false for a note on one.
+    pub fn is_arrow(&self) -> bool {
+        self.from != self.to
+    }
+}
+
+/// How a row is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Style {
+    /// A JSON-RPC request (solid arrow), in its true direction: server-to-client requests
+    /// (`sampling/createMessage`, `roots/list`) go from the server to the host.
+    Request,
+    /// A JSON-RPC result (dashed arrow back).
+    Response,
+    /// A JSON-RPC notification (open arrowhead).
+    Notification,
+    /// A JSON-RPC error response.
+    Error,
+    /// A payload on a JSON-RPC channel that is not valid JSON-RPC.
+    Invalid,
+    /// Text written by Sightline: the user's prompt (User -> Host), the answer (Host -> User), a
+    /// host annotation (on the Host lifeline); also events of unknown channels.
+    Note,
+    /// A server process spawned, failed to start, or exited (on the server's lifeline).
+    Process,
+    /// A line the server wrote to stderr (on the server's lifeline).
+    Stderr,
+    /// An HTTP request to the LLM API.
+    LlmRequest,
+    /// The LLM API's response.
+    LlmResponse,
+}
+
+impl Style {
+    /// A lowercase name, for CSS classes and tests: `request`, `llm-response`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Request => "request",
+            Style::Response => "response",
+            Style::Notification => "notification",
+            Style::Error => "error",
+            Style::Invalid => "invalid",
+            Style::Note => "note",
+            Style::Process => "process",
+            Style::Stderr => "stderr",
+            Style::LlmRequest => "llm-request",
+            Style::LlmResponse => "llm-response",
+        }
+    }
+}
+
+/// Whether something is wrong with a row, and what.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Status {
+    Ok,
+    /// A JSON-RPC error response, an LLM API error status, a server that failed to start.
+    Error,
+    /// Not valid JSON-RPC.
+    Invalid,
+    /// A request (JSON-RPC or LLM) that never got a response.
+    Unanswered,
+    /// A request its sender cancelled before a response.
+    Cancelled,
+    /// A response that answers no pending request.
+    Orphan,
+    /// Anything else worth a warning: an LLM response that could not be read, a model tool call
+    /// never sent to a server, tools listed by a server but not shown to the model, a server
+    /// that exited with a failure code or by a signal.
+    Problem(String),
+}
+
+impl Status {
+    pub fn is_ok(&self) -> bool {
+        *self == Status::Ok
+    }
+
+    /// A lowercase name, for CSS classes and tests: `ok`, `unanswered`, `problem`, ...
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Error => "error",
+            Status::Invalid => "invalid",
+            Status::Unanswered => "unanswered",
+            Status::Cancelled => "cancelled",
+            Status::Orphan => "orphan",
+            Status::Problem(_) => "problem",
+        }
+    }
+}
+
+impl Diagram {
+    /// The row drawing an event (today always `Some(event)` for an index in range).
+    pub fn row_of_event(&self, event: usize) -> Option<usize> {
+        self.rows.binary_search_by_key(&event, |r| r.event).ok()
+    }
+
+    /// The index of a lane, if the diagram has it.
+    pub fn lane_index(&self, lane: &Lane) -> Option<usize> {
+        self.lanes.iter().position(|l| &l.lane == lane)
+    }
+
+    /// The LLM API lane, if the diagram has one.
+    pub fn llm_lane(&self) -> Option<usize> {
+        self.lanes.iter().position(|l| l.kind == LaneKind::Llm)
+    }
+
+    /// The server lanes, left to right.
+    pub fn server_lanes(&self) -> Vec<usize> {
+        (0..self.lanes.len())
+            .filter(|&i| self.lanes[i].kind == LaneKind::Server)
+            .collect()
+    }
+}
+
+/// Builds the diagram of a trace from its events and their analysis.
+pub fn build(events: &[Event], report: &Report) -> Diagram {
+    let lanes = lanes(events);
+    let lane_index: HashMap<&Lane, usize> = lanes
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (&l.lane, i))
+        .collect();
+    let index_of_seq: HashMap<u64, usize> =
+        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+    let ctx = labels::Context { events, report };
+    let t0 = events.first().map(|e| e.time);
+
+    let mut rows: Vec<Row> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let (from, to) = row_lanes(e);
+            let text = ctx.describe(i);
+            Row {
+                event: i,
+                seq: e.seq,
+                offset_us: t0.map_or(0, |t0| (e.time - t0).num_microseconds().unwrap_or(0)),
+                from: lane_index[from],
+                to: lane_index[to],
+                style: text.style,
+                status: text.status,
+                label: text.label,
+                detail: text.detail,
+                pair: None,
+                chain: Vec::new(),
+            }
+        })
+        .collect();
+
+    // JSON-RPC pairs.
+    for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
+        if let Pairing::AnsweredBy(seq) | Pairing::Answers(seq) = d.pairing {
+            rows[i].pair = index_of_seq.get(&seq).copied();
+        }
+    }
+    // LLM pairs.
+    for x in &report.llm {
+        if let Some(r) = x.response.filter(|&r| r < rows.len()) {
+            rows[x.request].pair = Some(r);
+            rows[r].pair = Some(x.request);
+        }
+    }
+    // Tool-call chains.
+    for c in &report.chains {
+        let members: Vec<usize> = [
+            Some(c.asked_in),
+            c.tools_call,
+            c.tools_result,
+            c.returned_in,
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|&m| m < rows.len())
+        .collect();
+        for &m in &members {
+            rows[m].chain.extend(&members);
+        }
+    }
+    for row in &mut rows {
+        row.chain.sort_unstable();
+        row.chain.dedup();
+    }
+
+    let direct_model_server = events
+        .iter()
+        .filter(|e| {
+            (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
+        })
+        .count();
+    Diagram {
+        lanes,
+        rows,
+        direct_model_server,
+    }
+}
+
+/// The lanes a row is drawn between: stderr lines and process events sit on the server's
+/// lifeline; everything else goes from its sender to its receiver.
+fn row_lanes(e: &Event) -> (&Lane, &Lane) {
+    match e.channel {
+        Channel::Stderr | Channel::Process => {
+            let lane = [&e.from, &e.to]
+                .into_iter()
+                .find(|l| l.is_server())
+                .unwrap_or(&e.from);
+            (lane, lane)
+        }
+        _ => (&e.from, &e.to),
+    }
+}
+
+/// Whether an event belongs to the host's own side (a person, a model, Sightline's notes).
+fn host_side(e: &Event) -> bool {
+    matches!(e.channel, Channel::Note | Channel::LlmHttp)
+        || [&e.from, &e.to]
+            .into_iter()
+            .any(|l| matches!(l, Lane::User | Lane::Llm))
+}
+
+fn lanes(events: &[Event]) -> Vec<LaneInfo> {
+    let mut order: Vec<Lane> = Vec::new();
+    if events.iter().any(host_side) {
+        order.extend([Lane::User, Lane::Host, Lane::Llm]);
+    } else {
+        order.push(Lane::Host);
+    }
+    let seen = events.iter().flat_map(|e| [&e.from, &e.to]);
+    for lane in seen.clone().filter(|l| l.is_server()) {
+        if !order.contains(lane) {
+            order.push(lane.clone());
+        }
+    }
+    for lane in seen {
+        if !order.contains(lane) {
+            order.push(lane.clone());
+        }
+    }
+    order
+        .into_iter()
+        .map(|lane| {
+            let (title, kind) = match &lane {
+                Lane::User => ("User".to_string(), LaneKind::User),
+                Lane::Host => ("Host".to_string(), LaneKind::Host),
+                Lane::Llm => ("LLM API".to_string(), LaneKind::Llm),
+                Lane::Server(name) => (visible(name, 40), LaneKind::Server),
+                Lane::Other(name) => (visible(name, 40), LaneKind::Other),
+            };
+            LaneInfo { lane, title, kind }
+        })
+        .collect()
+}

@@ -1,0 +1,288 @@
+//! What each row says: its style, its status, a short label and a detail line.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::{Status, Style};
+use crate::analysis::Report;
+use crate::trace::{Derived, Event, Kind, Pairing};
+
+/// Longest label, in characters.
+pub(super) const LABEL_CHARS: usize = 60;
+/// Longest detail, in characters.
+pub(super) const DETAIL_CHARS: usize = 100;
+/// Longest name or qualifier inside a label (a tool name, a uri).
+pub(super) const NAME_CHARS: usize = 40;
+
+/// At most `max_chars` characters of `text` on one line: control characters (newlines, tabs,
+/// escapes) and invisible ones (see [`is_invisible`]) shown as `\u{..}`, and `…` at the end when
+/// something was cut.
+pub fn visible(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for (shown, c) in text.chars().enumerate() {
+        if shown == max_chars {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || is_invisible(c) {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Format and tag characters that render as nothing but still reach a model: zero-width
+/// spaces and joiners, bidirectional controls, word joiners, the BOM, Unicode tags.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069 | 0xFEFF | 0xE0000..=0xE007F)
+}
+
+pub(super) fn ms(us: i64) -> String {
+    format!("{} ms", (us + 500).div_euclid(1000))
+}
+
+/// The text of one row.
+pub(super) struct Text {
+    pub style: Style,
+    pub status: Status,
+    pub label: String,
+    pub detail: Option<String>,
+}
+
+pub(super) struct Context<'a> {
+    pub events: &'a [Event],
+    pub report: &'a Report,
+}
+
+/// Collects detail parts, joined with `, `.
+#[derive(Default)]
+pub(super) struct Parts(Vec<String>);
+
+impl Parts {
+    pub(super) fn add(&mut self, part: impl Into<String>) {
+        let part = part.into();
+        if !part.is_empty() {
+            self.0.push(part);
+        }
+    }
+
+    pub(super) fn done(self) -> Option<String> {
+        (!self.0.is_empty()).then(|| visible(&self.0.join(", "), DETAIL_CHARS))
+    }
+}
+
+impl Context<'_> {
+    pub fn describe(&self, i: usize) -> Text {
+        let e = &self.events[i];
+        let Some(d) = self.report.rpc.derived.get(i) else {
+            return self.other(e);
+        };
+        match d.kind {
+            Kind::Request | Kind::Response | Kind::Error | Kind::Notification | Kind::Invalid => {
+                self.jsonrpc(i, e, d)
+            }
+            Kind::Stderr => Text {
+                style: Style::Stderr,
+                status: Status::Ok,
+                label: visible(&format!("stderr: {}", e.text()), LABEL_CHARS),
+                detail: None,
+            },
+            Kind::Process => process(e),
+            Kind::Note => Text {
+                style: Style::Note,
+                status: Status::Ok,
+                label: nonempty(visible(&e.text(), LABEL_CHARS)),
+                detail: None,
+            },
+            Kind::LlmHttp => self.llm(i, e),
+            Kind::Other => self.other(e),
+        }
+    }
+
+    fn other(&self, e: &Event) -> Text {
+        Text {
+            style: Style::Note,
+            status: Status::Ok,
+            label: visible(
+                &format!("{}: {}", e.channel.as_str(), e.text()),
+                LABEL_CHARS,
+            ),
+            detail: None,
+        }
+    }
+
+    pub(super) fn seq(&self, index: usize) -> u64 {
+        self.events[index].seq
+    }
+
+    fn jsonrpc(&self, i: usize, e: &Event, d: &Derived) -> Text {
+        let method = d.method.as_deref().unwrap_or("?");
+        let qualifier = d.detail.as_deref().map(|q| visible(q, NAME_CHARS));
+        let with_qualifier = |head: String| match &qualifier {
+            Some(q) => format!("{head} {q}"),
+            None => head,
+        };
+        let mut parts = Parts::default();
+        let mut status = Status::Ok;
+        let (style, label) = match d.kind {
+            Kind::Request => (Style::Request, with_qualifier(method.to_string())),
+            Kind::Response => {
+                if let Some(us) = d.latency_us {
+                    parts.add(ms(us));
+                }
+                let mut label = match &d.method {
+                    Some(m) => with_qualifier(format!("result {m}")),
+                    None => "result".to_string(),
+                };
+                if d.input_required {
+                    label.push_str(" input_required");
+                }
+                if method == "tools/call" && tool_result_is_error(e) {
+                    label.push_str(" isError");
+                }
+                (Style::Response, label)
+            }
+            Kind::Error => {
+                status = Status::Error;
+                let (code, message) = d.error.clone().unwrap_or((0, String::new()));
+                if let Some(m) = &d.method {
+                    parts.add(with_qualifier(m.clone()));
+                }
+                if let Some(us) = d.latency_us {
+                    parts.add(ms(us));
+                }
+                (Style::Error, format!("error {code} {message}"))
+            }
+            Kind::Notification => (Style::Notification, with_qualifier(method.to_string())),
+            _ => {
+                status = Status::Invalid;
+                let problem = d.problem.as_deref().unwrap_or("not JSON-RPC");
+                // "not JSON (expected value at line 1 column 1)": the head in the label, the
+                // rest in the detail after the line itself.
+                let (short, why) = match problem.split_once(" (") {
+                    Some((head, rest)) => (head, rest.strip_suffix(')').unwrap_or(rest)),
+                    None => (problem, ""),
+                };
+                parts.add(format!("\"{}\"", visible(&e.text(), 50)));
+                parts.add(why);
+                (Style::Invalid, format!("invalid: {short}"))
+            }
+        };
+        if let Some(id) = &d.id {
+            parts.add(format!("id {id}"));
+        }
+        if let Some(r) = d.retry_of {
+            parts.add(format!("retry of #{r}"));
+        }
+        if let Some(sub) = d.subscription
+            && d.kind != Kind::Request
+        {
+            parts.add(format!("stream #{sub}"));
+        }
+        if let Some(c) = self.report.chains.iter().find(|c| c.tools_call == Some(i)) {
+            parts.add(format!(
+                "model call {} from #{}",
+                c.call_id,
+                self.seq(c.asked_in)
+            ));
+        }
+        match &d.pairing {
+            Pairing::Unanswered(why) => {
+                status = Status::Unanswered;
+                parts.add(format!("unanswered: {why}"));
+            }
+            Pairing::Cancelled(by) => {
+                status = Status::Cancelled;
+                parts.add(format!("cancelled by #{by}"));
+            }
+            Pairing::Orphan if matches!(d.kind, Kind::Response | Kind::Error) => {
+                if status == Status::Ok {
+                    status = Status::Orphan;
+                }
+                parts.add("answers no pending request");
+            }
+            _ => {}
+        }
+        Text {
+            style,
+            status,
+            label: nonempty(visible(&label, LABEL_CHARS)),
+            detail: parts.done(),
+        }
+    }
+}
+
+pub(super) fn nonempty(label: String) -> String {
+    if label.is_empty() {
+        "(empty)".into()
+    } else {
+        label
+    }
+}
+
+/// Whether a `tools/call` result says `isError: true`.
+fn tool_result_is_error(e: &Event) -> bool {
+    serde_json::from_str::<Value>(&e.text())
+        .ok()
+        .and_then(|v| v.pointer("/result/isError").and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
+fn process(e: &Event) -> Text {
+    let mut status = Status::Ok;
+    let Some(p) = &e.process else {
+        return Text {
+            style: Style::Process,
+            status,
+            label: "process (no details)".into(),
+            detail: None,
+        };
+    };
+    let command = || {
+        let mut words = p.command.iter();
+        let program = words.next().map_or("?", |prog| {
+            std::path::Path::new(prog)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or(prog)
+        });
+        std::iter::once(program)
+            .chain(words.map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut parts = Parts::default();
+    let label = match p.event.as_str() {
+        "spawn" => format!("spawned {}", command()),
+        "spawn-failed" => {
+            status = Status::Error;
+            format!("failed to start {}", command())
+        }
+        "exit" => match (p.code, p.signal) {
+            (Some(code), _) => format!("exited code {code}"),
+            (None, Some(sig)) => {
+                format!("exited signal {sig} ({})", crate::trace::signal_name(sig))
+            }
+            _ => "exited".to_string(),
+        },
+        other => format!("process {other}"),
+    };
+    if p.event == "exit" && (p.code.is_some_and(|c| c != 0) || p.signal.is_some()) {
+        status = Status::Problem("the server did not exit cleanly".into());
+    }
+    if let Some(pid) = p.pid {
+        parts.add(format!("pid {pid}"));
+    }
+    if let Some(why) = &p.detail {
+        parts.add(why.clone());
+    }
+    Text {
+        style: Style::Process,
+        status,
+        label: visible(&label, LABEL_CHARS),
+        detail: parts.done(),
+    }
+}

@@ -1,0 +1,529 @@
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::analysis::report;
+use crate::trace::{HttpInfo, ProcessInfo};
+
+fn at(ms: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap() + Duration::milliseconds(ms)
+}
+
+/// Builds a trace one event at a time; `seq` follows the order of the calls.
+#[derive(Default)]
+struct Trace(Vec<Event>);
+
+impl Trace {
+    fn push(&mut self, ms: i64, from: &str, to: &str, channel: Channel, raw: &str) -> &mut Event {
+        let seq = self.0.len() as u64;
+        self.0.push(Event::with_bytes(
+            seq,
+            at(ms),
+            Lane::from(from),
+            Lane::from(to),
+            channel,
+            raw.as_bytes().to_vec(),
+        ));
+        self.0.last_mut().unwrap()
+    }
+
+    fn rpc(&mut self, ms: i64, from: &str, to: &str, msg: Value) {
+        self.push(ms, from, to, Channel::Stdio, &msg.to_string());
+    }
+
+    fn process(&mut self, ms: i64, from: &str, to: &str, info: ProcessInfo) {
+        let e = self.push(ms, from, to, Channel::Process, "");
+        e.raw = None;
+        e.process = Some(info);
+    }
+
+    fn llm_request(&mut self, ms: i64, url: &str, body: Value) {
+        let e = self.push(ms, "host", "llm", Channel::LlmHttp, &body.to_string());
+        e.http = Some(HttpInfo {
+            method: Some("POST".into()),
+            url: Some(url.into()),
+            ..HttpInfo::default()
+        });
+    }
+
+    fn llm_response(&mut self, ms: i64, status: u16, body: Value) {
+        let e = self.push(ms, "llm", "host", Channel::LlmHttp, &body.to_string());
+        e.http = Some(HttpInfo {
+            status: Some(status),
+            ..HttpInfo::default()
+        });
+    }
+
+    fn diagram(&self) -> Diagram {
+        build(&self.0, &report(&self.0))
+    }
+}
+
+fn spawn() -> ProcessInfo {
+    ProcessInfo {
+        event: "spawn".into(),
+        command: vec![
+            "/usr/local/bin/sightline".into(),
+            "demo-server".into(),
+            "weather".into(),
+        ],
+        pid: Some(42),
+        ..ProcessInfo::default()
+    }
+}
+
+fn exit(code: Option<i32>, signal: Option<i32>) -> ProcessInfo {
+    ProcessInfo {
+        event: "exit".into(),
+        pid: Some(42),
+        code,
+        signal,
+        ..ProcessInfo::default()
+    }
+}
+
+const MESSAGES: &str = "http://127.0.0.1:9/v1/messages";
+
+/// The seed article's loop, with the Anthropic shape.
+fn weather() -> Trace {
+    let mut t = Trace::default();
+    t.push(
+        0,
+        "user",
+        "host",
+        Channel::Note,
+        "What's the weather in Seoul?",
+    );
+    t.process(1, "host", "server:weather", spawn());
+    t.rpc(
+        2,
+        "host",
+        "server:weather",
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}),
+    );
+    t.push(
+        3,
+        "server:weather",
+        "host",
+        Channel::Stderr,
+        "weather MCP server running on stdio",
+    );
+    t.rpc(
+        16,
+        "server:weather",
+        "host",
+        json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"weather"}}}),
+    );
+    t.rpc(
+        17,
+        "host",
+        "server:weather",
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    );
+    t.rpc(
+        18,
+        "host",
+        "server:weather",
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+    );
+    t.rpc(
+        19,
+        "server:weather",
+        "host",
+        json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_weather","inputSchema":{"type":"object"}}]}}),
+    );
+    let tools = json!([{"name":"get_weather","input_schema":{"type":"object"}}]);
+    t.llm_request(
+        20,
+        MESSAGES,
+        json!({"model":"m","max_tokens":10,"tools":tools,"messages":[{"role":"user","content":"What's the weather in Seoul?"}]}),
+    );
+    t.llm_response(
+        22,
+        200,
+        json!({"content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"Seoul"}}],"stop_reason":"tool_use"}),
+    );
+    t.rpc(
+        23,
+        "host",
+        "server:weather",
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"Seoul"}}}),
+    );
+    t.rpc(
+        24,
+        "server:weather",
+        "host",
+        json!({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Seoul: 15C"}],"isError":false}}),
+    );
+    t.llm_request(
+        25,
+        MESSAGES,
+        json!({"model":"m","max_tokens":10,"tools":tools,"messages":[
+            {"role":"user","content":"What's the weather in Seoul?"},
+            {"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"Seoul"}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Seoul: 15C"}]}
+        ]}),
+    );
+    t.llm_response(
+        26,
+        200,
+        json!({"content":[{"type":"text","text":"It is 15C.\nEnjoy!"}],"stop_reason":"end_turn"}),
+    );
+    t.push(27, "host", "user", Channel::Note, "It is 15C.");
+    t.process(28, "server:weather", "host", exit(Some(0), None));
+    t
+}
+
+fn labels(d: &Diagram) -> Vec<&str> {
+    d.rows.iter().map(|r| r.label.as_str()).collect()
+}
+
+#[test]
+fn weather_lanes_labels_and_styles() {
+    let d = weather().diagram();
+    let titles: Vec<&str> = d.lanes.iter().map(|l| l.title.as_str()).collect();
+    assert_eq!(titles, ["User", "Host", "LLM API", "weather"]);
+    let kinds: Vec<LaneKind> = d.lanes.iter().map(|l| l.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            LaneKind::User,
+            LaneKind::Host,
+            LaneKind::Llm,
+            LaneKind::Server
+        ]
+    );
+    assert_eq!(
+        labels(&d),
+        [
+            "What's the weather in Seoul?",
+            "spawned sightline demo-server weather",
+            "initialize 2025-11-25",
+            "stderr: weather MCP server running on stdio",
+            "result initialize 2025-11-25",
+            "notifications/initialized",
+            "tools/list",
+            "result tools/list",
+            "POST /v1/messages (1 tool)",
+            "tool_use get_weather",
+            "tools/call get_weather",
+            "result tools/call get_weather",
+            "POST /v1/messages (1 tool, 1 result)",
+            "end_turn",
+            "It is 15C.",
+            "exited code 0",
+        ]
+    );
+    let styles: Vec<Style> = d.rows.iter().map(|r| r.style).collect();
+    use Style::*;
+    assert_eq!(
+        styles,
+        [
+            Note,
+            Process,
+            Request,
+            Stderr,
+            Response,
+            Notification,
+            Request,
+            Response,
+            LlmRequest,
+            LlmResponse,
+            Request,
+            Response,
+            LlmRequest,
+            LlmResponse,
+            Note,
+            Process
+        ]
+    );
+    assert!(d.rows.iter().all(|r| r.status == Status::Ok), "{d:#?}");
+    assert_eq!(d.direct_model_server, 0);
+    // Lifeline notes sit on the server; arrows go their true way.
+    let (user, host, llm, server) = (0, 1, 2, 3);
+    assert_eq!((d.rows[1].from, d.rows[1].to), (server, server));
+    assert_eq!((d.rows[3].from, d.rows[3].to), (server, server));
+    assert_eq!((d.rows[0].from, d.rows[0].to), (user, host));
+    assert_eq!((d.rows[2].from, d.rows[2].to), (host, server));
+    assert_eq!((d.rows[9].from, d.rows[9].to), (llm, host));
+    assert_eq!((d.rows[14].from, d.rows[14].to), (host, user));
+    // Offsets, latency, details.
+    assert_eq!(d.rows[4].offset_us, 16_000);
+    assert_eq!(d.rows[4].detail.as_deref(), Some("14 ms, id 0"));
+    assert_eq!(d.rows[1].detail.as_deref(), Some("pid 42"));
+    assert_eq!(
+        d.rows[10].detail.as_deref(),
+        Some("id 2, model call toolu_1 from #9")
+    );
+    assert_eq!(
+        d.rows[13].detail.as_deref(),
+        Some("HTTP 200, 1 ms, \"It is 15C.\\u{000a}Enjoy!\"")
+    );
+    assert_eq!(
+        d.rows[12].detail.as_deref(),
+        Some("anthropic, tools: get_weather, returns toolu_1")
+    );
+}
+
+#[test]
+fn weather_pairs_and_chain() {
+    let d = weather().diagram();
+    let pairs: Vec<(usize, usize)> = d
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.pair.map(|p| (i, p)))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            (2, 4),
+            (4, 2),
+            (6, 7),
+            (7, 6),
+            (8, 9),
+            (9, 8),
+            (10, 11),
+            (11, 10),
+            (12, 13),
+            (13, 12)
+        ]
+    );
+    for r in [9, 10, 11, 12] {
+        assert_eq!(d.rows[r].chain, [9, 10, 11, 12], "row {r}");
+    }
+    assert!(d.rows[8].chain.is_empty());
+    assert_eq!(d.row_of_event(10), Some(10));
+    assert_eq!(d.row_of_event(99), None);
+    assert_eq!(d.llm_lane(), Some(2));
+    assert_eq!(d.server_lanes(), [3]);
+    assert_eq!(d.lane_index(&Lane::server("weather")), Some(3));
+}
+
+#[test]
+fn tool_call_label_names_the_shape_word() {
+    let mut t = Trace::default();
+    t.llm_request(
+        0,
+        "https://api.openai.com/v1/responses?x=1",
+        json!({"model":"m","input":"hi","tools":[{"type":"function","name":"get_weather","parameters":{}}]}),
+    );
+    t.llm_response(
+        5,
+        200,
+        json!({"status":"completed","output":[{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{}"}]}),
+    );
+    t.llm_request(
+        6,
+        "http://localhost:11434/v1/chat/completions",
+        json!({"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"a","parameters":{}}},{"type":"function","function":{"name":"b","parameters":{}}}]}),
+    );
+    t.llm_response(
+        9,
+        200,
+        json!({"choices":[{"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[
+            {"id":"c2","type":"function","function":{"name":"a","arguments":"{}"}},
+            {"id":"c3","type":"function","function":{"name":"b","arguments":"{}"}}]}}]}),
+    );
+    t.llm_request(10, MESSAGES, json!({"model":"m","messages":[]}));
+    t.llm_response(
+        11,
+        429,
+        json!({"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}),
+    );
+    t.llm_request(12, MESSAGES, json!({"model":"m","messages":[]}));
+    t.llm_response(13, 200, json!({"nonsense":true}));
+    t.llm_request(14, MESSAGES, json!({"model":"m","messages":[]}));
+    let d = t.diagram();
+    assert_eq!(
+        labels(&d),
+        [
+            "POST /v1/responses (1 tool)",
+            "function_call get_weather",
+            "POST /v1/chat/completions (2 tools)",
+            "tool_calls a, b",
+            "POST /v1/messages (0 tools)",
+            "HTTP 429",
+            "POST /v1/messages (0 tools)",
+            "unreadable response",
+            "POST /v1/messages (0 tools)",
+        ]
+    );
+    // Calls the host never sent anywhere are a problem; so are failures and unread bodies.
+    assert!(matches!(&d.rows[1].status, Status::Problem(p) if p.contains("never sent")));
+    assert!(matches!(&d.rows[3].status, Status::Problem(p) if p.contains("a (c2)")));
+    assert_eq!(d.rows[5].status, Status::Error);
+    assert!(matches!(d.rows[7].status, Status::Problem(_)));
+    assert_eq!(d.rows[8].status, Status::Unanswered);
+    assert_eq!(d.rows[8].pair, None);
+    // No user or server events, but LLM traffic: User, Host and LLM lanes all the same.
+    let titles: Vec<&str> = d.lanes.iter().map(|l| l.title.as_str()).collect();
+    assert_eq!(titles, ["User", "Host", "LLM API"]);
+}
+
+#[test]
+fn proxy_trace_statuses_and_server_requests() {
+    let mut t = Trace::default();
+    t.process(0, "host", "server:a", spawn());
+    t.rpc(
+        1,
+        "host",
+        "server:a",
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}),
+    );
+    // A server-to-client request, answered by the host.
+    t.rpc(
+        2,
+        "server:a",
+        "host",
+        json!({"jsonrpc":"2.0","id":1,"method":"roots/list"}),
+    );
+    t.rpc(
+        3,
+        "host",
+        "server:a",
+        json!({"jsonrpc":"2.0","id":1,"result":{"roots":[]}}),
+    );
+    t.rpc(
+        4,
+        "host",
+        "server:a",
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}),
+    );
+    t.rpc(
+        5,
+        "host",
+        "server:a",
+        json!({"jsonrpc":"2.0","id":2,"method":"nope"}),
+    );
+    t.rpc(
+        6,
+        "server:a",
+        "host",
+        json!({"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}),
+    );
+    t.rpc(
+        7,
+        "server:a",
+        "host",
+        json!({"jsonrpc":"2.0","id":77,"result":{}}),
+    );
+    t.push(
+        8,
+        "server:a",
+        "host",
+        Channel::Stdio,
+        "debug: starting\u{1b}[0m; #1",
+    );
+    t.rpc(
+        9,
+        "host",
+        "server:a",
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
+    );
+    t.process(10, "server:a", "host", exit(None, Some(9)));
+    let d = t.diagram();
+    let titles: Vec<&str> = d.lanes.iter().map(|l| l.title.as_str()).collect();
+    assert_eq!(titles, ["Host", "a"], "a proxy trace has no user or model");
+    assert_eq!(
+        labels(&d),
+        [
+            "spawned sightline demo-server weather",
+            "tools/call slow",
+            "roots/list",
+            "result roots/list",
+            "notifications/cancelled request #1",
+            "nope",
+            "error -32601 Method not found",
+            "result",
+            "invalid: not JSON",
+            "tools/list",
+            "exited signal 9 (SIGKILL)",
+        ]
+    );
+    let statuses: Vec<&str> = d.rows.iter().map(|r| r.status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        [
+            "ok",
+            "cancelled",
+            "ok",
+            "ok",
+            "ok",
+            "ok",
+            "error",
+            "orphan",
+            "invalid",
+            "unanswered",
+            "problem"
+        ]
+    );
+    // roots/list goes server -> host, its answer host -> server.
+    assert_eq!((d.rows[2].from, d.rows[2].to), (1, 0));
+    assert_eq!((d.rows[3].from, d.rows[3].to), (0, 1));
+    assert_eq!(d.rows[2].pair, Some(3));
+    assert_eq!(d.rows[5].pair, Some(6));
+    assert_eq!(d.rows[6].style, Style::Error);
+    assert_eq!(d.rows[8].style, Style::Invalid);
+    assert!(
+        d.rows[8]
+            .detail
+            .as_deref()
+            .is_some_and(|s| s.contains("debug: starting\\u{001b}[0m; #1")),
+        "{:?}",
+        d.rows[8].detail
+    );
+    assert!(
+        d.rows[9]
+            .detail
+            .as_deref()
+            .is_some_and(|s| s.contains("unanswered: the server exited first"))
+    );
+    assert_eq!(d.direct_model_server, 0);
+}
+
+#[test]
+fn a_direct_model_server_message_is_counted() {
+    let mut t = Trace::default();
+    t.push(
+        0,
+        "llm",
+        "server:w",
+        Channel::Stdio,
+        r#"{"jsonrpc":"2.0","method":"x"}"#,
+    );
+    t.push(1, "robot", "host", Channel::Other("telepathy".into()), "hi");
+    let d = t.diagram();
+    assert_eq!(d.direct_model_server, 1);
+    let titles: Vec<&str> = d.lanes.iter().map(|l| l.title.as_str()).collect();
+    assert_eq!(titles, ["User", "Host", "LLM API", "w", "robot"]);
+    assert_eq!(d.lanes[4].kind, LaneKind::Other);
+    assert_eq!((d.rows[0].from, d.rows[0].to), (2, 3));
+    assert_eq!(d.rows[1].label, "telepathy: hi");
+}
+
+#[test]
+fn empty_trace_has_a_host_and_no_rows() {
+    let d = Trace::default().diagram();
+    assert_eq!(d.lanes.len(), 1);
+    assert_eq!(d.lanes[0].kind, LaneKind::Host);
+    assert!(d.rows.is_empty());
+}
+
+#[test]
+fn visible_shows_controls_and_cuts() {
+    assert_eq!(visible("a\nb\u{200b}c", 10), "a\\u{000a}b\\u{200b}c");
+    assert_eq!(visible("abcdef", 3), "abc…");
+    assert_eq!(visible("abc", 3), "abc");
+    assert!(is_invisible('\u{e0041}'));
+    assert!(!is_invisible('a'));
+}
+
+#[test]
+fn long_labels_are_cut() {
+    let mut t = Trace::default();
+    t.push(0, "server:s", "host", Channel::Stderr, &"x".repeat(500));
+    let d = t.diagram();
+    assert_eq!(d.rows[0].label.chars().count(), 61);
+    assert!(d.rows[0].label.ends_with('…'));
+}

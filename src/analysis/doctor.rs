@@ -1,0 +1,326 @@
+//! The doctor: why a tool is, or is not, visible to the model, with the event that proves it.
+//!
+//! "The server says connected, `tools/list` works, yet the model never gets the tool" has many
+//! causes spread over three parties: the server (did it start, answer the handshake, advertise
+//! tools, answer `tools/list`?), the host (did it ask, did it keep the tool, under which name,
+//! did it list again after `list_changed`?) and the provider (does it accept the name, the
+//! schema, that many tools, that long a description?). The doctor walks a trace in that order
+//! and gives every server and every tool one stable [`Code`], the `seq` of the event that shows
+//! it, a sentence of detail and a fix. The codes are documented in `docs/doctor.md`.
+//!
+//! How visibility is judged:
+//! - **A trace with LLM requests**: against the `tools` of the *last* LLM request (what the
+//!   model saw last), using the host's `note` events ("host drops tool ...", "host shows tool
+//!   ... as ...") as the evidence for why a listed tool is missing or renamed.
+//! - **A trace without LLM requests** (a `sightline proxy` recording of a real host's server, or
+//!   `sightline doctor -- CMD`): by running [`Catalog::build`] (a default host: prefix colliding
+//!   names, drop invalid tools one by one) on each server's last `tools/list` for the chosen
+//!   provider, so the findings say "would be".
+//!
+//! In both cases a tool that is sent but that the real provider refuses (an invalid schema, too
+//! long a description, too many tools) counts as not visible: the provider's limits are in
+//! [`rules`].
+//!
+//! [`Catalog::build`]: crate::host::catalog::Catalog::build
+
+mod render;
+pub mod rules;
+mod session;
+mod tools;
+
+use std::collections::HashMap;
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+pub use render::{json_lines, text};
+
+use super::Report;
+use crate::host::api::ApiShape;
+use crate::trace::{Event, Pairing};
+
+/// Why a tool is or is not visible, or what is wrong with a server. Stable: scripts match on
+/// [`Code::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    /// Visible, and the model called it.
+    VisibleCalled,
+    /// Visible, but the model chose not to call it: not a visibility problem.
+    VisibleNotCalled,
+    /// The server's command could not be started.
+    ServerFailedToStart,
+    /// The server exited before answering the handshake or `tools/list`.
+    ServerCrashed,
+    /// `initialize` / `server/discover` failed or was never answered.
+    HandshakeFailed,
+    /// The server refused the protocol version, or answered one the host cannot use.
+    ProtocolVersionRefused,
+    /// The handshake result advertises no `tools` capability.
+    NoToolsCapability,
+    /// The host never asked for the tools.
+    ToolsListNeverSent,
+    /// `tools/list` was answered with an error (or not answered, or without a tool array).
+    ToolsListError,
+    /// The provider's tool-name pattern rejects the name.
+    NameRejected,
+    /// Another server lists the same name: the host dropped or renamed one.
+    DuplicateName,
+    /// `inputSchema` is missing or not `"type": "object"`.
+    SchemaNotObject,
+    /// `inputSchema` is not a valid JSON Schema.
+    SchemaInvalid,
+    /// More tools, or a longer description, than the provider accepts.
+    ProviderLimit,
+    /// `notifications/tools/list_changed` arrived and the host did not list again.
+    StaleList,
+    /// The host's configuration filters the tool out.
+    HostFiltered,
+    /// The host dropped the whole server because of one bad tool.
+    ServerDropped,
+    /// A tool named with `--expect` that no server listed.
+    ExpectedNotListed,
+}
+
+impl Code {
+    pub const ALL: [Code; 18] = [
+        Code::VisibleCalled,
+        Code::VisibleNotCalled,
+        Code::ServerFailedToStart,
+        Code::ServerCrashed,
+        Code::HandshakeFailed,
+        Code::ProtocolVersionRefused,
+        Code::NoToolsCapability,
+        Code::ToolsListNeverSent,
+        Code::ToolsListError,
+        Code::NameRejected,
+        Code::DuplicateName,
+        Code::SchemaNotObject,
+        Code::SchemaInvalid,
+        Code::ProviderLimit,
+        Code::StaleList,
+        Code::HostFiltered,
+        Code::ServerDropped,
+        Code::ExpectedNotListed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::VisibleCalled => "visible-called",
+            Code::VisibleNotCalled => "visible-not-called",
+            Code::ServerFailedToStart => "server-failed-to-start",
+            Code::ServerCrashed => "server-crashed",
+            Code::HandshakeFailed => "handshake-failed",
+            Code::ProtocolVersionRefused => "protocol-version-refused",
+            Code::NoToolsCapability => "no-tools-capability",
+            Code::ToolsListNeverSent => "tools-list-never-sent",
+            Code::ToolsListError => "tools-list-error",
+            Code::NameRejected => "name-rejected",
+            Code::DuplicateName => "duplicate-name",
+            Code::SchemaNotObject => "schema-not-object",
+            Code::SchemaInvalid => "schema-invalid",
+            Code::ProviderLimit => "provider-limit",
+            Code::StaleList => "stale-list",
+            Code::HostFiltered => "host-filtered",
+            Code::ServerDropped => "server-dropped",
+            Code::ExpectedNotListed => "expected-not-listed",
+        }
+    }
+
+    /// The code named `s`, if any.
+    pub fn parse(s: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// Codes that mean a server delivered no usable tool list.
+    pub fn is_server_failure(self) -> bool {
+        matches!(
+            self,
+            Code::ServerFailedToStart
+                | Code::ServerCrashed
+                | Code::HandshakeFailed
+                | Code::ProtocolVersionRefused
+                | Code::NoToolsCapability
+                | Code::ToolsListNeverSent
+                | Code::ToolsListError
+        )
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// What the doctor is asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DoctorOptions {
+    /// The provider to judge against when the trace has no LLM request (with one, the
+    /// request's own shape is used).
+    pub provider: ApiShape,
+    /// Tools the user expects the model to see: an MCP name, `server/tool`, or the name the
+    /// model sees (`server__tool`).
+    pub expect: Vec<String>,
+}
+
+impl Default for DoctorOptions {
+    fn default() -> Self {
+        DoctorOptions {
+            provider: ApiShape::Anthropic,
+            expect: Vec::new(),
+        }
+    }
+}
+
+/// The verdict on one tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolFinding {
+    /// The server that listed it (`None` for an expected tool no server can be tied to).
+    pub server: Option<String>,
+    /// The tool's MCP name (or the expected name as given).
+    pub tool: String,
+    /// Whether the model sees it (or would).
+    pub visible: bool,
+    pub code: Code,
+    /// The `seq` of the event that proves it.
+    pub seq: Option<u64>,
+    pub detail: String,
+    /// What to do about it; empty when nothing needs doing.
+    pub hint: String,
+    /// Whether the tool was named with `--expect` ([`DoctorOptions::expect`]).
+    pub expected: bool,
+}
+
+/// The verdict on one server.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerFinding {
+    pub server: String,
+    /// `None` when nothing is wrong with the server itself; else a server-level code
+    /// ([`Code::is_server_failure`], or [`Code::StaleList`]).
+    pub code: Option<Code>,
+    /// The event that proves the code, or the `tools/list` result the tools came from.
+    pub seq: Option<u64>,
+    pub detail: String,
+    pub hint: String,
+    /// The protocol revision of the session, when known.
+    pub revision: Option<String>,
+    /// How many tools its last `tools/list` named.
+    pub listed: usize,
+    /// How many of those the model sees (or would).
+    pub visible: usize,
+    /// The last lines the server wrote to stderr before it exited (at most 5), for crashes.
+    pub stderr_tail: Vec<String>,
+}
+
+impl ServerFinding {
+    /// Whether the server delivered no usable tool list.
+    pub fn failed(&self) -> bool {
+        self.code.is_some_and(Code::is_server_failure)
+    }
+}
+
+/// What visibility was judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "basis")]
+pub enum Basis {
+    /// The `tools` of the last LLM request, event `seq`.
+    LastRequest { seq: u64, shape: ApiShape },
+    /// What a host would send to `shape` (no LLM request in the trace).
+    WouldBe { shape: ApiShape },
+}
+
+impl Basis {
+    pub fn shape(self) -> ApiShape {
+        match self {
+            Basis::LastRequest { shape, .. } | Basis::WouldBe { shape } => shape,
+        }
+    }
+
+    pub fn would_be(self) -> bool {
+        matches!(self, Basis::WouldBe { .. })
+    }
+}
+
+/// Everything the doctor found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// Every listed tool, server by server in order of appearance, then expected tools no
+    /// server listed.
+    pub tools: Vec<ToolFinding>,
+    pub servers: Vec<ServerFinding>,
+    pub basis: Basis,
+}
+
+impl Diagnosis {
+    /// True when every listed and expected tool is visible and every server listed its tools.
+    pub fn all_visible(&self) -> bool {
+        self.tools.iter().all(|t| t.visible) && !self.servers.iter().any(ServerFinding::failed)
+    }
+
+    /// The exit status of `sightline doctor`: 0 when [`all_visible`](Self::all_visible), else 1.
+    pub fn exit_status(&self) -> u8 {
+        u8::from(!self.all_visible())
+    }
+
+    /// The finding for `tool` (an MCP name), on any server.
+    pub fn tool(&self, tool: &str) -> Option<&ToolFinding> {
+        self.tools.iter().find(|t| t.tool == tool)
+    }
+
+    pub fn server(&self, server: &str) -> Option<&ServerFinding> {
+        self.servers.iter().find(|s| s.server == server)
+    }
+}
+
+/// Diagnoses a trace: one finding per server and per tool (see the module documentation).
+pub fn diagnose(events: &[Event], report: &Report, options: &DoctorOptions) -> Diagnosis {
+    let ctx = Ctx::new(events, report);
+    let sessions = session::servers(&ctx);
+    tools::diagnose(&ctx, sessions, options)
+}
+
+/// The trace and its analysis, with the lookups every part of the doctor needs.
+pub(crate) struct Ctx<'a> {
+    pub events: &'a [Event],
+    pub report: &'a Report,
+    index_of: HashMap<u64, usize>,
+    /// Index of the last LLM request, or the trace's length: what happened after it cannot
+    /// have changed what the model saw.
+    pub cut: usize,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(events: &'a [Event], report: &'a Report) -> Self {
+        let index_of = events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+        let cut = report.llm.last().map_or(events.len(), |x| x.request);
+        Ctx {
+            events,
+            report,
+            index_of,
+            cut,
+        }
+    }
+
+    pub fn seq(&self, i: usize) -> u64 {
+        self.events[i].seq
+    }
+
+    /// The index of the response to the request at `i`.
+    pub fn answer(&self, i: usize) -> Option<usize> {
+        match self.report.rpc.derived.get(i)?.pairing {
+            Pairing::AnsweredBy(seq) => self.index_of.get(&seq).copied(),
+            _ => None,
+        }
+    }
+
+    /// The payload of event `i` as JSON.
+    pub fn json(&self, i: usize) -> Option<Value> {
+        serde_json::from_str(&self.events[i].text()).ok()
+    }
+}

@@ -1,0 +1,533 @@
+//! One server's session, read in the order things must happen for its tools to reach a host:
+//! spawn, handshake (`initialize` or `server/discover`), the `tools` capability, `tools/list`
+//! (every page), and no unanswered `list_changed` afterwards.
+//!
+//! The session is the one in force at the cut (the last LLM request, or the end of the trace):
+//! it starts at the server's last spawn before the cut and ends at its next spawn.
+
+use serde_json::Value;
+
+use super::rules::{self, hint};
+use super::{Code, Ctx, ServerFinding};
+use crate::trace::{Channel, Event, Kind, Lane};
+
+/// Revisions whose lifecycle starts with `initialize`, which a host can fall back to.
+const INITIALIZE_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// How many stderr lines a crash report carries.
+const STDERR_TAIL: usize = 5;
+
+/// What the host got from one server.
+pub(super) struct Server {
+    pub name: String,
+    pub finding: ServerFinding,
+    /// The tools of the last listing, and the index of its last page's result.
+    pub listing: Option<(Vec<Value>, usize)>,
+    /// The `list_changed` notification the host did not act on, with the detail to cite.
+    pub stale: Option<(usize, String)>,
+}
+
+/// Every server lane of the trace, in order of first appearance.
+pub(super) fn servers(ctx: &Ctx) -> Vec<Server> {
+    let mut lanes: Vec<&Lane> = Vec::new();
+    for e in ctx.events {
+        for lane in [&e.from, &e.to] {
+            if lane.is_server() && !lanes.contains(&lane) {
+                lanes.push(lane);
+            }
+        }
+    }
+    lanes.into_iter().map(|lane| server(ctx, lane)).collect()
+}
+
+fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+/// The session's events and the facts read from them.
+struct Session<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    lane: &'c Lane,
+    name: String,
+    start: usize,
+    end: usize,
+    /// The server's exit in this session, if it exited.
+    exit: Option<usize>,
+}
+
+fn is_process(e: &Event, lane: &Lane, what: &[&str]) -> bool {
+    e.channel == Channel::Process
+        && (e.from == *lane || e.to == *lane)
+        && e.process
+            .as_ref()
+            .is_some_and(|p| what.contains(&p.event.as_str()))
+}
+
+fn server(ctx: &Ctx, lane: &Lane) -> Server {
+    let events = ctx.events;
+    let spawn_like = |i: usize| is_process(&events[i], lane, &["spawn", "spawn-failed"]);
+    let start = (0..ctx.cut.min(events.len()))
+        .rev()
+        .find(|&i| spawn_like(i))
+        .or_else(|| (0..events.len()).rev().find(|&i| spawn_like(i)))
+        .unwrap_or(0);
+    let end = (start + 1..events.len())
+        .find(|&i| spawn_like(i))
+        .unwrap_or(events.len());
+    let exit = (start..end).find(|&i| is_process(&events[i], lane, &["exit"]));
+    let s = Session {
+        ctx,
+        lane,
+        name: lane.server_name().unwrap_or_default().to_string(),
+        start,
+        end,
+        exit,
+    };
+    s.read()
+}
+
+impl Session<'_, '_> {
+    fn finding(&self, code: Option<Code>, at: Option<usize>, detail: String) -> ServerFinding {
+        let revision = self
+            .ctx
+            .report
+            .rpc
+            .sessions
+            .iter()
+            .find(|(l, _)| l == self.lane)
+            .and_then(|(_, s)| s.revision.clone());
+        ServerFinding {
+            server: self.name.clone(),
+            code,
+            seq: at.map(|i| self.ctx.seq(i)),
+            hint: code.map_or_else(String::new, |c| hint(c, &self.name)),
+            detail,
+            revision,
+            listed: 0,
+            visible: 0,
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    fn failed(&self, code: Code, at: usize, detail: String) -> Server {
+        let mut finding = self.finding(Some(code), Some(at), detail);
+        if code == Code::ServerCrashed {
+            finding.stderr_tail = self.stderr_tail(at);
+        }
+        Server {
+            name: self.name.clone(),
+            finding,
+            listing: None,
+            stale: None,
+        }
+    }
+
+    /// Host requests to this server with one of `methods`, before the cut.
+    fn requests(&self, methods: &[&str]) -> Vec<usize> {
+        let d = &self.ctx.report.rpc.derived;
+        (self.start..self.end.min(self.ctx.cut))
+            .filter(|&i| {
+                self.ctx.events[i].to == *self.lane
+                    && d[i].kind == Kind::Request
+                    && d[i].method.as_deref().is_some_and(|m| methods.contains(&m))
+            })
+            .collect()
+    }
+
+    /// The last stderr lines before `at` (an exit), oldest first.
+    fn stderr_tail(&self, at: usize) -> Vec<String> {
+        let mut tail: Vec<String> = (self.start..at)
+            .rev()
+            .filter(|&i| {
+                let e = &self.ctx.events[i];
+                e.channel == Channel::Stderr && e.from == *self.lane
+            })
+            .take(STDERR_TAIL)
+            .map(|i| self.ctx.events[i].text().into_owned())
+            .collect();
+        tail.reverse();
+        tail
+    }
+
+    /// The exit that left the request at `req` unanswered, unless the host (or Sightline)
+    /// stopped the server or gave up on it first.
+    fn crash_during(&self, req: usize) -> Option<usize> {
+        let exit = self.exit?;
+        if self.ctx.answer(req).is_some() || self.stopped_by_host(exit) {
+            return None;
+        }
+        self.gave_up(req).is_none().then_some(exit)
+    }
+
+    /// A host note after the request at `req` and before the server's exit (or the end): the
+    /// host saying it stopped waiting.
+    fn gave_up(&self, req: usize) -> Option<usize> {
+        let until = self.exit.unwrap_or(self.end).max(req);
+        (req..until).find(|&i| {
+            let e = &self.ctx.events[i];
+            e.channel == Channel::Note && e.from == Lane::Host && e.to == Lane::Host
+        })
+    }
+
+    fn stopped_by_host(&self, exit: usize) -> bool {
+        self.ctx.events[exit]
+            .process
+            .as_ref()
+            .is_some_and(|p| p.detail.is_some())
+    }
+
+    fn describe_exit(&self, exit: usize) -> String {
+        let p = self.ctx.events[exit].process.clone().unwrap_or_default();
+        let how = match (p.code, p.signal) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(signal)) => format!(
+                "was killed by signal {signal} ({})",
+                crate::trace::signal_name(signal)
+            ),
+            (None, None) => "exited".to_string(),
+        };
+        format!("the server {how} (#{})", self.ctx.seq(exit))
+    }
+
+    fn crashed(&self, exit: usize, before: &str) -> Server {
+        let mut detail = format!("{} before answering {before}", self.describe_exit(exit));
+        let tail = self.stderr_tail(exit);
+        if tail.is_empty() {
+            detail.push_str("; it wrote nothing to stderr");
+        } else {
+            let lines: Vec<String> = tail.iter().map(|l| format!("{l:?}")).collect();
+            detail.push_str(&format!("; last stderr: {}", lines.join(" / ")));
+        }
+        self.failed(Code::ServerCrashed, exit, detail)
+    }
+
+    fn read(&self) -> Server {
+        let ctx = self.ctx;
+        let e = &ctx.events[self.start];
+        if is_process(e, self.lane, &["spawn-failed"]) {
+            let p = e.process.clone().unwrap_or_default();
+            let detail = format!(
+                "`{}` could not be started: {}",
+                p.command.join(" "),
+                p.detail.as_deref().unwrap_or("no reason recorded")
+            );
+            return self.failed(Code::ServerFailedToStart, self.start, detail);
+        }
+
+        // The handshake: the last one that succeeded (so an `auto` fallback from
+        // server/discover to initialize counts), else the last one tried.
+        let handshakes = self.requests(&["initialize", "server/discover"]);
+        let succeeded = |&h: &usize| {
+            ctx.answer(h)
+                .is_some_and(|r| ctx.report.rpc.derived[r].kind == Kind::Response)
+        };
+        let handshake = handshakes
+            .iter()
+            .rev()
+            .find(|h| succeeded(h))
+            .or(handshakes.last())
+            .copied();
+        let mut no_tools = None;
+        let mut notes = Vec::new();
+        let mut after = handshake;
+        if let Some(h) = handshake {
+            match self.handshake(h, &mut notes) {
+                Ok((result, tools_capability)) => {
+                    after = Some(result);
+                    if !tools_capability {
+                        no_tools = Some(result);
+                    }
+                }
+                Err(server) => return *server,
+            }
+        }
+
+        let lists = self.requests(&["tools/list"]);
+        let Some(&last) = lists.last() else {
+            if let Some(result) = no_tools {
+                return self.no_tools(result, "the host never sent tools/list");
+            }
+            if let Some(exit) = self
+                .exit
+                .filter(|&x| !self.stopped_by_host(x) && abnormal(ctx, x))
+            {
+                return self.crashed(exit, "tools/list (it was never sent)");
+            }
+            let at = after.unwrap_or(self.start);
+            let what = if handshake.is_some() {
+                format!(
+                    "the handshake succeeded (#{}), but the host never sent tools/list{}",
+                    ctx.seq(at),
+                    if ctx.cut < ctx.events.len() {
+                        " before its last LLM request"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                "the host sent neither a handshake nor tools/list".to_string()
+            };
+            return self.failed(Code::ToolsListNeverSent, at, what);
+        };
+
+        let listing = self.listing(&lists);
+        let mut server = match self.list_outcome(last, no_tools) {
+            Some(failed) => Server {
+                listing: listing.clone(),
+                ..failed
+            },
+            None => {
+                if no_tools.is_some() {
+                    notes.push(
+                        "its handshake advertises no `tools` capability: strict hosts do not ask for its tools".into(),
+                    );
+                }
+                let (tools, result) = listing.clone().unwrap_or_default();
+                let mut detail = format!("listed {} tool(s) (#{})", tools.len(), ctx.seq(result));
+                for note in &notes {
+                    detail.push_str("; ");
+                    detail.push_str(note);
+                }
+                Server {
+                    name: self.name.clone(),
+                    finding: self.finding(None, Some(result), detail),
+                    listing: listing.clone(),
+                    stale: None,
+                }
+            }
+        };
+        server.finding.listed = listing.as_ref().map_or(0, |(t, _)| t.len());
+        if let Some((_, result)) = &listing {
+            server.stale = self.stale(*result);
+            if let (None, Some((at, detail))) = (server.finding.code, &server.stale) {
+                server.finding.code = Some(Code::StaleList);
+                server.finding.seq = Some(ctx.seq(*at));
+                server.finding.detail = format!("{}; {detail}", server.finding.detail);
+                server.finding.hint = hint(Code::StaleList, &self.name);
+            }
+        }
+        server
+    }
+
+    /// The handshake's result index and whether it advertises tools, or the failure.
+    fn handshake(&self, h: usize, notes: &mut Vec<String>) -> Result<(usize, bool), Box<Server>> {
+        let ctx = self.ctx;
+        let method = ctx.report.rpc.derived[h].method.clone().unwrap_or_default();
+        let request = ctx.json(h).unwrap_or_default();
+        let asked = if method == "initialize" {
+            str_at(&request, "/params/protocolVersion")
+        } else {
+            request
+                .pointer("/params/_meta")
+                .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+                .and_then(Value::as_str)
+        }
+        .unwrap_or("?")
+        .to_string();
+        let Some(r) = ctx.answer(h) else {
+            if let Some(exit) = self.crash_during(h) {
+                return Err(Box::new(self.crashed(exit, &method)));
+            }
+            let detail = format!(
+                "{method} (#{}) was never answered ({})",
+                ctx.seq(h),
+                self.unanswered_reason(h)
+            );
+            return Err(Box::new(self.failed(Code::HandshakeFailed, h, detail)));
+        };
+        let answer = ctx.json(r).unwrap_or_default();
+        if let Some(error) = answer.get("error") {
+            let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+            let supported = error.pointer("/data/supported").and_then(Value::as_array);
+            if code == -32022 || (code == -32602 && supported.is_some()) {
+                let list = supported.map_or_else(
+                    || "(no list given)".to_string(),
+                    |s| s.iter().map(rules::plain).collect::<Vec<_>>().join(", "),
+                );
+                let detail = format!(
+                    "the server refused protocol version {asked} in {method} (error {code} {message:?}); it supports: {list}"
+                );
+                return Err(Box::new(self.failed(
+                    Code::ProtocolVersionRefused,
+                    r,
+                    detail,
+                )));
+            }
+            let detail = format!("{method} failed: error {code} {message:?}");
+            return Err(Box::new(self.failed(Code::HandshakeFailed, r, detail)));
+        }
+        let result = answer.get("result").cloned().unwrap_or_default();
+        if method == "initialize" {
+            let got = result.get("protocolVersion");
+            match got.and_then(Value::as_str) {
+                Some(v) if v == asked => {}
+                Some(v) if INITIALIZE_REVISIONS.contains(&v) => notes.push(format!(
+                    "the host asked for {asked} and the server answered {v}"
+                )),
+                _ => {
+                    let got = got.map_or_else(|| "no protocolVersion".to_string(), rules::plain);
+                    let detail = format!(
+                        "the host asked for {asked}; the initialize result names {got}, which is not a revision a host can use (known: {})",
+                        INITIALIZE_REVISIONS.join(", ")
+                    );
+                    return Err(Box::new(self.failed(
+                        Code::ProtocolVersionRefused,
+                        r,
+                        detail,
+                    )));
+                }
+            }
+        } else if let Some(versions) = result.get("supportedVersions").and_then(Value::as_array)
+            && !versions.iter().any(|v| v.as_str() == Some(asked.as_str()))
+        {
+            let list: Vec<String> = versions.iter().map(rules::plain).collect();
+            let detail = format!(
+                "the host asked for {asked}; server/discover lists only {}",
+                list.join(", ")
+            );
+            return Err(Box::new(self.failed(
+                Code::ProtocolVersionRefused,
+                r,
+                detail,
+            )));
+        }
+        let tools = result
+            .get("capabilities")
+            .and_then(Value::as_object)
+            .is_some_and(|c| c.contains_key("tools"));
+        Ok((r, tools))
+    }
+
+    fn unanswered_reason(&self, req: usize) -> String {
+        if let Some(n) = self.gave_up(req) {
+            return format!(
+                "the host stopped waiting: {:?} (#{})",
+                self.ctx.events[n].text(),
+                self.ctx.seq(n)
+            );
+        }
+        match &self.ctx.report.rpc.derived[req].pairing {
+            crate::trace::Pairing::Unanswered(why) => why.clone(),
+            crate::trace::Pairing::Cancelled(seq) => format!("the host cancelled it (#{seq})"),
+            _ => "no response".to_string(),
+        }
+    }
+
+    fn no_tools(&self, result: usize, then: &str) -> Server {
+        let detail = format!(
+            "the handshake result (#{}) has no `tools` in its capabilities; {then}",
+            self.ctx.seq(result)
+        );
+        self.failed(Code::NoToolsCapability, result, detail)
+    }
+
+    /// What went wrong with the last `tools/list` (`None` when it succeeded).
+    fn list_outcome(&self, last: usize, no_tools: Option<usize>) -> Option<Server> {
+        let ctx = self.ctx;
+        let Some(r) = ctx.answer(last) else {
+            if let Some(exit) = self.crash_during(last) {
+                return Some(self.crashed(exit, &format!("tools/list (#{})", ctx.seq(last))));
+            }
+            let detail = format!(
+                "tools/list (#{}) was never answered ({})",
+                ctx.seq(last),
+                self.unanswered_reason(last)
+            );
+            return Some(self.failed(Code::ToolsListError, last, detail));
+        };
+        let answer = ctx.json(r).unwrap_or_default();
+        if let Some(error) = answer.get("error") {
+            let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+            let what = format!(
+                "tools/list failed with error {code} {message:?} (#{})",
+                ctx.seq(r)
+            );
+            if let Some(result) = no_tools {
+                return Some(self.no_tools(result, &what));
+            }
+            return Some(self.failed(Code::ToolsListError, r, what));
+        }
+        if answer
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .is_none()
+        {
+            let detail = format!(
+                "the tools/list result (#{}) has no `tools` array",
+                ctx.seq(r)
+            );
+            return Some(self.failed(Code::ToolsListError, r, detail));
+        }
+        None
+    }
+
+    /// The tools of the last listing: a `tools/list` without a cursor starts one, each page
+    /// with a cursor adds to it.
+    fn listing(&self, lists: &[usize]) -> Option<(Vec<Value>, usize)> {
+        let ctx = self.ctx;
+        let mut current: Option<(Vec<Value>, usize)> = None;
+        let mut last_good = None;
+        for &t in lists {
+            let request = ctx.json(t).unwrap_or_default();
+            if request.pointer("/params/cursor").is_none() {
+                if current.is_some() {
+                    last_good = current.take();
+                }
+                current = None;
+            }
+            let page = ctx.answer(t).and_then(|r| {
+                let tools = ctx.json(r)?.pointer("/result/tools")?.as_array()?.clone();
+                Some((tools, r))
+            });
+            if let Some((tools, r)) = page {
+                let entry = current.get_or_insert_with(|| (Vec::new(), r));
+                entry.0.extend(tools);
+                entry.1 = r;
+            }
+        }
+        current.or(last_good)
+    }
+
+    /// A `list_changed` after the listing's result and before the cut, with no new listing.
+    fn stale(&self, result: usize) -> Option<(usize, String)> {
+        let ctx = self.ctx;
+        let d = &ctx.report.rpc.derived;
+        let limit = self.end.min(ctx.cut);
+        let at = (result + 1..limit).find(|&i| {
+            ctx.events[i].from == *self.lane
+                && d[i].kind == Kind::Notification
+                && d[i].method.as_deref() == Some("notifications/tools/list_changed")
+        })?;
+        let ignored = (at + 1..limit).find(|&i| {
+            let e = &ctx.events[i];
+            e.channel == Channel::Note && e.from == Lane::Host && e.text().contains("list_changed")
+        });
+        let before = if ctx.cut < ctx.events.len() {
+            format!("before the last LLM request (#{})", ctx.seq(ctx.cut))
+        } else {
+            "and the trace ends".to_string()
+        };
+        let mut detail = format!(
+            "the server said its tools changed (notifications/tools/list_changed, #{}), and no tools/list followed {before}",
+            ctx.seq(at)
+        );
+        if let Some(n) = ignored {
+            detail.push_str(&format!(
+                "; the host says: {:?} (#{})",
+                ctx.events[n].text(),
+                ctx.seq(n)
+            ));
+        }
+        Some((at, detail))
+    }
+}
+
+/// An exit with a non-zero code or a signal.
+fn abnormal(ctx: &Ctx, exit: usize) -> bool {
+    ctx.events[exit]
+        .process
+        .as_ref()
+        .is_some_and(|p| p.code.is_some_and(|c| c != 0) || p.signal.is_some())
+}

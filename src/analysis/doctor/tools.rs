@@ -1,0 +1,524 @@
+//! One finding per listed tool, then one per expected tool no server listed.
+//!
+//! With an LLM request, a tool is sent when the last request's `tools` names it: under its own
+//! name, or under the name a host note says the host showed it as ("host shows tool `X` of
+//! server `S` to the model as `Y`"). A tool the host dropped has a note saying why ("host drops
+//! tool `X` of server `S`: <why>"); without one, the provider's rules are the best guess.
+//! Notes count only between the tool's listing and the last request, so an older catalog's
+//! decisions do not leak in.
+//!
+//! Without an LLM request, [`Catalog::build`] with a default host decides, for the provider
+//! asked about.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::rules::{self, hint, max_tools, name_rule, provider_name, tool_problem};
+use super::session::Server;
+use super::{Basis, Code, Ctx, Diagnosis, DoctorOptions, ToolFinding};
+use crate::analysis::LlmExchange;
+use crate::host::catalog::{Catalog, Entry, Fate};
+use crate::host::convert::{self, ToolRejected};
+use crate::host::scenario::HostOptions;
+use crate::trace::{Channel, Kind, Lane};
+
+pub(super) fn diagnose(ctx: &Ctx, mut servers: Vec<Server>, options: &DoctorOptions) -> Diagnosis {
+    let last = ctx.report.llm.last();
+    let basis = match last {
+        Some(x) => Basis::LastRequest {
+            seq: ctx.seq(x.request),
+            shape: x.shape.unwrap_or(options.provider),
+        },
+        None => Basis::WouldBe {
+            shape: options.provider,
+        },
+    };
+    let lists: Vec<(String, Vec<Value>)> = servers
+        .iter()
+        .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
+        .collect();
+    let catalog = Catalog::build(basis.shape(), &lists, &HostOptions::default());
+    let d = &ctx.report.rpc.derived;
+    let notes: Vec<(usize, String)> = (0..ctx.cut.min(ctx.events.len()))
+        .filter(|&i| {
+            let e = &ctx.events[i];
+            e.channel == Channel::Note && e.from == Lane::Host && e.to == Lane::Host
+        })
+        .map(|i| (i, ctx.events[i].text().into_owned()))
+        .collect();
+    let mut calls: HashMap<(String, String), usize> = HashMap::new();
+    for (i, e) in ctx.events.iter().enumerate() {
+        if let (Some(server), Some(name)) = (e.to.server_name(), d[i].detail.as_deref())
+            && d[i].kind == Kind::Request
+            && d[i].method.as_deref() == Some("tools/call")
+        {
+            calls.insert((server.to_string(), name.to_string()), i);
+        }
+    }
+    let judge = Judge {
+        ctx,
+        basis,
+        last,
+        catalog: &catalog,
+        lists: &lists,
+        notes,
+        calls,
+    };
+
+    let mut tools: Vec<(ToolFinding, Option<String>)> = Vec::new();
+    for server in &mut servers {
+        let Some((listed, result)) = &server.listing else {
+            continue;
+        };
+        let mut visible = 0;
+        for tool in listed {
+            let (finding, api_name) = judge.tool(&server.name, tool, *result);
+            visible += usize::from(finding.visible);
+            tools.push((finding, api_name));
+        }
+        server.finding.visible = visible;
+    }
+    for name in &options.expect {
+        let mut known = false;
+        for (f, api) in &mut tools {
+            let same = f.tool == *name
+                || api.as_deref() == Some(name.as_str())
+                || f.server
+                    .as_ref()
+                    .is_some_and(|s| *name == format!("{s}/{}", f.tool));
+            if same {
+                f.expected = true;
+                known = true;
+            }
+        }
+        if !known {
+            let finding = expected(ctx, &servers, &tools, name);
+            tools.push((finding, None));
+        }
+    }
+    Diagnosis {
+        tools: tools.into_iter().map(|(f, _)| f).collect(),
+        servers: servers.into_iter().map(|s| s.finding).collect(),
+        basis,
+    }
+}
+
+struct Judge<'a, 'c> {
+    ctx: &'c Ctx<'a>,
+    basis: Basis,
+    last: Option<&'c LlmExchange>,
+    catalog: &'c Catalog,
+    lists: &'c [(String, Vec<Value>)],
+    /// Host -> host notes before the cut: index and text.
+    notes: Vec<(usize, String)>,
+    /// The last tools/call of each (server, tool).
+    calls: HashMap<(String, String), usize>,
+}
+
+fn tool_name(tool: &Value) -> &str {
+    tool.get("name").and_then(Value::as_str).unwrap_or_default()
+}
+
+impl Judge<'_, '_> {
+    fn finding(
+        &self,
+        server: &str,
+        tool: &str,
+        code: Code,
+        at: usize,
+        detail: String,
+    ) -> ToolFinding {
+        ToolFinding {
+            server: Some(server.to_string()),
+            tool: tool.to_string(),
+            visible: matches!(code, Code::VisibleCalled | Code::VisibleNotCalled),
+            code,
+            seq: Some(self.ctx.seq(at)),
+            detail,
+            hint: hint(code, server),
+            expected: false,
+        }
+    }
+
+    /// The finding for one listed tool, and the name the model sees it under when sent.
+    fn tool(&self, server: &str, tool: &Value, result: usize) -> (ToolFinding, Option<String>) {
+        let name = tool_name(tool);
+        let entry = self
+            .catalog
+            .entries
+            .iter()
+            .find(|e| e.server == server && e.mcp_name == name);
+        match self.last {
+            Some(x) => match self.sent_as(x, server, name, result) {
+                Ok(api_name) => {
+                    let finding = self.sent(server, tool, &api_name, result);
+                    (finding, Some(api_name))
+                }
+                Err(note) => (self.not_sent(x, server, tool, entry, result, note), None),
+            },
+            None => match entry.map(|e| (e, &e.fate)) {
+                Some((e, Fate::Sent)) => {
+                    let finding = self.sent(server, tool, &e.api_name, result);
+                    (finding, Some(e.api_name.clone()))
+                }
+                Some((e, Fate::Dropped(why))) => (self.would_drop(e, why, result), None),
+                None => {
+                    let detail = "not in the host's catalog".to_string();
+                    let f = self.finding(server, name, Code::HostFiltered, result, detail);
+                    (f, None)
+                }
+            },
+        }
+    }
+
+    /// Host notes about `server`'s `tool` between its listing and the last request.
+    fn note(&self, result: usize, prefix: &str) -> Option<(usize, String)> {
+        self.notes
+            .iter()
+            .rev()
+            .take_while(|(i, _)| *i > result)
+            .find_map(|(i, text)| text.strip_prefix(prefix).map(|rest| (*i, rest.to_string())))
+    }
+
+    /// The name the last request carries the tool under, or the host's note on dropping it.
+    fn sent_as(
+        &self,
+        x: &LlmExchange,
+        server: &str,
+        name: &str,
+        result: usize,
+    ) -> Result<String, Option<(usize, String)>> {
+        let dropped = self.note(
+            result,
+            &format!("host drops tool `{name}` of server `{server}`: "),
+        );
+        if dropped.is_some() {
+            return Err(dropped);
+        }
+        let shown = format!("host shows tool `{name}` of server `{server}` to the model as `");
+        if let Some((_, rest)) = self.note(result, &shown)
+            && let Some(api_name) = rest.strip_suffix('`')
+            && x.tools.iter().any(|t| t == api_name)
+        {
+            return Ok(api_name.to_string());
+        }
+        let candidates = [
+            name.to_string(),
+            format!("{server}__{name}"),
+            convert::sanitize_name(name),
+        ];
+        candidates
+            .into_iter()
+            .find(|c| x.tools.contains(c))
+            .ok_or(None)
+    }
+
+    /// The tools/call the host sent for this tool, the last one if several.
+    fn call_of(&self, server: &str, name: &str) -> Option<usize> {
+        self.calls
+            .get(&(server.to_string(), name.to_string()))
+            .copied()
+    }
+
+    /// Where the verdict on a tool that is (or would be) sent points: the last request, or
+    /// the listing when there is none.
+    fn request_or(&self, result: usize) -> usize {
+        self.last.map_or(result, |x| x.request)
+    }
+
+    fn sent(&self, server: &str, tool: &Value, api_name: &str, result: usize) -> ToolFinding {
+        let name = tool_name(tool);
+        let shape = self.basis.shape();
+        let (sent, is) = if self.basis.would_be() {
+            ("would be sent", "would carry")
+        } else {
+            ("was sent", "carries")
+        };
+        if let Some((code, detail)) = tool_problem(shape, tool) {
+            let detail = format!("{sent} to {}, but {detail}", provider_name(shape));
+            let mut f = self.finding(server, name, code, result, detail);
+            if code == Code::ProviderLimit {
+                f.hint = "shorten the description (move details into the parameters' \
+                          descriptions), or use a host that truncates long descriptions"
+                    .into();
+            }
+            return f;
+        }
+        let count = self
+            .last
+            .map_or_else(|| self.catalog.api_tools().len(), |x| x.tools.len());
+        if let Some(max) = max_tools(shape).filter(|&max| count > max) {
+            let detail = format!(
+                "the request {is} {count} tools; {} accepts at most {max} per request \
+                 (error array_above_max_length) and refuses the whole request",
+                provider_name(shape)
+            );
+            let at = self.request_or(result);
+            let mut f = self.finding(server, name, Code::ProviderLimit, at, detail);
+            f.hint = format!(
+                "offer at most {max} tools: disable servers or tools in the host, or split them across agents"
+            );
+            return f;
+        }
+        let call = self.call_of(server, name);
+        let called = call.map_or_else(
+            || " The model did not call it.".to_string(),
+            |c| format!(" The model called it (tools/call #{}).", self.ctx.seq(c)),
+        );
+        if api_name != name {
+            let shown = self
+                .note(
+                    result,
+                    &format!("host shows tool `{name}` of server `{server}` to the model as `"),
+                )
+                .map_or(result, |(i, _)| i);
+            let others: Vec<&str> = self
+                .lists
+                .iter()
+                .filter(|(s, tools)| s != server && tools.iter().any(|t| tool_name(t) == name))
+                .map(|(s, _)| s.as_str())
+                .collect();
+            if !others.is_empty() {
+                let mut f = self.finding(
+                    server,
+                    name,
+                    Code::DuplicateName,
+                    shown,
+                    format!(
+                        "server(s) `{}` also list `{name}`: the host shows this one to the model as `{api_name}`.{called}",
+                        others.join("`, `")
+                    ),
+                );
+                f.visible = true;
+                f.hint = format!(
+                    "visible, renamed: prompts and instructions must call it `{api_name}`; give the tools distinct names to keep `{name}`"
+                );
+                return f;
+            }
+            if !convert::valid_api_name(name) {
+                let mut f = self.finding(
+                    server,
+                    name,
+                    Code::NameRejected,
+                    shown,
+                    format!(
+                        "`{name}` does not match the provider pattern, so the host renamed it `{api_name}`; {}.{called}",
+                        name_rule()
+                    ),
+                );
+                f.visible = true;
+                f.hint = format!(
+                    "visible, renamed: rename it `{api_name}` on the server to keep one name everywhere"
+                );
+                return f;
+            }
+        }
+        let as_name = if api_name == name {
+            String::new()
+        } else {
+            format!(" as `{api_name}`")
+        };
+        let seen = match self.last {
+            Some(x) => format!(
+                "sent to the model in the last LLM request (#{})",
+                self.ctx.seq(x.request)
+            ),
+            None => format!("would be sent to {}", provider_name(shape)),
+        };
+        match call {
+            Some(c) => self.finding(
+                server,
+                name,
+                Code::VisibleCalled,
+                c,
+                format!(
+                    "{seen}{as_name}, and the model called it (tools/call #{})",
+                    self.ctx.seq(c)
+                ),
+            ),
+            None => {
+                let why = if self.last.is_some() {
+                    "the model chose not to call it: not a visibility problem"
+                } else {
+                    "no LLM request in this trace, so no model chose; not a visibility problem"
+                };
+                let at = self.request_or(result);
+                self.finding(
+                    server,
+                    name,
+                    Code::VisibleNotCalled,
+                    at,
+                    format!("{seen}{as_name}; {why}"),
+                )
+            }
+        }
+    }
+
+    /// A listed tool the last request lacks.
+    fn not_sent(
+        &self,
+        x: &LlmExchange,
+        server: &str,
+        tool: &Value,
+        entry: Option<&Entry>,
+        result: usize,
+        note: Option<(usize, String)>,
+    ) -> ToolFinding {
+        let name = tool_name(tool);
+        let request = self.ctx.seq(x.request);
+        if let Some((at, why)) = note {
+            let code = rules::classify_drop(&why);
+            let mut detail =
+                format!("the host dropped it before the last LLM request (#{request}): {why}");
+            if code == Code::NameRejected {
+                detail = format!("{detail}. {}", name_rule());
+            }
+            let mut f = self.finding(server, name, code, at, detail);
+            f.hint = self.tool_hint(code, server, name, &why);
+            return f;
+        }
+        if let Some(Entry {
+            fate: Fate::Dropped(why),
+            ..
+        }) = entry
+        {
+            let code = self.structural(entry.expect("matched"), why);
+            let detail = format!(
+                "not in the last LLM request (#{request}) and the host left no note; by {}'s rules: {why}",
+                provider_name(self.basis.shape())
+            );
+            let mut f = self.finding(server, name, code, result, detail);
+            f.hint = self.tool_hint(code, server, name, why);
+            return f;
+        }
+        if let Some((code, why)) = tool_problem(self.basis.shape(), tool) {
+            let detail =
+                format!("not in the last LLM request (#{request}), probably because {why}");
+            return self.finding(server, name, code, result, detail);
+        }
+        let detail = format!(
+            "listed (#{}) but not in the last LLM request (#{request}), and the host left no note saying why: a host-side filter or limit",
+            self.ctx.seq(result)
+        );
+        self.finding(server, name, Code::HostFiltered, x.request, detail)
+    }
+
+    /// Without an LLM request: a tool the default host would drop.
+    fn would_drop(&self, e: &Entry, why: &str, result: usize) -> ToolFinding {
+        let code = self.structural(e, why);
+        let mut detail = format!(
+            "would be dropped for {}: {why}",
+            provider_name(self.basis.shape())
+        );
+        if code == Code::NameRejected {
+            detail = format!("{detail}. {}", name_rule());
+        }
+        let mut f = self.finding(&e.server, &e.mcp_name, code, result, detail);
+        f.hint = self.tool_hint(code, &e.server, &e.mcp_name, why);
+        f
+    }
+
+    /// The code for a catalog entry's drop, from the conversion's own verdict when it has one.
+    fn structural(&self, e: &Entry, why: &str) -> Code {
+        match convert::tool_to_api(self.basis.shape(), &e.tool, &e.api_name) {
+            Err(ToolRejected::InvalidName { .. }) => Code::NameRejected,
+            Err(_) => Code::SchemaNotObject,
+            Ok(_) => rules::classify_drop(why),
+        }
+    }
+
+    fn tool_hint(&self, code: Code, server: &str, name: &str, why: &str) -> String {
+        match code {
+            Code::NameRejected => format!(
+                "rename it on the server, e.g. `{}`, or use a host that sanitizes names",
+                convert::sanitize_name(name)
+            ),
+            Code::ServerDropped => {
+                let bad = why.split('`').nth(3).unwrap_or("the invalid tool");
+                format!(
+                    "fix `{bad}` of server `{server}` (its own finding says how), or use a host that drops only the invalid tool"
+                )
+            }
+            Code::DuplicateName => format!(
+                "rename `{name}` on one of the servers, or use a host that prefixes colliding names (`{server}__{name}`)"
+            ),
+            Code::HostFiltered => format!(
+                "remove `{name}` (or `{server}/{name}`) from the host's deny list, or enable it in the host's tool settings"
+            ),
+            other => hint(other, server),
+        }
+    }
+}
+
+/// The finding for an expected tool no server listed.
+fn expected(
+    ctx: &Ctx,
+    servers: &[Server],
+    tools: &[(ToolFinding, Option<String>)],
+    name: &str,
+) -> ToolFinding {
+    let base = format!("no server listed `{name}`");
+    if let Some(s) = servers.iter().find(|s| s.stale.is_some()) {
+        let (at, detail) = s.stale.clone().unwrap_or_default();
+        return ToolFinding {
+            server: Some(s.name.clone()),
+            tool: name.to_string(),
+            visible: false,
+            code: Code::StaleList,
+            seq: Some(ctx.seq(at)),
+            detail: format!("{base}, and server `{}`'s list is stale: {detail}", s.name),
+            hint: hint(Code::StaleList, &s.name),
+            expected: true,
+        };
+    }
+    if let Some(s) = servers.iter().find(|s| s.finding.failed()) {
+        let code = s.finding.code.unwrap_or(Code::ExpectedNotListed);
+        return ToolFinding {
+            server: Some(s.name.clone()),
+            tool: name.to_string(),
+            visible: false,
+            code,
+            seq: s.finding.seq,
+            detail: format!(
+                "{base}; server `{}` never listed its tools ({code}): {}",
+                s.name, s.finding.detail
+            ),
+            hint: s.finding.hint.clone(),
+            expected: true,
+        };
+    }
+    let latest = servers
+        .iter()
+        .filter_map(|s| s.listing.as_ref().map(|(_, r)| *r))
+        .max();
+    let mut detail = if servers.is_empty() {
+        format!("{base}: the trace has no MCP server")
+    } else {
+        let names: Vec<&str> = tools.iter().map(|(f, _)| f.tool.as_str()).collect();
+        let shown: Vec<&str> = names.iter().take(12).copied().collect();
+        let more = names.len().saturating_sub(shown.len());
+        let mut d = format!("{base}; listed: {}", shown.join(", "));
+        if more > 0 {
+            d.push_str(&format!(" and {more} more"));
+        }
+        d
+    };
+    let lower = name.to_lowercase();
+    if let Some((f, _)) = tools.iter().find(|(f, _)| {
+        let t = f.tool.to_lowercase();
+        !t.is_empty() && (t == lower || t.contains(&lower) || lower.contains(&t))
+    }) {
+        detail.push_str(&format!(" (did you mean `{}`?)", f.tool));
+    }
+    ToolFinding {
+        server: None,
+        tool: name.to_string(),
+        visible: false,
+        code: Code::ExpectedNotListed,
+        seq: latest.map(|r| ctx.seq(r)),
+        detail,
+        hint: hint(Code::ExpectedNotListed, ""),
+        expected: true,
+    }
+}

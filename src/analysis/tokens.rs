@@ -1,0 +1,333 @@
+//! Token cost of the tools as the model actually got them: each entry of each recorded LLM
+//! request's `tools` parameter, the request's total, and the provider's tool-use overhead.
+//!
+//! # What is counted
+//!
+//! Each tool entry exactly as the request carried it ([`crate::analysis::LlmExchange::tool_entries`]),
+//! serialized as compact JSON in its recorded key order: for Anthropic `{name, description,
+//! input_schema}`, for OpenAI Responses `{type, name, description, parameters}`, for Chat
+//! Completions `{type, function: {...}}`. [`RequestTokens::total`] is the sum over the entries;
+//! the provider's overhead is reported beside it, not added in.
+//!
+//! # OpenAI shapes: a real tokenizer (`exact: true`)
+//!
+//! OpenAI publishes its tokenizers. The count is `o200k_base` (the encoding of the GPT-4o,
+//! GPT-4.1, GPT-5 and o-series models), from the vocabulary bundled with `tiktoken-rs`, offline.
+//! When the request names an older model that `tiktoken-rs` maps to `cl100k_base` (`gpt-4`,
+//! `gpt-3.5-turbo`), that encoding is used instead ([`RequestTokens::tokenizer`] says which).
+//! The count is exact for the JSON text of the entry. OpenAI does not feed that JSON to the model
+//! verbatim: it renders the functions into its own (unpublished) system-message syntax, so the
+//! billed figure differs by a few tokens per tool, which is what the overhead estimates.
+//! A Chat Completions request sent to another server (Ollama, vLLM, a gateway) is counted the
+//! same way; its model's own tokenizer will differ.
+//!
+//! # Anthropic: an estimate (`exact: false`)
+//!
+//! Anthropic publishes no tokenizer for its current models (token counts come only from its
+//! `count_tokens` API, which would send the definitions off the machine). The estimate is
+//! **characters / 3.5, rounded up**: Anthropic's own documented rule of thumb ("a token
+//! approximately represents 3.5 English characters"). An `o200k_base` count times a factor was
+//! rejected because no factor between OpenAI's encoding and Claude's is documented by Anthropic;
+//! 3.5 characters per token is the only figure that comes from the provider. JSON with short
+//! keys and punctuation is denser than prose, so treat the figure as a rough upper-middle guess,
+//! good for comparing tools with each other, not for billing.
+//!
+//! # Tool-use system prompt overhead
+//!
+//! - **Anthropic** documents it: when `tools` is sent, a tool-use system prompt is added whose
+//!   size depends on the model, **286 to 675 tokens** for current models with `tool_choice:
+//!   auto` (the table in Anthropic's tool-use documentation as read on 2026-10-08, quoted by the
+//!   seed article). Reported as `(286, 675)`.
+//! - **OpenAI** does not document one: the figure is **unknown**, and what is reported is an
+//!   estimate from OpenAI's cookbook recipe for counting tool tokens (GPT-4o family): 12 tokens
+//!   once per request with tools, plus 7 per function for its wrapper in the internal rendering.
+//!   Reported as `(12, 12 + 7 × tools)`.
+//! - A request without tools has no overhead: `(0, 0)`.
+
+use serde::Serialize;
+use serde_json::Value;
+use tiktoken_rs::CoreBPE;
+use tiktoken_rs::tokenizer::Tokenizer;
+
+use super::Report;
+use crate::host::api::ApiShape;
+use crate::trace::Event;
+
+/// Anthropic's documented characters per token.
+pub const ANTHROPIC_CHARS_PER_TOKEN: f64 = 3.5;
+/// Anthropic's documented tool-use system prompt, in tokens, across current models.
+pub const ANTHROPIC_OVERHEAD: (usize, usize) = (286, 675);
+/// OpenAI cookbook estimate: tokens added once per request with tools.
+pub const OPENAI_OVERHEAD_PER_REQUEST: usize = 12;
+/// OpenAI cookbook estimate: tokens added per function.
+pub const OPENAI_OVERHEAD_PER_TOOL: usize = 7;
+
+/// The tools of one LLM request, in tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestTokens {
+    /// Index of the LLM request event in the trace.
+    pub request: usize,
+    pub shape: ApiShape,
+    /// The request's `model`, when it names one.
+    pub model: Option<String>,
+    /// Each tool as sent: its name as the model saw it, its tokens.
+    pub tools: Vec<(String, usize)>,
+    /// Sum over `tools` (the overhead is not included).
+    pub total: usize,
+    /// The provider's tool-use system prompt overhead, low and high (see the module docs).
+    pub overhead: (usize, usize),
+    /// `true` when the counts come from the provider's own tokenizer, `false` for an estimate.
+    pub exact: bool,
+    /// How the counts were made: `o200k_base`, `cl100k_base` or `chars/3.5`.
+    pub tokenizer: &'static str,
+}
+
+/// Token counts for every LLM request of a trace whose API shape is known, in trace order.
+pub fn tool_tokens(report: &Report, events: &[Event]) -> Vec<RequestTokens> {
+    report
+        .llm
+        .iter()
+        .filter_map(|x| {
+            let shape = x.shape?;
+            let model = events
+                .get(x.request)
+                .and_then(|e| serde_json::from_str::<Value>(&e.text()).ok())
+                .and_then(|body| body.get("model")?.as_str().map(str::to_string));
+            let counter = Counter::for_request(shape, model.as_deref());
+            let tools: Vec<(String, usize)> = x
+                .tool_entries
+                .iter()
+                .enumerate()
+                .map(|(i, entry)| {
+                    let name = entry_name(shape, entry)
+                        .or_else(|| x.tools.get(i).cloned())
+                        .unwrap_or_default();
+                    (name, counter.count(&entry_text(entry)))
+                })
+                .collect();
+            let total = tools.iter().map(|(_, n)| n).sum();
+            Some(RequestTokens {
+                request: x.request,
+                shape,
+                model,
+                overhead: overhead(shape, tools.len()),
+                tools,
+                total,
+                exact: counter.exact(),
+                tokenizer: counter.name(),
+            })
+        })
+        .collect()
+}
+
+/// The text counted for one entry: compact JSON, keys in the order they were sent.
+pub fn entry_text(entry: &Value) -> String {
+    serde_json::to_string(entry).unwrap_or_default()
+}
+
+/// `o200k_base` tokens of `text` (special-token text counted as ordinary text).
+pub fn o200k_tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().count_ordinary(text)
+}
+
+/// Anthropic's documented estimate: characters / 3.5, rounded up.
+pub fn anthropic_estimate(text: &str) -> usize {
+    (text.chars().count() as f64 / ANTHROPIC_CHARS_PER_TOKEN).ceil() as usize
+}
+
+/// The provider's tool-use overhead for a request with `tools` tools (see the module docs).
+pub fn overhead(shape: ApiShape, tools: usize) -> (usize, usize) {
+    if tools == 0 {
+        return (0, 0);
+    }
+    match shape {
+        ApiShape::Anthropic => ANTHROPIC_OVERHEAD,
+        ApiShape::Openai | ApiShape::OpenaiChat => (
+            OPENAI_OVERHEAD_PER_REQUEST,
+            OPENAI_OVERHEAD_PER_REQUEST + OPENAI_OVERHEAD_PER_TOOL * tools,
+        ),
+    }
+}
+
+fn entry_name(shape: ApiShape, entry: &Value) -> Option<String> {
+    let holder = match shape {
+        ApiShape::OpenaiChat => entry.get("function")?,
+        ApiShape::Anthropic | ApiShape::Openai => entry,
+    };
+    holder.get("name")?.as_str().map(str::to_string)
+}
+
+enum Counter {
+    Bpe(&'static CoreBPE, &'static str),
+    Chars,
+}
+
+impl Counter {
+    fn for_request(shape: ApiShape, model: Option<&str>) -> Counter {
+        match shape {
+            ApiShape::Anthropic => Counter::Chars,
+            ApiShape::Openai | ApiShape::OpenaiChat => {
+                match model.and_then(tiktoken_rs::tokenizer::get_tokenizer) {
+                    Some(Tokenizer::Cl100kBase) => {
+                        Counter::Bpe(tiktoken_rs::cl100k_base_singleton(), "cl100k_base")
+                    }
+                    _ => Counter::Bpe(tiktoken_rs::o200k_base_singleton(), "o200k_base"),
+                }
+            }
+        }
+    }
+
+    fn count(&self, text: &str) -> usize {
+        match self {
+            Counter::Bpe(bpe, _) => bpe.count_ordinary(text),
+            Counter::Chars => anthropic_estimate(text),
+        }
+    }
+
+    fn exact(&self) -> bool {
+        matches!(self, Counter::Bpe(..))
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Counter::Bpe(_, name) => name,
+            Counter::Chars => "chars/3.5",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report;
+    use crate::host::convert::tool_to_api;
+    use crate::trace::{Channel, HttpInfo, Lane};
+    use serde_json::json;
+
+    /// The seed article's tool, as `tools/list` gives it.
+    fn weather() -> Value {
+        json!({
+            "name": "get_weather",
+            "description": "Get current weather information for a location",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"location": {"type": "string"}},
+                "required": ["location"],
+            },
+        })
+    }
+
+    fn request_event(seq: u64, url: &str, body: &Value) -> Event {
+        let mut e = Event::with_bytes(
+            seq,
+            crate::trace::now(),
+            Lane::Host,
+            Lane::Llm,
+            Channel::LlmHttp,
+            serde_json::to_vec(body).expect("json"),
+        );
+        e.http = Some(HttpInfo {
+            method: Some("POST".into()),
+            url: Some(url.into()),
+            ..HttpInfo::default()
+        });
+        e
+    }
+
+    fn tokens_for(shape: ApiShape, model: &str, tools: &[Value]) -> RequestTokens {
+        let entries: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                let name = t["name"].as_str().expect("name");
+                tool_to_api(shape, t, name).expect("convertible")
+            })
+            .collect();
+        let body = json!({"model": model, "max_tokens": 64, "tools": entries, "messages": []});
+        let url = format!("https://api.example.com{}", shape.path());
+        let events = vec![request_event(0, &url, &body)];
+        let r = report(&events);
+        let mut out = tool_tokens(&r, &events);
+        assert_eq!(out.len(), 1);
+        out.remove(0)
+    }
+
+    #[test]
+    fn the_weather_tool_in_o200k_is_stable() {
+        let chat = tokens_for(ApiShape::OpenaiChat, "gpt-4o", &[weather()]);
+        let responses = tokens_for(ApiShape::Openai, "gpt-5", &[weather()]);
+        for t in [&chat, &responses] {
+            assert!(t.exact);
+            assert_eq!(t.tokenizer, "o200k_base");
+            assert_eq!(t.tools.len(), 1);
+            assert_eq!(t.tools[0].0, "get_weather");
+            assert_eq!(t.total, t.tools[0].1);
+            assert_eq!(t.overhead, (12, 19));
+        }
+        // Pinned: a change here means the tokenizer or the serialization changed.
+        assert_eq!(responses.tools[0].1, 40, "Responses entry");
+        assert_eq!(
+            chat.tools[0].1, 43,
+            "Chat Completions entry (one more nesting level)"
+        );
+        // Plausible: between a quarter and a half of the characters of the JSON.
+        let text = entry_text(
+            &tool_to_api(ApiShape::Openai, &weather(), "get_weather").expect("convertible"),
+        );
+        let chars = text.chars().count();
+        assert!(
+            (chars / 5..chars / 2).contains(&responses.tools[0].1),
+            "{} tokens for {chars} chars: {text}",
+            responses.tools[0].1
+        );
+    }
+
+    #[test]
+    fn o200k_counts_known_text() {
+        assert_eq!(o200k_tokens(""), 0);
+        assert_eq!(o200k_tokens("hello world"), 2);
+        // Special-token text is counted as ordinary text, never as one special token.
+        assert!(o200k_tokens("<|endoftext|>") > 1);
+    }
+
+    #[test]
+    fn anthropic_is_a_documented_estimate() {
+        let t = tokens_for(ApiShape::Anthropic, "claude-sonnet-4-5", &[weather()]);
+        assert!(!t.exact);
+        assert_eq!(t.tokenizer, "chars/3.5");
+        assert_eq!(t.overhead, ANTHROPIC_OVERHEAD);
+        let text = entry_text(
+            &tool_to_api(ApiShape::Anthropic, &weather(), "get_weather").expect("convertible"),
+        );
+        assert_eq!(
+            text,
+            r#"{"name":"get_weather","description":"Get current weather information for a location","input_schema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}"#
+        );
+        assert_eq!(t.tools, [("get_weather".to_string(), 54)]);
+        assert_eq!(
+            anthropic_estimate(&text),
+            (text.chars().count() * 2).div_ceil(7)
+        );
+    }
+
+    #[test]
+    fn totals_models_and_requests_without_tools() {
+        let mut other = weather();
+        other["name"] = json!("get_forecast");
+        other["description"] =
+            json!("Get a three-day forecast for a location, by day and by night");
+        let t = tokens_for(ApiShape::OpenaiChat, "gpt-4o-mini", &[weather(), other]);
+        assert_eq!(t.tools.len(), 2);
+        assert_eq!(t.tools[1].0, "get_forecast");
+        assert!(t.tools[1].1 > t.tools[0].1);
+        assert_eq!(t.total, t.tools[0].1 + t.tools[1].1);
+        assert_eq!(t.overhead, (12, 26));
+        assert_eq!(t.model.as_deref(), Some("gpt-4o-mini"));
+        // An older model is counted with its own encoding.
+        let old = tokens_for(ApiShape::OpenaiChat, "gpt-4-0613", &[weather()]);
+        assert_eq!(old.tokenizer, "cl100k_base");
+        assert!(old.exact);
+        // No tools: nothing to count, no overhead.
+        let none = tokens_for(ApiShape::Anthropic, "claude", &[]);
+        assert_eq!((none.total, none.overhead), (0, (0, 0)));
+    }
+}

@@ -1,0 +1,206 @@
+//! `sightline doctor`: why the model can or cannot see each tool, with the event that proves it.
+//!
+//! Three inputs, one diagnosis ([`crate::analysis::doctor`]):
+//! - a trace (`.jsonl`): diagnosed as it is;
+//! - a scenario (`.toml`): run headless first, like `sightline run`, into a trace;
+//! - `-- CMD [ARGS...]`: the server is spawned behind the tap and asked what a host asks before
+//!   the first LLM request (handshake, then `tools/list`), into a trace; see [`probe`].
+//!
+//! A recorded trace's path goes to stderr, the report to stdout. Exit status: 0 when every
+//! listed and expected tool is (or would be) visible, 1 when one is not or a server listed no
+//! tools, 2 on usage and I/O errors.
+
+mod probe;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
+use crate::host::agent::{self, RunOptions};
+use crate::host::api::ApiShape;
+use crate::host::scenario::{Protocol, Scenario};
+use crate::tap::{Recorder, ServerCommand};
+use crate::trace::{Header, TraceWriter};
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// A trace (.jsonl) to diagnose, or a scenario (.toml) to run first and then diagnose.
+    #[arg(
+        value_name = "TRACE|SCENARIO",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    input: Option<PathBuf>,
+    /// The provider to judge against when the trace has no LLM request (default anthropic);
+    /// for a scenario, the API shape its host uses (default: the scenario's).
+    #[arg(long, value_name = "PROVIDER")]
+    provider: Option<ApiShape>,
+    /// A tool the model should see: its MCP name, `server/tool`, or the name the model sees.
+    /// Repeat for several.
+    #[arg(long, value_name = "NAME")]
+    expect: Vec<String>,
+    /// One JSON record per line (each server, then each of its tools) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Where a scenario run or a `-- CMD` probe records its trace. Default: a new file in the
+    /// temporary directory (its path is printed on stderr).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// The MCP lifecycle for a scenario run or a probe: 2025-11-25 (`initialize`, the probe's
+    /// default), 2026-07-28 (`server/discover`) or auto.
+    #[arg(long, value_name = "REVISION")]
+    protocol: Option<Protocol>,
+    /// The server's name in a probe's trace (its lane is `server:NAME`). Default: from the
+    /// command.
+    #[arg(long)]
+    name: Option<String>,
+    /// How long a probe waits for each answer, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    timeout_secs: u64,
+    /// The server command to probe, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let diagnosis = match diagnose(&args) {
+        Ok(d) => d,
+        Err(err) => {
+            eprintln!("sightline: error: {err:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let out = if args.json {
+        doctor::json_lines(&diagnosis)
+    } else {
+        doctor::text(&diagnosis)
+    };
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("sightline: error: cannot write to stdout: {e}");
+            return Ok(ExitCode::from(2));
+        }
+        Ok(()) => {}
+    }
+    Ok(ExitCode::from(diagnosis.exit_status()))
+}
+
+fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {
+    let mut provider = args.provider.unwrap_or(ApiShape::Anthropic);
+    let path = match &args.input {
+        Some(input) if is_scenario(input) => {
+            let scenario = Scenario::load(input)?;
+            provider = args.provider.unwrap_or(scenario.provider);
+            let path = trace_path(args);
+            run_scenario(input, &scenario, args, &path)?;
+            path
+        }
+        Some(trace) => trace.clone(),
+        None => {
+            let path = trace_path(args);
+            run_probe(args, &path)?;
+            path
+        }
+    };
+    let loaded =
+        crate::trace::load(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    for warning in &loaded.warnings {
+        eprintln!("sightline: {}: {warning}", path.display());
+    }
+    let report = crate::analysis::report(&loaded.events);
+    let options = DoctorOptions {
+        provider,
+        expect: args.expect.clone(),
+    };
+    Ok(doctor::diagnose(&loaded.events, &report, &options))
+}
+
+fn is_scenario(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+/// `--trace`, or a new file in the temporary directory.
+fn trace_path(args: &DoctorArgs) -> PathBuf {
+    args.trace.clone().unwrap_or_else(|| {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+        std::env::temp_dir().join(format!(
+            "sightline-doctor-{stamp}-{}.jsonl",
+            std::process::id()
+        ))
+    })
+}
+
+fn run_scenario(
+    input: &Path,
+    scenario: &Scenario,
+    args: &DoctorArgs,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let mut header = Header::new(scenario.title.clone());
+    header.extra.insert(
+        "scenario".into(),
+        serde_json::json!(input.display().to_string()),
+    );
+    let writer = TraceWriter::create(path, &header)?;
+    eprintln!(
+        "sightline: running {} and recording to {}",
+        input.display(),
+        path.display()
+    );
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let options = RunOptions {
+        shape: args.provider,
+        protocol: args.protocol,
+        ..RunOptions::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let mut quiet = |_: &str| {};
+    let outcome = runtime.block_on(agent::run(scenario, &options, recorder.clone(), &mut quiet));
+    let report = recorder.finish();
+    drop(runtime);
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    if let Err(err) = outcome {
+        eprintln!("sightline: the run failed (diagnosing what was recorded): {err}");
+    }
+    Ok(())
+}
+
+fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
+    let (program, rest) = args
+        .command
+        .split_first()
+        .context("no server command after `--`")?;
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| super::proxy::default_name(&args.command));
+    let header = Header::new(format!("sightline doctor -- {}", args.command.join(" ")));
+    let writer = TraceWriter::create(path, &header)?;
+    eprintln!(
+        "sightline: probing server `{name}`, recording to {}",
+        path.display()
+    );
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let cmd = ServerCommand::new(name, program, rest.to_vec());
+    let protocol = args.protocol.unwrap_or(Protocol::V2025_11_25);
+    let timeout = Duration::from_secs(args.timeout_secs.max(1));
+    let outcome = probe::probe(&cmd, recorder.clone(), protocol, timeout);
+    let report = recorder.finish();
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    outcome
+}

@@ -1,0 +1,240 @@
+//! `sightline pins list|accept TRACE|forget SERVER[/TOOL]|check TRACE`: tool pinning and rug
+//! pulls (see [`crate::analysis::pins`]).
+//!
+//! The pin file is `--pins FILE`, else `$SIGHTLINE_PINS`, else `pins.json` in the user's data
+//! directory. `check` exits 1 when a definition changed (within the trace or since it was
+//! pinned), 2 when the trace or the pin file cannot be read.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, anyhow, bail};
+use clap::{Args, Subcommand};
+
+use crate::analysis::pins::{self, Finding, PinStore, ToolList};
+use crate::trace::TraceError;
+
+#[derive(Debug, Args)]
+pub struct PinsArgs {
+    /// The pin file. Default: $SIGHTLINE_PINS, else pins.json in the user's data directory.
+    #[arg(long, value_name = "FILE", global = true)]
+    pins: Option<PathBuf>,
+    #[command(subcommand)]
+    command: PinsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum PinsCommand {
+    /// Show every pin: server, tool, hash prefix, when it was pinned, the server's command.
+    List,
+    /// Pin every tool definition of the last tools/list of each server in a trace.
+    Accept {
+        /// The trace file (JSON Lines).
+        trace: PathBuf,
+    },
+    /// Forget the pins of a server (`SERVER`) or of one tool (`SERVER/TOOL`).
+    Forget {
+        /// `SERVER` or `SERVER/TOOL`.
+        target: String,
+    },
+    /// Compare a trace with the pins and within itself; exit 1 on any rug pull.
+    Check {
+        /// The trace file (JSON Lines).
+        trace: PathBuf,
+        /// One JSON record per finding instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
+    let path = PinStore::path_for(args.pins.as_deref())?;
+    let mut out = String::new();
+    let status = match args.command {
+        PinsCommand::List => {
+            list(&PinStore::open(&path)?, &mut out);
+            ExitCode::SUCCESS
+        }
+        PinsCommand::Accept { trace } => {
+            let lists = tool_lists(&trace)?;
+            if lists.iter().all(|l| !l.complete) {
+                bail!(
+                    "{}: no complete tools/list result, nothing to pin",
+                    trace.display()
+                );
+            }
+            let mut store = PinStore::open(&path)?;
+            let accepted = store.accept(&lists, chrono::Utc::now());
+            store.save()?;
+            for a in &accepted {
+                let was = match &a.previous {
+                    None => "new".to_string(),
+                    Some(p) if *p == a.sha256 => "unchanged".to_string(),
+                    Some(p) => format!("was {}", short(p)),
+                };
+                out.push_str(&format!(
+                    "pinned {}/{}  sha256 {}  ({was})\n",
+                    a.server.name,
+                    a.tool,
+                    short(&a.sha256)
+                ));
+            }
+            out.push_str(&format!(
+                "{} tool definition(s) pinned in {}\n",
+                accepted.len(),
+                path.display()
+            ));
+            ExitCode::SUCCESS
+        }
+        PinsCommand::Forget { target } => {
+            let mut store = PinStore::open(&path)?;
+            let removed = store.forget(&target);
+            if removed.is_empty() {
+                bail!("no pins match `{target}` in {}", path.display());
+            }
+            store.save()?;
+            for (server, tool) in &removed {
+                out.push_str(&format!("forgot {server}/{tool}\n"));
+            }
+            ExitCode::SUCCESS
+        }
+        PinsCommand::Check { trace, json } => match check(&trace, &path, json, &mut out) {
+            Ok(status) => status,
+            Err(err) => {
+                eprintln!("sightline: error: {err:#}");
+                ExitCode::from(2)
+            }
+        },
+    };
+    write_stdout(&out)?;
+    Ok(status)
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// Loads a trace and reads its tool listings.
+pub(super) fn load(trace: &Path) -> anyhow::Result<crate::analysis::pins::Definitions> {
+    let loaded = crate::trace::load(trace).map_err(|err| match err {
+        // Already names the file.
+        TraceError::Open { .. } => anyhow!(err),
+        other => anyhow!("{}: {other}", trace.display()),
+    })?;
+    for warning in &loaded.warnings {
+        eprintln!("sightline: {}: {warning}", trace.display());
+    }
+    let rpc = crate::trace::analyze(&loaded.events);
+    Ok(pins::definitions(&loaded.events, &rpc))
+}
+
+fn tool_lists(trace: &Path) -> anyhow::Result<Vec<ToolList>> {
+    Ok(load(trace)?.lists)
+}
+
+fn list(store: &PinStore, out: &mut String) {
+    if store.pins().next().is_none() {
+        out.push_str(&format!("no pins in {}\n", store.path.display()));
+        return;
+    }
+    out.push_str(&format!("pins in {}\n", store.path.display()));
+    let rows: Vec<[String; 5]> = store
+        .pins()
+        .map(|(server, pin)| {
+            [
+                server.server.clone(),
+                pin.tool.clone(),
+                short(&pin.sha256).to_string(),
+                pin.pinned_at.clone(),
+                server
+                    .command
+                    .as_ref()
+                    .map(|c| c.join(" "))
+                    .unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let header = ["SERVER", "TOOL", "SHA256", "PINNED", "COMMAND"];
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut line = |cells: [&str; 5]| {
+        let mut text = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i == 4 {
+                text.push_str(cell);
+            } else {
+                text.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(header);
+    for row in &rows {
+        line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
+    }
+}
+
+fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Result<ExitCode> {
+    let lists = tool_lists(trace)?;
+    let store = PinStore::open(path)?;
+    let findings = pins::check_trace(&lists, Some(&store));
+    let rug_pulls = findings.iter().filter(|f| f.is_rug_pull()).count();
+    if json {
+        for f in &findings {
+            out.push_str(&serde_json::to_string(f).context("cannot encode a finding")?);
+            out.push('\n');
+        }
+    } else {
+        out.push_str(&format!(
+            "{}: {} tools/list result(s), pins from {}\n",
+            trace.display(),
+            lists.len(),
+            path.display()
+        ));
+        for f in &findings {
+            out.push_str(&f.headline());
+            out.push('\n');
+            if let Some(diff) = f.diff() {
+                for line in diff.lines() {
+                    out.push_str("    ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        let within = findings
+            .iter()
+            .filter(|f| matches!(f, Finding::RugPull { .. }))
+            .count();
+        out.push_str(&if rug_pulls == 0 {
+            "no rug pull\n".to_string()
+        } else {
+            format!(
+                "{rug_pulls} rug pull(s): {within} within the trace, {} against the pins\n",
+                rug_pulls - within
+            )
+        });
+    }
+    Ok(if rug_pulls > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(super) fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
+}

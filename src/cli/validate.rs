@@ -1,0 +1,106 @@
+//! `sightline validate TRACE [--json]`: every JSON-RPC message of a trace checked against the
+//! official MCP JSON Schema of its revision (see [`crate::analysis::conformance`]).
+//!
+//! Text output is one line per violation, `#seq revision definition pointer: message`, then a
+//! count. `--json` prints one JSON object: `checked`, `unpaired`, `unknown` (method -> count)
+//! and `violations`. The exit status is 1 when there is at least one violation.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, anyhow};
+use clap::Args;
+
+use crate::analysis::conformance::{self, Conformance};
+use crate::trace::TraceError;
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The trace file (JSON Lines).
+    trace: PathBuf,
+    /// One JSON object (counts and violations) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    let loaded = crate::trace::load(&args.trace).map_err(|err| match err {
+        TraceError::Open { .. } => anyhow!(err),
+        other => anyhow!("{}: {other}", args.trace.display()),
+    })?;
+    for warning in &loaded.warnings {
+        eprintln!("sightline: {}: {warning}", args.trace.display());
+    }
+    let analysis = crate::trace::analyze(&loaded.events);
+    let result = conformance::check(&loaded.events, &analysis);
+    let out = if args.json {
+        let mut s = serde_json::to_string_pretty(&result).context("cannot write JSON")?;
+        s.push('\n');
+        s
+    } else {
+        text(&result)
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.context("cannot write to stdout")?,
+    }
+    Ok(if result.violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The text report: one line per violation, then the counts.
+pub fn text(result: &Conformance) -> String {
+    let mut out = String::new();
+    for v in &result.violations {
+        let pointer = if v.pointer.is_empty() {
+            "(message)"
+        } else {
+            &v.pointer
+        };
+        let _ = writeln!(
+            out,
+            "#{} {} {} {pointer}: {}",
+            v.seq, v.revision, v.definition, v.message
+        );
+    }
+    let n = result.violations.len();
+    let _ = write!(
+        out,
+        "{n} violation{} in {} message{} checked",
+        if n == 1 { "" } else { "s" },
+        result.checked,
+        if result.checked == 1 { "" } else { "s" },
+    );
+    if !result.unknown.is_empty() {
+        let methods: Vec<String> = result
+            .unknown
+            .iter()
+            .map(|(m, c)| format!("{m} ×{c}"))
+            .collect();
+        let _ = write!(
+            out,
+            "; {} with a method the revision does not define (not checked: {})",
+            result.unknown_total(),
+            methods.join(", ")
+        );
+    }
+    if result.unpaired > 0 {
+        let _ = write!(
+            out,
+            "; {} unpaired response{} (not checked)",
+            result.unpaired,
+            if result.unpaired == 1 { "" } else { "s" }
+        );
+    }
+    out.push('\n');
+    out
+}

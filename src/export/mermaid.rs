@@ -1,0 +1,180 @@
+//! `sightline export --format mermaid`: the sequence diagram as Mermaid text, for READMEs,
+//! issues and slides (GitHub renders it in a ```` ```mermaid ```` block).
+//!
+//! ```text
+//! sequenceDiagram
+//!     participant U as User
+//!     box Host (LLM loop + MCP client)
+//!     participant H as Host
+//!     end
+//!     participant L as LLM API
+//!     participant S1 as weather
+//!     U->>H: What's the weather in Seoul right now?
+//!     Note over S1: spawned sightline demo-server weather · pid 3320
+//!     H->>S1: initialize 2025-11-25 · id 0
+//!     S1-->>H: result initialize 2025-11-25 · 5 ms, id 0
+//!     ...
+//!     Note over L,S1: the model never talks to a server (0 direct messages)
+//! ```
+//!
+//! Exactly one message or note line per event, in trace order: requests `->>`, results `-->>`,
+//! notifications `-)`, error responses `--x`, invalid payloads `-x`, and `Note over` the
+//! lifeline for stderr, process events and the host's own notes. No `autonumber`: the numbers
+//! would not be the trace's `seq`. Text is made safe for Mermaid: `#`, `;`, `%`, `<`, `>`, `&`,
+//! `[`, `]` become entity codes (`#35;`, `#59;`, ...); control characters are already shown as
+//! `\u{..}` by the diagram's labels.
+
+use std::fmt::Write as _;
+
+use crate::analysis::Report;
+use crate::analysis::diagram::{self, Diagram, LaneKind, Status, Style};
+use crate::trace::Event;
+
+/// Longest text after the arrow, in characters (label and detail).
+const LINE_CHARS: usize = 120;
+
+/// Renders the trace as a Mermaid `sequenceDiagram`.
+pub fn mermaid(events: &[Event], report: &Report) -> String {
+    render(&diagram::build(events, report))
+}
+
+/// Renders an already built diagram.
+pub fn render(d: &Diagram) -> String {
+    let aliases = aliases(d);
+    let mut out = String::from("sequenceDiagram\n");
+    for (i, lane) in d.lanes.iter().enumerate() {
+        let title = if lane.title.is_empty() {
+            "(unnamed)".to_string()
+        } else {
+            escape(&lane.title)
+        };
+        let line = format!("    participant {} as {title}\n", aliases[i]);
+        if lane.kind == LaneKind::Host {
+            out.push_str("    box Host (LLM loop + MCP client)\n");
+            out.push_str(&line);
+            out.push_str("    end\n");
+        } else {
+            out.push_str(&line);
+        }
+    }
+    for row in &d.rows {
+        let mut text = row.label.clone();
+        // The label or the detail already says every status but a problem.
+        let problem = match &row.status {
+            Status::Problem(p) => Some(format!("problem: {p}")),
+            _ => None,
+        };
+        let extra = [row.detail.clone(), problem];
+        let extra: Vec<String> = extra.into_iter().flatten().collect();
+        if !extra.is_empty() {
+            let _ = write!(text, " · {}", extra.join(", "));
+        }
+        let text = escape(&diagram::visible(&text, LINE_CHARS));
+        let (from, to) = (&aliases[row.from], &aliases[row.to]);
+        if !row.is_arrow() {
+            let _ = writeln!(out, "    Note over {from}: {text}");
+            continue;
+        }
+        let arrow = match row.style {
+            Style::Request | Style::LlmRequest | Style::Note => "->>",
+            Style::Response | Style::LlmResponse => "-->>",
+            Style::Notification => "-)",
+            Style::Error => "--x",
+            Style::Invalid => "-x",
+            // Process and stderr rows are always notes; keep a plain arrow if one is not.
+            Style::Process | Style::Stderr => "->>",
+        };
+        let arrow = match (&row.status, arrow) {
+            (Status::Error, "->>" | "-->>") => "--x",
+            _ => arrow,
+        };
+        let _ = writeln!(out, "    {from}{arrow}{to}: {text}");
+    }
+    if let (Some(llm), Some(&last)) = (d.llm_lane(), d.server_lanes().last()) {
+        let lesson = if d.direct_model_server == 0 {
+            "the model never talks to a server (0 direct messages)".to_string()
+        } else {
+            format!(
+                "{} direct message(s) between the model and a server: not the MCP pattern",
+                d.direct_model_server
+            )
+        };
+        let _ = writeln!(
+            out,
+            "    Note over {},{}: {lesson}",
+            aliases[llm], aliases[last]
+        );
+    }
+    out
+}
+
+/// `U`, `H`, `L`, `S1`, `S2`, ..., `X1`, ... in lane order.
+fn aliases(d: &Diagram) -> Vec<String> {
+    let (mut servers, mut others) = (0, 0);
+    d.lanes
+        .iter()
+        .map(|lane| match lane.kind {
+            LaneKind::User => "U".to_string(),
+            LaneKind::Host => "H".to_string(),
+            LaneKind::Llm => "L".to_string(),
+            LaneKind::Server => {
+                servers += 1;
+                format!("S{servers}")
+            }
+            LaneKind::Other => {
+                others += 1;
+                format!("X{others}")
+            }
+        })
+        .collect()
+}
+
+/// Text Mermaid takes after `:` or `as`: one line, no `#` (comments), `;` (statement break) or
+/// `%` (`%%` comments), no HTML or Markdown links; and never starting with `wrap:`/`nowrap:`.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '#' => out.push_str("#35;"),
+            ';' => out.push_str("#59;"),
+            '%' => out.push_str("#37;"),
+            '&' => out.push_str("#38;"),
+            '<' => out.push_str("#60;"),
+            '>' => out.push_str("#62;"),
+            '[' => out.push_str("#91;"),
+            ']' => out.push_str("#93;"),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    let trimmed = out.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    let out = if lower.starts_with("wrap:") || lower.starts_with("nowrap:") {
+        trimmed.replacen(':', "#58;", 1)
+    } else {
+        trimmed.to_string()
+    };
+    if out.is_empty() {
+        "(empty)".into()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_removes_what_mermaid_cannot_take() {
+        assert_eq!(escape("a#b;c%%d"), "a#35;b#59;c#37;#37;d");
+        assert_eq!(escape("<b>[x](y) & z"), "#60;b#62;#91;x#93;(y) #38; z");
+        assert_eq!(escape("one\ntwo\u{7}"), "one two\\u{0007}");
+        assert_eq!(escape("wrap: me"), "wrap#58; me");
+        assert_eq!(escape("  "), "(empty)");
+        assert_eq!(escape("a: b: c"), "a: b: c");
+    }
+}

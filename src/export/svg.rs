@@ -1,0 +1,320 @@
+//! `sightline export --format svg`: the sequence diagram as one standalone SVG file, for slides.
+//!
+//! Lifelines with headers, a time column (`seq` and seconds since the first event), one arrow or
+//! lifeline note per event, a legend, and the lesson written in the gap between the LLM API and
+//! the first server: no line ever crosses it from the model to a server.
+//!
+//! Every event is one `<g class="row …" data-event="i" data-seq="…">` holding a `<title>` (the
+//! full text, shown on hover), the `<line class="arrow">` or `<rect class="note">`, and its
+//! label. Presentation attributes only, no CSS or scripts, so slide tools that import SVG keep
+//! the look. Text is XML-escaped; characters XML 1.0 cannot hold are written as `\uXXXX`.
+
+mod style;
+
+use std::fmt::Write as _;
+
+use crate::analysis::Report;
+use crate::analysis::diagram::{self, Diagram, LaneKind, Row, Status, Style};
+use crate::trace::Event;
+use style::{
+    ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, clip, defs, legend,
+    xml,
+};
+
+const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
+/// Width of the time column.
+const TIME_W: f64 = 120.0;
+/// Distance between neighbouring lifelines.
+const LANE_W: f64 = 220.0;
+/// Distance between the LLM lifeline and the first server's: room for the lesson.
+const GAP_W: f64 = 300.0;
+const BOX_W: f64 = 150.0;
+const HEADER_Y: f64 = 44.0;
+const HEADER_H: f64 = 40.0;
+/// Room under the headers for the lesson text.
+const LESSON_H: f64 = 80.0;
+const ROW_H: f64 = 30.0;
+/// Approximate width of one character of 12px text.
+const CHAR_W: f64 = 6.6;
+/// How far labels and notes may run right of the last lifeline, at most.
+const MAX_RIGHT: f64 = 720.0;
+/// Longest detail shown after a label.
+const DETAIL_CHARS: usize = 48;
+
+/// Renders the trace as a standalone SVG document.
+pub fn svg(events: &[Event], report: &Report) -> String {
+    render(&diagram::build(events, report))
+}
+
+/// Renders an already built diagram.
+pub fn render(d: &Diagram) -> String {
+    let xs = lane_xs(d);
+    let rows_top = HEADER_Y + HEADER_H + LESSON_H;
+    let rows_end = rows_top + d.rows.len() as f64 * ROW_H;
+    let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
+    let text_right = d
+        .rows
+        .iter()
+        .map(|row| row_text(row, &xs).1)
+        .fold(last_x + BOX_W, f64::max);
+    let width = (text_right + 16.0).min(last_x + MAX_RIGHT).ceil();
+    let (legend, legend_h) = legend(width);
+    let height = (rows_end + 20.0 + legend_h + 16.0).ceil();
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{}" font-size="12" fill="{INK}">"#,
+        xml(FONT)
+    );
+    let servers = d.server_lanes().len();
+    let _ = writeln!(
+        s,
+        "<title>Sightline sequence diagram: {} events, {servers} server(s)</title>",
+        d.rows.len()
+    );
+    s.push_str(&defs());
+    let _ = writeln!(
+        s,
+        r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="16" y="24" font-size="14" font-weight="bold">Sightline: {} events, {servers} server(s)</text>"#,
+        d.rows.len()
+    );
+
+    // Zebra stripes and the time column.
+    for (i, row) in d.rows.iter().enumerate() {
+        let y = rows_top + i as f64 * ROW_H;
+        if i % 2 == 1 {
+            let _ = writeln!(
+                s,
+                r##"<rect x="0" y="{y}" width="{width}" height="{ROW_H}" fill="#f7f7f7"/>"##
+            );
+        }
+        let mid = y + ROW_H / 2.0 + 4.0;
+        let _ = writeln!(
+            s,
+            r#"<text x="16" y="{mid}" fill="{MUTED}">#{}</text><text x="{}" y="{mid}" text-anchor="end" fill="{MUTED}">{:+.3}s</text>"#,
+            row.seq,
+            TIME_W - 14.0,
+            row.offset_us as f64 / 1e6
+        );
+    }
+
+    lesson(&mut s, d, &xs, rows_top, rows_end);
+
+    // Lifelines and headers.
+    for (i, lane) in d.lanes.iter().enumerate() {
+        let x = xs[i];
+        let _ = writeln!(
+            s,
+            r##"<line class="lifeline" x1="{x}" y1="{}" x2="{x}" y2="{rows_end}" stroke="#9e9e9e" stroke-dasharray="4 4"/>"##,
+            HEADER_Y + HEADER_H
+        );
+        let (fill, stroke) = match lane.kind {
+            LaneKind::User => ("#f5f5f5", "#9e9e9e"),
+            LaneKind::Host => ("#e3ecfa", MCP),
+            LaneKind::Llm => ("#e0f2f1", LLM),
+            LaneKind::Server => ("#fff8e1", "#c49000"),
+            LaneKind::Other => ("#eeeeee", "#9e9e9e"),
+        };
+        let _ = writeln!(
+            s,
+            r#"<rect class="lane" x="{}" y="{HEADER_Y}" width="{BOX_W}" height="{HEADER_H}" rx="6" fill="{fill}" stroke="{stroke}"/>"#,
+            x - BOX_W / 2.0
+        );
+        let title = xml(&clip(&lane.title, 20));
+        if lane.kind == LaneKind::Host {
+            let _ = writeln!(
+                s,
+                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{title}</text><text x="{x}" y="{}" text-anchor="middle" font-size="10" fill="{MUTED}">LLM loop + MCP client</text>"#,
+                HEADER_Y + 17.0,
+                HEADER_Y + 32.0
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{title}</text>"#,
+                HEADER_Y + 25.0
+            );
+        }
+    }
+
+    for (i, row) in d.rows.iter().enumerate() {
+        draw_row(&mut s, row, &xs, rows_top + i as f64 * ROW_H);
+    }
+
+    let _ = writeln!(
+        s,
+        r#"<g class="legend" transform="translate(16 {})">{legend}</g>"#,
+        rows_end + 20.0
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Lifeline x positions: evenly spaced, with a wider gap between the LLM and the first server.
+fn lane_xs(d: &Diagram) -> Vec<f64> {
+    let mut xs = Vec::with_capacity(d.lanes.len());
+    let mut x = TIME_W + BOX_W / 2.0 + 10.0;
+    for (i, lane) in d.lanes.iter().enumerate() {
+        if i > 0 {
+            let after_llm = d.lanes[i - 1].kind == LaneKind::Llm && lane.kind == LaneKind::Server;
+            x += if after_llm { GAP_W } else { LANE_W };
+        }
+        xs.push(x);
+    }
+    xs
+}
+
+/// The band between the LLM lifeline and the first server's, and what it means.
+fn lesson(s: &mut String, d: &Diagram, xs: &[f64], rows_top: f64, rows_end: f64) {
+    let (Some(llm), Some(&server)) = (d.llm_lane(), d.server_lanes().first()) else {
+        return;
+    };
+    let (left, right) = (xs[llm] + 16.0, xs[server] - 16.0);
+    if right <= left {
+        return;
+    }
+    let mid = (left + right) / 2.0;
+    let lines = if d.direct_model_server == 0 {
+        vec![
+            "no line between the model ".to_string(),
+            "and the server: the host ".to_string(),
+            "is in the middle ".to_string(),
+            format!("({} direct messages)", d.direct_model_server),
+        ]
+    } else {
+        vec![
+            format!("{} direct message(s) between ", d.direct_model_server),
+            "the model and a server: ".to_string(),
+            "the host was bypassed".to_string(),
+        ]
+    };
+    let _ = writeln!(
+        s,
+        r#"<rect class="gap" x="{left}" y="{}" width="{}" height="{}" fill="{LESSON}" fill-opacity="0.05"/>"#,
+        HEADER_Y + HEADER_H + 6.0,
+        right - left,
+        rows_end - (HEADER_Y + HEADER_H + 6.0)
+    );
+    let _ = write!(
+        s,
+        r#"<text class="lesson" x="{mid}" y="{}" text-anchor="middle" font-size="12.5" font-style="italic" font-weight="600" fill="{LESSON}">"#,
+        rows_top - LESSON_H + 18.0
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let dy = if i == 0 { 0.0 } else { 15.0 };
+        let _ = write!(s, r#"<tspan x="{mid}" dy="{dy}">{}</tspan>"#, xml(line));
+    }
+    s.push_str("</text>\n");
+}
+
+fn color(row: &Row) -> (&'static str, &'static str) {
+    match &row.status {
+        Status::Error => ("error", ERROR),
+        Status::Invalid => ("invalid", INVALID),
+        Status::Unanswered | Status::Cancelled | Status::Orphan => ("unanswered", UNANSWERED),
+        Status::Problem(_) => ("problem", PROBLEM),
+        Status::Ok => match row.style {
+            Style::LlmRequest | Style::LlmResponse => ("llm", LLM),
+            Style::Note | Style::Process | Style::Stderr => ("note", NOTE),
+            _ => ("mcp", MCP),
+        },
+    }
+}
+
+/// The detail shown after a row's label, and where the row's text ends on the right.
+fn row_text(row: &Row, xs: &[f64]) -> (String, f64) {
+    let problem = match &row.status {
+        Status::Problem(p) => Some(p.as_str()),
+        _ => None,
+    };
+    let detail = [row.detail.as_deref(), problem]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let detail = clip(&detail, DETAIL_CHARS);
+    let chars = row.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
+    let start = if row.is_arrow() {
+        xs[row.from].min(xs[row.to]) + 10.0
+    } else {
+        xs[row.from] + 14.0
+    };
+    (detail, start + chars * CHAR_W + 8.0)
+}
+
+fn draw_row(s: &mut String, row: &Row, xs: &[f64], top: f64) {
+    let (key, stroke) = color(row);
+    let problem = match &row.status {
+        Status::Problem(p) => Some(p.as_str()),
+        _ => None,
+    };
+    let (short_detail, text_end) = row_text(row, xs);
+    let mut full = row.label.clone();
+    for extra in [row.detail.as_deref(), problem].into_iter().flatten() {
+        let _ = write!(full, " | {extra}");
+    }
+    let _ = write!(
+        s,
+        r#"<g class="row {} {}" data-event="{}" data-seq="{}"><title>#{} {}</title>"#,
+        row.style.as_str(),
+        row.status.as_str(),
+        row.event,
+        row.seq,
+        row.seq,
+        xml(&full)
+    );
+    let label = xml(&row.label);
+    let detail = if short_detail.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#"<tspan dx="8" fill="{MUTED}" font-size="10.5">{}</tspan>"#,
+            xml(&short_detail)
+        )
+    };
+    let (x1, x2) = (xs[row.from], xs[row.to]);
+    if row.is_arrow() {
+        let y = top + ROW_H - 9.0;
+        let dash = match row.style {
+            Style::Response | Style::LlmResponse | Style::Error => r#" stroke-dasharray="6 4""#,
+            Style::Notification => r#" stroke-dasharray="2 3""#,
+            _ => "",
+        };
+        let marker = match (row.style, &row.status) {
+            (Style::Error | Style::Invalid, _) | (_, Status::Error) => "cross",
+            (Style::Notification, _) => "open",
+            _ => "head",
+        };
+        let _ = write!(
+            s,
+            r#"<line class="arrow" x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{stroke}" stroke-width="1.6"{dash} marker-end="url(#{marker}-{key})"/>"#
+        );
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" fill="{stroke}">{label}{detail}</text>"#,
+            x1.min(x2) + 10.0,
+            y - 5.0
+        );
+    } else {
+        let text_w = text_end - x1 - 6.0 + 4.0;
+        let _ = write!(
+            s,
+            r##"<rect class="note" x="{}" y="{}" width="{text_w}" height="{}" rx="3" fill="#fffde7" stroke="{stroke}"/>"##,
+            x1 + 6.0,
+            top + 5.0,
+            ROW_H - 10.0
+        );
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" fill="{stroke}">{label}{detail}</text>"#,
+            x1 + 14.0,
+            top + ROW_H / 2.0 + 4.0
+        );
+    }
+    s.push_str("</g>\n");
+}

@@ -1,0 +1,267 @@
+//! Applying commands: selection, opening files, running scenarios, exporting.
+//!
+//! File dialogs run on their own thread (`rfd` blocks while the dialog is open) and hand the
+//! chosen path back through a channel the app polls each frame. Without a desktop portal
+//! (no `DBUS_SESSION_BUS_ADDRESS`) there is no dialog: opening says to drop a file on the
+//! window instead, and exports are written next to the trace.
+
+use std::path::{Path, PathBuf};
+
+use super::Tr;
+use super::app::{Notice, SightlineApp};
+use super::command::{Command, ExportFormat};
+use super::live::{self, LiveRun, RunStatus};
+use super::scenarios::Shipped;
+use super::store::{Source, TraceStore};
+
+fn tr(app: &SightlineApp) -> Tr<'_> {
+    Tr {
+        strings: &app.strings,
+        lang: app.lang,
+    }
+}
+
+fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
+    app.notice = Some(Notice { text, is_error });
+}
+
+/// Whether a native file dialog can be shown (the XDG desktop portal needs a session bus).
+fn has_file_dialog() -> bool {
+    std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty())
+}
+
+pub(super) fn apply(app: &mut SightlineApp, command: Command) {
+    match command {
+        Command::Select(i) => select(app, i),
+        Command::Open(path) => open(app, &path),
+        Command::OpenDialog => open_dialog(app),
+        Command::Run { scenario, options } => run(app, &scenario, options),
+        Command::Export(format) => export(app, format),
+        Command::SetLanguage(lang) => app.lang = lang,
+        Command::SetTeaching(on) => {
+            app.replay.active = on;
+            app.replay.playing = false;
+            if on {
+                app.replay.cursor = app.selected.unwrap_or(0);
+                if !app.store.is_empty() {
+                    select(app, app.replay.cursor);
+                }
+            }
+        }
+        Command::Quit => app.quit = true,
+    }
+}
+
+fn select(app: &mut SightlineApp, i: usize) {
+    if i >= app.store.len() {
+        return;
+    }
+    app.selected = Some(i);
+    app.diagram.reveal(i);
+    app.list.reveal(i);
+    // Jumping ahead in teaching mode (to a response, along a chain) reveals up to there.
+    if app.replay.active && i > app.replay.cursor {
+        app.replay.cursor = i;
+    }
+}
+
+fn reset_view(app: &mut SightlineApp, store: TraceStore) {
+    app.store = store;
+    app.selected = None;
+    app.replay.cursor = 0;
+    app.replay.playing = false;
+    app.notice = None;
+}
+
+fn open(app: &mut SightlineApp, path: &Path) {
+    match TraceStore::open(path) {
+        Ok(store) => {
+            // A live run keeps recording to its file; the app just stops showing it.
+            app.live = None;
+            let warnings = store.warnings.len();
+            reset_view(app, store);
+            app.recent.push(path);
+            if warnings > 0 {
+                let text = tr(app).f(
+                    "app.load_warnings",
+                    &[
+                        ("count", warnings.to_string()),
+                        ("path", path.display().to_string()),
+                    ],
+                );
+                notice(app, text, true);
+            }
+        }
+        Err(e) => {
+            let text = tr(app).f(
+                "app.load_failed",
+                &[
+                    ("path", path.display().to_string()),
+                    ("error", e.to_string()),
+                ],
+            );
+            notice(app, text, true);
+            if !path.exists() {
+                app.recent.remove(path);
+            }
+        }
+    }
+}
+
+fn open_dialog(app: &mut SightlineApp) {
+    if !has_file_dialog() {
+        let text = tr(app).t("app.no_file_dialog");
+        notice(app, text, false);
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let wake = app.wake.clone();
+    let spawned = std::thread::Builder::new()
+        .name("sightline-file-dialog".into())
+        .spawn(move || {
+            let picked = rfd::FileDialog::new()
+                .add_filter("Sightline trace", &["jsonl", "json"])
+                .pick_file();
+            let _ = tx.send(picked);
+            wake();
+        });
+    if spawned.is_ok() {
+        app.dialog = Some(rx);
+    }
+}
+
+/// Opens the file the dialog returned, once it has.
+pub(super) fn poll_dialog(app: &mut SightlineApp) {
+    let Some(rx) = &app.dialog else { return };
+    match rx.try_recv() {
+        Ok(picked) => {
+            app.dialog = None;
+            if let Some(path) = picked {
+                open(app, &path);
+            }
+        }
+        Err(std::sync::mpsc::TryRecvError::Empty) => {}
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.dialog = None,
+    }
+}
+
+/// Opens a trace dropped on the window.
+pub(super) fn take_dropped_files(app: &mut SightlineApp, ctx: &egui::Context) {
+    let dropped: Vec<PathBuf> = ctx.input(|i| {
+        i.raw
+            .dropped_files
+            .iter()
+            .map(|f| f.path().to_path_buf())
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect()
+    });
+    if let Some(path) = dropped.into_iter().find(|p| live::is_trace_file(p)) {
+        open(app, &path);
+    }
+}
+
+fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptions) {
+    let scenario = match Shipped::find(name).map(|s| s.load()) {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            let text = tr(app).f("app.run_failed", &[("error", e.to_string())]);
+            return notice(app, text, true);
+        }
+        None => return,
+    };
+    let path = live::trace_path_for(name);
+    let title = scenario.title.clone();
+    match LiveRun::start(scenario, name, options, path.clone(), app.wake.clone()) {
+        Ok(run) => {
+            reset_view(
+                app,
+                TraceStore::new(
+                    title,
+                    Source::Live {
+                        scenario: name.to_string(),
+                        path,
+                    },
+                    Vec::new(),
+                ),
+            );
+            app.live = Some(run);
+            let text = tr(app).f("app.running", &[("scenario", name.to_string())]);
+            notice(app, text, false);
+        }
+        Err(e) => {
+            let text = tr(app).f("app.run_failed", &[("error", format!("{e:#}"))]);
+            notice(app, text, true);
+        }
+    }
+}
+
+/// Called once when a live run ends.
+pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, status: RunStatus) {
+    app.recent.push(path);
+    let text = match status {
+        RunStatus::Failed(error) => {
+            let text = tr(app).f("app.run_failed", &[("error", error)]);
+            return notice(app, text, true);
+        }
+        _ => tr(app).f(
+            "app.run_done",
+            &[
+                ("scenario", title.to_string()),
+                ("count", app.store.len().to_string()),
+                ("path", path.display().to_string()),
+            ],
+        ),
+    };
+    notice(app, text, false);
+}
+
+/// Where an export goes when there is no dialog: next to the trace, or in the data dir.
+pub fn default_export_path(source: &Source, format: ExportFormat) -> PathBuf {
+    match source.path() {
+        Some(p) => p.with_extension(format.extension()),
+        None => live::data_dir()
+            .join("exports")
+            .join(format!("trace.{}", format.extension())),
+    }
+}
+
+fn export(app: &mut SightlineApp, format: ExportFormat) {
+    let text = match format {
+        ExportFormat::Mermaid => crate::export::mermaid::render(&app.store.diagram),
+        ExportFormat::Svg => crate::export::svg::render(&app.store.diagram),
+    };
+    let default = default_export_path(&app.store.source, format);
+    let path = if has_file_dialog() {
+        let mut dialog = rfd::FileDialog::new().set_file_name(
+            default
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        );
+        if let Some(dir) = default.parent() {
+            dialog = dialog.set_directory(dir);
+        }
+        // A save dialog is modal anyway; the trace is not changing under it.
+        match dialog.save_file() {
+            Some(p) => p,
+            None => return,
+        }
+    } else {
+        default
+    };
+    let written = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&path, text));
+    let (text, failed) = match written {
+        Ok(()) => (
+            tr(app).f("app.exported", &[("path", path.display().to_string())]),
+            false,
+        ),
+        Err(e) => (
+            tr(app).f("app.export_failed", &[("error", e.to_string())]),
+            true,
+        ),
+    };
+    notice(app, text, failed);
+}

@@ -1,0 +1,451 @@
+//! The sequence diagram panel: sticky lane headers, a time column, one arrow per row.
+//!
+//! It draws [`crate::analysis::diagram::Diagram`] (the pure model) with [`super::diagram_paint`].
+//! Rows have a fixed height, so the visible ones are found by arithmetic and only they are laid
+//! out, painted and given an accessibility node (`#<seq> <label>`, a button): the cost of a frame
+//! does not depend on the length of the trace. Zoom scales row height and lane width (Ctrl+wheel
+//! or the buttons); the arrow keys, Page Up/Down, Home and End move the selection; Enter jumps
+//! to the selected row's request or response.
+
+use egui::{Key, Modifiers, Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
+
+use super::Tr;
+use super::command::Command;
+use super::diagram_paint::{self as paint, Canvas, Geometry, HEADER_H, TIME_W};
+use super::store::TraceStore;
+use super::theme::Palette;
+use crate::analysis::diagram::Style;
+
+/// The rows the diagram shows, in order: all of them, or a sorted subset (a filter, or the
+/// rows revealed so far in teaching mode).
+#[derive(Debug, Clone, Copy)]
+pub enum RowSet<'a> {
+    /// Rows `0..n`.
+    All(usize),
+    /// These rows (sorted row indices).
+    Subset(&'a [usize]),
+}
+
+impl RowSet<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            RowSet::All(n) => *n,
+            RowSet::Subset(rows) => rows.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The row at position `pos`.
+    pub fn get(&self, pos: usize) -> usize {
+        match self {
+            RowSet::All(_) => pos,
+            RowSet::Subset(rows) => rows[pos],
+        }
+    }
+
+    /// The position of `row`, if it is shown.
+    pub fn position(&self, row: usize) -> Option<usize> {
+        match self {
+            RowSet::All(n) => (row < *n).then_some(row),
+            RowSet::Subset(rows) => rows.binary_search(&row).ok(),
+        }
+    }
+}
+
+/// UI memory of the diagram; the data is in the [`TraceStore`].
+#[derive(Debug)]
+pub struct DiagramView {
+    /// Scale of row height and lane width (1 = 26 px rows, 170 px lanes).
+    pub zoom: f32,
+    /// An event to scroll into view on the next frame.
+    reveal: Option<usize>,
+    /// The row under the pointer last frame.
+    hovered: Option<usize>,
+    /// Scroll offset and viewport height of last frame.
+    last_offset_y: f32,
+    last_view_h: f32,
+}
+
+impl Default for DiagramView {
+    fn default() -> Self {
+        DiagramView {
+            zoom: 1.0,
+            reveal: None,
+            hovered: None,
+            last_offset_y: 0.0,
+            last_view_h: 400.0,
+        }
+    }
+}
+
+impl DiagramView {
+    /// Scrolls the row of `event` into view on the next frame.
+    pub fn reveal(&mut self, event: usize) {
+        self.reveal = Some(event);
+    }
+
+    pub fn hovered_row(&self) -> Option<usize> {
+        self.hovered
+    }
+
+    /// Draws the toolbar, the headers and the visible rows.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        store: &TraceStore,
+        rows: RowSet<'_>,
+        selected: Option<usize>,
+        tr: Tr<'_>,
+    ) -> Option<Command> {
+        let palette = Palette::for_visuals(ui.visuals());
+        let mut command = self.toolbar_ui(ui, &palette, tr);
+        let diagram = &store.diagram;
+        let selected_row = selected.and_then(|e| diagram.row_of_event(e));
+        if let Some(event) = self.keyboard(ui, store, rows, selected_row) {
+            command = Some(Command::Select(event));
+        }
+
+        let geo = Geometry::new(diagram, self.zoom, ui.available_width());
+        let (header_rect, _) =
+            ui.allocate_exact_size(vec2(ui.available_width(), HEADER_H), Sense::hover());
+        let mut area = ScrollArea::both()
+            .id_salt("sequence-diagram")
+            .auto_shrink(false)
+            .content_margin(0.0)
+            .stick_to_bottom(selected.is_none());
+        if let Some(offset) = self.reveal_offset(store, rows, geo.row_h) {
+            area = area.vertical_scroll_offset(offset);
+        }
+        let total_h = rows.len() as f32 * geo.row_h + geo.row_h * 2.0;
+        let lesson = tr.f(
+            "diagram.host_in_middle",
+            &[("count", diagram.direct_model_server.to_string())],
+        );
+        let out = area.show_viewport(ui, |ui, viewport| {
+            ui.set_width(geo.width);
+            ui.set_height(total_h);
+            self.rows_ui(ui, store, rows, selected_row, &geo, &palette, viewport)
+        });
+        let (clicked, viewport) = out.inner;
+        self.last_offset_y = viewport.min.y;
+        self.last_view_h = viewport.height();
+        if let Some(event) = clicked {
+            command = Some(Command::Select(event));
+        }
+
+        // The headers follow the horizontal scroll of the rows below them.
+        let painter = ui.painter_at(header_rect);
+        painter.rect_filled(header_rect, 0.0, ui.visuals().panel_fill);
+        let canvas = Canvas {
+            painter: &painter,
+            geo: &geo,
+            palette: &palette,
+            dx: header_rect.left() - viewport.min.x,
+        };
+        let titles: Vec<String> = diagram
+            .lanes
+            .iter()
+            .map(|l| super::lane_title(tr, l))
+            .collect();
+        canvas.header(diagram, &titles, header_rect, &tr.t("diagram.mcp_client"));
+        canvas.lesson(header_rect, &lesson);
+        painter.text(
+            pos2(header_rect.left() + 6.0, header_rect.center().y),
+            egui::Align2::LEFT_CENTER,
+            tr.t("inspector.time"),
+            egui::FontId::proportional(12.0),
+            palette.muted,
+        );
+
+        // Ctrl+wheel zooms while the pointer is over the diagram.
+        if ui.rect_contains_pointer(out.inner_rect) {
+            let z = ui.input(|i| i.zoom_delta());
+            if (z - 1.0).abs() > f32::EPSILON {
+                self.zoom = (self.zoom * z).clamp(0.4, 3.0);
+            }
+        }
+        command
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut Ui, palette: &Palette, tr: Tr<'_>) -> Option<Command> {
+        ui.horizontal_wrapped(|ui| {
+            if ui
+                .button("−")
+                .on_hover_text(tr.t("diagram.zoom_out"))
+                .clicked()
+            {
+                self.zoom = (self.zoom / 1.2).max(0.4);
+            }
+            ui.label(format!("{:.0}%", self.zoom * 100.0));
+            if ui
+                .button("+")
+                .on_hover_text(tr.t("diagram.zoom_in"))
+                .clicked()
+            {
+                self.zoom = (self.zoom * 1.2).min(3.0);
+            }
+            ui.separator();
+            legend_ui(ui, palette, tr);
+        });
+        None
+    }
+
+    /// Moves the selection with the keyboard, unless a text field has the keys.
+    fn keyboard(
+        &mut self,
+        ui: &Ui,
+        store: &TraceStore,
+        rows: RowSet<'_>,
+        selected_row: Option<usize>,
+    ) -> Option<usize> {
+        if rows.is_empty() || ui.ctx().text_edit_focused() {
+            return None;
+        }
+        let n = rows.len();
+        let page = ((self.last_view_h / (paint::ROW_H * self.zoom)) as usize)
+            .saturating_sub(1)
+            .max(1);
+        let current = selected_row.and_then(|r| rows.position(r));
+        let mut target: Option<usize> = None;
+        ui.input_mut(|i| {
+            let none = Modifiers::NONE;
+            if i.consume_key(none, Key::ArrowDown) {
+                target = Some(current.map_or(0, |p| (p + 1).min(n - 1)));
+            }
+            if i.consume_key(none, Key::ArrowUp) {
+                target = Some(current.map_or(n - 1, |p| p.saturating_sub(1)));
+            }
+            if i.consume_key(none, Key::PageDown) {
+                target = Some(current.map_or(0, |p| (p + page).min(n - 1)));
+            }
+            if i.consume_key(none, Key::PageUp) {
+                target = Some(current.map_or(0, |p| p.saturating_sub(page)));
+            }
+            if i.consume_key(none, Key::Home) {
+                target = Some(0);
+            }
+            if i.consume_key(none, Key::End) {
+                target = Some(n - 1);
+            }
+            if i.consume_key(none, Key::Enter)
+                && let Some(pair) = selected_row.and_then(|r| store.diagram.rows[r].pair)
+            {
+                target = rows.position(pair);
+            }
+        });
+        let event = store.diagram.rows[rows.get(target?)].event;
+        self.reveal = Some(event);
+        Some(event)
+    }
+
+    /// The scroll offset that brings a pending reveal into view, if it is not in view already.
+    fn reveal_offset(&mut self, store: &TraceStore, rows: RowSet<'_>, row_h: f32) -> Option<f32> {
+        let event = self.reveal.take()?;
+        let pos = rows.position(store.diagram.row_of_event(event)?)?;
+        let y = pos as f32 * row_h;
+        let top = self.last_offset_y;
+        let bottom = top + self.last_view_h - row_h * 2.0;
+        (y < top || y > bottom).then(|| (y - self.last_view_h / 2.0).max(0.0))
+    }
+
+    /// Paints the visible rows and gives each an accessible, clickable response.
+    #[allow(clippy::too_many_arguments)]
+    fn rows_ui(
+        &mut self,
+        ui: &mut Ui,
+        store: &TraceStore,
+        rows: RowSet<'_>,
+        selected_row: Option<usize>,
+        geo: &Geometry,
+        palette: &Palette,
+        viewport: Rect,
+    ) -> (Option<usize>, Rect) {
+        let diagram = &store.diagram;
+        let origin = ui.max_rect().min;
+        let dx = origin.x;
+        let first = (viewport.min.y / geo.row_h).floor().max(0.0) as usize;
+        let last = ((viewport.max.y / geo.row_h).ceil() as usize + 1).min(rows.len());
+        let painter = ui.painter().clone();
+        let clip = ui.clip_rect();
+        // Rows are hit only where they show: right of the time column, inside the view.
+        let rows_clip = Rect::from_min_max(pos2(clip.left() + TIME_W, clip.top()), clip.max);
+        let canvas = Canvas {
+            painter: &painter,
+            geo,
+            palette,
+            dx,
+        };
+        canvas.lesson_band(clip.top(), clip.bottom());
+        canvas.lifelines(clip.top(), clip.bottom());
+
+        // Interact first, so this frame's hover is painted this frame.
+        let mut clicked = None;
+        let mut hovered = None;
+        let id = ui.scope_id().with("rows");
+        for pos in first..last {
+            let r = rows.get(pos);
+            let row = &diagram.rows[r];
+            let mcp = paint::is_mcp(&store.events[row.event].channel);
+            let (x0, x1) = geo.span(row, mcp);
+            let y = origin.y + pos as f32 * geo.row_h;
+            let rect =
+                Rect::from_min_max(pos2(x0 + dx - 6.0, y), pos2(x1 + dx + 6.0, y + geo.row_h))
+                    .intersect(rows_clip);
+            let response = ui.interact(rect, id.with(r), Sense::click());
+            let label = format!("#{} {}", row.seq, row.label);
+            response
+                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, label.clone()));
+            if response.hovered() {
+                hovered = Some(r);
+            }
+            if response.clicked() {
+                clicked = Some(row.event);
+            }
+            if response.double_clicked()
+                && let Some(pair) = row.pair
+            {
+                clicked = Some(diagram.rows[pair].event);
+            }
+            if let Some(detail) = &row.detail {
+                response.on_hover_text(format!("{label}\n{detail}"));
+            }
+        }
+        self.hovered = hovered;
+
+        // Bands behind the rows: the tool-call chain, the pair, the selection.
+        let band = |pos: usize, color| {
+            let y = origin.y + pos as f32 * geo.row_h;
+            painter.rect_filled(
+                Rect::from_min_max(pos2(clip.left(), y), pos2(clip.right(), y + geo.row_h)),
+                0.0,
+                color,
+            );
+        };
+        let focus = [selected_row, hovered];
+        for r in focus.iter().flatten() {
+            let row = &diagram.rows[*r];
+            for c in &row.chain {
+                if let Some(p) = rows.position(*c).filter(|p| (first..last).contains(p)) {
+                    band(p, palette.chain);
+                }
+            }
+            if let Some(p) = row
+                .pair
+                .and_then(|p| rows.position(p))
+                .filter(|p| (first..last).contains(p))
+            {
+                band(p, palette.pair);
+            }
+        }
+        if let Some(p) = selected_row.and_then(|r| rows.position(r)) {
+            band(p, palette.selection);
+        }
+
+        // Activation bars: each visible request, down to its response.
+        for pos in first..last {
+            let row = &diagram.rows[rows.get(pos)];
+            let Some(pair) = row.pair.filter(|&p| p > rows.get(pos)) else {
+                continue;
+            };
+            let Some(pair_pos) = rows.position(pair) else {
+                continue;
+            };
+            if !matches!(row.style, Style::Request | Style::LlmRequest) {
+                continue;
+            }
+            let mcp = paint::is_mcp(&store.events[row.event].channel);
+            let x = geo.x_of(row.to, mcp) + dx;
+            let y0 = origin.y + pos as f32 * geo.row_h + geo.row_h * 0.62;
+            let y1 = origin.y + pair_pos as f32 * geo.row_h + geo.row_h * 0.62;
+            let lit = focus.contains(&Some(rows.get(pos))) || focus.contains(&Some(pair));
+            let latency = lit.then(|| diagram.rows[pair].detail.clone()).flatten();
+            let color = if lit {
+                palette.request
+            } else {
+                palette.lifeline
+            };
+            paint::activation(
+                &painter,
+                x,
+                y0,
+                y1,
+                color,
+                latency.as_deref().map(first_part),
+            );
+        }
+
+        for pos in first..last {
+            let r = rows.get(pos);
+            let row = &diagram.rows[r];
+            let mcp = paint::is_mcp(&store.events[row.event].channel);
+            let y = origin.y + pos as f32 * geo.row_h;
+            let lit = focus.contains(&Some(r))
+                || focus
+                    .iter()
+                    .flatten()
+                    .any(|f| diagram.rows[*f].pair == Some(r));
+            canvas.row(row, mcp, y, lit);
+        }
+
+        // The time column stays at the left edge while the rows scroll sideways.
+        let time_rect =
+            Rect::from_min_max(clip.min, pos2(clip.left() + TIME_W - 6.0, clip.bottom()));
+        painter.rect_filled(time_rect, 0.0, ui.visuals().panel_fill);
+        painter.vline(
+            time_rect.right(),
+            clip.y_range(),
+            Stroke::new(1.0, palette.lifeline),
+        );
+        for pos in first..last {
+            let row = &diagram.rows[rows.get(pos)];
+            let y = origin.y + pos as f32 * geo.row_h + geo.row_h * 0.5;
+            painter.text(
+                pos2(time_rect.right() - 4.0, y),
+                egui::Align2::RIGHT_CENTER,
+                paint::time_text(row.offset_us),
+                egui::FontId::monospace(10.5),
+                palette.muted,
+            );
+        }
+        (clicked, viewport)
+    }
+}
+
+/// The first comma-separated part of a detail (the latency, `14 ms`).
+fn first_part(detail: &str) -> &str {
+    detail.split(", ").next().unwrap_or(detail)
+}
+
+/// The legend: what each colour and line means.
+fn legend_ui(ui: &mut Ui, palette: &Palette, tr: Tr<'_>) {
+    let items = [
+        (palette.request, Style::Request, false, "legend.request"),
+        (palette.response, Style::Response, false, "legend.response"),
+        (
+            palette.notification,
+            Style::Notification,
+            false,
+            "legend.notification",
+        ),
+        (palette.llm, Style::LlmRequest, false, "legend.llm"),
+        (palette.note_text, Style::Note, false, "legend.note"),
+        (palette.process, Style::Stderr, false, "legend.stderr"),
+        (palette.error, Style::Error, true, "legend.error"),
+        (palette.invalid, Style::Invalid, true, "legend.invalid"),
+        (
+            palette.unanswered,
+            Style::Request,
+            true,
+            "legend.unanswered",
+        ),
+        (palette.problem, Style::Request, true, "legend.problem"),
+    ];
+    for (color, style, bold, key) in items {
+        let (rect, _) = ui.allocate_exact_size(vec2(26.0, 14.0), Sense::hover());
+        paint::legend_sample(ui.painter(), rect, color, style, bold);
+        ui.label(egui::RichText::new(tr.t(key)).small());
+    }
+}

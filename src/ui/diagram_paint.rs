@@ -1,0 +1,396 @@
+//! Geometry and painting of the sequence diagram: where lanes sit, and how one row is drawn.
+//!
+//! Pure drawing: no interaction and no state. [`super::diagram`] decides which rows are visible
+//! and calls in here for each. Positions are in content coordinates (the top left of the whole
+//! diagram is 0,0) and turned into screen positions with an `origin`.
+
+use std::sync::Arc;
+
+use egui::epaint::{PathShape, PathStroke};
+use egui::text::{LayoutJob, TextFormat, TextWrapping};
+use egui::{
+    Align2, Color32, CornerRadius, FontId, Galley, Painter, Rect, Shape, Stroke, StrokeKind, Vec2,
+    pos2, vec2,
+};
+
+use super::theme::{self, Palette};
+use crate::analysis::diagram::{Diagram, LaneKind, Row, Style};
+use crate::trace::Channel;
+
+/// Width of the time column at the left.
+pub const TIME_W: f32 = 70.0;
+/// Height of the sticky lane headers.
+pub const HEADER_H: f32 = 60.0;
+/// Row height at zoom 1.
+pub const ROW_H: f32 = 26.0;
+/// At zoom 1 lanes share the width available, within these bounds.
+pub const LANE_W_MIN: f32 = 112.0;
+pub const LANE_W_MAX: f32 = 230.0;
+/// Extra width of the gap between the LLM API and the servers, where the lesson is written.
+pub const GAP_W: f32 = 150.0;
+
+/// Where everything is, for one zoom level.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub row_h: f32,
+    pub lane_w: f32,
+    /// Centre x of each lane's lifeline.
+    pub lane_x: Vec<f32>,
+    /// The host lane, whose MCP client sits a little to the right of its lifeline.
+    pub host: Option<usize>,
+    pub client_dx: f32,
+    /// The lesson gap between the LLM API and the first server: left and right x.
+    pub gap: Option<(f32, f32)>,
+    pub width: f32,
+}
+
+impl Geometry {
+    /// The layout at `zoom` for a view `width` wide: at zoom 1 the lanes fill the width.
+    pub fn new(diagram: &Diagram, zoom: f32, width: f32) -> Geometry {
+        let row_h = (ROW_H * zoom).round().max(12.0);
+        let llm = diagram.llm_lane();
+        let has_gap = llm.is_some_and(|l| {
+            diagram
+                .lanes
+                .get(l + 1)
+                .is_some_and(|n| n.kind == LaneKind::Server)
+        });
+        let gap_w = if has_gap {
+            GAP_W * zoom.clamp(0.7, 1.5)
+        } else {
+            0.0
+        };
+        let lanes = diagram.lanes.len().max(1) as f32;
+        let fit = (width - TIME_W - gap_w - 16.0) / lanes;
+        let lane_w = (fit.clamp(LANE_W_MIN, LANE_W_MAX) * zoom).round().max(60.0);
+        let mut x = TIME_W;
+        let mut lane_x = Vec::with_capacity(diagram.lanes.len());
+        let mut gap = None;
+        for (i, lane) in diagram.lanes.iter().enumerate() {
+            let after_llm = i > 0 && Some(i - 1) == llm && lane.kind == LaneKind::Server;
+            if after_llm {
+                gap = Some((x, x + gap_w));
+                x += gap_w;
+            }
+            lane_x.push(x + lane_w / 2.0);
+            x += lane_w;
+        }
+        let host = diagram.lanes.iter().position(|l| l.kind == LaneKind::Host);
+        Geometry {
+            row_h,
+            lane_w,
+            lane_x,
+            host,
+            client_dx: lane_w * 0.24,
+            gap,
+            width: x + 16.0,
+        }
+    }
+
+    /// The x where a row meets lane `lane`: MCP messages meet the host at its client.
+    pub fn x_of(&self, lane: usize, mcp: bool) -> f32 {
+        let x = self.lane_x.get(lane).copied().unwrap_or(TIME_W);
+        if mcp && Some(lane) == self.host {
+            x + self.client_dx
+        } else {
+            x
+        }
+    }
+
+    /// The horizontal extent of a row (arrow span, or the note box).
+    pub fn span(&self, row: &Row, mcp: bool) -> (f32, f32) {
+        if row.is_arrow() {
+            let a = self.x_of(row.from, mcp);
+            let b = self.x_of(row.to, mcp);
+            (a.min(b), a.max(b))
+        } else {
+            let x = self.x_of(row.from, false);
+            (x - self.lane_w * 0.46, x + self.lane_w * 0.46)
+        }
+    }
+}
+
+/// Whether an event travelled over MCP (so it meets the host at its client).
+pub fn is_mcp(channel: &Channel) -> bool {
+    matches!(channel, Channel::Stdio | Channel::Http)
+}
+
+/// A one-line label layout, cut with `…` at `max_width`.
+pub fn one_line(
+    painter: &Painter,
+    text: &str,
+    font: FontId,
+    color: Color32,
+    max_width: f32,
+) -> Arc<Galley> {
+    lines(painter, text, font, color, max_width, 1)
+}
+
+/// A layout of at most `max_rows` lines, cut with `…`.
+pub fn lines(
+    painter: &Painter,
+    text: &str,
+    font: FontId,
+    color: Color32,
+    max_width: f32,
+    max_rows: usize,
+) -> Arc<Galley> {
+    let mut job = LayoutJob::single_section(text.to_string(), TextFormat::simple(font, color));
+    job.wrap = TextWrapping {
+        max_width: max_width.max(10.0),
+        max_rows,
+        break_anywhere: max_rows == 1,
+        overflow_character: Some('…'),
+    };
+    painter.layout_job(job)
+}
+
+/// What every drawing call needs: where to paint, the layout, the colours, and the screen x of
+/// content x = 0 (it moves with horizontal scrolling).
+pub struct Canvas<'a> {
+    pub painter: &'a Painter,
+    pub geo: &'a Geometry,
+    pub palette: &'a Palette,
+    pub dx: f32,
+}
+
+impl Canvas<'_> {
+    /// Draws one row whose top is at screen `y`; `emphasis` for the selected or hovered row and
+    /// its partner (thicker, with the detail after the label).
+    pub fn row(&self, row: &Row, mcp: bool, y: f32, emphasis: bool) {
+        let (painter, geo) = (self.painter, self.geo);
+        let color = self.palette.row_color(row.style, &row.status);
+        let mid = y + geo.row_h * 0.62;
+        let font = FontId::proportional((geo.row_h * 0.46).clamp(9.0, 16.0));
+        let width = theme::width(&row.status) + if emphasis { 1.0 } else { 0.0 };
+        if !row.is_arrow() {
+            self.note(row, y, color, font);
+            return;
+        }
+        let x0 = geo.x_of(row.from, mcp) + self.dx;
+        let x1 = geo.x_of(row.to, mcp) + self.dx;
+        let dir = if x1 >= x0 { 1.0 } else { -1.0 };
+        let head = 8.0;
+        let tip = pos2(x1, mid);
+        let base = pos2(x1 - dir * head, mid);
+        let stroke = Stroke::new(width, color);
+        let line = [pos2(x0, mid), base];
+        match row.style {
+            Style::Notification => painter.extend(Shape::dashed_line(&line, stroke, 2.5, 3.0)),
+            s if theme::dashed(s) => painter.extend(Shape::dashed_line(&line, stroke, 6.0, 4.0)),
+            _ => {
+                painter.line_segment(line, stroke);
+            }
+        }
+        let wing = vec2(0.0, head * 0.5);
+        if row.style == Style::Notification {
+            // An open arrowhead: the sender does not wait for an answer.
+            painter.add(PathShape::line(
+                vec![base - wing, tip, base + wing],
+                PathStroke::new(width, color),
+            ));
+        } else {
+            painter.add(Shape::convex_polygon(
+                vec![tip, base - wing, base + wing],
+                color,
+                Stroke::NONE,
+            ));
+        }
+        let span = (x1 - x0).abs();
+        let text = match &row.detail {
+            Some(d) if emphasis => format!("{}  ({d})", row.label),
+            _ => row.label.clone(),
+        };
+        let galley = one_line(painter, &text, font, color, span - 12.0);
+        let left = x0.min(x1);
+        let pos = pos2(
+            left + (span - galley.size().x) / 2.0,
+            mid - galley.size().y - 1.0,
+        );
+        painter.galley(pos, galley, color);
+    }
+
+    /// A note on one lifeline: stderr lines, process events, the host's own notes.
+    fn note(&self, row: &Row, y: f32, color: Color32, font: FontId) {
+        let (painter, geo) = (self.painter, self.geo);
+        let (x0, x1) = geo.span(row, false);
+        let rect = Rect::from_min_max(
+            pos2(x0 + self.dx, y + 3.0),
+            pos2(x1 + self.dx, y + geo.row_h - 2.0),
+        );
+        let fill = match row.style {
+            Style::Stderr | Style::Process => self.palette.note_fill.gamma_multiply(0.6),
+            _ => self.palette.note_fill,
+        };
+        painter.rect_filled(rect, CornerRadius::same(3), fill);
+        painter.rect_stroke(
+            rect,
+            CornerRadius::same(3),
+            Stroke::new(theme::width(&row.status) * 0.7, color.gamma_multiply(0.7)),
+            StrokeKind::Inside,
+        );
+        let galley = one_line(painter, &row.label, font, color, rect.width() - 8.0);
+        let pos = pos2(rect.left() + 4.0, rect.center().y - galley.size().y / 2.0);
+        painter.galley(pos, galley, color);
+    }
+
+    /// The sticky header in `rect`: one box per lane titled `titles[i]`, the host's with its
+    /// MCP client drawn inside.
+    pub fn header(&self, diagram: &Diagram, titles: &[String], rect: Rect, client: &str) {
+        let (painter, geo, palette) = (self.painter, self.geo, self.palette);
+        for (i, lane) in diagram.lanes.iter().enumerate() {
+            let x = geo.lane_x[i] + self.dx;
+            let w = geo.lane_w * 0.86;
+            let boxr =
+                Rect::from_center_size(pos2(x, rect.center().y), vec2(w, rect.height() - 8.0));
+            if boxr.right() < rect.left() + TIME_W || boxr.left() > rect.right() {
+                continue;
+            }
+            let ink = match lane.kind {
+                LaneKind::Llm => palette.llm,
+                LaneKind::Server => palette.response,
+                LaneKind::Host => palette.request,
+                _ => palette.muted,
+            };
+            painter.rect_filled(boxr, CornerRadius::same(5), ink.gamma_multiply(0.15));
+            painter.rect_stroke(
+                boxr,
+                CornerRadius::same(5),
+                Stroke::new(1.2, ink),
+                StrokeKind::Inside,
+            );
+            let font = FontId::proportional(14.0);
+            let title = titles.get(i).map_or(lane.title.as_str(), String::as_str);
+            if lane.kind == LaneKind::Host {
+                let inner = Rect::from_min_max(
+                    pos2(boxr.left() + 5.0, boxr.center().y - 1.0),
+                    pos2(boxr.right() - 5.0, boxr.bottom() - 4.0),
+                );
+                painter.rect_stroke(
+                    inner,
+                    CornerRadius::same(3),
+                    Stroke::new(1.0, ink),
+                    StrokeKind::Inside,
+                );
+                let g = one_line(
+                    painter,
+                    client,
+                    FontId::proportional(10.5),
+                    ink,
+                    inner.width() - 4.0,
+                );
+                painter.galley(inner.center() - g.size() / 2.0, g, ink);
+                let t = one_line(painter, title, font, ink, w - 8.0);
+                let top = pos2(boxr.center().x, boxr.top() + 3.0 + t.size().y / 2.0);
+                painter.galley(top - t.rect.center().to_vec2(), t, ink);
+            } else {
+                let t = lines(painter, title, font, ink, w - 8.0, 2);
+                painter.galley(boxr.center() - t.rect.center().to_vec2(), t, ink);
+            }
+        }
+    }
+
+    /// The lifelines from `y0` to `y1`, and the host client's own dashed lifeline.
+    pub fn lifelines(&self, y0: f32, y1: f32) {
+        let stroke = Stroke::new(1.0, self.palette.lifeline);
+        for (i, x) in self.geo.lane_x.iter().enumerate() {
+            self.painter.vline(x + self.dx, y0..=y1, stroke);
+            if Some(i) == self.geo.host {
+                let cx = x + self.dx + self.geo.client_dx;
+                self.painter.extend(Shape::dashed_line(
+                    &[pos2(cx, y0), pos2(cx, y1)],
+                    stroke,
+                    3.0,
+                    3.0,
+                ));
+            }
+        }
+    }
+
+    /// The lesson, written in the header's gap between the LLM API and the servers.
+    pub fn lesson(&self, rect: Rect, text: &str) {
+        let Some((l, r)) = self.geo.gap else { return };
+        let ink = self.palette.lesson;
+        let width = r - l - 12.0;
+        let galley = self
+            .painter
+            .layout(text.to_string(), FontId::proportional(11.5), ink, width);
+        let x = l + self.dx + 6.0;
+        let y = rect.center().y - galley.size().y / 2.0;
+        self.painter.galley(pos2(x, y), galley, ink);
+    }
+
+    /// Below the header, the gap is a faint band: no arrow starts or ends in it.
+    pub fn lesson_band(&self, y0: f32, y1: f32) {
+        let Some((l, r)) = self.geo.gap else { return };
+        let rect = Rect::from_min_max(pos2(l + self.dx + 8.0, y0), pos2(r + self.dx - 8.0, y1));
+        self.painter
+            .rect_filled(rect, 0.0, self.palette.lesson.gamma_multiply(0.06));
+    }
+}
+
+/// A request's activation bar on the receiver's lifeline, from the request to its response.
+pub fn activation(
+    painter: &Painter,
+    x: f32,
+    y0: f32,
+    y1: f32,
+    color: Color32,
+    label: Option<&str>,
+) {
+    let rect = Rect::from_min_max(pos2(x - 3.0, y0), pos2(x + 3.0, y1));
+    painter.rect_filled(rect, CornerRadius::same(1), color.gamma_multiply(0.35));
+    painter.rect_stroke(
+        rect,
+        CornerRadius::same(1),
+        Stroke::new(1.0, color),
+        StrokeKind::Inside,
+    );
+    if let Some(label) = label {
+        painter.text(
+            pos2(x + 6.0, (y0 + y1) / 2.0),
+            Align2::LEFT_CENTER,
+            label,
+            FontId::proportional(11.0),
+            color,
+        );
+    }
+}
+
+/// The time of a row, `+1.234s`, or `+12.3 ms` in the first second.
+pub fn time_text(offset_us: i64) -> String {
+    let secs = offset_us as f64 / 1_000_000.0;
+    if offset_us.abs() < 1_000_000 {
+        format!("+{:.1} ms", offset_us as f64 / 1000.0)
+    } else {
+        format!("{secs:+.3} s")
+    }
+}
+
+/// A sample of a row style for the legend: a short line with its head.
+pub fn legend_sample(painter: &Painter, rect: Rect, color: Color32, style: Style, bold: bool) {
+    let y = rect.center().y;
+    let stroke = Stroke::new(if bold { 2.4 } else { 1.4 }, color);
+    let line = [pos2(rect.left(), y), pos2(rect.right() - 6.0, y)];
+    match style {
+        Style::Notification => painter.extend(Shape::dashed_line(&line, stroke, 2.5, 3.0)),
+        s if theme::dashed(s) => painter.extend(Shape::dashed_line(&line, stroke, 5.0, 3.0)),
+        Style::Note | Style::Stderr | Style::Process => {
+            painter.rect_filled(
+                rect.shrink2(vec2(2.0, 3.0)),
+                CornerRadius::same(2),
+                color.gamma_multiply(0.4),
+            );
+            return;
+        }
+        _ => {
+            painter.line_segment(line, stroke);
+        }
+    }
+    let tip = pos2(rect.right(), y);
+    painter.add(Shape::convex_polygon(
+        vec![tip, tip - Vec2::new(6.0, 3.5), tip - Vec2::new(6.0, -3.5)],
+        color,
+        Stroke::NONE,
+    ));
+}

@@ -1,0 +1,360 @@
+//! The inspector: everything about the selected event.
+//!
+//! From the top: what it is (label, lanes, kind), a short explanation from the specification
+//! ([`crate::analysis::explain`]: primitive, who controls it, the section it comes from), its
+//! timing and revision, its request or response and its tool-call chain (click to jump), the
+//! raw text exactly as it crossed, and the same body as a collapsible JSON tree. Every string
+//! from the trace is shown through [`super::visible`].
+
+use egui::{Color32, FontId, RichText, ScrollArea, Ui};
+use serde_json::Value;
+
+use super::Tr;
+use super::command::Command;
+use super::json_tree::{JsonColors, JsonTree};
+use super::store::TraceStore;
+use super::visible;
+use crate::analysis::diagram::Status;
+use crate::analysis::explain::{self, LLM_REQUEST, LLM_RESPONSE, LLM_TOOL_RESULT, LLM_TOOL_USE};
+use crate::trace::{Channel, Kind, Pairing, format_time};
+
+/// Raw payloads longer than this are cut until the user asks for all of it.
+const RAW_PREVIEW_BYTES: usize = 16 * 1024;
+
+/// UI memory of the inspector.
+#[derive(Debug, Default)]
+pub struct Inspector {
+    tree: JsonTree,
+    /// The parsed body of the event shown: (event index, store generation, body).
+    parsed: Option<(usize, u64, Option<Value>)>,
+    show_all_raw: bool,
+}
+
+impl Inspector {
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        store: &TraceStore,
+        selected: Option<usize>,
+        tr: Tr<'_>,
+    ) -> Option<Command> {
+        let Some(i) = selected.filter(|&i| i < store.len()) else {
+            ui.weak(tr.t("inspector.select_event"));
+            return None;
+        };
+        if self.parsed.as_ref().map(|p| (p.0, p.1)) != Some((i, store.generation)) {
+            let body = serde_json::from_str::<Value>(&store.events[i].text()).ok();
+            if self.parsed.as_ref().is_none_or(|p| p.0 != i) {
+                self.tree.reset();
+                self.show_all_raw = false;
+            }
+            self.parsed = Some((i, store.generation, body));
+        }
+        let mut command = None;
+        ScrollArea::vertical()
+            .id_salt("inspector")
+            .auto_shrink(false)
+            .show(ui, |ui| {
+                command = self.contents_ui(ui, store, i, tr);
+            });
+        command
+    }
+
+    fn contents_ui(
+        &mut self,
+        ui: &mut Ui,
+        store: &TraceStore,
+        i: usize,
+        tr: Tr<'_>,
+    ) -> Option<Command> {
+        let mut command = None;
+        let event = &store.events[i];
+        let d = &store.report.rpc.derived[i];
+        let row = store
+            .diagram
+            .row_of_event(i)
+            .map(|r| &store.diagram.rows[r]);
+        let colors = JsonColors::for_ui(ui);
+
+        let title = row.map_or_else(|| d.kind.as_str().to_string(), |r| r.label.clone());
+        let lane_title = |lane: &crate::trace::Lane| {
+            store.diagram.lane_index(lane).map_or_else(
+                || visible::escape(&lane.to_string()).into_owned(),
+                |l| super::lane_title(tr, &store.diagram.lanes[l]),
+            )
+        };
+        ui.heading(format!("#{}  {}", event.seq, title));
+        ui.label(tr.f(
+            "inspector.from_to",
+            &[
+                ("from", lane_title(&event.from)),
+                ("to", lane_title(&event.to)),
+            ],
+        ));
+        egui::Grid::new("inspector-facts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.label(tr.t("inspector.kind"));
+                ui.label(tr.t(&format!("kind.{}", d.kind.as_str().replace('-', "_"))));
+                ui.end_row();
+                ui.label(tr.t("inspector.channel"));
+                ui.monospace(event.channel.as_str());
+                ui.end_row();
+                if let Some(method) = &d.method {
+                    ui.label(tr.t("inspector.method"));
+                    ui.monospace(visible::escape(method));
+                    ui.end_row();
+                }
+                if let Some(id) = &d.id {
+                    ui.label(tr.t("inspector.id"));
+                    ui.monospace(visible::escape(&id.to_string()));
+                    ui.end_row();
+                }
+                ui.label(tr.t("inspector.time"));
+                ui.monospace(format!(
+                    "{}  (+{:.3} s)",
+                    format_time(event.time),
+                    store.offset_us(i) as f64 / 1e6
+                ));
+                ui.end_row();
+                if let Some(us) = d.latency_us {
+                    ui.label(tr.t("inspector.latency"));
+                    let ms = format!("{:.1}", us as f64 / 1000.0);
+                    ui.monospace(tr.f("inspector.latency_value", &[("ms", ms)]));
+                    ui.end_row();
+                }
+                if let Some(rev) = &d.revision {
+                    ui.label(tr.t("panel.revision"));
+                    ui.monospace(tr.f("inspector.revision_value", &[("revision", rev.clone())]));
+                    ui.end_row();
+                }
+            });
+        let problems = [
+            row.and_then(|r| match &r.status {
+                Status::Ok => None,
+                Status::Problem(p) => Some(p.clone()),
+                s => Some(s.as_str().to_string()),
+            }),
+            d.problem.clone(),
+        ];
+        for problem in problems.into_iter().flatten() {
+            let text = tr.f(
+                "inspector.problem",
+                &[("problem", visible::escape(&problem).into_owned())],
+            );
+            ui.colored_label(colors.warn, text);
+        }
+        if let Some((code, message)) = &d.error {
+            let text = tr.f(
+                "inspector.error_value",
+                &[
+                    ("code", code.to_string()),
+                    ("message", visible::escape(message).into_owned()),
+                ],
+            );
+            ui.colored_label(colors.warn, text);
+        }
+        if let Pairing::Unanswered(reason) = &d.pairing {
+            ui.colored_label(
+                colors.warn,
+                tr.f("inspector.unanswered", &[("reason", reason.clone())]),
+            );
+        }
+
+        self.explanation_ui(ui, store, i, tr);
+
+        // The pair and the chain: click to jump.
+        if let Some(r) = row {
+            if let Some(pair) = r.pair {
+                let p = &store.diagram.rows[pair];
+                let key = if pair > store.diagram.row_of_event(i).unwrap_or(0) {
+                    "inspector.answered_by"
+                } else {
+                    "inspector.answers"
+                };
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(tr.t("panel.paired_message")).strong());
+                    let text = format!("{}: {}", tr.f(key, &[("seq", p.seq.to_string())]), p.label);
+                    if ui.link(text).clicked() {
+                        command = Some(Command::Select(p.event));
+                    }
+                });
+            }
+            if !r.chain.is_empty() {
+                ui.label(RichText::new(tr.t("panel.tool_call_chain")).strong());
+                ui.horizontal_wrapped(|ui| {
+                    for (k, &c) in r.chain.iter().enumerate() {
+                        if k > 0 {
+                            ui.label("→");
+                        }
+                        let c = &store.diagram.rows[c];
+                        let text = format!("#{} {}", c.seq, c.label);
+                        let this = c.event == i;
+                        if ui.selectable_label(this, text).clicked() && !this {
+                            command = Some(Command::Select(c.event));
+                        }
+                    }
+                });
+            }
+        }
+
+        if let Some(http) = &event.http {
+            egui::CollapsingHeader::new("HTTP")
+                .id_salt(("http", i))
+                .show(ui, |ui| {
+                    if let (Some(m), Some(u)) = (&http.method, &http.url) {
+                        ui.monospace(format!("{m} {}", visible::escape(u)));
+                    }
+                    if let Some(s) = http.status {
+                        ui.monospace(format!("status {s}"));
+                    }
+                    for (name, value) in &http.headers {
+                        ui.monospace(format!(
+                            "{}: {}",
+                            visible::escape(name),
+                            visible::escape(value)
+                        ));
+                    }
+                });
+        }
+        if let Some(p) = &event.process {
+            ui.monospace(visible::escape(
+                &serde_json::to_string(p).unwrap_or_default(),
+            ));
+        }
+
+        ui.separator();
+        self.raw_ui(ui, store, i, tr, colors);
+        if let Some((_, _, Some(body))) = &self.parsed {
+            ui.separator();
+            egui::CollapsingHeader::new(RichText::new(tr.t("panel.pretty_json")).strong())
+                .id_salt("inspector-json")
+                .default_open(true)
+                .show(ui, |ui| {
+                    let more = |n: usize| tr.f("diagram.more_below", &[("count", n.to_string())]);
+                    self.tree.ui(ui, &format!("ev{i}"), body, &more);
+                });
+        }
+        command
+    }
+
+    fn raw_ui(
+        &mut self,
+        ui: &mut Ui,
+        store: &TraceStore,
+        i: usize,
+        tr: Tr<'_>,
+        colors: JsonColors,
+    ) {
+        let event = &store.events[i];
+        let text = event.text();
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr.t("panel.raw")).strong());
+            ui.weak(tr.f("inspector.bytes", &[("count", text.len().to_string())]));
+            let hidden = visible::hidden_count(&text);
+            if hidden > 0 {
+                ui.colored_label(
+                    colors.warn,
+                    tr.f(
+                        "narration.poison_invisible",
+                        &[("count", hidden.to_string())],
+                    ),
+                );
+            }
+            if event.raw.is_none() && event.raw_b64.is_some() {
+                ui.colored_label(colors.warn, tr.t("inspector.not_utf8"));
+            }
+        });
+        if text.is_empty() {
+            ui.weak(tr.t("inspector.no_payload"));
+            return;
+        }
+        let cut = if self.show_all_raw || text.len() <= RAW_PREVIEW_BYTES {
+            text.len()
+        } else {
+            (0..=RAW_PREVIEW_BYTES)
+                .rev()
+                .find(|&k| text.is_char_boundary(k))
+                .unwrap_or(0)
+        };
+        let text_color = ui.visuals().text_color();
+        let job = visible::job(
+            &text[..cut],
+            FontId::monospace(12.0),
+            text_color,
+            colors.warn,
+            event.channel == Channel::LlmHttp,
+        );
+        ScrollArea::vertical()
+            .id_salt(("raw", i))
+            .max_height(260.0)
+            .show(ui, |ui| {
+                ui.add(egui::Label::new(job).wrap().selectable(true));
+            });
+        let rest = (text.len() - cut).to_string();
+        if cut < text.len()
+            && ui
+                .button(tr.f("inspector.show_all_raw", &[("count", rest)]))
+                .clicked()
+        {
+            self.show_all_raw = true;
+        }
+    }
+
+    fn explanation_ui(&self, ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
+        let d = &store.report.rpc.derived[i];
+        let method = match d.kind {
+            Kind::Request | Kind::Response | Kind::Error | Kind::Notification => d.method.clone(),
+            Kind::LlmHttp => llm_method(store, i).map(str::to_string),
+            _ => None,
+        };
+        let Some(method) = method else { return };
+        let e = explain::explain_in(&method, d.revision.as_deref());
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.label(RichText::new(tr.t("panel.explanation")).strong());
+            ui.label(tr.t(e.key));
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(tr.t("inspector.primitive")).weak());
+                ui.label(RichText::new(tr.t(e.primitive.key())).strong());
+                if let Some(c) = e.controlled_by {
+                    ui.label(RichText::new(tr.t("inspector.controlled_by")).weak());
+                    ui.label(RichText::new(tr.t(c.key())).strong());
+                }
+            });
+            ui.horizontal_wrapped(|ui| {
+                let section = tr.f(
+                    "inspector.specification",
+                    &[("section", e.spec_section.to_string())],
+                );
+                ui.hyperlink_to(section, &e.spec_url);
+                if let Some(dep) = e.deprecated_in {
+                    ui.colored_label(
+                        Color32::from_rgb(0xd0, 0x80, 0x00),
+                        tr.f("inspector.deprecated", &[("revision", dep.to_string())]),
+                    );
+                }
+            });
+        });
+    }
+}
+
+/// The explain pseudo-method of an LLM API event.
+fn llm_method(store: &TraceStore, i: usize) -> Option<&'static str> {
+    let x = store
+        .report
+        .llm
+        .iter()
+        .find(|x| x.request == i || x.response == Some(i))?;
+    Some(if x.request == i {
+        if x.tool_results.is_empty() {
+            LLM_REQUEST
+        } else {
+            LLM_TOOL_RESULT
+        }
+    } else if x.tool_calls.is_empty() {
+        LLM_RESPONSE
+    } else {
+        LLM_TOOL_USE
+    })
+}

@@ -1,0 +1,287 @@
+//! The message list: every event as a table row beside the diagram, filterable.
+//!
+//! Filters (lane, method, kind, text) are applied once per change and cached as a sorted list
+//! of event indices; the table lays out only the rows in view (`TableBuilder::rows`). With
+//! "limit the diagram to the filter" on, the diagram shows the same subset.
+
+use egui::{Align, ComboBox, Sense, TextEdit, Ui};
+use egui_extras::{Column, TableBuilder};
+
+use super::Tr;
+use super::command::Command;
+use super::store::TraceStore;
+use super::visible;
+use crate::trace::{Kind, Lane};
+
+/// What the user filters by. Empty fields match everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    /// Events to or from this lane.
+    pub lane: Option<Lane>,
+    pub method: Option<String>,
+    pub kind: Option<Kind>,
+    /// Case-insensitive text in the raw payload or the label.
+    pub text: String,
+}
+
+impl Filter {
+    pub fn is_active(&self) -> bool {
+        *self != Filter::default()
+    }
+
+    /// Whether event `i` passes.
+    pub fn matches(&self, store: &TraceStore, i: usize, needle: &str) -> bool {
+        let e = &store.events[i];
+        let d = &store.report.rpc.derived[i];
+        if self
+            .lane
+            .as_ref()
+            .is_some_and(|l| e.from != *l && e.to != *l)
+        {
+            return false;
+        }
+        if self.kind.is_some_and(|k| d.kind != k) {
+            return false;
+        }
+        if self
+            .method
+            .as_ref()
+            .is_some_and(|m| d.method.as_ref() != Some(m))
+        {
+            return false;
+        }
+        if !needle.is_empty() {
+            let label = store.diagram.rows.get(i).map_or("", |r| r.label.as_str());
+            return label.to_lowercase().contains(needle)
+                || e.text().to_lowercase().contains(needle);
+        }
+        true
+    }
+}
+
+/// UI memory of the list.
+#[derive(Debug, Default)]
+pub struct MessageList {
+    pub filter: Filter,
+    /// Show only the filtered rows in the diagram too.
+    pub limit_diagram: bool,
+    /// Filtered event indices, for (filter, store generation); `None` when no filter is on.
+    cache: Option<(Filter, u64, usize, Vec<usize>)>,
+    /// Scroll the table to this event on the next frame.
+    reveal: Option<usize>,
+}
+
+impl MessageList {
+    pub fn reveal(&mut self, event: usize) {
+        self.reveal = Some(event);
+    }
+
+    /// The events passing the filter (sorted), or `None` when no filter is on.
+    pub fn matches(&mut self, store: &TraceStore) -> Option<&[usize]> {
+        if !self.filter.is_active() {
+            self.cache = None;
+            return None;
+        }
+        let fresh = self.cache.as_ref().is_some_and(|(f, g, n, _)| {
+            *f == self.filter && *g == store.generation && *n == store.len()
+        });
+        if !fresh {
+            let needle = self.filter.text.to_lowercase();
+            let hits = (0..store.len())
+                .filter(|&i| self.filter.matches(store, i, &needle))
+                .collect();
+            self.cache = Some((self.filter.clone(), store.generation, store.len(), hits));
+        }
+        self.cache.as_ref().map(|c| c.3.as_slice())
+    }
+
+    /// Draws the filters and the table. `upto` hides events after it (teaching mode).
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        store: &TraceStore,
+        selected: Option<usize>,
+        upto: Option<usize>,
+        tr: Tr<'_>,
+    ) -> Option<Command> {
+        self.filters_ui(ui, store, tr);
+        let reveal = self.reveal.take();
+        let visible_n = upto.map_or(store.len(), |u| (u + 1).min(store.len()));
+        let subset: Option<&[usize]> = self
+            .matches(store)
+            .map(|hits| &hits[..hits.partition_point(|&i| i < visible_n)]);
+        let count = subset.map_or(visible_n, <[usize]>::len);
+        let event_at = |pos: usize| subset.map_or(pos, |s| s[pos]);
+        let summary = match subset {
+            Some(_) => tr.f("filter.matches", &[("count", count.to_string())]),
+            None => tr.f("app.events", &[("count", count.to_string())]),
+        };
+        ui.weak(summary);
+
+        let mut command = None;
+        let mut table = TableBuilder::new(ui)
+            .id_salt("message-list")
+            .striped(true)
+            .sense(Sense::click())
+            .cell_layout(egui::Layout::left_to_right(Align::Center))
+            .column(Column::exact(44.0))
+            .column(Column::exact(74.0))
+            .column(Column::exact(68.0))
+            .column(Column::remainder().clip(true))
+            .min_scrolled_height(0.0);
+        if let Some(event) = reveal {
+            let pos = match subset {
+                Some(s) => s.binary_search(&event).ok(),
+                None => (event < count).then_some(event),
+            };
+            if let Some(pos) = pos {
+                table = table.scroll_to_row(pos, Some(Align::Center));
+            }
+        }
+        let arrow = |l: &Lane| match l {
+            Lane::User => "U".to_string(),
+            Lane::Host => "H".to_string(),
+            Lane::Llm => "L".to_string(),
+            Lane::Server(s) => visible::escape(s).chars().take(6).collect(),
+            Lane::Other(s) => visible::escape(s).chars().take(6).collect(),
+        };
+        table
+            .header(18.0, |mut h| {
+                let headers = [
+                    "#".to_string(),
+                    tr.t("inspector.time"),
+                    "⇄".to_string(),
+                    tr.t("panel.events"),
+                ];
+                for text in headers {
+                    h.col(|ui| {
+                        ui.strong(text);
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(20.0, count, |mut row| {
+                    let i = event_at(row.index());
+                    let e = &store.events[i];
+                    let r = store.diagram.rows.get(i);
+                    row.set_selected(selected == Some(i));
+                    row.col(|ui| {
+                        ui.monospace(e.seq.to_string());
+                    });
+                    row.col(|ui| {
+                        ui.monospace(super::diagram_paint::time_text(store.offset_us(i)));
+                    });
+                    row.col(|ui| {
+                        let text = if e.from == e.to {
+                            arrow(&e.from)
+                        } else {
+                            format!("{}→{}", arrow(&e.from), arrow(&e.to))
+                        };
+                        ui.monospace(text);
+                    });
+                    row.col(|ui| {
+                        let label = r.map_or_else(
+                            || store.report.rpc.derived[i].kind.as_str().to_string(),
+                            |r| r.label.clone(),
+                        );
+                        match r.filter(|r| !r.status.is_ok()) {
+                            Some(_) => ui.colored_label(ui.visuals().warn_fg_color, label),
+                            None => ui.label(label),
+                        };
+                    });
+                    if row.response().clicked() {
+                        command = Some(Command::Select(i));
+                    }
+                });
+            });
+        command
+    }
+
+    fn filters_ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) {
+        let all = tr.t("filter.all");
+        ui.horizontal_wrapped(|ui| {
+            ComboBox::from_id_salt("filter-lane")
+                .selected_text(
+                    self.filter
+                        .lane
+                        .as_ref()
+                        .map_or(all.clone(), |l| lane_title(store, l, tr)),
+                )
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.filter.lane, None, &all);
+                    for lane in &store.diagram.lanes {
+                        let title = super::lane_title(tr, lane);
+                        ui.selectable_value(&mut self.filter.lane, Some(lane.lane.clone()), title);
+                    }
+                })
+                .response
+                .on_hover_text(tr.t("filter.lane"));
+            ComboBox::from_id_salt("filter-kind")
+                .selected_text(
+                    self.filter
+                        .kind
+                        .map_or(all.clone(), |k| k.as_str().to_string()),
+                )
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.filter.kind, None, &all);
+                    for k in kinds_in(store) {
+                        ui.selectable_value(&mut self.filter.kind, Some(k), k.as_str());
+                    }
+                })
+                .response
+                .on_hover_text(tr.t("inspector.kind"));
+            ComboBox::from_id_salt("filter-method")
+                .selected_text(self.filter.method.clone().unwrap_or(all.clone()))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.filter.method, None, &all);
+                    for m in methods_in(store) {
+                        let text = visible::escape(&m).into_owned();
+                        ui.selectable_value(&mut self.filter.method, Some(m), text);
+                    }
+                })
+                .response
+                .on_hover_text(tr.t("inspector.method"));
+        });
+        ui.horizontal(|ui| {
+            ui.add(
+                TextEdit::singleline(&mut self.filter.text)
+                    .hint_text(tr.t("filter.search_hint"))
+                    .desired_width(150.0),
+            );
+            if self.filter.is_active() && ui.small_button(tr.t("filter.clear")).clicked() {
+                self.filter = Filter::default();
+            }
+        });
+        ui.checkbox(&mut self.limit_diagram, tr.t("filter.limit_diagram"));
+    }
+}
+
+fn lane_title(store: &TraceStore, lane: &Lane, tr: Tr<'_>) -> String {
+    store.diagram.lane_index(lane).map_or_else(
+        || visible::escape(&lane.to_string()).into_owned(),
+        |i| super::lane_title(tr, &store.diagram.lanes[i]),
+    )
+}
+
+fn kinds_in(store: &TraceStore) -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = Vec::new();
+    for d in &store.report.rpc.derived {
+        if !kinds.contains(&d.kind) {
+            kinds.push(d.kind);
+        }
+    }
+    kinds
+}
+
+fn methods_in(store: &TraceStore) -> Vec<String> {
+    let mut methods: Vec<String> = store
+        .report
+        .rpc
+        .derived
+        .iter()
+        .filter_map(|d| d.method.clone())
+        .collect();
+    methods.sort();
+    methods.dedup();
+    methods
+}

@@ -1,0 +1,181 @@
+//! A scenario running while the app watches: the host loop on a background thread.
+//!
+//! The run gets its own thread and tokio runtime so the UI thread never blocks on the network
+//! or on a server. It records through one [`Recorder`] into two sinks: a [`TraceWriter`] (the
+//! run is saved like any `sightline run`) and a [`MemorySink`] the app polls once per frame with
+//! [`LiveRun::poll`], copying only the events it has not seen yet.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use crate::host::agent::{self, RunOptions};
+use crate::host::scenario::Scenario;
+use crate::tap::{MemorySink, Recorder};
+use crate::trace::{Event, Header, TraceWriter};
+
+/// Where a live run is in its life.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    Running,
+    /// Finished: the model's final answer.
+    Done(String),
+    /// Ended with an error (the trace still holds everything up to it).
+    Failed(String),
+}
+
+#[derive(Debug)]
+struct Shared {
+    status: RunStatus,
+    /// The host's progress lines, as `sightline run` prints them.
+    progress: Vec<String>,
+}
+
+/// A scenario being run on a background thread.
+pub struct LiveRun {
+    /// The scenario's title.
+    pub title: String,
+    /// The trace file the run writes.
+    pub trace_path: PathBuf,
+    sink: MemorySink,
+    seen: usize,
+    shared: Arc<Mutex<Shared>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl LiveRun {
+    /// Starts `scenario` with `options`, writing the trace to `trace_path`. `wake` is called
+    /// whenever the run makes progress (the app passes a repaint request).
+    pub fn start(
+        scenario: Scenario,
+        scenario_name: &str,
+        options: RunOptions,
+        trace_path: PathBuf,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> anyhow::Result<LiveRun> {
+        let mut header = Header::new(scenario.title.clone());
+        header
+            .extra
+            .insert("scenario".into(), serde_json::json!(scenario_name));
+        let writer = TraceWriter::create(&trace_path, &header)?;
+        let sink = MemorySink::default();
+        let recorder = Recorder::start(vec![Box::new(writer), Box::new(sink.clone())]);
+        let shared = Arc::new(Mutex::new(Shared {
+            status: RunStatus::Running,
+            progress: Vec::new(),
+        }));
+        let title = scenario.title.clone();
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("sightline-live-run".into())
+                .spawn(move || {
+                    let status = run_blocking(&scenario, &options, recorder, &shared, &*wake);
+                    lock(&shared).status = status;
+                    wake();
+                })?
+        };
+        Ok(LiveRun {
+            title,
+            trace_path,
+            sink,
+            seen: 0,
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// The events recorded since the last poll.
+    pub fn poll(&mut self) -> Vec<Event> {
+        let new = self.sink.events_since(self.seen);
+        self.seen += new.len();
+        new
+    }
+
+    pub fn status(&self) -> RunStatus {
+        lock(&self.shared).status.clone()
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.status() == RunStatus::Running
+    }
+
+    /// The last progress line of the host, for the status bar.
+    pub fn last_progress(&self) -> Option<String> {
+        lock(&self.shared).progress.last().cloned()
+    }
+
+    /// Waits for the run to end (tests; the app never blocks on it).
+    pub fn wait(&mut self) -> RunStatus {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        self.status()
+    }
+}
+
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn run_blocking(
+    scenario: &Scenario,
+    options: &RunOptions,
+    recorder: Arc<Recorder>,
+    shared: &Mutex<Shared>,
+    wake: &(dyn Fn() + Send + Sync),
+) -> RunStatus {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return RunStatus::Failed(format!("cannot start the async runtime: {e}")),
+    };
+    let mut progress = |line: &str| {
+        lock(shared).progress.push(line.to_string());
+        wake();
+    };
+    let outcome = runtime.block_on(agent::run(
+        scenario,
+        options,
+        recorder.clone(),
+        &mut progress,
+    ));
+    let report = recorder.finish();
+    drop(runtime);
+    match outcome {
+        Ok(done) if report.errors.is_empty() => RunStatus::Done(done.answer),
+        Ok(_) => RunStatus::Failed(
+            report
+                .errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        Err(e) => RunStatus::Failed(e.to_string()),
+    }
+}
+
+/// The directory for the app's own files: `$SIGHTLINE_DATA_DIR`, else the platform data dir,
+/// else the temporary directory.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SIGHTLINE_DATA_DIR") {
+        return PathBuf::from(dir);
+    }
+    directories::ProjectDirs::from("", "", "sightline")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| std::env::temp_dir().join("sightline"))
+}
+
+/// A fresh trace path for a live run of `name`, under the data dir's `traces/`.
+pub fn trace_path_for(name: &str) -> PathBuf {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    data_dir()
+        .join("traces")
+        .join(format!("{stamp}-{name}.jsonl"))
+}
+
+/// Whether `path` looks like a trace file (for drag and drop).
+pub fn is_trace_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("json"))
+}

@@ -1,0 +1,229 @@
+//! The menu bar and the "run a scenario" window.
+//!
+//! File: open (native dialog, or drop a `.jsonl` on the window), open recent, run a shipped
+//! scenario (any protocol revision it supports, the scripted model or a real provider when its
+//! key is set), export the diagram, quit. View: teaching mode. Language: English, Portuguese,
+//! Spanish, switched at run time.
+
+use egui::{ComboBox, Ui};
+
+use super::Tr;
+use super::command::{Command, ExportFormat};
+use super::i18n::Language;
+use super::recent::RecentFiles;
+use super::scenarios::{DEFAULT, SHIPPED, Shipped};
+use crate::host::agent::RunOptions;
+use crate::host::api::ApiShape;
+use crate::host::scenario::Protocol;
+
+/// The state of the menu's one window.
+#[derive(Debug)]
+pub struct MenuState {
+    /// The run window is open.
+    pub run_open: bool,
+    scenario: String,
+    protocol: Option<Protocol>,
+    /// `None`: the scenario's own model (the scripted one for every shipped scenario).
+    provider: Option<ApiShape>,
+    model: String,
+}
+
+impl Default for MenuState {
+    fn default() -> Self {
+        MenuState {
+            run_open: false,
+            scenario: DEFAULT.to_string(),
+            protocol: None,
+            provider: None,
+            model: String::new(),
+        }
+    }
+}
+
+/// The providers whose API key is set in the environment.
+pub fn providers_with_keys() -> Vec<ApiShape> {
+    ApiShape::ALL
+        .into_iter()
+        .filter(|s| std::env::var(s.key_variable()).is_ok_and(|k| !k.is_empty()))
+        .collect()
+}
+
+/// A sensible default model for a provider, editable in the window.
+fn default_model(shape: ApiShape) -> &'static str {
+    match shape {
+        ApiShape::Anthropic => "claude-sonnet-4-5",
+        ApiShape::Openai | ApiShape::OpenaiChat => "gpt-4.1-mini",
+    }
+}
+
+impl MenuState {
+    /// The menu bar. `has_trace` enables the exports.
+    pub fn bar_ui(
+        &mut self,
+        ui: &mut Ui,
+        recent: &RecentFiles,
+        teaching: bool,
+        has_trace: bool,
+        tr: Tr<'_>,
+    ) -> Option<Command> {
+        let mut command = None;
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button(tr.t("menu.file"), |ui| {
+                if ui.button(tr.t("menu.open")).clicked() {
+                    command = Some(Command::OpenDialog);
+                }
+                ui.menu_button(tr.t("menu.open_recent"), |ui| {
+                    if recent.paths.is_empty() {
+                        ui.weak(tr.t("menu.open_recent_empty"));
+                    }
+                    for path in &recent.paths {
+                        if ui.button(path.display().to_string()).clicked() {
+                            command = Some(Command::Open(path.clone()));
+                        }
+                    }
+                });
+                if ui.button(tr.t("menu.run_scenario")).clicked() {
+                    self.run_open = true;
+                }
+                ui.separator();
+                ui.add_enabled_ui(has_trace, |ui| {
+                    if ui.button(tr.t("menu.export_mermaid")).clicked() {
+                        command = Some(Command::Export(ExportFormat::Mermaid));
+                    }
+                    if ui.button(tr.t("menu.export_svg")).clicked() {
+                        command = Some(Command::Export(ExportFormat::Svg));
+                    }
+                });
+                ui.separator();
+                if ui.button(tr.t("menu.quit")).clicked() {
+                    command = Some(Command::Quit);
+                }
+            });
+            ui.menu_button(tr.t("menu.view"), |ui| {
+                let mut on = teaching;
+                if ui.checkbox(&mut on, tr.t("menu.teaching_mode")).changed() {
+                    command = Some(Command::SetTeaching(on));
+                }
+            });
+            ui.menu_button(tr.t("menu.language"), |ui| {
+                for lang in Language::ALL {
+                    let selected = lang == tr.lang;
+                    if ui.selectable_label(selected, lang.name()).clicked() {
+                        command = Some(Command::SetLanguage(lang));
+                    }
+                }
+            });
+            // The language is also one click away, at the right of the bar.
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                for lang in Language::ALL.into_iter().rev() {
+                    if ui
+                        .selectable_label(lang == tr.lang, lang.code().to_uppercase())
+                        .on_hover_text(lang.name())
+                        .clicked()
+                    {
+                        command = Some(Command::SetLanguage(lang));
+                    }
+                }
+            });
+        });
+        command
+    }
+
+    /// The run window, when open.
+    pub fn run_window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<Command> {
+        if !self.run_open {
+            return None;
+        }
+        let mut command = None;
+        let mut open = self.run_open;
+        egui::Window::new(tr.t("run.title"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                command = self.run_form_ui(ui, tr);
+            });
+        self.run_open = open && command.is_none();
+        command
+    }
+
+    fn run_form_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+        let shipped = Shipped::find(&self.scenario).unwrap_or(SHIPPED[0]);
+        let scenario = shipped.load().ok();
+        egui::Grid::new("run-form").num_columns(2).show(ui, |ui| {
+            ui.label(tr.t("run.choose"));
+            ComboBox::from_id_salt("run-scenario")
+                .selected_text(shipped.name)
+                .show_ui(ui, |ui| {
+                    for s in SHIPPED {
+                        ui.selectable_value(&mut self.scenario, s.name.to_string(), s.name);
+                    }
+                });
+            ui.end_row();
+            ui.label(tr.t("run.protocol"));
+            let revisions: Vec<Protocol> = scenario
+                .as_ref()
+                .map(|s| s.revisions.clone())
+                .unwrap_or_default();
+            let default = tr.t("run.protocol_default");
+            ComboBox::from_id_salt("run-protocol")
+                .selected_text(
+                    self.protocol
+                        .map_or(default.clone(), |p| p.as_str().to_string()),
+                )
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.protocol, None, &default);
+                    for p in revisions.into_iter().chain([Protocol::Auto]) {
+                        ui.selectable_value(&mut self.protocol, Some(p), p.as_str());
+                    }
+                });
+            ui.end_row();
+            ui.label(tr.t("run.provider"));
+            let keys = providers_with_keys();
+            ui.vertical(|ui| {
+                ui.radio_value(&mut self.provider, None, tr.t("run.scripted"));
+                for shape in &keys {
+                    if ui
+                        .radio_value(&mut self.provider, Some(*shape), shape.as_str())
+                        .changed()
+                    {
+                        self.model = default_model(*shape).to_string();
+                    }
+                }
+                if keys.is_empty() {
+                    ui.weak(tr.t("run.no_keys"));
+                }
+                if self.provider.is_some() {
+                    ui.horizontal(|ui| {
+                        ui.label(tr.t("run.model_name"));
+                        ui.text_edit_singleline(&mut self.model);
+                    });
+                }
+            });
+            ui.end_row();
+        });
+        if let Some(s) = &scenario {
+            ui.separator();
+            ui.label(egui::RichText::new(&s.title).strong());
+            ui.label(s.explanation.trim());
+        }
+        ui.separator();
+        let mut command = None;
+        if ui.button(tr.t("run.start")).clicked() {
+            let options = RunOptions {
+                shape: self.provider,
+                model: self
+                    .provider
+                    .map(|_| self.model.trim().to_string())
+                    .filter(|m| !m.is_empty()),
+                protocol: self.protocol,
+                ..RunOptions::default()
+            };
+            command = Some(Command::Run {
+                scenario: shipped.name.to_string(),
+                options,
+            });
+        }
+        command
+    }
+}

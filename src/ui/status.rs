@@ -1,0 +1,70 @@
+//! The status bar: where the events come from, how many there are, what a live run is doing,
+//! and the last notice (load warnings, export results, errors).
+
+use egui::{RichText, Ui};
+
+use super::Tr;
+use super::app::Notice;
+use super::live::LiveRun;
+use super::store::{Source, TraceStore};
+
+pub fn status_ui(
+    ui: &mut Ui,
+    store: &TraceStore,
+    live: Option<&LiveRun>,
+    notice: Option<&Notice>,
+    tr: Tr<'_>,
+) {
+    ui.horizontal_wrapped(|ui| {
+        if !store.title.is_empty() {
+            ui.label(RichText::new(&store.title).strong());
+        }
+        match &store.source {
+            Source::File(p) | Source::Live { path: p, .. } => {
+                ui.monospace(p.display().to_string());
+            }
+            Source::Memory => {}
+        }
+        ui.label(tr.f("app.events", &[("count", store.len().to_string())]));
+        if let Some(run) = live {
+            ui.spinner();
+            ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
+            if let Some(line) = run.last_progress() {
+                ui.weak(super::visible::escape(&line).into_owned());
+            }
+        }
+        if !store.warnings.is_empty() {
+            let text = tr.f(
+                "app.load_warnings",
+                &[
+                    ("count", store.warnings.len().to_string()),
+                    (
+                        "path",
+                        store
+                            .source
+                            .path()
+                            .map(|p| p.display().to_string())
+                            .unwrap_or_default(),
+                    ),
+                ],
+            );
+            let list: Vec<String> = store
+                .warnings
+                .iter()
+                .take(20)
+                .map(ToString::to_string)
+                .collect();
+            ui.colored_label(ui.visuals().warn_fg_color, text)
+                .on_hover_text(list.join("\n"));
+        }
+        if let Some(n) = notice.filter(|n| !store.warnings.is_empty() || !n.text.is_empty()) {
+            let color = if n.is_error {
+                ui.visuals().error_fg_color
+            } else {
+                ui.visuals().text_color()
+            };
+            ui.separator();
+            ui.colored_label(color, &n.text);
+        }
+    });
+}

@@ -1,0 +1,107 @@
+//! The trace store: the events the app shows and everything derived from them.
+//!
+//! The store is the app's one copy of the data. Events are only ever appended (a live run adds
+//! what it recorded since the last frame); the analysis and the diagram model are recomputed
+//! when, and only when, new events arrive. Panels get shared references and never change it.
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::diagram::{self, Diagram};
+use crate::analysis::{self, Report};
+use crate::trace::{Event, LoadWarning, TraceError};
+
+/// Where the events came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A saved trace file.
+    File(PathBuf),
+    /// A scenario running now; the path is the trace it writes.
+    Live { scenario: String, path: PathBuf },
+    /// Events handed over directly (tests, benchmarks).
+    Memory,
+}
+
+impl Source {
+    /// The trace file behind the events, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Source::File(p) | Source::Live { path: p, .. } => Some(p),
+            Source::Memory => None,
+        }
+    }
+}
+
+/// The events and what they mean.
+pub struct TraceStore {
+    pub title: String,
+    pub source: Source,
+    pub events: Vec<Event>,
+    pub report: Report,
+    pub diagram: Diagram,
+    /// Lines of the file that could not be read (shown in the status bar).
+    pub warnings: Vec<LoadWarning>,
+    /// Bumped whenever `events` grows, so panels can tell their caches are stale.
+    pub generation: u64,
+}
+
+impl TraceStore {
+    pub fn new(title: String, source: Source, events: Vec<Event>) -> TraceStore {
+        let report = analysis::report(&events);
+        let diagram = diagram::build(&events, &report);
+        TraceStore {
+            title,
+            source,
+            events,
+            report,
+            diagram,
+            warnings: Vec::new(),
+            generation: 0,
+        }
+    }
+
+    /// Loads a saved trace; unreadable lines become warnings.
+    pub fn open(path: &Path) -> Result<TraceStore, TraceError> {
+        let loaded = crate::trace::load(path)?;
+        let title = if loaded.header.title.is_empty() {
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        } else {
+            loaded.header.title.clone()
+        };
+        let mut store = TraceStore::new(title, Source::File(path.to_path_buf()), loaded.events);
+        store.warnings = loaded.warnings;
+        Ok(store)
+    }
+
+    /// Appends newly recorded events and recomputes the analysis.
+    pub fn append(&mut self, new: Vec<Event>) {
+        if new.is_empty() {
+            return;
+        }
+        self.events.extend(new);
+        self.report = analysis::report(&self.events);
+        self.diagram = diagram::build(&self.events, &self.report);
+        self.generation += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The index of the event with `seq` (events are in `seq` order, but a trace may skip).
+    pub fn index_of_seq(&self, seq: u64) -> Option<usize> {
+        self.events.binary_search_by_key(&seq, |e| e.seq).ok()
+    }
+
+    /// Microseconds since the first event.
+    pub fn offset_us(&self, index: usize) -> i64 {
+        match (self.events.first(), self.events.get(index)) {
+            (Some(first), Some(e)) => (e.time - first.time).num_microseconds().unwrap_or(0),
+            _ => 0,
+        }
+    }
+}

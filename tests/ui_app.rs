@@ -1,0 +1,230 @@
+//! The desktop app, driven headless with `egui_kittest`: the real `sightline run` records a
+//! trace, the app opens it, and the tests find and click what a person (or a screen reader)
+//! would: arrows by their accessible label `#<seq> <label>`, buttons by their text.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::time::Duration;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use sightline::ui::model_view;
+use sightline::ui::{Command, Language, SightlineApp, Strings, Tab};
+
+use crate::util;
+
+/// Runs a shipped scenario with the real binary and returns its trace.
+fn record(dir: &Path, scenario: &str) -> PathBuf {
+    let trace = dir.join(format!("{scenario}.jsonl"));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = util::run(
+        Process::new(util::bin())
+            .arg("run")
+            .arg(manifest.join("scenarios").join(format!("{scenario}.toml")))
+            .arg("--trace")
+            .arg(&trace)
+            .arg("--no-summary"),
+        Duration::from_secs(60),
+    );
+    assert!(
+        out.status.success(),
+        "sightline run {scenario} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    trace
+}
+
+fn harness(app: SightlineApp) -> Harness<'static, SightlineApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_accessibility_check(false)
+        .build_ui_state(|ui, app: &mut SightlineApp| app.ui(ui), app);
+    h.run();
+    h
+}
+
+/// The accessible label of the diagram arrow of the first row whose label is `label`.
+fn arrow(app: &SightlineApp, label: &str) -> (usize, String) {
+    let d = &app.store().diagram;
+    let row = d
+        .rows
+        .iter()
+        .find(|r| r.label == label)
+        .unwrap_or_else(|| panic!("no row labelled {label:?}"));
+    (row.event, format!("#{} {}", row.seq, row.label))
+}
+
+fn text(lang: Language, key: &str) -> String {
+    Strings::embedded().get(lang, key).to_string()
+}
+
+#[test]
+fn the_app_opens_a_trace_and_labels_every_visible_arrow() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let app = SightlineApp::from_trace(&trace).expect("open trace");
+    let loaded = util::load(&trace);
+    assert_eq!(app.store().len(), loaded.events.len());
+    let h = harness(app);
+    // The weather trace fits in the window: every row is on screen and exposed.
+    for row in &h.state().store().diagram.rows {
+        let label = format!("#{} {}", row.seq, row.label);
+        assert!(
+            h.query_by_label(&label).is_some(),
+            "the diagram does not expose {label:?}"
+        );
+    }
+    let (_, tools_call) = arrow(h.state(), "tools/call get_weather");
+    assert!(h.query_by_label(&tools_call).is_some());
+    assert_eq!(h.state().store().diagram.direct_model_server, 0);
+}
+
+#[test]
+fn clicking_an_arrow_selects_it_and_the_inspector_shows_its_method_and_raw_text() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let mut h = harness(SightlineApp::from_trace(&trace).expect("open trace"));
+    let (event, label) = arrow(h.state(), "tools/call get_weather");
+    h.get_by_label(&label).click();
+    h.run();
+    assert_eq!(h.state().selected(), Some(event));
+    // The method, in the inspector's facts.
+    assert!(h.query_by_label("tools/call").is_some(), "method not shown");
+    // The raw line, exactly as it crossed.
+    let raw = h.state().store().events[event].raw.clone().expect("raw");
+    assert!(raw.contains("\"method\":\"tools/call\""));
+    assert!(
+        h.query_by_label(&raw).is_some(),
+        "the inspector does not show the raw text {raw:?}"
+    );
+    // Enter jumps to the response, Up goes back one row.
+    h.key_press(egui::Key::Enter);
+    h.run();
+    let answer = h.state().selected().expect("selection");
+    assert!(answer > event);
+    assert_eq!(
+        h.state().store().report.rpc.derived[answer]
+            .method
+            .as_deref(),
+        Some("tools/call")
+    );
+    h.key_press(egui::Key::ArrowUp);
+    h.run();
+    assert_eq!(h.state().selected(), Some(answer - 1));
+}
+
+#[test]
+fn teaching_mode_reveals_the_next_event_with_its_narration() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    app.apply(Command::SetTeaching(true));
+    let mut h = harness(app);
+    assert_eq!(h.state().replay().cursor, 0);
+    let rows = h.state().store().diagram.rows.clone();
+    let label = |i: usize| format!("#{} {}", rows[i].seq, rows[i].label);
+    assert!(h.query_by_label(&label(0)).is_some());
+    assert!(
+        h.query_by_label(&label(1)).is_none(),
+        "row 1 shown before its step"
+    );
+    let first = h.state_mut().narration();
+    assert!(!first.is_empty());
+
+    h.get_by_label(&text(Language::En, "replay.next")).click();
+    h.run();
+    assert_eq!(h.state().replay().cursor, 1);
+    assert_eq!(h.state().selected(), Some(1));
+    assert!(h.query_by_label(&label(1)).is_some(), "row 1 not revealed");
+    assert!(h.query_by_label(&label(2)).is_none());
+    let second = h.state_mut().narration();
+    assert_ne!(first, second);
+    assert!(
+        h.query_by_label(&second).is_some(),
+        "the narration {second:?} is not shown"
+    );
+}
+
+#[test]
+fn switching_the_language_changes_the_narration_to_portuguese_and_spanish() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    let (event, _) = arrow(&app, "tools/call get_weather");
+    app.apply(Command::SetTeaching(true));
+    app.apply(Command::Select(event));
+    let mut h = harness(app);
+    let english = h.state_mut().narration();
+    assert!(h.query_by_label(&english).is_some());
+
+    let mut seen = vec![english.clone()];
+    for (lang, code) in [(Language::Pt, "PT"), (Language::Es, "ES")] {
+        h.get_by_label(code).click();
+        h.run();
+        assert_eq!(h.state().language(), lang);
+        let narration = h.state_mut().narration();
+        let store = h.state().store();
+        let expected = sightline::ui::narration::narrate(
+            &store.events,
+            &store.report,
+            event,
+            &Strings::embedded(),
+            lang,
+        );
+        assert_eq!(narration, expected);
+        assert!(
+            !seen.contains(&narration),
+            "{lang:?} narration not translated"
+        );
+        assert!(h.query_by_label(&narration).is_some());
+        // The rest of the UI follows.
+        assert!(h.query_by_label(&text(lang, "menu.file")).is_some());
+        seen.push(narration);
+    }
+}
+
+#[test]
+fn a_tool_dropped_by_the_host_is_marked_in_what_the_model_sees() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "invisible-tool");
+    let mut h = harness(SightlineApp::from_trace(&trace).expect("open trace"));
+    let request = h.state().store().report.llm[0].request;
+    h.state_mut().apply(Command::Select(request));
+    h.get_by_label(&text(Language::En, "panel.what_model_sees"))
+        .click();
+    h.run();
+    assert_eq!(h.state().tab(), Tab::ModelView);
+    let missing = model_view::not_sent(h.state().store(), 0);
+    let dropped = missing
+        .iter()
+        .find(|m| m.tool == "weather.lookup")
+        .expect("weather.lookup listed but not sent");
+    assert!(
+        dropped
+            .reason
+            .as_ref()
+            .is_some_and(|(r, _)| r.contains("does not match the provider pattern")),
+        "no host reason for the dropped tool: {dropped:?}"
+    );
+    let marked = h.query_all_by_label_contains("weather.lookup").count();
+    assert!(
+        marked >= 2,
+        "weather.lookup and its reason are not both shown ({marked})"
+    );
+}
+
+#[test]
+fn exports_from_the_app_land_next_to_the_trace_when_there_is_no_dialog() {
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
+        return; // a desktop session would open a real save dialog
+    }
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    app.apply(Command::Export(sightline::ui::ExportFormat::Mermaid));
+    app.apply(Command::Export(sightline::ui::ExportFormat::Svg));
+    let mermaid = std::fs::read_to_string(trace.with_extension("mmd")).expect("mermaid written");
+    assert!(mermaid.starts_with("sequenceDiagram"));
+    let svg = std::fs::read_to_string(trace.with_extension("svg")).expect("svg written");
+    roxmltree::Document::parse(&svg).expect("the SVG parses as XML");
+}
