@@ -275,7 +275,7 @@ fn main() {
     );
     row("request -> response events, all", &baseline);
     row("  back-to-back calls", &next);
-    row("  first call after idle (a loop run)", &first);
+    row("  first call after idle", &first);
     row("client side (call_tool wall time)", &client_side);
     println!(
         "(ratios: host overhead per model turn, median and p90, over the median of that baseline)"

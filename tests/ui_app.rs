@@ -228,3 +228,29 @@ fn exports_from_the_app_land_next_to_the_trace_when_there_is_no_dialog() {
     let svg = std::fs::read_to_string(trace.with_extension("svg")).expect("svg written");
     roxmltree::Document::parse(&svg).expect("the SVG parses as XML");
 }
+
+#[test]
+fn the_message_list_filters_and_cross_selects_with_the_diagram() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let mut h = harness(SightlineApp::from_trace(&trace).expect("open trace"));
+    let (event, arrow_label) = arrow(h.state(), "result tools/call get_weather");
+    // Selecting in the list selects in the diagram (and the inspector follows).
+    h.get_by_label("result tools/call get_weather").click();
+    h.run();
+    assert_eq!(h.state().selected(), Some(event));
+    // The arrow, and the inspector's tool-call chain, name it.
+    assert!(h.query_all_by_label(&arrow_label).count() >= 2);
+
+    // Limiting the diagram to a text filter hides every other arrow.
+    h.state_mut().list_mut().filter.text = "get_weather".into();
+    h.state_mut().list_mut().limit_diagram = true;
+    h.run();
+    let (_, initialize) = arrow(h.state(), "initialize 2025-11-25");
+    assert!(
+        h.query_by_label(&initialize).is_none(),
+        "filtered-out arrow still drawn"
+    );
+    let (_, tools_call) = arrow(h.state(), "tools/call get_weather");
+    assert!(h.query_all_by_label(&tools_call).count() >= 1);
+}

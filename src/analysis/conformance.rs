@@ -254,7 +254,12 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
             _ => continue,
         };
         out.checked += 1;
-        *out.definitions.entry(definition.to_string()).or_default() += 1;
+        match out.definitions.get_mut(definition) {
+            Some(n) => *n += 1,
+            None => {
+                out.definitions.insert(definition.to_string(), 1);
+            }
+        }
         let validator = revision.validator(definition);
         if validator.is_valid(instance) {
             continue;

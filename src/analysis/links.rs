@@ -132,8 +132,9 @@ fn tool_view(
     x: &LlmExchange,
     answer: &dyn Fn(usize) -> Option<usize>,
 ) -> ToolView {
-    // The latest tools/list result of each server before the request.
-    let mut latest: HashMap<String, (usize, Vec<String>)> = HashMap::new();
+    // The latest tools/list result of each server before the request, servers in the order
+    // they first listed (the order a host builds its catalog in, which decides collisions).
+    let mut latest: Vec<(String, (usize, Vec<String>))> = Vec::new();
     for i in 0..x.request {
         let d = &rpc.derived[i];
         if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
@@ -155,7 +156,10 @@ fn tool_view(
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
             .collect();
-        latest.insert(server.to_string(), (r, names));
+        match latest.iter_mut().find(|(s, _)| s == server) {
+            Some(entry) => entry.1 = (r, names),
+            None => latest.push((server.to_string(), (r, names))),
+        }
     }
     let mut matched: Vec<(String, String)> = Vec::new();
     let sent = x

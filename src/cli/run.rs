@@ -83,9 +83,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
 
-    println!("== {}", scenario.title);
+    say(&format!("== {}", scenario.title));
+    for line in scenario.explanation.trim().lines() {
+        say(&format!("   {line}"));
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let mut print = |line: &str| println!("{line}");
+    let mut print = |line: &str| say(line);
     let outcome = runtime.block_on(agent::run(
         &scenario,
         &options,
@@ -99,10 +102,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     drop(runtime);
     let status = match &outcome {
         Ok(done) => {
-            println!(
+            say(&format!(
                 "== answer ({} model turns, stop: {}): {}",
                 done.model_turns, done.stop_reason, done.answer
-            );
+            ));
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -110,11 +113,30 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             ExitCode::FAILURE
         }
     };
-    println!("== trace: {} ({} events)", path.display(), report.events);
+    say(&format!(
+        "== trace: {} ({} events)",
+        path.display(),
+        report.events
+    ));
     if !args.no_summary {
         let loaded = crate::trace::load(&path)?;
         let report = crate::analysis::report(&loaded.events);
-        print!("{}", crate::export::summary::text(&loaded.events, &report));
+        say(crate::export::summary::text(&loaded.events, &report).trim_end());
     }
     Ok(status)
+}
+
+/// Prints a line to stdout; once stdout is gone (`sightline run ... | head`), stops printing
+/// quietly and lets the run and its trace finish.
+fn say(line: &str) {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static GONE: AtomicBool = AtomicBool::new(false);
+    if GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+        GONE.store(true, Ordering::Relaxed);
+    }
 }

@@ -78,19 +78,9 @@ fn open(app: &mut SightlineApp, path: &Path) {
         Ok(store) => {
             // A live run keeps recording to its file; the app just stops showing it.
             app.live = None;
-            let warnings = store.warnings.len();
+            // Load warnings stay in the status bar as long as the trace is shown.
             reset_view(app, store);
             app.recent.push(path);
-            if warnings > 0 {
-                let text = tr(app).f(
-                    "app.load_warnings",
-                    &[
-                        ("count", warnings.to_string()),
-                        ("path", path.display().to_string()),
-                    ],
-                );
-                notice(app, text, true);
-            }
         }
         Err(e) => {
             let text = tr(app).f(

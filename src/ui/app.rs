@@ -92,9 +92,7 @@ impl SightlineApp {
     /// The app showing a saved trace.
     pub fn from_trace(path: &Path) -> anyhow::Result<SightlineApp> {
         let store = TraceStore::open(path)?;
-        let mut app = SightlineApp::with_store(store);
-        app.note_warnings();
-        Ok(app)
+        Ok(SightlineApp::with_store(store))
     }
 
     /// The app showing events already in memory.
@@ -182,35 +180,13 @@ impl SightlineApp {
         super::actions::apply(self, command);
     }
 
-    pub fn set_tab(&mut self, tab: Tab) {
-        self.tab = tab;
+    /// The message list and its filter.
+    pub fn list_mut(&mut self) -> &mut MessageList {
+        &mut self.list
     }
 
-    fn note_warnings(&mut self) {
-        if self.store.warnings.is_empty() {
-            return;
-        }
-        let path = self
-            .store
-            .source
-            .path()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let tr = Tr {
-            strings: &self.strings,
-            lang: self.lang,
-        };
-        let text = tr.f(
-            "app.load_warnings",
-            &[
-                ("count", self.store.warnings.len().to_string()),
-                ("path", path),
-            ],
-        );
-        self.notice = Some(Notice {
-            text,
-            is_error: true,
-        });
+    pub fn set_tab(&mut self, tab: Tab) {
+        self.tab = tab;
     }
 
     /// Takes in the events a live run recorded since the last frame.

@@ -12,48 +12,10 @@ use egui::{Key, Modifiers, Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
 use super::Tr;
 use super::command::Command;
 use super::diagram_paint::{self as paint, Canvas, Geometry, HEADER_H, TIME_W};
+pub use super::rowset::RowSet;
 use super::store::TraceStore;
 use super::theme::Palette;
 use crate::analysis::diagram::Style;
-
-/// The rows the diagram shows, in order: all of them, or a sorted subset (a filter, or the
-/// rows revealed so far in teaching mode).
-#[derive(Debug, Clone, Copy)]
-pub enum RowSet<'a> {
-    /// Rows `0..n`.
-    All(usize),
-    /// These rows (sorted row indices).
-    Subset(&'a [usize]),
-}
-
-impl RowSet<'_> {
-    pub fn len(&self) -> usize {
-        match self {
-            RowSet::All(n) => *n,
-            RowSet::Subset(rows) => rows.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The row at position `pos`.
-    pub fn get(&self, pos: usize) -> usize {
-        match self {
-            RowSet::All(_) => pos,
-            RowSet::Subset(rows) => rows[pos],
-        }
-    }
-
-    /// The position of `row`, if it is shown.
-    pub fn position(&self, row: usize) -> Option<usize> {
-        match self {
-            RowSet::All(n) => (row < *n).then_some(row),
-            RowSet::Subset(rows) => rows.binary_search(&row).ok(),
-        }
-    }
-}
 
 /// UI memory of the diagram; the data is in the [`TraceStore`].
 #[derive(Debug)]
@@ -188,7 +150,7 @@ impl DiagramView {
                 self.zoom = (self.zoom * 1.2).min(3.0);
             }
             ui.separator();
-            legend_ui(ui, palette, tr);
+            super::legend::legend_ui(ui, palette, tr);
         });
         None
     }
@@ -417,35 +379,4 @@ impl DiagramView {
 /// The first comma-separated part of a detail (the latency, `14 ms`).
 fn first_part(detail: &str) -> &str {
     detail.split(", ").next().unwrap_or(detail)
-}
-
-/// The legend: what each colour and line means.
-fn legend_ui(ui: &mut Ui, palette: &Palette, tr: Tr<'_>) {
-    let items = [
-        (palette.request, Style::Request, false, "legend.request"),
-        (palette.response, Style::Response, false, "legend.response"),
-        (
-            palette.notification,
-            Style::Notification,
-            false,
-            "legend.notification",
-        ),
-        (palette.llm, Style::LlmRequest, false, "legend.llm"),
-        (palette.note_text, Style::Note, false, "legend.note"),
-        (palette.process, Style::Stderr, false, "legend.stderr"),
-        (palette.error, Style::Error, true, "legend.error"),
-        (palette.invalid, Style::Invalid, true, "legend.invalid"),
-        (
-            palette.unanswered,
-            Style::Request,
-            true,
-            "legend.unanswered",
-        ),
-        (palette.problem, Style::Request, true, "legend.problem"),
-    ];
-    for (color, style, bold, key) in items {
-        let (rect, _) = ui.allocate_exact_size(vec2(26.0, 14.0), Sense::hover());
-        paint::legend_sample(ui.painter(), rect, color, style, bold);
-        ui.label(egui::RichText::new(tr.t(key)).small());
-    }
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use egui::epaint::{PathShape, PathStroke};
 use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use egui::{
-    Align2, Color32, CornerRadius, FontId, Galley, Painter, Rect, Shape, Stroke, StrokeKind, Vec2,
-    pos2, vec2,
+    Align2, Color32, CornerRadius, FontId, Galley, Painter, Rect, Shape, Stroke, StrokeKind, pos2,
+    vec2,
 };
 
 use super::theme::{self, Palette};
@@ -365,32 +365,4 @@ pub fn time_text(offset_us: i64) -> String {
     } else {
         format!("{secs:+.3} s")
     }
-}
-
-/// A sample of a row style for the legend: a short line with its head.
-pub fn legend_sample(painter: &Painter, rect: Rect, color: Color32, style: Style, bold: bool) {
-    let y = rect.center().y;
-    let stroke = Stroke::new(if bold { 2.4 } else { 1.4 }, color);
-    let line = [pos2(rect.left(), y), pos2(rect.right() - 6.0, y)];
-    match style {
-        Style::Notification => painter.extend(Shape::dashed_line(&line, stroke, 2.5, 3.0)),
-        s if theme::dashed(s) => painter.extend(Shape::dashed_line(&line, stroke, 5.0, 3.0)),
-        Style::Note | Style::Stderr | Style::Process => {
-            painter.rect_filled(
-                rect.shrink2(vec2(2.0, 3.0)),
-                CornerRadius::same(2),
-                color.gamma_multiply(0.4),
-            );
-            return;
-        }
-        _ => {
-            painter.line_segment(line, stroke);
-        }
-    }
-    let tip = pos2(rect.right(), y);
-    painter.add(Shape::convex_polygon(
-        vec![tip, tip - Vec2::new(6.0, 3.5), tip - Vec2::new(6.0, -3.5)],
-        color,
-        Stroke::NONE,
-    ));
 }

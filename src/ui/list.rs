@@ -119,6 +119,8 @@ impl MessageList {
         ui.weak(summary);
 
         let mut command = None;
+        // Cells are plain text: a click anywhere on a row selects the event.
+        ui.style_mut().interaction.selectable_labels = false;
         let mut table = TableBuilder::new(ui)
             .id_salt("message-list")
             .striped(true)

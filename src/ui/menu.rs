@@ -205,7 +205,9 @@ impl MenuState {
         if let Some(s) = &scenario {
             ui.separator();
             ui.label(egui::RichText::new(&s.title).strong());
-            ui.label(s.explanation.trim());
+            egui::ScrollArea::vertical()
+                .max_height(180.0)
+                .show(ui, |ui| ui.label(reflow(&s.explanation)));
         }
         ui.separator();
         let mut command = None;
@@ -226,4 +228,14 @@ impl MenuState {
         }
         command
     }
+}
+
+/// Scenario explanations are wrapped at 100 columns in their TOML files; the window wraps them
+/// itself, so single line breaks become spaces and blank lines stay paragraph breaks.
+fn reflow(text: &str) -> String {
+    text.trim()
+        .split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }

@@ -11,9 +11,10 @@
 //!   [`command::Command`]s panels return.
 //! - [`store`]: the trace store (events, report, diagram model), append-only.
 //! - [`live`]: a scenario running on a background thread, recorded into a file and a live sink.
-//! - Panels, each a struct owning only its UI state: [`diagram`] (painted by
-//!   [`diagram_paint`] in the colours of [`theme`]), [`inspector`] (with [`json_tree`]),
-//!   [`model_view`], [`list`], [`replay`], [`menu`], [`status`].
+//! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
+//!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
+//!   [`inspector`] (with [`json_tree`]), [`model_view`], [`list`], [`replay`], [`menu`],
+//!   [`status`].
 //! - [`i18n`] and [`narration`]: every UI string and the teaching-mode narration, in English,
 //!   Portuguese and Spanish, from `assets/i18n/`.
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
@@ -27,6 +28,7 @@ mod diagram_paint;
 pub mod i18n;
 pub mod inspector;
 pub mod json_tree;
+mod legend;
 pub mod list;
 pub mod live;
 pub mod menu;
@@ -34,6 +36,7 @@ pub mod model_view;
 pub mod narration;
 pub mod recent;
 pub mod replay;
+mod rowset;
 pub mod scenarios;
 mod status;
 pub mod store;

@@ -22,6 +22,9 @@ use crate::trace::{Channel, Lane};
 pub struct ModelView {
     tree: JsonTree,
     shown: Option<usize>,
+    /// The tools listed but not sent for (exchange, store generation): finding the host's
+    /// reasons scans the trace, so it is done once per exchange shown.
+    missing: Option<(usize, u64, Vec<NotSent>)>,
 }
 
 /// A listed tool the request did not carry, with the host's reason when it gave one.
@@ -243,7 +246,18 @@ impl ModelView {
                 });
         }
 
-        let missing = not_sent(store, n);
+        if self
+            .missing
+            .as_ref()
+            .is_none_or(|(m, g, _)| (*m, *g) != (n, store.generation))
+        {
+            self.missing = Some((n, store.generation, not_sent(store, n)));
+        }
+        let missing = self
+            .missing
+            .as_ref()
+            .map(|m| m.2.clone())
+            .unwrap_or_default();
         if !missing.is_empty() {
             ui.separator();
             ui.label(

@@ -57,7 +57,7 @@ pub fn status_ui(
             ui.colored_label(ui.visuals().warn_fg_color, text)
                 .on_hover_text(list.join("\n"));
         }
-        if let Some(n) = notice.filter(|n| !store.warnings.is_empty() || !n.text.is_empty()) {
+        if let Some(n) = notice.filter(|n| !n.text.is_empty()) {
             let color = if n.is_error {
                 ui.visuals().error_fg_color
             } else {

@@ -11,15 +11,17 @@
 // the URL-elicitation error path (-32042), resources/list, resources/templates/list,
 // resources/read (text, blob, a static document), resources/subscribe and unsubscribe,
 // prompts/list, prompts/get for every prompt, completion/complete, a task-augmented tools/call
-// (tasks/get until completed, tasks/result, tasks/list), and notifications/roots/list_changed.
-// It answers the server's roots/list, sampling/createMessage and elicitation/create requests
-// with fixed values. It prints one JSON object per line on stdout (step names and outcomes, no
+// (tasks/get until completed, tasks/result, tasks/list), the server's task-augmented sampling and
+// elicitation requests (trigger-*-async: the client answers with a task, the server polls it with
+// tasks/get and tasks/result), and notifications/roots/list_changed. It answers the server's
+// roots/list, sampling/createMessage and elicitation/create requests with fixed values. It prints one JSON object per line on stdout (step names and outcomes, no
 // timestamps). It exits 0 when done, 124 after 30 s (SIGTERM to the child first), 1 on error.
 //
 // The child's stderr is piped and discarded (SIGHTLINE_PEER_STDERR=1 forwards it). The child
 // gets this process's whole environment.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import {
   CreateMessageRequestSchema,
   CreateTaskResultSchema,
@@ -68,7 +70,9 @@ const client = new Client(
       roots: { listChanged: true },
       sampling: {},
       elicitation: { form: {}, url: {} },
+      tasks: { requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
     },
+    taskStore: new InMemoryTaskStore(),
   }
 );
 
@@ -76,11 +80,23 @@ client.setRequestHandler(ListRootsRequestSchema, async () => {
   rootsResolve();
   return { roots: [ROOT] };
 });
-client.setRequestHandler(CreateMessageRequestSchema, async () => SAMPLING_REPLY);
-client.setRequestHandler(ElicitRequestSchema, async (req) =>
-  req.params.mode === "url"
-    ? { action: "accept" }
-    : { action: "accept", content: { name: "Sightline Tester", check: true, integer: 42 } }
+// A request that asks for a task (`params.task`) gets a completed client-side task; the server
+// then polls it with tasks/get and fetches the result with tasks/result.
+async function answer(req, extra, result) {
+  if (!req.params.task || !extra.taskStore) return result;
+  const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl });
+  await extra.taskStore.storeTaskResult(task.taskId, "completed", result);
+  return { task };
+}
+client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => answer(req, extra, SAMPLING_REPLY));
+client.setRequestHandler(ElicitRequestSchema, (req, extra) =>
+  answer(
+    req,
+    extra,
+    req.params.mode === "url"
+      ? { action: "accept" }
+      : { action: "accept", content: { name: "Sightline Tester", check: true, integer: 42 } }
+  )
 );
 
 /** Runs one step; a step that fails is reported and the tour goes on. */
@@ -156,6 +172,10 @@ try {
     call("trigger-sampling-request", { prompt: "Say hello to Sightline", maxTokens: 32 })
   );
   await step("trigger-elicitation-request", () => call("trigger-elicitation-request"));
+  await step("trigger-sampling-request-async", () =>
+    call("trigger-sampling-request-async", { prompt: "Say hello to Sightline", maxTokens: 32 })
+  );
+  await step("trigger-elicitation-request-async", () => call("trigger-elicitation-request-async"));
   await step("trigger-url-elicitation", () =>
     call("trigger-url-elicitation", { url: "https://example.com/sightline", elicitationId: "e-1" })
   );
