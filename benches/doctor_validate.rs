@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use sightline::analysis::{conformance, report};
+use sightline::analysis::{conformance, doctor, report};
 use sightline::trace::{Channel, Event, Lane, analyze};
 
 const EVENTS: usize = 100_000;
@@ -264,6 +264,16 @@ fn main() {
         conformance::validate(&events, &a)
     });
     let (report_time, _) = best(|| report(black_box(&events)));
+    let options = doctor::DoctorOptions {
+        provider: sightline::host::api::ApiShape::Anthropic,
+        expect: Vec::new(),
+    };
+    let (doctor_time, _) = best(|| {
+        let r = report(black_box(&events));
+        let diagnosis = doctor::diagnose(&events, &r, &options);
+        let violations = conformance::validate(&events, &r.rpc);
+        (diagnosis, violations)
+    });
 
     println!(
         "  messages checked: {} against {} definitions",
@@ -275,4 +285,5 @@ fn main() {
     println!("  validate (warm)     {}", rate(n, validate_time));
     println!("  analyze + validate  {}", rate(n, both_time));
     println!("  report (doctor's)   {}", rate(n, report_time));
+    println!("  doctor + validation {}", rate(n, doctor_time));
 }

@@ -82,7 +82,9 @@ pub fn link(
     for (n, x) in llm.iter().enumerate() {
         let Some(asked_in) = x.response else { continue };
         for (call_id, tool, args) in &x.tool_calls {
-            let tools_call = (asked_in + 1..events.len()).find(|&i| {
+            // The host sends a turn's calls before its next LLM request: look no further.
+            let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
+            let tools_call = (asked_in + 1..until).find(|&i| {
                 if used[i] || !is_tools_call(i) {
                     return false;
                 }
@@ -119,31 +121,14 @@ pub fn link(
         }
     }
 
-    let views = llm
-        .iter()
-        .map(|x| tool_view(events, rpc, x, &answer))
-        .collect();
-    (chains, views)
-}
-
-fn tool_view(
-    events: &[Event],
-    rpc: &Analysis,
-    x: &LlmExchange,
-    answer: &dyn Fn(usize) -> Option<usize>,
-) -> ToolView {
-    // The latest tools/list result of each server before the request, servers in the order
-    // they first listed (the order a host builds its catalog in, which decides collisions).
-    let mut latest: Vec<(String, (usize, Vec<String>))> = Vec::new();
-    for i in 0..x.request {
+    // Every tools/list result, read once, in the order the results arrived.
+    let mut lists: Vec<(usize, String, Vec<String>)> = Vec::new();
+    for i in 0..events.len() {
         let d = &rpc.derived[i];
         if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
             continue;
         }
-        let Some(server) = events[i].to.server_name() else {
-            continue;
-        };
-        let Some(r) = answer(i).filter(|&r| r < x.request) else {
+        let (Some(server), Some(r)) = (events[i].to.server_name(), answer(i)) else {
             continue;
         };
         let names = json(&events[r])
@@ -156,11 +141,30 @@ fn tool_view(
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
             .collect();
-        match latest.iter_mut().find(|(s, _)| s == server) {
-            Some(entry) => entry.1 = (r, names),
-            None => latest.push((server.to_string(), (r, names))),
-        }
+        lists.push((r, server.to_string(), names));
     }
+    lists.sort_by_key(|(r, _, _)| *r);
+
+    // Sweep the exchanges in order, keeping each server's latest list (servers in the order
+    // they first listed: the order a host builds its catalog in, which decides collisions).
+    let mut latest: Vec<(String, (usize, Vec<String>))> = Vec::new();
+    let mut next_list = 0;
+    let mut views = Vec::with_capacity(llm.len());
+    for x in llm {
+        while let Some((r, server, names)) = lists.get(next_list).filter(|(r, _, _)| *r < x.request)
+        {
+            match latest.iter_mut().find(|(s, _)| s == server) {
+                Some(entry) => entry.1 = (*r, names.clone()),
+                None => latest.push((server.clone(), (*r, names.clone()))),
+            }
+            next_list += 1;
+        }
+        views.push(tool_view(x, &latest));
+    }
+    (chains, views)
+}
+
+fn tool_view(x: &LlmExchange, latest: &[(String, (usize, Vec<String>))]) -> ToolView {
     let mut matched: Vec<(String, String)> = Vec::new();
     let sent = x
         .tools
