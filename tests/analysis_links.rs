@@ -11,22 +11,7 @@ use crate::util::*;
 fn run_scenario(name: &str, extra: &[&str]) -> sightline::trace::LoadedTrace {
     let dir = tempdir();
     let trace = dir.path().join("t.jsonl");
-    let scenario = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    let out = run(
-        Command::new(bin())
-            .args(["run", &scenario, "--no-summary", "--trace"])
-            .arg(&trace)
-            .args(extra)
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY"),
-        Duration::from_secs(60),
-    );
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    run_scenario_to(name, &trace, extra);
     load(&trace)
 }
 

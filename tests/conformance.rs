@@ -38,23 +38,9 @@ fn scenarios() -> Vec<PathBuf> {
 fn run_scenario(dir: &Path, scenario: &Path, revision: &str, args: &[&str]) -> LoadedTrace {
     let name = scenario.file_stem().expect("stem").to_string_lossy();
     let trace = dir.join(format!("{name}.{revision}.{}.jsonl", args.join("_")));
-    let out = run(
-        Command::new(bin())
-            .arg("run")
-            .arg(scenario)
-            .args(["--protocol", revision, "--no-summary", "--trace"])
-            .arg(&trace)
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY"),
-        LIMIT,
-    );
-    assert!(
-        out.status.success(),
-        "`sightline run {name} --protocol {revision}` failed: {}",
-        text(&out.stderr)
-    );
+    let mut extra = vec!["--protocol", revision];
+    extra.extend_from_slice(args);
+    run_scenario_to(&scenario.display().to_string(), &trace, &extra);
     load(&trace)
 }
 

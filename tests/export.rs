@@ -19,22 +19,7 @@ const LESSON: &str =
 fn record(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempdir();
     let trace = dir.path().join(format!("{name}.jsonl"));
-    let scenario = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    let out = run(
-        Command::new(bin())
-            .args(["run", &scenario, "--no-summary", "--trace"])
-            .arg(&trace)
-            .args(extra)
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY"),
-        Duration::from_secs(60),
-    );
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    run_scenario_to(name, &trace, extra);
     (dir, trace)
 }
 

@@ -20,24 +20,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 /// Runs `sightline run scenarios/NAME.toml` and returns its trace, written in `dir`.
 fn run_scenario(dir: &Path, name: &str) -> PathBuf {
     let trace = dir.join(format!("{name}.jsonl"));
-    let out = util::run(
-        Command::new(util::bin())
-            .arg("run")
-            .arg(format!("scenarios/{name}.toml"))
-            .arg("--trace")
-            .arg(&trace)
-            .arg("--no-summary")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY"),
-        LIMIT,
-    );
-    assert!(
-        out.status.success(),
-        "sightline run {name} failed: {}\n{}",
-        util::text(&out.stdout),
-        util::text(&out.stderr)
-    );
+    util::run_scenario_to(name, &trace, &[]);
     trace
 }
 

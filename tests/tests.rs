@@ -11,6 +11,8 @@ mod conformance;
 mod doctor;
 mod export;
 mod host_runs;
+mod import_wrap;
+mod llm_proxy;
 mod misbehaving_server;
 mod proxy_basics;
 mod real_peers;

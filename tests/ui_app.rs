@@ -254,3 +254,157 @@ fn the_message_list_filters_and_cross_selects_with_the_diagram() {
     let (_, tools_call) = arrow(h.state(), "tools/call get_weather");
     assert!(h.query_all_by_label(&tools_call).count() >= 1);
 }
+
+/// The Doctor tab's label: its name, and how many events carry findings.
+fn doctor_tab(app: &SightlineApp) -> String {
+    let name = text(Language::En, "panel.doctor");
+    match app.store().findings.marked_events() {
+        0 => name,
+        n => format!("{name} ({n})"),
+    }
+}
+
+#[test]
+fn the_doctor_tab_lists_tool_poisoning_and_the_tools_list_arrow_carries_a_badge() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "tool-poisoning");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    let store = app.store();
+    let finding = store
+        .findings
+        .poison
+        .iter()
+        .find(|f| f.tool.is_some())
+        .expect("a poisoning finding in a tool definition")
+        .clone();
+    let event = store
+        .index_of_seq(finding.seq)
+        .expect("the finding's event");
+    let row = store
+        .diagram
+        .rows
+        .iter()
+        .find(|r| r.event == event)
+        .expect("the finding's row")
+        .clone();
+    assert!(
+        row.label.contains("tools/list"),
+        "the finding is not on a tools/list result: {:?}",
+        row.label
+    );
+    let marks = store.findings.marks(event).len();
+    assert!(marks >= 1);
+    let badge = format!("#{} {} ⚠ {marks}", row.seq, row.label);
+    app.apply(Command::Select(event));
+    let mut h = harness(app);
+    assert!(
+        h.query_by_label(&badge).is_some(),
+        "the diagram does not expose the badge label {badge:?}"
+    );
+
+    let tab = doctor_tab(h.state());
+    h.get_by_label(&tab).click();
+    h.run();
+    assert_eq!(h.state().tab(), Tab::Doctor);
+    assert!(
+        h.query_by_label(&finding.excerpt).is_some(),
+        "the Doctor tab does not show the excerpt {:?}",
+        finding.excerpt
+    );
+    assert!(
+        h.query_all_by_label_contains(finding.kind.code()).count() >= 1,
+        "the Doctor tab does not name the finding's kind"
+    );
+    // What the model sees marks the poisoned tool too.
+    h.state_mut().set_tab(Tab::ModelView);
+    h.run();
+    let poison = text(Language::En, "badge.poison");
+    assert!(
+        h.query_all_by_label_contains(&poison).count() >= 1,
+        "what the model sees has no poisoning badge"
+    );
+    h.state_mut().set_tab(Tab::Doctor);
+    h.run();
+    // The evidence link selects the tools/list result.
+    h.state_mut().apply(Command::Select(0));
+    h.run();
+    let link = text(Language::En, "doctor.evidence").replace("{seq}", &finding.seq.to_string());
+    h.get_all_by_label(&link)
+        .next()
+        .expect("evidence link")
+        .click();
+    h.run();
+    assert_eq!(h.state().selected(), Some(event));
+}
+
+#[test]
+fn a_rug_pull_is_shown_side_by_side_in_the_doctor_tab() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "rug-pull");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    let rug = app
+        .store()
+        .findings
+        .rug_pulls
+        .first()
+        .expect("a rug pull")
+        .clone();
+    assert!(rug.rows.iter().any(|r| r.changed), "no changed line");
+    app.set_tab(Tab::Doctor);
+    let h = harness(app);
+    let before = text(Language::En, "doctor.before").replace("{seq}", &rug.before_seq.to_string());
+    let after = text(Language::En, "doctor.after").replace("{seq}", &rug.after_seq.to_string());
+    assert!(h.query_by_label(&before).is_some(), "no {before:?} column");
+    assert!(h.query_by_label(&after).is_some(), "no {after:?} column");
+    // Both definitions are there, line by line.
+    let changed = rug
+        .rows
+        .iter()
+        .find(|r| r.changed && r.before.is_some() && r.after.is_some())
+        .expect("a line changed on both sides");
+    for line in [&changed.before, &changed.after].into_iter().flatten() {
+        let shown = sightline::ui::visible::escape(line).into_owned();
+        assert!(
+            h.query_all_by_label(&shown).count() >= 1,
+            "the diff does not show {shown:?}"
+        );
+    }
+}
+
+#[test]
+fn the_doctor_tab_gives_the_reason_code_of_every_hidden_or_renamed_tool_and_badges_its_evidence() {
+    let dir = util::tempdir();
+    for scenario in ["invisible-tool", "two-servers"] {
+        let trace = record(dir.path(), scenario);
+        let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+        let hidden: Vec<_> = app
+            .store()
+            .findings
+            .diagnosis
+            .tools
+            .iter()
+            .filter(|t| sightline::ui::badges::noteworthy(t))
+            .cloned()
+            .collect();
+        assert!(!hidden.is_empty(), "{scenario}: no tool has a finding");
+        for t in &hidden {
+            let event = t.seq.and_then(|s| app.store().index_of_seq(s));
+            let event = event.expect("the evidence event");
+            assert!(
+                !app.store().findings.marks(event).is_empty(),
+                "{scenario}: no badge on the evidence of {}",
+                t.tool
+            );
+        }
+        app.set_tab(Tab::Doctor);
+        let h = harness(app);
+        for t in &hidden {
+            assert!(
+                h.query_all_by_label(t.code.as_str()).count() >= 1,
+                "{scenario}: the Doctor tab does not show {} for {}",
+                t.code,
+                t.tool
+            );
+        }
+    }
+}

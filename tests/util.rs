@@ -157,3 +157,33 @@ pub fn assert_same_bytes(what: &str, left: &[u8], right: &[u8]) {
         show(right)
     );
 }
+
+/// `sightline run SCENARIO --no-summary --trace TRACE [EXTRA...]` with no API key in the
+/// environment (the scripted model answers); `scenario` is a shipped name (`weather`) or a path.
+/// Fails the test, showing the run's output, unless the run succeeds.
+pub fn run_scenario_to(scenario: &str, trace: &Path, extra: &[&str]) {
+    let path = if scenario.ends_with(".toml") {
+        PathBuf::from(scenario)
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{scenario}.toml"))
+    };
+    let out = run(
+        Command::new(bin())
+            .arg("run")
+            .arg(&path)
+            .args(["--no-summary", "--trace"])
+            .arg(trace)
+            .args(extra)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY"),
+        Duration::from_secs(60),
+    );
+    assert!(
+        out.status.success(),
+        "`sightline run {scenario} {}` failed:\n{}\n{}",
+        extra.join(" "),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}

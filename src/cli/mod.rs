@@ -6,11 +6,14 @@
 
 mod doctor;
 mod export;
+mod import;
+mod llm_proxy;
 mod pins;
 mod poison;
 mod proxy;
 mod run;
 mod validate;
+mod wrap;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +40,13 @@ enum Command {
     ///
     /// Example: `sightline proxy --trace weather.jsonl -- node weather-server.mjs`
     Proxy(proxy::ProxyArgs),
+    /// A recording reverse proxy for LLM APIs (Anthropic Messages, OpenAI Responses and Chat
+    /// Completions, compatible servers): requests and responses pass unchanged, streams flow
+    /// as they arrive, API keys are never recorded.
+    ///
+    /// Example: `sightline llm-proxy --listen 127.0.0.1:8788 --upstream https://api.anthropic.com
+    /// --trace claude.jsonl`, then `ANTHROPIC_BASE_URL=http://127.0.0.1:8788 claude`
+    LlmProxy(llm_proxy::LlmProxyArgs),
     /// Play the host headless: run a scenario, print the conversation and the summary.
     ///
     /// Example: `sightline run scenarios/weather.toml --trace weather.jsonl`
@@ -93,6 +103,15 @@ enum Command {
     ///
     /// Example: `sightline validate weather.jsonl` (exit status 1 when a message violates it)
     Validate(validate::ValidateArgs),
+    /// Put every stdio server of a host's MCP config behind `sightline proxy` (or take it back
+    /// out with --undo), keeping a backup and every other field.
+    ///
+    /// Example: `sightline wrap ~/.config/Claude/claude_desktop_config.json --trace-dir traces`
+    Wrap(wrap::WrapArgs),
+    /// Turn another tool's recording into a trace: Claude Desktop MCP logs, HAR files.
+    ///
+    /// Example: `sightline import claude-desktop mcp-server-weather.log --trace weather.jsonl`
+    Import(import::ImportArgs),
     /// Run a built-in demo MCP server on stdin/stdout: weather, tour, poisoned, rugpull,
     /// oddnames, forecast, media.
     DemoServer {
@@ -131,6 +150,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match command {
         Command::Open { trace } => crate::ui::launch(crate::ui::Start::Open(trace)),
         Command::Proxy(args) => proxy::run(args),
+        Command::LlmProxy(args) => llm_proxy::run(args),
         Command::Run(args) => run::run(args),
         Command::ScriptedModel { scenario, listen } => scripted_model(&scenario, listen),
         Command::Export(args) => export::run(args),
@@ -139,6 +159,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),
         Command::Validate(args) => validate::run(args),
+        Command::Wrap(args) => wrap::run(args),
+        Command::Import(args) => import::run(args),
         Command::DemoServer { name } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -14,7 +14,6 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::analysis::Report;
-use crate::analysis::diagram::is_invisible;
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
 
 /// How many characters of a payload a summary line shows.
@@ -368,21 +367,16 @@ fn process_line(e: &Event, names: &LaneNames) -> String {
     s
 }
 
-/// At most [`PREVIEW_CHARS`] characters, with control and invisible characters made visible.
+/// At most [`PREVIEW_CHARS`] characters, with control and invisible characters made visible,
+/// and the full length when it was cut.
 fn preview(text: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if n == PREVIEW_CHARS {
-            let _ = write!(out, "… ({} chars)", text.chars().count());
-            break;
-        }
-        if c.is_control() || is_invisible(c) {
-            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
+    let shown = crate::analysis::diagram::visible(text, PREVIEW_CHARS);
+    let total = text.chars().count();
+    if total > PREVIEW_CHARS {
+        format!("{shown} ({total} chars)")
+    } else {
+        shown
     }
-    out
 }
 
 fn footer(events: &[Event], a: &Analysis) -> String {

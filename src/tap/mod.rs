@@ -9,10 +9,14 @@
 //! - [`lines`]: cutting a byte stream into newline-delimited records without holding a line twice.
 //! - [`recorder`]: one clock, one sequence, one writer thread appending to the trace.
 //! - [`stdio`]: spawning a server and pumping its stdin, stdout and stderr.
+//! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap.
+//! - [`llm_proxy`]: a reverse proxy in front of an LLM API, recording each HTTP exchange.
 
 pub mod lines;
+pub mod llm_proxy;
 pub mod recorder;
 pub mod stdio;
+pub mod wrap;
 
 pub use lines::Lines;
 pub use recorder::{EventSink, LineBatch, MemorySink, Recorder, RecorderReport};

@@ -11,6 +11,7 @@
 mod analyze;
 mod event;
 mod file;
+pub mod import;
 mod jsonrpc;
 
 pub use analyze::{Analysis, Derived, Kind, Pairing, analyze};

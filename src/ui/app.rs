@@ -3,7 +3,7 @@
 //! Each frame: take in what a live run recorded since the last frame (the analysis is redone
 //! only then), draw the panels (they read the store and return [`Command`]s), then apply the
 //! commands. Layout: the menu bar at the top, teaching mode's controls and narration under it,
-//! the message list at the left, the inspector / what-the-model-sees tabs at the right, the
+//! the message list at the left, the inspector / what-the-model-sees / doctor tabs at the right, the
 //! sequence diagram in the middle and a status bar at the bottom.
 
 use std::path::{Path, PathBuf};
@@ -15,6 +15,7 @@ use egui::{CentralPanel, Panel, RichText, Ui};
 use super::Tr;
 use super::command::Command;
 use super::diagram::{DiagramView, RowSet};
+use super::doctor_panel::DoctorPanel;
 use super::i18n::{Language, Strings};
 use super::inspector::Inspector;
 use super::list::MessageList;
@@ -32,6 +33,7 @@ use crate::trace::Event;
 pub enum Tab {
     Inspector,
     ModelView,
+    Doctor,
 }
 
 /// A message for the status bar.
@@ -52,6 +54,7 @@ pub struct SightlineApp {
     pub(super) diagram: DiagramView,
     pub(super) inspector: Inspector,
     pub(super) model_view: ModelView,
+    pub(super) doctor: DoctorPanel,
     pub(super) list: MessageList,
     pub(super) replay: Replay,
     pub(super) menu: MenuState,
@@ -77,6 +80,7 @@ impl SightlineApp {
             diagram: DiagramView::default(),
             inspector: Inspector::default(),
             model_view: ModelView::default(),
+            doctor: DoctorPanel::default(),
             list: MessageList::default(),
             replay: Replay::default(),
             menu: MenuState::default(),
@@ -266,6 +270,13 @@ impl SightlineApp {
                         Tab::ModelView,
                         tr.t("panel.what_model_sees"),
                     );
+                    let found = store.findings.marked_events();
+                    let doctor = if found == 0 {
+                        tr.t("panel.doctor")
+                    } else {
+                        format!("{} ({found})", tr.t("panel.doctor"))
+                    };
+                    ui.selectable_value(&mut self.tab, Tab::Doctor, doctor);
                 });
                 ui.separator();
                 let command = match self.tab {
@@ -274,6 +285,7 @@ impl SightlineApp {
                         self.model_view
                             .ui(ui, store, self.selected, self.replay.upto(), tr)
                     }
+                    Tab::Doctor => self.doctor.ui(ui, store, tr),
                 };
                 commands.extend(command);
             });

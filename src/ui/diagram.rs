@@ -2,10 +2,11 @@
 //!
 //! It draws [`crate::analysis::diagram::Diagram`] (the pure model) with [`super::diagram_paint`].
 //! Rows have a fixed height, so the visible ones are found by arithmetic and only they are laid
-//! out, painted and given an accessibility node (`#<seq> <label>`, a button): the cost of a frame
-//! does not depend on the length of the trace. Zoom scales row height and lane width (Ctrl+wheel
-//! or the buttons); the arrow keys, Page Up/Down, Home and End move the selection; Enter jumps
-//! to the selected row's request or response.
+//! out, painted and given an accessibility node (`#<seq> <label>`, a button; with findings,
+//! `#<seq> <label> ⚠ <n>`, and a badge painted after the label that lists them in its
+//! tooltip): the cost of a frame does not depend on the length of the trace. Zoom scales row
+//! height and lane width (Ctrl+wheel or the buttons); the arrow keys, Page Up/Down, Home and End
+//! move the selection; Enter jumps to the selected row's request or response.
 
 use egui::{Key, Modifiers, Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
 
@@ -89,7 +90,7 @@ impl DiagramView {
         let out = area.show_viewport(ui, |ui, viewport| {
             ui.set_width(geo.width);
             ui.set_height(total_h);
-            self.rows_ui(ui, store, rows, selected_row, &geo, &palette, viewport)
+            self.rows_ui(ui, store, rows, selected_row, &geo, &palette, viewport, tr)
         });
         let (clicked, viewport) = out.inner;
         self.last_offset_y = viewport.min.y;
@@ -224,6 +225,7 @@ impl DiagramView {
         geo: &Geometry,
         palette: &Palette,
         viewport: Rect,
+        tr: Tr<'_>,
     ) -> (Option<usize>, Rect) {
         let diagram = &store.diagram;
         let origin = ui.max_rect().min;
@@ -257,7 +259,8 @@ impl DiagramView {
                 Rect::from_min_max(pos2(x0 + dx - 6.0, y), pos2(x1 + dx + 6.0, y + geo.row_h))
                     .intersect(rows_clip);
             let response = ui.interact(rect, id.with(r), Sense::click());
-            let label = format!("#{} {}", row.seq, row.label);
+            let marks = store.findings.marks(row.event);
+            let label = super::badges::row_label(row.seq, &row.label, marks);
             response
                 .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, label.clone()));
             if response.hovered() {
@@ -271,8 +274,20 @@ impl DiagramView {
             {
                 clicked = Some(diagram.rows[pair].event);
             }
-            if let Some(detail) = &row.detail {
-                response.on_hover_text(format!("{label}\n{detail}"));
+            let mut hover = match &row.detail {
+                Some(detail) => format!("#{} {}\n{detail}", row.seq, row.label),
+                None => String::new(),
+            };
+            if !marks.is_empty() {
+                if hover.is_empty() {
+                    // The plain label: the painted fonts have no warning sign.
+                    hover = format!("#{} {}", row.seq, row.label);
+                }
+                hover.push('\n');
+                hover.push_str(&super::badges::tooltip(marks, tr));
+            }
+            if !hover.is_empty() {
+                response.on_hover_text(hover);
             }
         }
         self.hovered = hovered;
@@ -349,7 +364,16 @@ impl DiagramView {
                     .iter()
                     .flatten()
                     .any(|f| diagram.rows[*f].pair == Some(r));
-            canvas.row(row, mcp, y, lit);
+            let label = canvas.row(row, mcp, y, lit);
+            let marks = store.findings.marks(row.event);
+            if !marks.is_empty() {
+                // After the label, or at the end of a note's box.
+                let (left, cy) = match label {
+                    Some(rect) => (rect.right() + 4.0, rect.center().y),
+                    None => (geo.span(row, mcp).1 + dx + 4.0, y + geo.row_h * 0.5),
+                };
+                super::badges::paint(&painter, left, cy, marks, palette);
+            }
         }
 
         // The time column stays at the left edge while the rows scroll sideways.

@@ -157,7 +157,8 @@ pub struct Canvas<'a> {
 impl Canvas<'_> {
     /// Draws one row whose top is at screen `y`; `emphasis` for the selected or hovered row and
     /// its partner (thicker, with the detail after the label).
-    pub fn row(&self, row: &Row, mcp: bool, y: f32, emphasis: bool) {
+    /// Returns where the label was drawn (`None` for a note), for a badge after it.
+    pub fn row(&self, row: &Row, mcp: bool, y: f32, emphasis: bool) -> Option<Rect> {
         let (painter, geo) = (self.painter, self.geo);
         let color = self.palette.row_color(row.style, &row.status);
         let mid = y + geo.row_h * 0.62;
@@ -165,7 +166,7 @@ impl Canvas<'_> {
         let width = theme::width(&row.status) + if emphasis { 1.0 } else { 0.0 };
         if !row.is_arrow() {
             self.note(row, y, color, font);
-            return;
+            return None;
         }
         let x0 = geo.x_of(row.from, mcp) + self.dx;
         let x1 = geo.x_of(row.to, mcp) + self.dx;
@@ -207,7 +208,9 @@ impl Canvas<'_> {
             left + (span - galley.size().x) / 2.0,
             mid - galley.size().y - 1.0,
         );
+        let rect = Rect::from_min_size(pos, galley.size());
         painter.galley(pos, galley, color);
+        Some(rect)
     }
 
     /// A note on one lifeline: stderr lines, process events, the host's own notes.

@@ -13,8 +13,10 @@
 //! - [`live`]: a scenario running on a background thread, recorded into a file and a live sink.
 //! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
 //!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
-//!   [`inspector`] (with [`json_tree`]), [`model_view`], [`list`], [`replay`], [`menu`],
-//!   [`status`].
+//!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`list`],
+//!   [`replay`], [`menu`], [`status`].
+//! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
+//!   change, and the badges that mark them on arrows and tools.
 //! - [`i18n`] and [`narration`]: every UI string and the teaching-mode narration, in English,
 //!   Portuguese and Spanish, from `assets/i18n/`.
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
@@ -22,9 +24,11 @@
 
 mod actions;
 pub mod app;
+pub mod badges;
 pub mod command;
 pub mod diagram;
 mod diagram_paint;
+pub mod doctor_panel;
 pub mod i18n;
 pub mod inspector;
 pub mod json_tree;

@@ -208,6 +208,11 @@ impl ModelView {
             );
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(visible::escape(&name)).monospace().strong());
+                if let Some(o) = origin
+                    && let (Some(server), Some(mcp)) = (&o.server, &o.mcp_name)
+                {
+                    finding_badges(ui, store, server, mcp, tr);
+                }
                 match origin {
                     Some(o) if o.listed_in.is_some() => {
                         let listed = o.listed_in.unwrap_or_default();
@@ -283,9 +288,12 @@ impl ModelView {
                                 ("seq", seq(m.listed_in).to_string()),
                             ],
                         );
-                        if ui.link(listed).clicked() {
-                            command = Some(Command::Select(m.listed_in));
-                        }
+                        ui.horizontal_wrapped(|ui| {
+                            if ui.link(listed).clicked() {
+                                command = Some(Command::Select(m.listed_in));
+                            }
+                            finding_badges(ui, store, &m.server, &m.tool, tr);
+                        });
                         if let Some((reason, at)) = &m.reason
                             && ui.link(visible::escape(reason)).clicked()
                         {
@@ -315,6 +323,37 @@ impl ModelView {
             ui.add(egui::Label::new(job).wrap().selectable(true));
         }
         command
+    }
+}
+
+/// Badges for the doctor's code and the poisoning findings of `tool` of `server`, each with
+/// a tooltip; the doctor's badge reads `doctor: <code>`.
+fn finding_badges(ui: &mut Ui, store: &TraceStore, server: &str, tool: &str, tr: Tr<'_>) {
+    let palette = super::theme::Palette::for_visuals(ui.visuals());
+    let findings = &store.findings;
+    if let Some(t) = findings.doctor_of(server, tool) {
+        let color = if !super::badges::noteworthy(t) {
+            palette.response
+        } else {
+            palette.problem
+        };
+        let mut hover = visible::escape(&t.detail).into_owned();
+        if !t.hint.is_empty() {
+            hover.push('\n');
+            hover.push_str(&tr.f("doctor.hint", &[("hint", t.hint.clone())]));
+        }
+        let text = format!("{}: {}", tr.t("badge.doctor"), t.code);
+        super::badges::badge_ui(ui, &text, color, &hover);
+    }
+    let poison: Vec<_> = findings.poison_of(server, tool).collect();
+    if !poison.is_empty() {
+        let hover = poison
+            .iter()
+            .map(|p| format!("{} ({}): {}", p.kind.code(), p.severity.as_str(), p.excerpt))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = format!("! {} {}", tr.t("badge.poison"), poison.len());
+        super::badges::badge_ui(ui, &text, palette.error, &hover);
     }
 }
 

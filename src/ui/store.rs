@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::badges::Findings;
 use crate::analysis::diagram::{self, Diagram};
 use crate::analysis::{self, Report};
 use crate::trace::{Event, LoadWarning, TraceError};
@@ -38,6 +39,9 @@ pub struct TraceStore {
     pub events: Vec<Event>,
     pub report: Report,
     pub diagram: Diagram,
+    /// The doctor's, the schema check's, the poisoning scan's and the pins' findings,
+    /// recomputed with the report.
+    pub findings: Findings,
     /// Lines of the file that could not be read (shown in the status bar).
     pub warnings: Vec<LoadWarning>,
     /// Bumped whenever `events` grows, so panels can tell their caches are stale.
@@ -48,12 +52,14 @@ impl TraceStore {
     pub fn new(title: String, source: Source, events: Vec<Event>) -> TraceStore {
         let report = analysis::report(&events);
         let diagram = diagram::build(&events, &report);
+        let findings = Findings::compute(&events, &report);
         TraceStore {
             title,
             source,
             events,
             report,
             diagram,
+            findings,
             warnings: Vec::new(),
             generation: 0,
         }
@@ -81,6 +87,7 @@ impl TraceStore {
         self.events.extend(new);
         self.report = analysis::report(&self.events);
         self.diagram = diagram::build(&self.events, &self.report);
+        self.findings = Findings::compute(&self.events, &self.report);
         self.generation += 1;
     }
 

@@ -1,0 +1,115 @@
+//! `sightline llm-proxy`: put Sightline between a host and its LLM API.
+//!
+//! The proxy itself is [`crate::tap::llm_proxy`]; this is its command line: check the
+//! addresses, open the trace, say on stderr where it listens and where the trace goes, serve
+//! until Ctrl-C / SIGTERM / SIGHUP, then flush the trace.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::tap::Recorder;
+use crate::tap::llm_proxy::LlmProxy;
+use crate::trace::{Header, TraceWriter};
+
+/// How long exchanges in flight may take to end once the proxy is told to stop.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Args)]
+pub struct LlmProxyArgs {
+    /// Address to listen on. Loopback only unless --allow-remote; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: SocketAddr,
+    /// The API the requests go to, e.g. https://api.anthropic.com or https://api.openai.com;
+    /// each request's path and query are appended.
+    #[arg(long, value_name = "URL")]
+    upstream: String,
+    /// Where to write the trace. Default: a timestamped file in the platform's data directory
+    /// (override the directory with SIGHTLINE_DATA_DIR).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Accept connections from other machines (a --listen address that is not loopback).
+    #[arg(long)]
+    allow_remote: bool,
+}
+
+pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        anyhow::bail!(
+            "refusing to listen on {}, which is not a loopback address: anyone who can reach it \
+             could use the API keys that pass through; add --allow-remote if that is intended",
+            args.listen
+        );
+    }
+    let path = match &args.trace {
+        Some(path) => path.clone(),
+        None => default_trace_path()?,
+    };
+    let header = Header::new(format!("sightline llm-proxy --upstream {}", args.upstream));
+    let writer = TraceWriter::create(&path, &header)?;
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let served = runtime.block_on(async {
+        let proxy = LlmProxy::bind(args.listen, &args.upstream, recorder.clone()).await?;
+        let base = format!("http://{}", proxy.local_addr());
+        eprintln!(
+            "sightline: llm-proxy listening on {base}, forwarding to {}",
+            args.upstream.trim_end_matches('/')
+        );
+        eprintln!("sightline: recording to {}", path.display());
+        eprintln!(
+            "sightline: point a host at it: ANTHROPIC_BASE_URL={base}  OPENAI_BASE_URL={base}/v1"
+        );
+        proxy
+            .serve(stop_signal(), SHUTDOWN_GRACE)
+            .await
+            .context("the proxy stopped")
+    });
+    let report = recorder.finish();
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    served?;
+    eprintln!(
+        "sightline: llm-proxy stopped; {} events recorded in {}",
+        report.events,
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on Ctrl-C, SIGTERM or SIGHUP.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut hup = signal(SignalKind::hangup()).ok();
+    let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+        match s {
+            Some(mut s) => {
+                s.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = wait(term.take()) => {}
+        () = wait(hup.take()) => {}
+    }
+}
+
+fn default_trace_path() -> anyhow::Result<PathBuf> {
+    let dir = match std::env::var_os("SIGHTLINE_DATA_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => directories::ProjectDirs::from("", "", "sightline")
+            .context("cannot find a home directory for the default trace; pass --trace FILE")?
+            .data_dir()
+            .to_path_buf(),
+    };
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    Ok(dir.join("traces").join(format!("{stamp}-llm-proxy.jsonl")))
+}

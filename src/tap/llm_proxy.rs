@@ -1,0 +1,682 @@
+//! The LLM API proxy: a reverse proxy in front of an LLM API that records every exchange.
+//!
+//! A host pointed at it (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`) reaches its model through
+//! Sightline without noticing: every request (any method, any path) goes to `upstream + path
+//! (+ query)` with its body and headers unchanged, except hop-by-hop headers and `Host`; the
+//! response's status and headers come back unchanged (hop-by-hop ones aside) and its body is
+//! streamed back chunk by chunk as it arrives, so SSE flows unbuffered. It speaks the Anthropic
+//! Messages API, OpenAI Responses and Chat Completions, and anything else over HTTP/1.1: it
+//! does not read the bodies it forwards.
+//!
+//! It lives in the tap because it is one: bytes pass unchanged, a copy goes to the
+//! [`Recorder`]. What it records, as `llm-http` events:
+//!
+//! - the request, `host -> llm`, before it is forwarded: method, full upstream URL, the
+//!   headers as forwarded (plus the `host` the upstream gets) and the exact body bytes;
+//! - the response, `llm -> host`: status, headers as received, and the exact body as one event
+//!   when it ends (a whole SSE stream is one event; the analysis reassembles it). A body the
+//!   upstream cuts, or that the client stops reading (a disconnect mid-stream), is recorded as
+//!   far as it went, followed by a `note` saying so;
+//! - an upstream that cannot be reached: the client gets `502` with a JSON error body and the
+//!   trace a `note`.
+//!
+//! Credentials never reach the trace: credential headers are redacted by
+//! [`redact_headers`](crate::host::provider::redact_headers), credential query parameters
+//! (`key=`, `api_key=`, any name [`is_credential_header`] flags) are redacted in the recorded
+//! URL, and the secret values found there are also scrubbed from the recorded bodies (an API
+//! that echoes a key in an error would otherwise leak it). Only the record is changed; the
+//! bytes forwarded are never touched.
+//!
+//! The request body is read whole before it is forwarded (LLM requests are single JSON
+//! documents; at most [`BODY_LIMIT`] bytes).
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use serde_json::json;
+
+use super::Recorder;
+use crate::host::provider::redact::scrub_secret;
+use crate::host::provider::{REDACTED, is_credential_header, redact_headers};
+use crate::trace::{Channel, HttpInfo, Lane};
+
+/// The largest request body accepted (the Anthropic API's own limit).
+pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+
+/// Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1).
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-authorization",
+];
+
+/// Why the proxy could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmProxyError {
+    #[error("the upstream `{0}` is not an http:// or https:// URL")]
+    Upstream(String),
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+struct Shared {
+    client: reqwest::Client,
+    /// The upstream base, without a trailing `/`; the request's path and query are appended.
+    upstream: String,
+    upstream_host: String,
+    recorder: Arc<Recorder>,
+}
+
+/// The proxy, bound and ready: [`serve`](LlmProxy::serve) runs it.
+pub struct LlmProxy {
+    listener: tokio::net::TcpListener,
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl LlmProxy {
+    /// Checks `upstream`, binds `listen` and builds the client. Must be called within a Tokio
+    /// runtime.
+    pub async fn bind(
+        listen: SocketAddr,
+        upstream: &str,
+        recorder: Arc<Recorder>,
+    ) -> Result<LlmProxy, LlmProxyError> {
+        let parsed = reqwest::Url::parse(upstream)
+            .map_err(|_| LlmProxyError::Upstream(upstream.to_string()))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(LlmProxyError::Upstream(upstream.to_string()));
+        }
+        let upstream_host = match (parsed.host_str(), parsed.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_string(),
+            (None, _) => String::new(),
+        };
+        let loopback = parsed.host_str().is_some_and(|host| {
+            host.eq_ignore_ascii_case("localhost")
+                || host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        });
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(30));
+        if loopback {
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|err| LlmProxyError::Client(err.to_string()))?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|source| LlmProxyError::Bind {
+                addr: listen,
+                source,
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| LlmProxyError::Bind {
+                addr: listen,
+                source,
+            })?;
+        Ok(LlmProxy {
+            listener,
+            addr,
+            shared: Arc::new(Shared {
+                client,
+                upstream: upstream.trim_end_matches('/').to_string(),
+                upstream_host,
+                recorder,
+            }),
+        })
+    }
+
+    /// Where it listens.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Serves until `stop` completes; then stops accepting and gives exchanges in flight at
+    /// most `grace` to end (an SSE stream may not).
+    pub async fn serve(
+        self,
+        stop: impl Future<Output = ()> + Send + 'static,
+        grace: Duration,
+    ) -> io::Result<()> {
+        let router = Router::new().fallback(forward).with_state(self.shared);
+        let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+        let serving = axum::serve(self.listener, router).with_graceful_shutdown(async move {
+            stop.await;
+            let _ = stopped_tx.send(());
+        });
+        let mut serving = std::pin::pin!(serving.into_future());
+        tokio::select! {
+            done = &mut serving => done,
+            _ = stopped_rx => {
+                match tokio::time::timeout(grace, serving).await {
+                    Ok(done) => done,
+                    Err(_) => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// One exchange: record the request, forward it, stream the response back while keeping a copy.
+async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |pq| pq.as_str())
+        .to_string();
+    let url = format!("{}{path}", shared.upstream);
+    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(body) => body,
+        Err(err) => {
+            let message = format!("sightline llm-proxy: cannot read the request body: {err}");
+            return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
+        }
+    };
+    let forwarded = forwarded_headers(&parts.headers);
+    let mut secrets = secrets_in(&forwarded);
+    let (recorded_url, url_secrets) = redact_url(&url);
+    secrets.extend(url_secrets);
+
+    let mut request_headers = header_pairs(&forwarded);
+    request_headers.push(("host".into(), shared.upstream_host.clone()));
+    redact_headers(&mut request_headers);
+    let mut request_body = body.to_vec();
+    scrub(&mut request_body, &secrets);
+    shared.recorder.record_http(
+        Lane::Host,
+        Lane::Llm,
+        Channel::LlmHttp,
+        HttpInfo {
+            method: Some(parts.method.to_string()),
+            url: Some(recorded_url.clone()),
+            headers: request_headers,
+            ..HttpInfo::default()
+        },
+        request_body,
+    );
+
+    let sent = shared
+        .client
+        .request(parts.method.clone(), &url)
+        .headers(forwarded)
+        .body(body)
+        .send()
+        .await;
+    let upstream = match sent {
+        Ok(upstream) => upstream,
+        Err(err) => {
+            let mut detail = describe(&err.without_url());
+            for secret in &secrets {
+                crate::host::provider::redact::scrub_secret_str(&mut detail, secret);
+            }
+            let message =
+                format!("sightline llm-proxy: cannot reach the upstream {recorded_url}: {detail}");
+            shared.recorder.record_note(Lane::Llm, Lane::Host, &message);
+            return error_response(StatusCode::BAD_GATEWAY, &message);
+        }
+    };
+
+    let status = upstream.status();
+    let received = upstream.headers().clone();
+    let mut response_headers = header_pairs(&received);
+    redact_headers(&mut response_headers);
+    let expected = upstream.content_length();
+    let copy = RecordingStream {
+        inner: Box::pin(upstream.bytes_stream()),
+        received: Vec::new(),
+        expected,
+        pending: Some(Pending {
+            recorder: shared.recorder.clone(),
+            info: HttpInfo {
+                status: Some(status.as_u16()),
+                headers: response_headers,
+                ..HttpInfo::default()
+            },
+            secrets,
+            url: recorded_url,
+        }),
+    };
+    let mut response = Response::new(Body::from_stream(copy));
+    *response.status_mut() = status;
+    *response.headers_mut() = without_hop_by_hop(&received);
+    response
+}
+
+/// The client's headers as they go upstream: without hop-by-hop headers (and those the
+/// `Connection` header names) and without `Host`, which the client sets for the upstream.
+fn forwarded_headers(headers: &HeaderMap) -> HeaderMap {
+    without(headers, Some(&header::HOST))
+}
+
+fn without_hop_by_hop(headers: &HeaderMap) -> HeaderMap {
+    without(headers, None)
+}
+
+/// The headers in their order (removing from a `HeaderMap` would reorder it), without the
+/// hop-by-hop ones and `also`.
+fn without(headers: &HeaderMap, also: Option<&HeaderName>) -> HeaderMap {
+    let named: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect();
+    let mut out = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let lower = name.as_str();
+        if HOP_BY_HOP.contains(&lower) || named.iter().any(|n| n == lower) || Some(name) == also {
+            continue;
+        }
+        out.append(name.clone(), value.clone());
+    }
+    out
+}
+
+/// Headers as `[name, value]` pairs in order, duplicates kept.
+fn header_pairs(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            (name.as_str().to_string(), value)
+        })
+        .collect()
+}
+
+/// The secret parts of the credential headers (an `Authorization` value without its scheme).
+fn secrets_in(headers: &HeaderMap) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, value) in headers {
+        if !is_credential_header(name.as_str()) {
+            continue;
+        }
+        let Ok(value) = value.to_str() else { continue };
+        let value = value.trim();
+        out.push(value.to_string());
+        if let Some((_, rest)) = value.split_once(' ') {
+            out.push(rest.trim().to_string());
+        }
+        // Cookies: each `name=value` pair's value.
+        for pair in value.split(';') {
+            if let Some((_, v)) = pair.split_once('=') {
+                out.push(v.trim().to_string());
+            }
+        }
+    }
+    out.retain(|s| s.len() >= 8);
+    // Longest first, so a whole value is replaced before a part of it.
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out.dedup();
+    out
+}
+
+/// The URL with the value of every credential query parameter (`key`, `api_key`, `token`,
+/// any name [`is_credential_header`] flags) replaced by `[redacted]`, and those values.
+pub fn redact_url(url: &str) -> (String, Vec<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.to_string(), Vec::new());
+    };
+    let (query, fragment) = match query.split_once('#') {
+        Some((q, f)) => (q, Some(f)),
+        None => (query, None),
+    };
+    let mut secrets = Vec::new();
+    let params: Vec<String> = query
+        .split('&')
+        .map(|param| match param.split_once('=') {
+            Some((name, value)) if is_credential_header(name) && !value.is_empty() => {
+                secrets.push(value.to_string());
+                if let Some(decoded) = percent_decode(value) {
+                    secrets.push(decoded);
+                }
+                format!("{name}={REDACTED}")
+            }
+            _ => param.to_string(),
+        })
+        .collect();
+    let mut out = format!("{base}?{}", params.join("&"));
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    (out, secrets)
+}
+
+fn percent_decode(value: &str) -> Option<String> {
+    if !value.contains('%') && !value.contains('+') {
+        return None;
+    }
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn scrub(bytes: &mut Vec<u8>, secrets: &[String]) {
+    for secret in secrets {
+        scrub_secret(bytes, secret);
+    }
+}
+
+/// A transport error and its causes, without the URL.
+fn describe(err: &reqwest::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn error_response(status: StatusCode, message: &str) -> Response {
+    let body = json!({
+        "type": "error",
+        "error": {"type": "proxy_error", "message": message}
+    });
+    let content_type = [(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    )];
+    (status, content_type, body.to_string()).into_response()
+}
+
+/// What the response record needs once the body has ended.
+struct Pending {
+    recorder: Arc<Recorder>,
+    info: HttpInfo,
+    secrets: Vec<String>,
+    url: String,
+}
+
+/// The upstream body, passed on chunk by chunk while a copy accumulates for the record.
+struct RecordingStream {
+    inner: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
+    received: Vec<u8>,
+    /// The upstream's `Content-Length`: reaching it records the body before its last chunk
+    /// is passed on.
+    expected: Option<u64>,
+    pending: Option<Pending>,
+}
+
+impl RecordingStream {
+    /// Records the response as far as it went, and a note when it did not end normally.
+    fn record(&mut self, problem: Option<String>) {
+        let Some(mut pending) = self.pending.take() else {
+            return;
+        };
+        let mut body = std::mem::take(&mut self.received);
+        scrub(&mut body, &pending.secrets);
+        let recorder = pending.recorder.clone();
+        recorder.record_http(
+            Lane::Llm,
+            Lane::Host,
+            Channel::LlmHttp,
+            std::mem::take(&mut pending.info),
+            body,
+        );
+        if let Some(mut problem) = problem {
+            for secret in &pending.secrets {
+                crate::host::provider::redact::scrub_secret_str(&mut problem, secret);
+            }
+            let note = format!("sightline llm-proxy: {} ({problem})", pending.url);
+            recorder.record_note(Lane::Llm, Lane::Host, &note);
+        }
+    }
+}
+
+impl Stream for RecordingStream {
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.inner.as_mut().poll_next(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some(Ok(chunk))) => {
+                if self.pending.is_some() {
+                    self.received.extend_from_slice(&chunk);
+                    if self.expected == Some(self.received.len() as u64) {
+                        self.record(None);
+                    }
+                }
+                Poll::Ready(Some(Ok(chunk)))
+            }
+            Poll::Ready(Some(Err(err))) => {
+                let problem = format!(
+                    "the upstream cut the response body after {} bytes: {}",
+                    self.received.len(),
+                    describe(&err.without_url())
+                );
+                self.record(Some(problem.clone()));
+                Poll::Ready(Some(Err(io::Error::other(problem))))
+            }
+            Poll::Ready(None) => {
+                self.record(None);
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl Drop for RecordingStream {
+    fn drop(&mut self) {
+        if self.pending.is_some() {
+            let problem = format!(
+                "the client disconnected after {} bytes of the response; the rest was not read",
+                self.received.len()
+            );
+            self.record(Some(problem));
+        }
+    }
+}
+
+/// Whether `name` is a header the proxy never forwards.
+pub fn is_hop_by_hop(name: &HeaderName) -> bool {
+    HOP_BY_HOP.contains(&name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An upstream whose SSE body the test feeds chunk by chunk.
+    async fn feeding_upstream() -> (String, tokio::sync::mpsc::UnboundedSender<&'static str>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<&'static str>();
+        let rx = Arc::new(tokio::sync::Mutex::new(Some(rx)));
+        let route = axum::routing::post(move || {
+            let rx = rx.clone();
+            async move {
+                let rx = rx.lock().await.take().expect("one request");
+                let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
+                    let chunk = rx.recv().await?;
+                    Some((Ok::<_, io::Error>(Bytes::from_static(chunk.as_bytes())), rx))
+                });
+                let mut response = Response::new(Body::from_stream(chunks));
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/event-stream"),
+                );
+                response
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let router = Router::new().route("/v1/messages", route);
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        (format!("http://{addr}"), tx)
+    }
+
+    #[tokio::test]
+    async fn sse_flows_unbuffered_and_a_client_leaving_mid_stream_is_recorded() {
+        let sink = crate::tap::MemorySink::default();
+        let recorder = Recorder::start(vec![Box::new(sink.clone())]);
+        let (upstream, feed) = feeding_upstream().await;
+        let listen = SocketAddr::from(([127, 0, 0, 1], 0));
+        let proxy = LlmProxy::bind(listen, &upstream, recorder.clone())
+            .await
+            .expect("bind");
+        let base = format!("http://{}", proxy.local_addr());
+        tokio::spawn(proxy.serve(std::future::pending(), Duration::ZERO));
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("client");
+        let mut response = client
+            .post(format!("{base}/v1/messages"))
+            .header("x-api-key", "sk-ant-SECRET")
+            .body("{}")
+            .send()
+            .await
+            .expect("response");
+        assert_eq!(response.status(), 200);
+        // Each event reaches the client before the upstream sends the next one.
+        for event in ["event: ping\ndata: {}\n\n", "data: {\"n\":1}\n\n"] {
+            feed.send(event).expect("feed");
+            let chunk = tokio::time::timeout(Duration::from_secs(5), response.chunk())
+                .await
+                .expect("the event was held back")
+                .expect("chunk")
+                .expect("not the end");
+            assert_eq!(chunk, event.as_bytes());
+        }
+        drop(response);
+        drop(client);
+        // The proxy notices the client is gone when it next writes.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let events = loop {
+            let events = sink.snapshot();
+            if events.iter().any(|e| e.channel == Channel::Note) {
+                break events;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{events:#?}");
+            let _ = feed.send("data: {\"n\":2}\n\n");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let response = events
+            .iter()
+            .find(|e| e.from == Lane::Llm && e.channel == Channel::LlmHttp)
+            .expect("the response was recorded");
+        assert!(
+            response
+                .text()
+                .starts_with("event: ping\ndata: {}\n\ndata: {\"n\":1}\n\n"),
+            "{}",
+            response.text()
+        );
+        let note = events
+            .iter()
+            .find(|e| e.channel == Channel::Note)
+            .expect("note");
+        assert!(
+            note.text().contains("client disconnected"),
+            "{}",
+            note.text()
+        );
+        assert!(note.seq > response.seq);
+        recorder.finish();
+        let all = format!("{:?}", sink.snapshot());
+        assert!(!all.contains("SECRET"), "{all}");
+    }
+
+    #[test]
+    fn credential_query_parameters_are_redacted() {
+        let (url, secrets) = redact_url(
+            "http://h/v1beta/models/x:generate?alt=sse&key=AIzaSECRET123&api_key=sk-abcdefgh",
+        );
+        assert_eq!(
+            url,
+            "http://h/v1beta/models/x:generate?alt=sse&key=[redacted]&api_key=[redacted]"
+        );
+        assert_eq!(secrets, vec!["AIzaSECRET123", "sk-abcdefgh"]);
+        let (url, secrets) = redact_url("http://h/v1/messages?beta=true");
+        assert_eq!(url, "http://h/v1/messages?beta=true");
+        assert!(secrets.is_empty());
+        let (url, _) = redact_url("http://h/p?token=a%2Bb#frag");
+        assert_eq!(url, "http://h/p?token=[redacted]#frag");
+    }
+
+    #[test]
+    fn hop_by_hop_headers_and_the_ones_connection_names_are_dropped() {
+        let mut headers = HeaderMap::new();
+        headers.insert("connection", HeaderValue::from_static("keep-alive, x-hop"));
+        headers.insert("x-hop", HeaderValue::from_static("1"));
+        headers.insert("keep-alive", HeaderValue::from_static("timeout=5"));
+        headers.insert("host", HeaderValue::from_static("127.0.0.1:1"));
+        headers.insert("x-api-key", HeaderValue::from_static("sk-ant-SECRET"));
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        let out = forwarded_headers(&headers);
+        let names: Vec<&str> = out.keys().map(HeaderName::as_str).collect();
+        assert_eq!(names, ["x-api-key", "content-type"]);
+        assert!(is_hop_by_hop(&header::TRANSFER_ENCODING));
+    }
+
+    #[test]
+    fn secrets_come_from_credential_headers_without_their_scheme() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "authorization",
+            HeaderValue::from_static("Bearer sk-SECRET-1234"),
+        );
+        headers.insert(
+            "cookie",
+            HeaderValue::from_static("a=short; session=abcdefghij"),
+        );
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        let secrets = secrets_in(&headers);
+        assert!(
+            secrets.contains(&"sk-SECRET-1234".to_string()),
+            "{secrets:?}"
+        );
+        assert!(secrets.contains(&"abcdefghij".to_string()), "{secrets:?}");
+        assert!(!secrets.iter().any(|s| s.contains("json")));
+    }
+}

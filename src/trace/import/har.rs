@@ -1,0 +1,325 @@
+//! HAR files (HTTP Archive 1.2, as browsers' dev tools and proxies save them) holding MCP
+//! Streamable HTTP traffic.
+//!
+//! Each entry becomes:
+//! - a request event `host -> server:NAME` on the `http` channel: the POST body as `raw` (empty
+//!   for GET and DELETE), with [`HttpInfo`] method, URL and headers, at `startedDateTime`;
+//! - response events `server:NAME -> host`, at `startedDateTime` + `time`: one per SSE event
+//!   (its `data`) when the response is `text/event-stream`, else one holding the body (empty
+//!   for a 202). Each carries the status; the first also carries the response headers.
+//!
+//! Header values and URL query parameters go through the caller's redaction hook before they
+//! become events, so credentials (`Authorization`, cookies, API keys) never reach a trace.
+//! NAME is the caller's, or the URL's host. An entry that cannot be read is reported by its
+//! 1-based number and skipped.
+
+use base64::Engine as _;
+use chrono::{DateTime, TimeDelta, Utc};
+use serde_json::Value;
+
+use super::{HttpHooks, ImportWarning, Imported};
+use crate::trace::event::{Channel, Event, HttpInfo, Lane};
+
+/// Why a HAR file could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum HarError {
+    #[error("not JSON (line {line}, column {column}): {message}")]
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("not a HAR file: no `log.entries` array")]
+    NoEntries,
+}
+
+/// Parses a whole HAR file.
+pub fn parse(text: &str, name: Option<&str>, hooks: HttpHooks) -> Result<Imported, HarError> {
+    let root: Value = serde_json::from_str(text).map_err(|e| HarError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let entries = root
+        .pointer("/log/entries")
+        .and_then(Value::as_array)
+        .ok_or(HarError::NoEntries)?;
+    let mut out = Imported::default();
+    for (index, entry) in entries.iter().enumerate() {
+        if let Err(message) = import_entry(entry, name, hooks, &mut out.events) {
+            out.warnings.push(ImportWarning {
+                unit: "entry",
+                number: index + 1,
+                message,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn import_entry(
+    entry: &Value,
+    name: Option<&str>,
+    hooks: HttpHooks,
+    events: &mut Vec<Event>,
+) -> Result<(), String> {
+    let started = entry
+        .get("startedDateTime")
+        .and_then(Value::as_str)
+        .ok_or("no `startedDateTime`")?;
+    let started = DateTime::parse_from_rfc3339(started)
+        .map_err(|e| format!("`startedDateTime` is not a date ({e}): {started}"))?
+        .with_timezone(&Utc);
+    let request = entry.get("request").ok_or("no `request`")?;
+    let response = entry.get("response").ok_or("no `response`")?;
+    let method = request
+        .get("method")
+        .and_then(Value::as_str)
+        .ok_or("no `request.method`")?;
+    let url = request
+        .get("url")
+        .and_then(Value::as_str)
+        .ok_or("no `request.url`")?;
+    let server = name.map_or_else(|| host_of(url), str::to_string);
+    let elapsed = entry.get("time").and_then(Value::as_f64).unwrap_or(0.0);
+    let answered = started + TimeDelta::microseconds((elapsed.max(0.0) * 1000.0) as i64);
+    let time_of = |t: DateTime<Utc>| {
+        use chrono::SubsecRound as _;
+        t.trunc_subsecs(6)
+    };
+
+    let request_body = request
+        .pointer("/postData/text")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let mut headers = header_pairs(request.get("headers"));
+    (hooks.redact)(&mut headers);
+    let mut request_event = event(
+        events,
+        time_of(started),
+        Lane::Host,
+        Lane::server(&server),
+        request_body.as_bytes().to_vec(),
+    );
+    request_event.http = Some(HttpInfo {
+        method: Some(method.to_string()),
+        url: Some(redact_url(url, hooks)),
+        headers,
+        ..HttpInfo::default()
+    });
+    events.push(request_event);
+
+    let status = response
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .ok_or("no `response.status`")?;
+    let mut headers = header_pairs(response.get("headers"));
+    (hooks.redact)(&mut headers);
+    let content = response.get("content");
+    let text = content
+        .and_then(|c| c.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let body = if content
+        .and_then(|c| c.get("encoding"))
+        .and_then(Value::as_str)
+        == Some("base64")
+    {
+        base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|e| format!("response body is not valid base64: {e}"))?
+    } else {
+        text.as_bytes().to_vec()
+    };
+    let mime = content
+        .and_then(|c| c.get("mimeType"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                .map(|(_, v)| v.clone())
+        })
+        .unwrap_or_default();
+    let bodies: Vec<Vec<u8>> = if mime.to_ascii_lowercase().starts_with("text/event-stream") {
+        (hooks.sse_data)(&body)
+            .into_iter()
+            .map(String::into_bytes)
+            .collect()
+    } else {
+        vec![body]
+    };
+    let bodies = if bodies.is_empty() {
+        vec![Vec::new()]
+    } else {
+        bodies
+    };
+    for (i, body) in bodies.into_iter().enumerate() {
+        let mut e = event(
+            events,
+            time_of(answered),
+            Lane::server(&server),
+            Lane::Host,
+            body,
+        );
+        e.http = Some(HttpInfo {
+            status: Some(status),
+            headers: if i == 0 {
+                std::mem::take(&mut headers)
+            } else {
+                Vec::new()
+            },
+            ..HttpInfo::default()
+        });
+        events.push(e);
+    }
+    Ok(())
+}
+
+fn event(events: &[Event], time: DateTime<Utc>, from: Lane, to: Lane, body: Vec<u8>) -> Event {
+    Event::with_bytes(events.len() as u64, time, from, to, Channel::Http, body)
+}
+
+/// HAR headers `[{"name":..,"value":..}]` as pairs, in order.
+fn header_pairs(headers: Option<&Value>) -> Vec<(String, String)> {
+    headers
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|h| {
+            Some((
+                h.get("name")?.as_str()?.to_string(),
+                h.get("value")?.as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The URL with each query parameter's value passed through the redaction hook by name.
+fn redact_url(url: &str, hooks: HttpHooks) -> String {
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let (query, fragment) = match query.split_once('#') {
+        Some((q, f)) => (q, Some(f)),
+        None => (query, None),
+    };
+    let mut pairs: Vec<(String, String)> = query
+        .split('&')
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (p.to_string(), String::new()),
+        })
+        .collect();
+    let before = pairs.clone();
+    (hooks.redact)(&mut pairs);
+    let query: Vec<String> = pairs
+        .iter()
+        .zip(&before)
+        .zip(query.split('&'))
+        .map(|(((k, v), (_, old)), original)| {
+            if v == old {
+                original.to_string()
+            } else {
+                format!("{k}={v}")
+            }
+        })
+        .collect();
+    let mut out = format!("{base}?{}", query.join("&"));
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// `https://mcp.example.com:8443/mcp` -> `mcp.example.com`.
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if authority.starts_with('[') {
+        authority
+    } else {
+        authority.split(':').next().unwrap_or(authority)
+    };
+    if host.is_empty() {
+        "http".into()
+    } else {
+        host.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redact(pairs: &mut [(String, String)]) {
+        for (k, v) in pairs {
+            if k.eq_ignore_ascii_case("authorization") || k == "api_key" {
+                *v = "[redacted]".into();
+            }
+        }
+    }
+
+    fn sse(bytes: &[u8]) -> Vec<String> {
+        String::from_utf8_lossy(bytes)
+            .split("\n\n")
+            .filter_map(|block| {
+                let data: Vec<&str> = block
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .collect();
+                (!data.is_empty()).then(|| data.join("\n"))
+            })
+            .collect()
+    }
+
+    const HOOKS: HttpHooks = HttpHooks {
+        redact,
+        sse_data: sse,
+    };
+
+    #[test]
+    fn sse_response_becomes_one_event_per_message_and_credentials_go() {
+        let har = r#"{"log":{"entries":[
+          {"startedDateTime":"2025-06-11T10:00:00.000Z","time":12.5,
+           "request":{"method":"POST","url":"http://localhost:3000/mcp?api_key=s3cret&x=1",
+             "headers":[{"name":"Authorization","value":"Bearer s3cret"}],
+             "postData":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}"}},
+           "response":{"status":200,"headers":[{"name":"Content-Type","value":"text/event-stream"}],
+             "content":{"mimeType":"text/event-stream","text":"data: {\"a\":1}\n\ndata: {\"b\":2}\n\n"}}},
+          {"request":{}}
+        ]}}"#;
+        let got = parse(har, None, HOOKS).expect("har");
+        assert_eq!(got.events.len(), 3);
+        assert_eq!(got.warnings.len(), 1);
+        assert_eq!(got.warnings[0].number, 2);
+        let req = got.events[0].http.as_ref().expect("http");
+        assert_eq!(
+            req.url.as_deref(),
+            Some("http://localhost:3000/mcp?api_key=[redacted]&x=1")
+        );
+        assert_eq!(req.headers[0].1, "[redacted]");
+        assert_eq!(got.events[0].to, Lane::server("localhost"));
+        assert_eq!(got.events[1].raw.as_deref(), Some(r#"{"a":1}"#));
+        assert_eq!(got.events[2].raw.as_deref(), Some(r#"{"b":2}"#));
+        assert_eq!(
+            (got.events[2].time - got.events[0].time).num_microseconds(),
+            Some(12_500)
+        );
+        assert!(
+            !serde_json::to_string(&got.events)
+                .unwrap()
+                .contains("s3cret")
+        );
+    }
+
+    #[test]
+    fn broken_json_names_line_and_column() {
+        let err = parse("{\n  \"log\": [,\n", None, HOOKS).unwrap_err();
+        assert!(matches!(err, HarError::Json { line: 2, .. }), "{err}");
+    }
+}

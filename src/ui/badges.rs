@@ -1,0 +1,366 @@
+//! The findings of the open trace, and the badges that show them on the diagram's arrows and
+//! in what the model sees.
+//!
+//! [`Findings`] runs the doctor, the schema check, the poisoning scan and the in-trace pin
+//! comparison once per change of the [`super::store::TraceStore`] (never per frame), and
+//! indexes every finding by the event it points at, so a row asks for its marks in O(log n).
+
+use std::collections::BTreeMap;
+
+use egui::{Color32, FontId, Painter, Rect, pos2, vec2};
+
+use super::Tr;
+use super::theme::Palette;
+use crate::analysis::conformance::{self, Violation};
+use crate::analysis::doctor::{self, Code, Diagnosis, DoctorOptions};
+use crate::analysis::{Report, pins, poison};
+use crate::trace::Event;
+
+/// What kind of finding a mark stands for; the most serious kind colours the badge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MarkKind {
+    /// A doctor code whose evidence is this event (a tool the model does not see or sees
+    /// renamed, a server that failed).
+    Doctor,
+    /// A schema violation of this message.
+    Violation,
+    /// A poisoning finding in a definition this message carried.
+    Poison,
+    /// A tool definition that changed since the previous `tools/list` result.
+    RugPull,
+}
+
+impl MarkKind {
+    /// The i18n key of the kind's name.
+    pub fn key(self) -> &'static str {
+        match self {
+            MarkKind::Doctor => "badge.doctor",
+            MarkKind::Violation => "badge.violation",
+            MarkKind::Poison => "badge.poison",
+            MarkKind::RugPull => "badge.rug_pull",
+        }
+    }
+
+    pub fn color(self, palette: &Palette) -> Color32 {
+        match self {
+            MarkKind::Doctor => palette.problem,
+            MarkKind::Violation => palette.invalid,
+            MarkKind::Poison | MarkKind::RugPull => palette.error,
+        }
+    }
+}
+
+/// One finding attached to one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub kind: MarkKind,
+    /// The finding on one line (from the analysis, in English like the CLI's output).
+    pub text: String,
+}
+
+/// One row of a side-by-side diff: a line of the earlier definition, of the later one, or
+/// both; `changed` when they differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffRow {
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub changed: bool,
+}
+
+/// A rug pull within the trace, ready to be drawn side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RugPull {
+    pub server: String,
+    pub tool: String,
+    pub before_seq: u64,
+    pub after_seq: u64,
+    pub headline: String,
+    pub rows: Vec<DiffRow>,
+}
+
+/// Everything found in the trace.
+#[derive(Debug, Clone)]
+pub struct Findings {
+    pub diagnosis: Diagnosis,
+    pub violations: Vec<Violation>,
+    pub poison: Vec<poison::Finding>,
+    pub rug_pulls: Vec<RugPull>,
+    by_event: BTreeMap<usize, Vec<Mark>>,
+}
+
+impl Findings {
+    /// Runs every analysis on `events`.
+    pub fn compute(events: &[Event], report: &Report) -> Findings {
+        let index_of = |seq: u64| events.binary_search_by_key(&seq, |e| e.seq).ok();
+        let diagnosis = doctor::diagnose(events, report, &DoctorOptions::default());
+        let violations = conformance::validate(events, &report.rpc);
+        let defs = pins::definitions(events, &report.rpc);
+        let poison = poison::scan_definitions(&defs);
+        let rug_pulls: Vec<RugPull> = pins::check_trace(&defs.lists, None)
+            .iter()
+            .filter_map(|f| rug_pull(f, &defs))
+            .collect();
+
+        let mut by_event: BTreeMap<usize, Vec<Mark>> = BTreeMap::new();
+        let mut mark = |seq: Option<u64>, kind: MarkKind, text: String| {
+            if let Some(i) = seq.and_then(index_of) {
+                by_event.entry(i).or_default().push(Mark { kind, text });
+            }
+        };
+        for s in diagnosis.servers.iter() {
+            if let Some(code) = s.code {
+                mark(s.seq, MarkKind::Doctor, format!("{}: {code}", s.server));
+            }
+        }
+        for t in diagnosis.tools.iter().filter(|t| noteworthy(t)) {
+            let server = t.server.as_deref().unwrap_or("?");
+            let text = format!("{server}/{}: {}", t.tool, t.code);
+            mark(t.seq, MarkKind::Doctor, text);
+        }
+        for v in &violations {
+            let text = format!("{} {}", pointer(v), v.message);
+            mark(Some(v.seq), MarkKind::Violation, text);
+        }
+        for f in &poison {
+            let tool = f.tool.as_deref().unwrap_or("instructions");
+            let text = format!(
+                "{}/{tool} {}: {} ({})",
+                f.server,
+                f.field,
+                f.kind.code(),
+                f.severity.as_str()
+            );
+            mark(Some(f.seq), MarkKind::Poison, text);
+        }
+        for r in &rug_pulls {
+            mark(Some(r.after_seq), MarkKind::RugPull, r.headline.clone());
+        }
+        for marks in by_event.values_mut() {
+            marks.sort_by_key(|m| std::cmp::Reverse(m.kind));
+        }
+        Findings {
+            diagnosis,
+            violations,
+            poison,
+            rug_pulls,
+            by_event,
+        }
+    }
+
+    /// The marks of event `index` (empty when it has none).
+    pub fn marks(&self, index: usize) -> &[Mark] {
+        self.by_event.get(&index).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many events carry at least one mark.
+    pub fn marked_events(&self) -> usize {
+        self.by_event.len()
+    }
+
+    /// The poisoning findings about `tool` of `server`.
+    pub fn poison_of<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+    ) -> impl Iterator<Item = &'a poison::Finding> + 'a {
+        self.poison
+            .iter()
+            .filter(move |f| f.server == server && f.tool.as_deref() == Some(tool))
+    }
+
+    /// The doctor's verdict on `tool` of `server`.
+    pub fn doctor_of(&self, server: &str, tool: &str) -> Option<&doctor::ToolFinding> {
+        self.diagnosis
+            .tools
+            .iter()
+            .find(|t| t.tool == tool && t.server.as_deref() == Some(server))
+    }
+}
+
+/// Whether a tool's verdict deserves a badge: it is not visible, or visible with a caveat
+/// (renamed because of a duplicate name).
+pub fn noteworthy(t: &doctor::ToolFinding) -> bool {
+    !t.visible || !matches!(t.code, Code::VisibleCalled | Code::VisibleNotCalled)
+}
+
+/// A violation's JSON pointer, `/` for the whole message.
+pub fn pointer(v: &Violation) -> &str {
+    if v.pointer.is_empty() {
+        "/"
+    } else {
+        &v.pointer
+    }
+}
+
+/// The side-by-side view of a rug pull, with both definitions read from the listings.
+fn rug_pull(finding: &pins::Finding, defs: &pins::Definitions) -> Option<RugPull> {
+    let pins::Finding::RugPull {
+        server,
+        tool,
+        before_seq,
+        after_seq,
+        ..
+    } = finding
+    else {
+        return None;
+    };
+    let pretty = |seq: u64| {
+        defs.lists
+            .iter()
+            .find(|l| l.seq == seq && l.server.name == *server)
+            .and_then(|l| l.tool(tool))
+            .map(pins::ToolDef::pretty)
+    };
+    let before = pretty(*before_seq).unwrap_or_default();
+    let after = pretty(*after_seq).unwrap_or_default();
+    Some(RugPull {
+        server: server.clone(),
+        tool: tool.clone(),
+        before_seq: *before_seq,
+        after_seq: *after_seq,
+        headline: finding.headline(),
+        rows: side_by_side(&before, &after),
+    })
+}
+
+/// Aligns the lines of two texts: equal lines side by side, changed runs next to each other.
+pub fn side_by_side(before: &str, after: &str) -> Vec<DiffRow> {
+    use similar::DiffOp;
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    let diff = similar::TextDiff::from_slices(&old, &new);
+    let mut rows = Vec::new();
+    let line = |v: &[&str], i: usize| v.get(i).map(|s| s.to_string());
+    for op in diff.ops() {
+        match *op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => rows.extend((0..len).map(|k| DiffRow {
+                before: line(&old, old_index + k),
+                after: line(&new, new_index + k),
+                changed: false,
+            })),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => rows.extend((0..old_len).map(|k| DiffRow {
+                before: line(&old, old_index + k),
+                after: None,
+                changed: true,
+            })),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => rows.extend((0..new_len).map(|k| DiffRow {
+                before: None,
+                after: line(&new, new_index + k),
+                changed: true,
+            })),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => rows.extend((0..old_len.max(new_len)).map(|k| DiffRow {
+                before: (k < old_len).then(|| line(&old, old_index + k)).flatten(),
+                after: (k < new_len).then(|| line(&new, new_index + k)).flatten(),
+                changed: true,
+            })),
+        }
+    }
+    rows
+}
+
+/// The badge's text as painted: `!` and the number of findings (the bundled fonts have no
+/// warning sign; the accessible label has one, see [`row_label`]).
+pub fn badge_text(marks: &[Mark]) -> String {
+    format!("! {}", marks.len())
+}
+
+/// The accessible label of a row with marks: `#<seq> <label> ⚠ <count>`.
+pub fn row_label(seq: u64, label: &str, marks: &[Mark]) -> String {
+    if marks.is_empty() {
+        format!("#{seq} {label}")
+    } else {
+        format!("#{seq} {label} ⚠ {}", marks.len())
+    }
+}
+
+/// The hover text listing `marks`, one per line, each with its kind.
+pub fn tooltip(marks: &[Mark], tr: Tr<'_>) -> String {
+    let mut out = tr.f("badge.title", &[("count", marks.len().to_string())]);
+    for m in marks {
+        out.push_str(&format!(
+            "\n- {}: {}",
+            tr.t(m.kind.key()),
+            super::visible::escape(&m.text)
+        ));
+    }
+    out
+}
+
+/// Paints a badge whose left edge is at `left`, vertically centred on `y`; returns its rect.
+pub fn paint(painter: &Painter, left: f32, y: f32, marks: &[Mark], palette: &Palette) -> Rect {
+    let color = marks
+        .first()
+        .map_or(palette.problem, |m| m.kind.color(palette));
+    let font = FontId::proportional(10.5);
+    let galley = painter.layout_no_wrap(badge_text(marks), font, Color32::WHITE);
+    let size = galley.size() + vec2(8.0, 2.0);
+    let rect = Rect::from_min_size(pos2(left, y - size.y / 2.0), size);
+    painter.rect_filled(rect, 4.0, color);
+    painter.galley(rect.center() - galley.size() / 2.0, galley, Color32::WHITE);
+    rect
+}
+
+/// A badge as a widget (the model view), with its tooltip.
+pub fn badge_ui(ui: &mut egui::Ui, text: &str, color: Color32, hover: &str) -> egui::Response {
+    let label = egui::RichText::new(text)
+        .small()
+        .strong()
+        .color(Color32::WHITE)
+        .background_color(color);
+    ui.label(label).on_hover_text(hover)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_by_side_aligns_changed_lines() {
+        let rows = side_by_side("a\nb\nc\n", "a\nB\nc\nd\n");
+        assert_eq!(rows.len(), 4);
+        assert!(!rows[0].changed);
+        assert_eq!(rows[1].before.as_deref(), Some("b"));
+        assert_eq!(rows[1].after.as_deref(), Some("B"));
+        assert!(rows[1].changed);
+        assert!(!rows[2].changed);
+        assert_eq!(rows[3].before, None);
+        assert_eq!(rows[3].after.as_deref(), Some("d"));
+    }
+
+    #[test]
+    fn an_empty_trace_has_no_findings() {
+        let f = Findings::compute(&[], &crate::analysis::report(&[]));
+        assert_eq!(f.marked_events(), 0);
+        assert!(f.marks(0).is_empty());
+        assert!(f.violations.is_empty() && f.poison.is_empty() && f.rug_pulls.is_empty());
+    }
+
+    #[test]
+    fn row_labels_keep_their_prefix() {
+        let marks = [Mark {
+            kind: MarkKind::Poison,
+            text: "x".into(),
+        }];
+        assert_eq!(
+            row_label(7, "result tools/list", &[]),
+            "#7 result tools/list"
+        );
+        assert_eq!(
+            row_label(7, "result tools/list", &marks),
+            "#7 result tools/list ⚠ 1"
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! The doctor panel: what `sightline doctor`, `validate`, `poison` and `pins` say about the
+//! open trace, read from the store's cached [`super::badges::Findings`].
+//!
+//! Per server and per tool: visible or not, the reason code, the evidence event (a link that
+//! selects it) and the hint; then the schema violations, the poisoning findings (invisible
+//! characters written as `\u{…}`, hidden text decoded) and the rug pulls, each with the two
+//! definitions side by side and the changed lines highlighted.
+
+use egui::{Color32, RichText, ScrollArea, Ui};
+
+use super::Tr;
+use super::badges::{self, RugPull};
+use super::command::Command;
+use super::store::TraceStore;
+use super::theme::Palette;
+use super::visible;
+use crate::analysis::doctor::Basis;
+
+/// UI memory of the panel (none yet: everything shown is in the store).
+#[derive(Debug, Default)]
+pub struct DoctorPanel {}
+
+impl DoctorPanel {
+    pub fn ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
+        let mut command = None;
+        ScrollArea::vertical()
+            .id_salt("doctor-panel")
+            .auto_shrink(false)
+            .show(ui, |ui| {
+                command = contents_ui(ui, store, tr);
+            });
+        command
+    }
+}
+
+/// A link to the event with `seq`, if the trace has it.
+fn evidence(ui: &mut Ui, store: &TraceStore, seq: Option<u64>, tr: Tr<'_>) -> Option<Command> {
+    let seq = seq?;
+    let text = tr.f("doctor.evidence", &[("seq", seq.to_string())]);
+    let index = store.index_of_seq(seq)?;
+    ui.link(text).clicked().then_some(Command::Select(index))
+}
+
+fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
+    let mut command = None;
+    let palette = Palette::for_visuals(ui.visuals());
+    let ok = palette.response;
+    let bad = palette.error;
+    let f = &store.findings;
+    let d = &f.diagnosis;
+
+    ui.heading(tr.t("panel.doctor"));
+    if store.is_empty() {
+        ui.weak(tr.t("app.no_trace"));
+        return None;
+    }
+    ui.label(match d.basis {
+        Basis::LastRequest { seq, shape } => tr.f(
+            "doctor.basis_request",
+            &[("seq", seq.to_string()), ("shape", format!("{shape:?}"))],
+        ),
+        Basis::WouldBe { shape } => {
+            tr.f("doctor.basis_would_be", &[("shape", format!("{shape:?}"))])
+        }
+    });
+
+    ui.separator();
+    ui.label(RichText::new(tr.t("doctor.servers")).strong());
+    if d.servers.is_empty() {
+        ui.weak(tr.t("doctor.no_servers"));
+    }
+    for s in &d.servers {
+        ui.horizontal_wrapped(|ui| {
+            let color = if s.failed() { bad } else { ok };
+            ui.label(
+                RichText::new(visible::escape(&s.server))
+                    .monospace()
+                    .strong()
+                    .color(color),
+            );
+            ui.label(tr.f(
+                "doctor.listed",
+                &[
+                    ("visible", s.visible.to_string()),
+                    ("listed", s.listed.to_string()),
+                ],
+            ));
+            if let Some(code) = s.code {
+                ui.label(RichText::new(code.as_str()).monospace().color(bad));
+            }
+            command = evidence(ui, store, s.seq, tr).or(command.take());
+        });
+        if s.code.is_some() && !s.detail.is_empty() {
+            ui.label(visible::escape(&s.detail));
+        }
+        if !s.hint.is_empty() {
+            ui.weak(tr.f("doctor.hint", &[("hint", s.hint.clone())]));
+        }
+    }
+
+    ui.separator();
+    ui.label(RichText::new(tr.t("doctor.tools")).strong());
+    for t in &d.tools {
+        egui::Frame::group(ui.style())
+            .stroke(egui::Stroke::new(1.0, if t.visible { ok } else { bad }))
+            .show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    let name = match &t.server {
+                        Some(s) => format!("{s}/{}", t.tool),
+                        None => t.tool.clone(),
+                    };
+                    ui.label(RichText::new(visible::escape(&name)).monospace().strong());
+                    let (mark, key, color) = if t.visible {
+                        ("+", "doctor.visible", ok)
+                    } else {
+                        ("x", "doctor.not_visible", bad)
+                    };
+                    ui.colored_label(color, format!("{mark} {}", tr.t(key)));
+                    ui.label(RichText::new(t.code.as_str()).monospace().color(color));
+                    command = evidence(ui, store, t.seq, tr).or(command.take());
+                });
+                if !t.detail.is_empty() {
+                    ui.label(visible::escape(&t.detail));
+                }
+                if !t.hint.is_empty() {
+                    ui.weak(tr.f("doctor.hint", &[("hint", t.hint.clone())]));
+                }
+            });
+    }
+
+    ui.separator();
+    ui.label(
+        RichText::new(tr.f(
+            "doctor.violations",
+            &[("count", f.violations.len().to_string())],
+        ))
+        .strong(),
+    );
+    if f.violations.is_empty() {
+        ui.weak(tr.t("doctor.no_violations"));
+    }
+    for v in &f.violations {
+        ui.horizontal_wrapped(|ui| {
+            if let Some(i) = store.index_of_seq(v.seq)
+                && ui
+                    .link(tr.f("doctor.evidence", &[("seq", v.seq.to_string())]))
+                    .clicked()
+            {
+                command = Some(Command::Select(i));
+            }
+            ui.label(
+                RichText::new(visible::escape(badges::pointer(v)))
+                    .monospace()
+                    .color(palette.invalid),
+            );
+            ui.label(visible::escape(&v.message));
+        });
+    }
+
+    ui.separator();
+    ui.label(
+        RichText::new(tr.f("doctor.poisoning", &[("count", f.poison.len().to_string())])).strong(),
+    );
+    if f.poison.is_empty() {
+        ui.weak(tr.t("doctor.no_poisoning"));
+    }
+    for p in &f.poison {
+        egui::Frame::group(ui.style())
+            .stroke(egui::Stroke::new(1.0, bad))
+            .show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    let tool = p.tool.as_deref().unwrap_or("instructions");
+                    ui.label(
+                        RichText::new(visible::escape(&format!(
+                            "{}/{tool} · {}",
+                            p.server, p.field
+                        )))
+                        .monospace()
+                        .strong(),
+                    );
+                    ui.label(
+                        RichText::new(format!("{} ({})", p.kind.code(), p.severity.as_str()))
+                            .color(bad),
+                    );
+                    command = evidence(ui, store, Some(p.seq), tr).or(command.take());
+                });
+                // The excerpt already writes invisible characters as \u{…}.
+                ui.label(RichText::new(&p.excerpt).monospace());
+                ui.label(&p.explanation);
+                if let Some(hidden) = &p.hidden {
+                    ui.label(
+                        RichText::new(tr.f(
+                            "doctor.hidden",
+                            &[("text", visible::escape(hidden).into_owned())],
+                        ))
+                        .color(bad),
+                    );
+                }
+            });
+    }
+
+    ui.separator();
+    ui.label(
+        RichText::new(tr.f(
+            "doctor.rug_pulls",
+            &[("count", f.rug_pulls.len().to_string())],
+        ))
+        .strong(),
+    );
+    if f.rug_pulls.is_empty() {
+        ui.weak(tr.t("doctor.no_rug_pulls"));
+    }
+    for (k, r) in f.rug_pulls.iter().enumerate() {
+        ui.label(RichText::new(visible::escape(&r.headline)).color(bad));
+        ui.horizontal_wrapped(|ui| {
+            command = evidence(ui, store, Some(r.before_seq), tr).or(command.take());
+            ui.label("→");
+            command = evidence(ui, store, Some(r.after_seq), tr).or(command.take());
+        });
+        egui::CollapsingHeader::new(tr.t("doctor.side_by_side"))
+            .id_salt(("rug-pull", k))
+            .default_open(true)
+            .show(ui, |ui| diff_ui(ui, r, &palette, tr));
+    }
+    command
+}
+
+/// The two definitions of a rug pull in two columns, changed lines highlighted.
+fn diff_ui(ui: &mut Ui, r: &RugPull, palette: &Palette, tr: Tr<'_>) {
+    let removed = palette.error.gamma_multiply(0.25);
+    let added = palette.response.gamma_multiply(0.25);
+    ScrollArea::horizontal()
+        .id_salt(("rug-pull-diff", r.before_seq, r.after_seq, &r.tool))
+        .show(ui, |ui| {
+            egui::Grid::new(("rug-pull-grid", r.before_seq, r.after_seq, &r.tool))
+                .striped(false)
+                .spacing([12.0, 0.0])
+                .show(ui, |ui| {
+                    ui.label(
+                        RichText::new(tr.f("doctor.before", &[("seq", r.before_seq.to_string())]))
+                            .strong(),
+                    );
+                    ui.label(
+                        RichText::new(tr.f("doctor.after", &[("seq", r.after_seq.to_string())]))
+                            .strong(),
+                    );
+                    ui.end_row();
+                    for row in &r.rows {
+                        cell(ui, row.before.as_deref(), row.changed, removed);
+                        cell(ui, row.after.as_deref(), row.changed, added);
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+fn cell(ui: &mut Ui, line: Option<&str>, changed: bool, highlight: Color32) {
+    let text = line.map_or_else(String::new, |l| visible::escape(l).into_owned());
+    let mut rich = RichText::new(text).monospace();
+    if changed && line.is_some() {
+        rich = rich.background_color(highlight);
+    }
+    ui.label(rich);
+}
