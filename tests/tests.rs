@@ -11,6 +11,7 @@ mod conformance;
 mod doctor;
 mod export;
 mod host_runs;
+mod http_proxy;
 mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;

@@ -215,6 +215,9 @@ impl Diagram {
     }
 }
 
+/// Traces with at least this many events have their rows built on two threads.
+const PARALLEL_ROWS_FROM: usize = 20_000;
+
 /// Builds the diagram of a trace from its events and their analysis.
 pub fn build(events: &[Event], report: &Report) -> Diagram {
     let lanes = lanes(events);
@@ -228,27 +231,40 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     let ctx = labels::Context { events, report };
     let t0 = events.first().map(|e| e.time);
 
-    let mut rows: Vec<Row> = events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let (from, to) = row_lanes(e);
-            let text = ctx.describe(i);
-            Row {
-                event: i,
-                seq: e.seq,
-                offset_us: t0.map_or(0, |t0| (e.time - t0).num_microseconds().unwrap_or(0)),
-                from: lane_index[from],
-                to: lane_index[to],
-                style: text.style,
-                status: text.status,
-                label: text.label,
-                detail: text.detail,
-                pair: None,
-                chain: Vec::new(),
+    let row = |i: usize| {
+        let e = &events[i];
+        let (from, to) = row_lanes(e);
+        let text = ctx.describe(i);
+        Row {
+            event: i,
+            seq: e.seq,
+            offset_us: t0.map_or(0, |t0| (e.time - t0).num_microseconds().unwrap_or(0)),
+            from: lane_index[from],
+            to: lane_index[to],
+            style: text.style,
+            status: text.status,
+            label: text.label,
+            detail: text.detail,
+            pair: None,
+            chain: Vec::new(),
+        }
+    };
+    // Rows are independent of each other: a big trace is laid out on two threads.
+    let mut rows: Vec<Row> = if events.len() >= PARALLEL_ROWS_FROM {
+        let half = events.len() / 2;
+        std::thread::scope(|s| {
+            let second = s.spawn(|| (half..events.len()).map(row).collect::<Vec<Row>>());
+            let mut rows: Vec<Row> = Vec::with_capacity(events.len());
+            rows.extend((0..half).map(row));
+            match second.join() {
+                Ok(rest) => rows.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
             }
+            rows
         })
-        .collect();
+    } else {
+        (0..events.len()).map(row).collect()
+    };
 
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {

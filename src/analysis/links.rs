@@ -63,9 +63,15 @@ pub fn link(
     rpc: &Analysis,
     llm: &[LlmExchange],
 ) -> (Vec<CallChain>, Vec<ToolView>) {
-    let index_of: HashMap<u64, usize> =
-        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+    // Events are normally in `seq` order (then a binary search finds one); a map otherwise.
+    let sorted = events.windows(2).all(|w| w[0].seq < w[1].seq);
+    let index_of: HashMap<u64, usize> = if sorted {
+        HashMap::new()
+    } else {
+        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect()
+    };
     let answer = |i: usize| match rpc.derived[i].pairing {
+        Pairing::AnsweredBy(seq) if sorted => events.binary_search_by_key(&seq, |e| e.seq).ok(),
         Pairing::AnsweredBy(seq) => index_of.get(&seq).copied(),
         _ => None,
     };
@@ -121,9 +127,11 @@ pub fn link(
         }
     }
 
-    // Every tools/list result, read once, in the order the results arrived.
+    // Every tools/list result, read once, in the order the results arrived. Only the lists
+    // before the last LLM request can matter (none without LLM exchanges).
+    let last_request = llm.iter().map(|x| x.request).max();
     let mut lists: Vec<(usize, String, Vec<String>)> = Vec::new();
-    for i in 0..events.len() {
+    for i in 0..last_request.unwrap_or(0) {
         let d = &rpc.derived[i];
         if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
             continue;
@@ -131,13 +139,11 @@ pub fn link(
         let (Some(server), Some(r)) = (events[i].to.server_name(), answer(i)) else {
             continue;
         };
-        let names = json(&events[r])
-            .and_then(|v| {
-                v.pointer("/result/tools")
-                    .and_then(Value::as_array)
-                    .cloned()
-            })
-            .unwrap_or_default()
+        let message = json(&events[r]);
+        let names = message
+            .as_ref()
+            .and_then(|v| v.pointer("/result/tools").and_then(Value::as_array))
+            .map_or(&[][..], Vec::as_slice)
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
             .collect();

@@ -83,7 +83,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Completes on Ctrl-C, SIGTERM or SIGHUP.
-async fn stop_signal() {
+pub(super) async fn stop_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate()).ok();
     let mut hup = signal(SignalKind::hangup()).ok();

@@ -38,7 +38,9 @@ struct Cli {
 enum Command {
     /// A transparent stdio proxy: put it in place of a server command in any host's config.
     ///
-    /// Example: `sightline proxy --trace weather.jsonl -- node weather-server.mjs`
+    /// Example: `sightline proxy --trace weather.jsonl -- node weather-server.mjs`; for a server
+    /// over Streamable HTTP: `sightline proxy --http --listen 127.0.0.1:8787 --upstream
+    /// http://127.0.0.1:3001/mcp --trace weather.jsonl`
     Proxy(proxy::ProxyArgs),
     /// A recording reverse proxy for LLM APIs (Anthropic Messages, OpenAI Responses and Chat
     /// Completions, compatible servers): requests and responses pass unchanged, streams flow

@@ -4,13 +4,16 @@
 //! speak on stderr, once, to say where the trace goes. The exit status is the server's (or
 //! 128 + the signal that ended it), so the host sees what it would have seen without us.
 
+use std::net::SocketAddr;
 use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::tap::http_proxy::HttpProxy;
 use crate::tap::{Recorder, ServerCommand, StdioTap};
 use crate::trace::{Header, Lane, TraceWriter};
 
@@ -27,11 +30,28 @@ pub struct ProxyArgs {
     #[arg(long, short)]
     quiet: bool,
     /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(last = true, required_unless_present = "http", value_name = "CMD")]
     command: Vec<String>,
+    /// Proxy an MCP server over Streamable HTTP instead of spawning one (needs --upstream).
+    #[arg(long, requires = "upstream", conflicts_with = "command")]
+    http: bool,
+    /// With --http: the address to listen on. Loopback only unless --allow-remote; port 0
+    /// picks a free one.
+    #[arg(long, default_value = "127.0.0.1:0", requires = "http")]
+    listen: SocketAddr,
+    /// With --http: the server's MCP endpoint, e.g. http://127.0.0.1:3001/mcp.
+    #[arg(long, value_name = "URL", requires = "http")]
+    upstream: Option<String>,
+    /// With --http: accept connections from other machines (a --listen address that is not
+    /// loopback).
+    #[arg(long, requires = "http")]
+    allow_remote: bool,
 }
 
 pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
+    if args.http {
+        return run_http(args);
+    }
     let (program, rest) = args
         .command
         .split_first()
@@ -84,6 +104,58 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(
         u8::try_from(outcome.shell_status()).unwrap_or(1),
     ))
+}
+
+/// `sightline proxy --http`: serve the Streamable HTTP proxy until Ctrl-C / SIGTERM / SIGHUP.
+fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
+    let upstream = args
+        .upstream
+        .clone()
+        .context("--http needs --upstream URL")?;
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        anyhow::bail!(
+            "refusing to listen on {}, which is not a loopback address: anyone who can reach it \
+             could use the MCP server and the credentials that pass through; add --allow-remote \
+             if that is intended",
+            args.listen
+        );
+    }
+    let name = match &args.name {
+        Some(name) => sanitize(name),
+        None => reqwest::Url::parse(&upstream)
+            .ok()
+            .and_then(|url| url.host_str().map(sanitize))
+            .unwrap_or_else(|| "server".into()),
+    };
+    let path = match &args.trace {
+        Some(path) => path.clone(),
+        None => default_trace_path(&name)?,
+    };
+    let header = Header::new(format!("sightline proxy --http --upstream {upstream}"));
+    let writer = TraceWriter::create(&path, &header)?;
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let served = runtime.block_on(async {
+        let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone()).await?;
+        if !args.quiet {
+            eprintln!(
+                "sightline: proxy listening on http://{}, forwarding to {upstream}",
+                proxy.local_addr()
+            );
+            eprintln!("sightline: recording server `{name}` to {}", path.display());
+        }
+        proxy
+            .serve(super::llm_proxy::stop_signal(), Duration::from_secs(3))
+            .await
+            .context("the proxy stopped")
+    });
+    let report = recorder.finish();
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    served?;
+    tracing::info!("proxy stopped; {} events recorded", report.events);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// When the host stops us (Ctrl-C, SIGTERM, a closed terminal), stop the server properly so its

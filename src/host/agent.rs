@@ -273,6 +273,12 @@ impl Loop<'_> {
         let mut conversation = convert::user_message(self.shape, &user_text);
         let mut turns = 0;
         loop {
+            // Every list_changed that crossed the wire before the last result is handled first
+            // (see McpConnection::settle). A host that skipped this would send the model a
+            // stale list by accident; Sightline shows a stale list only when a scenario asks.
+            for c in self.connections {
+                c.settle(Duration::from_secs(2)).await;
+            }
             let changed = self
                 .connections
                 .iter()

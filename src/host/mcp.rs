@@ -12,7 +12,7 @@
 use std::io;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
@@ -54,6 +54,8 @@ pub struct HostClient {
     info: ClientConfig,
     options: Arc<HostOptions>,
     tools_changed: Arc<AtomicBool>,
+    /// How many `list_changed` notifications rmcp has delivered (handler or listen stream).
+    delivered: Arc<AtomicU64>,
 }
 
 impl HostClient {
@@ -76,6 +78,7 @@ impl HostClient {
             info,
             options,
             tools_changed: Arc::new(AtomicBool::new(false)),
+            delivered: Arc::new(AtomicU64::new(0)),
         }
     }
 }
@@ -139,6 +142,7 @@ impl ClientHandler for HostClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::SeqCst);
+        self.delivered.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -148,6 +152,9 @@ pub struct McpConnection {
     client: RunningService<RoleClient, HostClient>,
     tap: StdioTap,
     tools_changed: Arc<AtomicBool>,
+    /// `list_changed` notifications seen on the wire by the tap, and delivered by rmcp.
+    announced: Arc<AtomicU64>,
+    delivered: Arc<AtomicU64>,
     /// The 2026-07-28 listen stream for `list_changed`, when the server offers one.
     listen: Option<ListenTask>,
 }
@@ -171,13 +178,31 @@ impl McpConnection {
     ) -> Result<McpConnection, ConnectError> {
         let (host_end, tap_end) = UnixStream::pair().map_err(ConnectError::Socket)?;
         let tap_in = tap_end.try_clone().map_err(ConnectError::Socket)?;
-        let tap = StdioTap::spawn(
+        // Counts the `list_changed` notifications that crossed the wire, so the loop can wait
+        // until rmcp has delivered each one before it builds the next model request.
+        let announced = Arc::new(AtomicU64::new(0));
+        let counter = announced.clone();
+        let observer: crate::tap::stdio::LineObserver = Arc::new(move |line: &[u8]| {
+            const METHOD: &str = "notifications/tools/list_changed";
+            if memchr::memmem::find(line, METHOD.as_bytes()).is_none() {
+                return;
+            }
+            // Only a notification with that method counts (a description may mention it).
+            let is_it = serde_json::from_slice::<Value>(line).ok().is_some_and(|v| {
+                v.get("method").and_then(Value::as_str) == Some(METHOD) && v.get("id").is_none()
+            });
+            if is_it {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let tap = StdioTap::spawn_observed(
             cmd,
             recorder,
             Lane::Host,
             Box::new(tap_in),
             Box::new(ShutdownOnDrop(tap_end)),
             None,
+            Some(observer),
         )?;
         host_end
             .set_nonblocking(true)
@@ -185,6 +210,7 @@ impl McpConnection {
         let stream = tokio::net::UnixStream::from_std(host_end).map_err(ConnectError::Socket)?;
         let handler = HostClient::new(protocol, options);
         let tools_changed = handler.tools_changed.clone();
+        let delivered = handler.delivered.clone();
         let lifecycle = match protocol {
             Protocol::V2025_11_25 => ClientLifecycleMode::Initialize,
             Protocol::V2026_07_28 => ClientLifecycleMode::Discover {
@@ -221,6 +247,8 @@ impl McpConnection {
             client,
             tap,
             tools_changed,
+            announced,
+            delivered,
             listen: None,
         };
         connection.listen_for_changes().await;
@@ -242,6 +270,7 @@ impl McpConnection {
             }
         };
         let flag = self.tools_changed.clone();
+        let delivered = self.delivered.clone();
         let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             loop {
@@ -249,6 +278,7 @@ impl McpConnection {
                     next = subscription.next() => match next {
                         Ok(Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))) => {
                             flag.store(true, Ordering::SeqCst);
+                            delivered.fetch_add(1, Ordering::SeqCst);
                         }
                         Ok(Some(_)) => {}
                         Ok(None) | Err(_) => break,
@@ -279,6 +309,22 @@ impl McpConnection {
                 .as_ref()
                 .and_then(|t| t.list_changed)
                 .unwrap_or(false),
+        }
+    }
+
+    /// Waits (up to `limit`) until rmcp has delivered every `list_changed` that crossed the wire.
+    ///
+    /// rmcp reads the wire in order but runs notification handlers as separate tasks, so a
+    /// notification that arrived just before a `tools/call` result may not have been handled
+    /// when the call returns. The tap counts them as they cross; this waits for the handlers.
+    pub async fn settle(&self, limit: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.delivered.load(Ordering::SeqCst) < self.announced.load(Ordering::SeqCst) {
+            if tokio::time::Instant::now() >= deadline {
+                tracing::warn!(server = %self.name, "a tools/list_changed was not delivered in time");
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
     }
 

@@ -11,7 +11,10 @@
 //! - [`stdio`]: spawning a server and pumping its stdin, stdout and stderr.
 //! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap.
 //! - [`llm_proxy`]: a reverse proxy in front of an LLM API, recording each HTTP exchange.
+//! - [`http_proxy`]: a reverse proxy for MCP over Streamable HTTP, recording each message.
 
+mod http_common;
+pub mod http_proxy;
 pub mod lines;
 pub mod llm_proxy;
 pub mod recorder;

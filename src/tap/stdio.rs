@@ -20,6 +20,9 @@ use super::lines::{LineSplitter, Lines};
 use super::recorder::Recorder;
 use crate::trace::{Channel, Lane, ProcessInfo, signal_name};
 
+/// Sees each line a server writes on stdout (see [`StdioTap::spawn_observed`]).
+pub type LineObserver = Arc<dyn Fn(&[u8]) + Send + Sync>;
+
 /// How long a server gets to exit after its stdin closes, and again after SIGTERM.
 const GRACE: Duration = Duration::from_secs(3);
 /// How long the waiter waits for the last output after the process exited (a grandchild may
@@ -130,6 +133,29 @@ impl StdioTap {
         client_out: Box<dyn Write + Send>,
         stderr_out: Option<Box<dyn Write + Send>>,
     ) -> Result<StdioTap, TapError> {
+        Self::spawn_observed(
+            cmd,
+            recorder,
+            client_lane,
+            client_in,
+            client_out,
+            stderr_out,
+            None,
+        )
+    }
+
+    /// Like [`spawn`](Self::spawn), also showing `observer` every line the server writes on
+    /// stdout, after it is recorded and before it is forwarded. The host uses this to know what
+    /// crossed the wire before its MCP library has acted on it.
+    pub fn spawn_observed(
+        cmd: &ServerCommand,
+        recorder: Arc<Recorder>,
+        client_lane: Lane,
+        client_in: Box<dyn Read + Send>,
+        client_out: Box<dyn Write + Send>,
+        stderr_out: Option<Box<dyn Write + Send>>,
+        observer: Option<LineObserver>,
+    ) -> Result<StdioTap, TapError> {
         let server_lane = cmd.lane();
         let mut command = Command::new(&cmd.program);
         command
@@ -235,6 +261,9 @@ impl StdioTap {
                 "server-out",
                 Box::new(move || {
                     pump(stdout, client_out, |lines| {
+                        if let Some(observe) = &observer {
+                            lines.iter().for_each(|line| observe(line));
+                        }
                         recorder.record_lines(&from, &to, &Channel::Stdio, lines);
                     });
                     let _ = done.send(());

@@ -170,6 +170,17 @@ pub fn analyze(events: &[Event]) -> Analysis {
     let mut derived: Vec<Derived> = Vec::with_capacity(events.len());
     for (index, event) in events.iter().enumerate() {
         let d = match event.channel {
+            // An HTTP exchange without a body (a 202, a GET or DELETE, an SSE priming event)
+            // carries no message: it is not an invalid one.
+            Channel::Http
+                if event.bytes().is_some_and(|b| b.is_empty())
+                    && event
+                        .http
+                        .as_ref()
+                        .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
+            {
+                Derived::plain(Kind::Other)
+            }
             Channel::Stdio | Channel::Http => {
                 let msg = match event.bytes() {
                     Some(bytes) => classify(&bytes),

@@ -97,6 +97,21 @@ impl From<&str> for Lane {
     }
 }
 
+/// Reads a string without keeping it (borrowed when the input allows) and maps it with `f`.
+fn map_str<'de, D: Deserializer<'de>, T>(d: D, f: fn(&str) -> T) -> Result<T, D::Error> {
+    struct V<T>(fn(&str) -> T);
+    impl<T> serde::de::Visitor<'_> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+            Ok((self.0)(v))
+        }
+    }
+    d.deserialize_str(V(f))
+}
+
 impl Serialize for Lane {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
@@ -105,8 +120,7 @@ impl Serialize for Lane {
 
 impl<'de> Deserialize<'de> for Lane {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Cow::<str>::deserialize(d)?;
-        Ok(Lane::from(s.as_ref()))
+        map_str(d, |s| Lane::from(s))
     }
 }
 
@@ -156,8 +170,7 @@ impl Serialize for Channel {
 
 impl<'de> Deserialize<'de> for Channel {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Cow::<str>::deserialize(d)?;
-        Ok(match s.as_ref() {
+        map_str(d, |s| match s {
             "stdio" => Channel::Stdio,
             "stderr" => Channel::Stderr,
             "http" => Channel::Http,
@@ -233,7 +246,10 @@ pub fn signal_name(signal: i32) -> &'static str {
 }
 
 /// One thing that crossed (or happened), as recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Deserialize` is written by hand (below): the derive with a flattened `extra` buffers every
+/// field of every line before it looks at them, which made loading big traces slow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     /// 0, 1, 2, ... in recording order.
     pub seq: u64,
@@ -311,6 +327,121 @@ impl Event {
     }
 }
 
+/// A key of an event's JSON object.
+enum EventField {
+    Seq,
+    Time,
+    From,
+    To,
+    Channel,
+    Raw,
+    RawB64,
+    Process,
+    Http,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for EventField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        map_str(d, |s| match s {
+            "seq" => EventField::Seq,
+            "time" => EventField::Time,
+            "from" => EventField::From,
+            "to" => EventField::To,
+            "channel" => EventField::Channel,
+            "raw" => EventField::Raw,
+            "raw_b64" => EventField::RawB64,
+            "process" => EventField::Process,
+            "http" => EventField::Http,
+            other => EventField::Other(other.to_string()),
+        })
+    }
+}
+
+/// The timestamp of an event, read with [`time_serde`].
+struct Time(DateTime<Utc>);
+
+impl<'de> Deserialize<'de> for Time {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        time_serde::deserialize(d).map(Time)
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Event;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a trace event")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Event, A::Error> {
+                use serde::de::Error as _;
+                fn once<T, E: serde::de::Error>(
+                    slot: &mut Option<T>,
+                    name: &'static str,
+                    v: T,
+                ) -> Result<(), E> {
+                    if slot.is_some() {
+                        return Err(E::duplicate_field(name));
+                    }
+                    *slot = Some(v);
+                    Ok(())
+                }
+                let (mut seq, mut time, mut from, mut to, mut channel) =
+                    (None, None, None, None, None);
+                let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
+                let mut extra = Map::new();
+                while let Some(key) = map.next_key::<EventField>()? {
+                    match key {
+                        EventField::Seq => once(&mut seq, "seq", map.next_value::<u64>()?)?,
+                        EventField::Time => once(&mut time, "time", map.next_value::<Time>()?.0)?,
+                        EventField::From => once(&mut from, "from", map.next_value::<Lane>()?)?,
+                        EventField::To => once(&mut to, "to", map.next_value::<Lane>()?)?,
+                        EventField::Channel => {
+                            once(&mut channel, "channel", map.next_value::<Channel>()?)?
+                        }
+                        EventField::Raw => {
+                            once(&mut raw, "raw", map.next_value::<Option<String>>()?)?
+                        }
+                        EventField::RawB64 => {
+                            once(&mut raw_b64, "raw_b64", map.next_value::<Option<String>>()?)?
+                        }
+                        EventField::Process => once(
+                            &mut process,
+                            "process",
+                            map.next_value::<Option<ProcessInfo>>()?,
+                        )?,
+                        EventField::Http => {
+                            once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?
+                        }
+                        EventField::Other(name) => {
+                            let value = map.next_value::<Value>()?;
+                            extra.insert(name, value);
+                        }
+                    }
+                }
+                Ok(Event {
+                    seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
+                    time: time.ok_or_else(|| A::Error::missing_field("time"))?,
+                    from: from.ok_or_else(|| A::Error::missing_field("from"))?,
+                    to: to.ok_or_else(|| A::Error::missing_field("to"))?,
+                    channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
+                    raw: raw.flatten(),
+                    raw_b64: raw_b64.flatten(),
+                    process: process.flatten(),
+                    http: http.flatten(),
+                    extra,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// The trace clock: UTC at the microsecond precision the file stores, so an event in memory
 /// equals the same event read back.
 pub fn now() -> DateTime<Utc> {
@@ -325,18 +456,19 @@ pub fn format_time(t: DateTime<Utc>) -> String {
 
 mod time_serde {
     use chrono::{DateTime, Utc};
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::borrow::Cow;
+    use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::format_time(*t))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-        let s = Cow::<str>::deserialize(d)?;
-        DateTime::parse_from_rfc3339(&s)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| serde::de::Error::custom(format!("`time` is not RFC 3339 ({e}): {s}")))
+        super::map_str(d, |s| {
+            DateTime::parse_from_rfc3339(s)
+                .map(|t| t.with_timezone(&Utc))
+                .map_err(|e| format!("`time` is not RFC 3339 ({e}): {s}"))
+        })?
+        .map_err(serde::de::Error::custom)
     }
 }
 

@@ -228,6 +228,52 @@ pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
     load_from_reader(file)
 }
 
+/// Below this many bytes of events a trace is parsed on one thread.
+const PARALLEL_LOAD_FROM: usize = 4 << 20;
+
+/// How many lines `text` holds, counting a last one without its newline.
+fn count_lines(text: &[u8]) -> usize {
+    text.split_inclusive(|&b| b == b'\n').count()
+}
+
+/// Parses the event lines in `text`, the first being line `first_line` of the file: the
+/// events, the line of each, and a warning for each line that is not an event.
+fn parse_lines(
+    text: &[u8],
+    first_line: usize,
+    capacity: usize,
+) -> (Vec<Event>, Vec<usize>, Vec<LoadWarning>) {
+    let mut events = Vec::with_capacity(capacity);
+    let mut lines = Vec::with_capacity(capacity);
+    let mut warnings = Vec::new();
+    for (n, buf) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        let line_no = first_line + n;
+        let complete = buf.last() == Some(&b'\n');
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Event>(buf) {
+            Ok(event) => {
+                events.push(event);
+                lines.push(line_no);
+            }
+            Err(e) if !complete => warnings.push(LoadWarning {
+                line: line_no,
+                message: format!(
+                    "the last line is truncated ({} bytes, no newline; the recorder was probably \
+                     stopped while writing it): {e}",
+                    buf.len()
+                ),
+            }),
+            Err(e) => warnings.push(LoadWarning {
+                line: line_no,
+                message: format!("not a valid event, skipped: {e}"),
+            }),
+        }
+    }
+    (events, lines, warnings)
+}
+
 /// Loads a trace from any reader; see [`load`].
 pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
     let mut reader = BufReader::with_capacity(256 * 1024, reader);
@@ -260,56 +306,61 @@ pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
         break header;
     };
 
-    let mut events = Vec::new();
-    let mut warnings = Vec::new();
-    loop {
-        buf.clear();
-        line_no += 1;
-        let n = match reader.read_until(b'\n', &mut buf) {
-            Ok(n) => n,
-            Err(e) => {
-                warnings.push(LoadWarning {
-                    line: line_no,
-                    message: format!("read error, stopped here: {e}"),
-                });
-                break;
-            }
-        };
-        if n == 0 {
-            break;
-        }
-        let complete = buf.last() == Some(&b'\n');
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<Event>(&buf) {
-            Ok(event) => {
-                let expected = events.last().map(|e: &Event| e.seq.wrapping_add(1));
-                if let Some(expected) = expected.filter(|&x| x != event.seq) {
-                    warnings.push(LoadWarning {
-                        line: line_no,
-                        message: format!(
-                            "seq is {} where {expected} was expected: events are missing or out of order",
-                            event.seq
-                        ),
-                    });
-                }
-                events.push(event);
-            }
-            Err(e) if !complete => warnings.push(LoadWarning {
-                line: line_no,
+    // The rest is read whole and parsed in two halves on two threads when it is big; the
+    // events and warnings are exactly those a line-by-line read gives.
+    let mut rest = Vec::new();
+    let read_error = reader.read_to_end(&mut rest).err();
+    if read_error.is_some() {
+        // The line being read when the error struck is incomplete: drop it.
+        let keep = rest.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        rest.truncate(keep);
+    }
+    let first_line = line_no + 1;
+    let (events, lines, mut warnings) = if rest.len() >= PARALLEL_LOAD_FROM {
+        let mid = rest[rest.len() / 2..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(rest.len(), |p| rest.len() / 2 + p + 1);
+        let (a, b) = rest.split_at(mid);
+        let a_lines = count_lines(a);
+        let b_lines = count_lines(b);
+        std::thread::scope(|s| {
+            let second = s.spawn(|| parse_lines(b, first_line + a_lines, b_lines));
+            let mut first = parse_lines(a, first_line, a_lines + b_lines);
+            let (events, lines, warnings) = match second.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            first.0.extend(events);
+            first.1.extend(lines);
+            first.2.extend(warnings);
+            first
+        })
+    } else {
+        parse_lines(&rest, first_line, count_lines(&rest))
+    };
+    let error_line = first_line + count_lines(&rest);
+    drop(rest);
+    for (i, pair) in events.windows(2).enumerate() {
+        let expected = pair[0].seq.wrapping_add(1);
+        if pair[1].seq != expected {
+            warnings.push(LoadWarning {
+                line: lines[i + 1],
                 message: format!(
-                    "the last line is truncated ({} bytes, no newline; the recorder was probably \
-                     stopped while writing it): {e}",
-                    buf.len()
+                    "seq is {} where {expected} was expected: events are missing or out of order",
+                    pair[1].seq
                 ),
-            }),
-            Err(e) => warnings.push(LoadWarning {
-                line: line_no,
-                message: format!("not a valid event, skipped: {e}"),
-            }),
+            });
         }
     }
+    warnings.sort_by_key(|w| w.line);
+    if let Some(e) = read_error {
+        warnings.push(LoadWarning {
+            line: error_line,
+            message: format!("read error, stopped here: {e}"),
+        });
+    }
+    drop(lines);
     Ok(LoadedTrace {
         header,
         events,

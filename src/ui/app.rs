@@ -221,6 +221,10 @@ impl SightlineApp {
             self.fonts_installed = true;
         }
         self.poll_live(&ctx);
+        if !self.store.findings.is_ready() {
+            // The findings of a big trace are computed in the background: look again soon.
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
         super::actions::poll_dialog(self);
         super::actions::take_dropped_files(self, &ctx);
 
@@ -271,7 +275,9 @@ impl SightlineApp {
                         tr.t("panel.what_model_sees"),
                     );
                     let found = store.findings.marked_events();
-                    let doctor = if found == 0 {
+                    let doctor = if !store.findings.is_ready() {
+                        format!("{} (…)", tr.t("panel.doctor"))
+                    } else if found == 0 {
                         tr.t("panel.doctor")
                     } else {
                         format!("{} ({found})", tr.t("panel.doctor"))

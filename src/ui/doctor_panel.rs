@@ -54,6 +54,10 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
         ui.weak(tr.t("app.no_trace"));
         return None;
     }
+    if !store.findings.is_ready() {
+        ui.spinner();
+        return None;
+    }
     ui.label(match d.basis {
         Basis::LastRequest { seq, shape } => tr.f(
             "doctor.basis_request",

@@ -5,6 +5,7 @@
 //! when, and only when, new events arrive. Panels get shared references and never change it.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use super::badges::Findings;
 use crate::analysis::diagram::{self, Diagram};
@@ -32,16 +33,62 @@ impl Source {
     }
 }
 
+/// Traces with fewer events than this have their findings computed while opening; bigger ones
+/// on a background thread, so the diagram shows before the doctor has finished.
+pub const BACKGROUND_FINDINGS_FROM: usize = 20_000;
+
+/// The findings of a store: ready, or being computed on a background thread. Until they are
+/// ready it dereferences to no findings at all.
+#[derive(Clone)]
+pub struct LazyFindings {
+    cell: Arc<OnceLock<Findings>>,
+}
+
+impl LazyFindings {
+    fn start(events: &Arc<Vec<Event>>, report: &Arc<Report>) -> LazyFindings {
+        let cell = Arc::new(OnceLock::new());
+        if events.len() < BACKGROUND_FINDINGS_FROM {
+            let _ = cell.set(Findings::compute(events, report));
+        } else {
+            let (ev, rep, slot) = (Arc::clone(events), Arc::clone(report), cell.clone());
+            let spawned = std::thread::Builder::new()
+                .name("sightline-findings".into())
+                .spawn(move || {
+                    let _ = slot.set(Findings::compute(&ev, &rep));
+                });
+            if spawned.is_err() {
+                let _ = cell.set(Findings::compute(events, report));
+            }
+        }
+        LazyFindings { cell }
+    }
+
+    /// Whether the findings have been computed (false while the background thread works).
+    pub fn is_ready(&self) -> bool {
+        self.cell.get().is_some()
+    }
+}
+
+impl std::ops::Deref for LazyFindings {
+    type Target = Findings;
+
+    fn deref(&self) -> &Findings {
+        static NONE: LazyLock<Findings> =
+            LazyLock::new(|| Findings::compute(&[], &analysis::report(&[])));
+        self.cell.get().unwrap_or(&NONE)
+    }
+}
+
 /// The events and what they mean.
 pub struct TraceStore {
     pub title: String,
     pub source: Source,
-    pub events: Vec<Event>,
-    pub report: Report,
+    pub events: Arc<Vec<Event>>,
+    pub report: Arc<Report>,
     pub diagram: Diagram,
     /// The doctor's, the schema check's, the poisoning scan's and the pins' findings,
-    /// recomputed with the report.
-    pub findings: Findings,
+    /// recomputed with the report (on a background thread for big traces; empty until ready).
+    pub findings: LazyFindings,
     /// Lines of the file that could not be read (shown in the status bar).
     pub warnings: Vec<LoadWarning>,
     /// Bumped whenever `events` grows, so panels can tell their caches are stale.
@@ -50,9 +97,22 @@ pub struct TraceStore {
 
 impl TraceStore {
     pub fn new(title: String, source: Source, events: Vec<Event>) -> TraceStore {
+        let t = std::time::Instant::now();
         let report = analysis::report(&events);
+        let t1 = t.elapsed();
         let diagram = diagram::build(&events, &report);
-        let findings = Findings::compute(&events, &report);
+        let t2 = t.elapsed();
+        let events = Arc::new(events);
+        let report = Arc::new(report);
+        let findings = LazyFindings::start(&events, &report);
+        let t3 = t.elapsed();
+        if std::env::var_os("SL_PROF").is_some() {
+            eprintln!(
+                "PROF report {t1:?} diagram {:?} findings {:?}",
+                t2 - t1,
+                t3 - t2
+            );
+        }
         TraceStore {
             title,
             source,
@@ -67,7 +127,11 @@ impl TraceStore {
 
     /// Loads a saved trace; unreadable lines become warnings.
     pub fn open(path: &Path) -> Result<TraceStore, TraceError> {
+        let t = std::time::Instant::now();
         let loaded = crate::trace::load(path)?;
+        if std::env::var_os("SL_PROF").is_some() {
+            eprintln!("PROF load {:?}", t.elapsed());
+        }
         let title = if loaded.header.title.is_empty() {
             path.file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
@@ -84,10 +148,10 @@ impl TraceStore {
         if new.is_empty() {
             return;
         }
-        self.events.extend(new);
-        self.report = analysis::report(&self.events);
+        Arc::make_mut(&mut self.events).extend(new);
+        self.report = Arc::new(analysis::report(&self.events));
         self.diagram = diagram::build(&self.events, &self.report);
-        self.findings = Findings::compute(&self.events, &self.report);
+        self.findings = LazyFindings::start(&self.events, &self.report);
         self.generation += 1;
     }
 

@@ -1,0 +1,504 @@
+//! The Streamable HTTP proxy: a reverse proxy in front of an MCP server's HTTP endpoint that
+//! records every JSON-RPC message crossing it.
+//!
+//! A host pointed at it reaches the server through Sightline without noticing: `POST`, `GET`
+//! and `DELETE` (any method) go to the upstream endpoint with their body and headers unchanged
+//! (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`, `Mcp-Method`, `Mcp-Name`,
+//! `Mcp-Param-*`, `Authorization`...), except hop-by-hop headers and `Host`; the response's
+//! status and headers come back unchanged (hop-by-hop ones aside) and its body is streamed back
+//! chunk by chunk as it arrives.
+//!
+//! A request to `/` or to the upstream's own path goes to the upstream URL itself; any other
+//! path (and query) goes to that path on the upstream's origin.
+//!
+//! What it records, as `http` events between `host` and `server:NAME`:
+//!
+//! - each request before it is forwarded: method, upstream URL, headers and the body (one
+//!   JSON-RPC message or a batch array, as sent; `""` for a `GET` or `DELETE`);
+//! - a response that is not `text/event-stream` (JSON, a `202`, a `4xx`, a `5xx`): one event
+//!   with status, headers and the whole body when it ends;
+//! - an SSE response (on a `POST` or on the standalone `GET` stream): each SSE event's `data` as
+//!   its own event the moment the event is complete, before its bytes are passed on, with the
+//!   SSE fields in the `http` object as `sse_id`, `sse_event` and `retry`. Priming events (empty
+//!   `data`) are recorded too, with an empty payload. The first event of the stream carries the
+//!   status and headers;
+//! - a response cut short or a client that leaves mid-stream: a `note` after what was recorded;
+//!   an unreachable upstream: `502` to the client and a `note`;
+//! - a request whose `Origin` header is present and is not a loopback origin (DNS rebinding):
+//!   `403` to the client and a `note`; it is not forwarded.
+//!
+//! Credentials never reach the trace: credential headers are redacted, credential query
+//! parameters too, and their values are scrubbed from recorded bodies.
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use serde_json::{Map, Value, json};
+
+use super::Recorder;
+use super::http_common::{
+    describe, forwarded_headers, header_pairs, scrub, secrets_in, without_hop_by_hop,
+};
+use super::llm_proxy::{BODY_LIMIT, redact_url};
+use crate::host::provider::redact::scrub_secret_str;
+use crate::host::provider::redact_headers;
+use crate::host::provider::sse::{SseEvent, SseParser};
+use crate::trace::{Channel, HttpInfo, Lane};
+
+/// Why the proxy could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpProxyError {
+    #[error("the upstream `{0}` is not an http:// or https:// URL")]
+    Upstream(String),
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+struct Shared {
+    client: reqwest::Client,
+    /// The upstream endpoint, as given.
+    upstream: reqwest::Url,
+    upstream_host: String,
+    server: Lane,
+    recorder: Arc<Recorder>,
+}
+
+/// The proxy, bound and ready: [`serve`](HttpProxy::serve) runs it.
+pub struct HttpProxy {
+    listener: tokio::net::TcpListener,
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl HttpProxy {
+    /// Checks `upstream`, binds `listen` and builds the client; `name` names the server lane.
+    /// Must be called within a Tokio runtime.
+    pub async fn bind(
+        listen: SocketAddr,
+        upstream: &str,
+        name: &str,
+        recorder: Arc<Recorder>,
+    ) -> Result<HttpProxy, HttpProxyError> {
+        let parsed = reqwest::Url::parse(upstream)
+            .map_err(|_| HttpProxyError::Upstream(upstream.to_string()))?;
+        let Some(host) = parsed.host_str().map(str::to_string) else {
+            return Err(HttpProxyError::Upstream(upstream.to_string()));
+        };
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(HttpProxyError::Upstream(upstream.to_string()));
+        }
+        let upstream_host = match parsed.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.clone(),
+        };
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(30));
+        if is_loopback_host(&host) {
+            builder = builder.no_proxy();
+        }
+        let client = builder
+            .build()
+            .map_err(|err| HttpProxyError::Client(err.to_string()))?;
+        let bind_err = |source| HttpProxyError::Bind {
+            addr: listen,
+            source,
+        };
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(bind_err)?;
+        let addr = listener.local_addr().map_err(bind_err)?;
+        Ok(HttpProxy {
+            listener,
+            addr,
+            shared: Arc::new(Shared {
+                client,
+                upstream: parsed,
+                upstream_host,
+                server: Lane::server(name),
+                recorder,
+            }),
+        })
+    }
+
+    /// Where it listens.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Serves until `stop` completes; then stops accepting and gives exchanges in flight at
+    /// most `grace` to end (a standalone SSE stream may never end).
+    pub async fn serve(
+        self,
+        stop: impl Future<Output = ()> + Send + 'static,
+        grace: Duration,
+    ) -> io::Result<()> {
+        let router = Router::new().fallback(forward).with_state(self.shared);
+        let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+        let serving = axum::serve(self.listener, router).with_graceful_shutdown(async move {
+            stop.await;
+            let _ = stopped_tx.send(());
+        });
+        let mut serving = std::pin::pin!(serving.into_future());
+        tokio::select! {
+            done = &mut serving => done,
+            _ = stopped_rx => {
+                match tokio::time::timeout(grace, serving).await {
+                    Ok(done) => done,
+                    Err(_) => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// `localhost`, `127.0.0.1`, `[::1]` and the like.
+fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether an `Origin` header value names a page served from this machine.
+fn is_loopback_origin(origin: &str) -> bool {
+    reqwest::Url::parse(origin.trim()).is_ok_and(|url| {
+        matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(is_loopback_host)
+    })
+}
+
+/// Where a request for `path_and_query` goes upstream.
+fn upstream_url(upstream: &reqwest::Url, path_and_query: &str) -> String {
+    let path = path_and_query.split('?').next().unwrap_or("/");
+    if path == "/" || path == upstream.path() {
+        let mut url = upstream.clone();
+        if let Some((_, query)) = path_and_query.split_once('?') {
+            url.set_query(Some(query));
+        }
+        return url.to_string();
+    }
+    let origin = upstream.origin().ascii_serialization();
+    format!("{origin}{path_and_query}")
+}
+
+/// One exchange: record the request, forward it, stream the response back while recording it.
+async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let host = Lane::Host;
+    let server = shared.server.clone();
+    if let Some(origin) = parts.headers.get(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
+        if !is_loopback_origin(&origin) {
+            let message = format!(
+                "sightline proxy: refused a {} request with Origin `{origin}`, which is not a \
+                 loopback origin (DNS rebinding protection)",
+                parts.method
+            );
+            shared.recorder.record_note(host, server, &message);
+            return error_response(StatusCode::FORBIDDEN, &message);
+        }
+    }
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |pq| pq.as_str())
+        .to_string();
+    let url = upstream_url(&shared.upstream, &path);
+    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(body) => body,
+        Err(err) => {
+            let message = format!("sightline proxy: cannot read the request body: {err}");
+            return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
+        }
+    };
+    let forwarded = forwarded_headers(&parts.headers);
+    let mut secrets = secrets_in(&forwarded);
+    let (recorded_url, url_secrets) = redact_url(&url);
+    secrets.extend(url_secrets);
+
+    let mut request_headers = header_pairs(&forwarded);
+    request_headers.push(("host".into(), shared.upstream_host.clone()));
+    redact_headers(&mut request_headers);
+    let mut request_body = body.to_vec();
+    scrub(&mut request_body, &secrets);
+    shared.recorder.record_http(
+        host.clone(),
+        server.clone(),
+        Channel::Http,
+        HttpInfo {
+            method: Some(parts.method.to_string()),
+            url: Some(recorded_url.clone()),
+            headers: request_headers,
+            ..HttpInfo::default()
+        },
+        request_body,
+    );
+
+    let sent = shared
+        .client
+        .request(parts.method.clone(), &url)
+        .headers(forwarded)
+        .body(body)
+        .send()
+        .await;
+    let upstream = match sent {
+        Ok(upstream) => upstream,
+        Err(err) => {
+            let mut detail = describe(&err.without_url());
+            for secret in &secrets {
+                scrub_secret_str(&mut detail, secret);
+            }
+            let message =
+                format!("sightline proxy: cannot reach the upstream {recorded_url}: {detail}");
+            shared.recorder.record_note(server, host, &message);
+            return error_response(StatusCode::BAD_GATEWAY, &message);
+        }
+    };
+
+    let status = upstream.status();
+    let received = upstream.headers().clone();
+    let mut response_headers = header_pairs(&received);
+    redact_headers(&mut response_headers);
+    let mode = if is_event_stream(&received) {
+        Mode::Sse(SseParser::new())
+    } else {
+        Mode::Whole(Vec::new())
+    };
+    let copy = RecordingStream {
+        inner: Box::pin(upstream.bytes_stream()),
+        mode,
+        received: 0,
+        expected: upstream_content_length(&received),
+        first: Some(HttpInfo {
+            status: Some(status.as_u16()),
+            headers: response_headers,
+            ..HttpInfo::default()
+        }),
+        done: false,
+        recorder: shared.recorder.clone(),
+        from: server,
+        to: host,
+        secrets,
+        url: recorded_url,
+    };
+    let mut response = Response::new(Body::from_stream(copy));
+    *response.status_mut() = status;
+    *response.headers_mut() = without_hop_by_hop(&received);
+    response
+}
+
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
+        })
+}
+
+fn upstream_content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+fn error_response(status: StatusCode, message: &str) -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32000, "message": message}
+    });
+    let content_type = [(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    )];
+    (status, content_type, body.to_string()).into_response()
+}
+
+enum Mode {
+    /// Not an event stream: the body is recorded whole when it ends.
+    Whole(Vec<u8>),
+    /// An event stream: each event is recorded when it is complete.
+    Sse(SseParser),
+}
+
+/// The upstream body, passed on chunk by chunk while it is recorded.
+struct RecordingStream {
+    inner: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
+    mode: Mode,
+    received: u64,
+    /// The upstream's `Content-Length`: reaching it records the body before its last chunk is
+    /// passed on.
+    expected: Option<u64>,
+    /// Status and headers, for the first event recorded.
+    first: Option<HttpInfo>,
+    done: bool,
+    recorder: Arc<Recorder>,
+    from: Lane,
+    to: Lane,
+    secrets: Vec<String>,
+    url: String,
+}
+
+impl RecordingStream {
+    /// Records one event; the first one recorded carries the status and headers.
+    fn record(&mut self, extra: Map<String, Value>, mut body: Vec<u8>) {
+        scrub(&mut body, &self.secrets);
+        let mut info = self.first.take().unwrap_or_default();
+        info.extra.extend(extra);
+        self.recorder.record_http(
+            self.from.clone(),
+            self.to.clone(),
+            Channel::Http,
+            info,
+            body,
+        );
+    }
+
+    fn record_sse(&mut self, event: SseEvent) {
+        let mut extra = Map::new();
+        if let Some(id) = event.id {
+            extra.insert("sse_id".into(), Value::String(id));
+        }
+        if let Some(kind) = event.event {
+            extra.insert("sse_event".into(), Value::String(kind));
+        }
+        if let Some(retry) = event.retry {
+            extra.insert("retry".into(), Value::from(retry));
+        }
+        self.record(extra, event.data.into_bytes());
+    }
+
+    fn chunk(&mut self, chunk: &[u8]) {
+        if self.done {
+            return;
+        }
+        self.received += chunk.len() as u64;
+        match &mut self.mode {
+            Mode::Whole(body) => {
+                body.extend_from_slice(chunk);
+                if self.expected == Some(self.received) {
+                    self.end(None);
+                }
+            }
+            Mode::Sse(parser) => {
+                for event in parser.feed(chunk) {
+                    self.record_sse(event);
+                }
+            }
+        }
+    }
+
+    /// Records what is left and, when the body did not end normally, a note saying so.
+    fn end(&mut self, problem: Option<String>) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        match std::mem::replace(&mut self.mode, Mode::Whole(Vec::new())) {
+            Mode::Whole(body) => self.record(Map::new(), body),
+            Mode::Sse(parser) => {
+                if let Some(event) = parser.finish() {
+                    self.record_sse(event);
+                }
+                if self.first.is_some() {
+                    // A stream that ended without any event: its status still shows.
+                    self.record(Map::new(), Vec::new());
+                }
+            }
+        }
+        if let Some(mut problem) = problem {
+            for secret in &self.secrets {
+                scrub_secret_str(&mut problem, secret);
+            }
+            let note = format!("sightline proxy: {} ({problem})", self.url);
+            self.recorder
+                .record_note(self.from.clone(), self.to.clone(), &note);
+        }
+    }
+}
+
+impl Stream for RecordingStream {
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.inner.as_mut().poll_next(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Some(Ok(chunk))) => {
+                self.chunk(&chunk);
+                Poll::Ready(Some(Ok(chunk)))
+            }
+            Poll::Ready(Some(Err(err))) => {
+                let problem = format!(
+                    "the upstream cut the response body after {} bytes: {}",
+                    self.received,
+                    describe(&err.without_url())
+                );
+                self.end(Some(problem.clone()));
+                Poll::Ready(Some(Err(io::Error::other(problem))))
+            }
+            Poll::Ready(None) => {
+                self.end(None);
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl Drop for RecordingStream {
+    fn drop(&mut self) {
+        if !self.done {
+            let problem = format!(
+                "the client disconnected after {} bytes of the response; the rest was not read",
+                self.received
+            );
+            self.end(Some(problem));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_origins_pass() {
+        assert!(is_loopback_origin("http://localhost:6274"));
+        assert!(is_loopback_origin("http://127.0.0.1"));
+        assert!(is_loopback_origin("https://[::1]:8080"));
+        assert!(!is_loopback_origin("http://evil.example"));
+        assert!(!is_loopback_origin("http://127.0.0.1.evil.example"));
+        assert!(!is_loopback_origin("null"));
+    }
+
+    #[test]
+    fn requests_go_to_the_endpoint_or_its_origin() {
+        let up = reqwest::Url::parse("http://127.0.0.1:3001/mcp").expect("url");
+        assert_eq!(upstream_url(&up, "/"), "http://127.0.0.1:3001/mcp");
+        assert_eq!(
+            upstream_url(&up, "/mcp?a=1"),
+            "http://127.0.0.1:3001/mcp?a=1"
+        );
+        assert_eq!(upstream_url(&up, "/other"), "http://127.0.0.1:3001/other");
+    }
+}

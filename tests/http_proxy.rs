@@ -1,0 +1,248 @@
+//! `sightline proxy --http` in front of server-everything in `streamableHttp` mode, driven by
+//! the TypeScript SDK's Streamable HTTP client (`tests/peers/http-client.mjs`).
+
+use std::collections::HashSet;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sightline::trace::{Channel, Event, Kind, Lane};
+
+use crate::util;
+
+/// A child process killed when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+fn wait_until_accepting(port: u16, child: &mut Child) {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the process on port {port} exited early: {status}");
+        }
+        assert!(Instant::now() < deadline, "nothing accepts on {addr}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn client(url: &str) -> String {
+    let out = util::run(
+        Command::new("node")
+            .arg(util::peer("http-client.mjs"))
+            .arg(url),
+        Duration::from_secs(30),
+    );
+    assert!(
+        out.status.success(),
+        "http-client.mjs {url} failed: {}\n{}",
+        out.status,
+        util::text(&out.stderr)
+    );
+    util::text(&out.stdout)
+}
+
+fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
+    event.http.as_ref().and_then(|h| {
+        h.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    })
+}
+
+#[test]
+fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
+    util::require_npm_peers();
+    let server_port = free_port();
+    let mut server = Command::new("node");
+    server
+        .arg(util::peer(
+            "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ))
+        .arg("streamableHttp")
+        .env("PORT", server_port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut server = Running(server.spawn().expect("start server-everything"));
+    wait_until_accepting(server_port, &mut server.0);
+    let upstream = format!("http://127.0.0.1:{server_port}/mcp");
+
+    let dir = util::tempdir();
+    let trace = dir.path().join("http.jsonl");
+    let proxy_port = free_port();
+    let mut proxy = Command::new(util::bin());
+    proxy
+        .args(["proxy", "--http", "--listen"])
+        .arg(format!("127.0.0.1:{proxy_port}"))
+        .args(["--upstream", &upstream, "--name", "everything", "--trace"])
+        .arg(&trace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut proxy = Running(proxy.spawn().expect("start the proxy"));
+    wait_until_accepting(proxy_port, &mut proxy.0);
+
+    let direct = client(&upstream);
+    let proxied = client(&format!("http://127.0.0.1:{proxy_port}/mcp"));
+    assert_eq!(
+        direct, proxied,
+        "the client saw a difference through the proxy"
+    );
+    assert!(proxied.contains("\"step\":\"closed\""), "{proxied}");
+
+    // A request from a foreign origin is refused (DNS rebinding) and not forwarded.
+    let refused = util::run(
+        Command::new("curl").args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-H",
+            "Origin: http://evil.example",
+            "-X",
+            "POST",
+            &format!("http://127.0.0.1:{proxy_port}/mcp"),
+        ]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(util::text(&refused.stdout), "403");
+
+    // Stop the proxy so the trace is complete.
+    let pid = proxy.0.id().to_string();
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while proxy.0.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "the proxy did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let loaded = util::load(&trace);
+    let analysis = util::analyze(&loaded);
+    let events = &loaded.events;
+    let host = Lane::Host;
+    let srv = Lane::server("everything");
+    assert!(
+        events
+            .iter()
+            .all(|e| matches!(e.channel, Channel::Http | Channel::Note)),
+        "{events:#?}"
+    );
+    for (e, d) in events.iter().zip(&analysis.derived) {
+        assert_ne!(d.kind, Kind::Invalid, "{e:#?}");
+    }
+
+    // Every JSON-RPC message appears once, as its own event.
+    let messages: Vec<(&Event, Value)> = events
+        .iter()
+        .filter(|e| e.channel == Channel::Http && !e.text().is_empty())
+        .map(|e| {
+            let v: Value = serde_json::from_str(&e.text()).expect("one JSON-RPC message per event");
+            (e, v)
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    for (e, _) in &messages {
+        assert!(seen.insert(e.text().to_string()), "twice: {}", e.text());
+    }
+    let from_host: Vec<&str> = messages
+        .iter()
+        .filter(|(e, _)| e.from == host && e.to == srv)
+        .filter_map(|(_, v)| v["method"].as_str())
+        .collect();
+    assert_eq!(
+        from_host,
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/call",
+            "tools/call"
+        ]
+    );
+    let from_server: Vec<&Value> = messages
+        .iter()
+        .filter(|(e, _)| e.from == srv && e.to == host)
+        .map(|(_, v)| v)
+        .collect();
+    let results: Vec<i64> = from_server
+        .iter()
+        .filter(|v| v.get("result").is_some())
+        .filter_map(|v| v["id"].as_i64())
+        .collect();
+    assert_eq!(results, [0, 1, 2, 3], "{from_server:#?}");
+
+    // Progress notifications precede their result.
+    let seq_of = |pred: &dyn Fn(&Value) -> bool| -> Vec<u64> {
+        messages
+            .iter()
+            .filter(|(e, v)| e.from == srv && pred(v))
+            .map(|(e, _)| e.seq)
+            .collect()
+    };
+    let progress = seq_of(&|v| v["method"] == "notifications/progress");
+    assert_eq!(progress.len(), 3);
+    let long_result = seq_of(&|v| v["id"] == 3 && v.get("result").is_some());
+    assert!(progress.iter().all(|p| *p < long_result[0]));
+
+    // SSE priming events are recorded with an empty payload and their id.
+    assert!(events.iter().any(|e| {
+        e.from == srv
+            && e.text().is_empty()
+            && e.http
+                .as_ref()
+                .is_some_and(|h| h.extra.contains_key("sse_id"))
+    }));
+
+    // The session id the server gave survives on every later request, the DELETE included.
+    let session = events
+        .iter()
+        .filter(|e| e.from == srv)
+        .find_map(|e| header(e, "mcp-session-id"))
+        .expect("the initialize response has a session id")
+        .to_string();
+    let requests: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.from == host && e.channel == Channel::Http)
+        .collect();
+    for request in &requests[1..] {
+        assert_eq!(header(request, "mcp-session-id"), Some(session.as_str()));
+    }
+    let method = |e: &Event| e.http.as_ref().and_then(|h| h.method.clone());
+    assert!(requests.iter().any(|e| method(e).as_deref() == Some("GET")));
+    let delete = events
+        .iter()
+        .position(|e| method(e).as_deref() == Some("DELETE"))
+        .expect("the DELETE is recorded");
+    let answer = events[delete + 1..]
+        .iter()
+        .find(|e| e.from == srv && e.http.as_ref().is_some_and(|h| h.status.is_some()))
+        .expect("the DELETE's response is recorded");
+    assert_eq!(answer.http.as_ref().and_then(|h| h.status), Some(200));
+    assert_eq!(header(answer, "mcp-session-id"), Some(session.as_str()));
+
+    // The refused request left a note and was not forwarded.
+    assert!(
+        events
+            .iter()
+            .any(|e| e.channel == Channel::Note && e.text().contains("not a loopback origin"))
+    );
+    drop(server);
+}
