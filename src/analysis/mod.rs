@@ -36,19 +36,9 @@ pub struct Report {
 
 /// Computes the whole analysis of a trace.
 pub fn report(events: &[Event]) -> Report {
-    let t = std::time::Instant::now();
     let rpc = analyze(events);
-    let t1 = t.elapsed();
     let llm = llm_exchanges(events);
-    let t2 = t.elapsed();
     let (chains, tools) = link(events, &rpc, &llm);
-    if std::env::var_os("SL_PROF").is_some() {
-        eprintln!(
-            "PROF analyze {t1:?} llm {:?} link {:?}",
-            t2 - t1,
-            t.elapsed() - t2
-        );
-    }
     Report {
         rpc,
         llm,

@@ -510,6 +510,24 @@ mod tests {
     }
 
     #[test]
+    fn events_read_like_the_derive_did() {
+        let base = r#""seq":1,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"llm","channel":"note""#;
+        let e: Event = serde_json::from_str(&format!(r#"{{{base},"raw":null}}"#)).expect("null");
+        assert_eq!((e.raw, e.raw_b64, e.extra.len()), (None, None, 0));
+        let e: Event =
+            serde_json::from_str(&format!(r#"{{"z":1,{base},"a\"b":[2]}}"#)).expect("extra");
+        assert_eq!(e.extra.keys().collect::<Vec<_>>(), ["z", "a\"b"]);
+        let missing = r#"{"seq":1,"from":"host","to":"llm","channel":"note"}"#;
+        let err = serde_json::from_str::<Event>(missing).expect_err("no time");
+        assert!(err.to_string().contains("missing field `time`"), "{err}");
+        let twice = format!(r#"{{{base},"seq":2}}"#);
+        assert!(serde_json::from_str::<Event>(&twice).is_err());
+        let bad_time = base.replace("2026-11-29T", "yesterday ");
+        let err = serde_json::from_str::<Event>(&format!("{{{bad_time}}}")).expect_err("time");
+        assert!(err.to_string().contains("not RFC 3339"), "{err}");
+    }
+
+    #[test]
     fn unknown_fields_survive_a_round_trip() {
         let line = r#"{"seq":3,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"server:w","channel":"telepathy","raw":"x","future":{"a":[1,2]}}"#;
         let e: Event = serde_json::from_str(line).expect("parse");

@@ -457,6 +457,36 @@ mod tests {
     }
 
     #[test]
+    fn big_traces_load_on_two_threads_with_the_same_warnings() {
+        let header = serde_json::to_string(&Header::new("t")).expect("header");
+        let payload = "x".repeat(200);
+        let mut text = format!("{header}\n");
+        let n = (PARALLEL_LOAD_FROM / 200) as u64 + 100;
+        for seq in 0..n {
+            if seq == n - 50 {
+                text.push_str("{garbage\n\n");
+            }
+            // A gap in the first half.
+            let seq = if seq >= 10 { seq + 1 } else { seq };
+            text.push_str(&serde_json::to_string(&event(seq, &payload)).expect("event"));
+            text.push('\n');
+        }
+        assert!(text.len() > PARALLEL_LOAD_FROM);
+        let loaded = load_from_reader(text.as_bytes()).expect("load");
+        assert_eq!(loaded.events.len() as u64, n);
+        let lines: Vec<usize> = loaded.warnings.iter().map(|w| w.line).collect();
+        // Line 1 is the header; event k is on line k + 2 until the garbage line.
+        assert_eq!(
+            lines,
+            vec![12, n as usize - 50 + 2],
+            "{:?}",
+            loaded.warnings
+        );
+        assert!(loaded.warnings[0].message.starts_with("seq is 11 where 10"));
+        assert!(loaded.warnings[1].message.contains("not a valid event"));
+    }
+
+    #[test]
     fn missing_or_foreign_header_is_an_error() {
         assert!(matches!(load_from_reader(&b""[..]), Err(TraceError::Empty)));
         assert!(matches!(

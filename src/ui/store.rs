@@ -97,22 +97,11 @@ pub struct TraceStore {
 
 impl TraceStore {
     pub fn new(title: String, source: Source, events: Vec<Event>) -> TraceStore {
-        let t = std::time::Instant::now();
         let report = analysis::report(&events);
-        let t1 = t.elapsed();
         let diagram = diagram::build(&events, &report);
-        let t2 = t.elapsed();
         let events = Arc::new(events);
         let report = Arc::new(report);
         let findings = LazyFindings::start(&events, &report);
-        let t3 = t.elapsed();
-        if std::env::var_os("SL_PROF").is_some() {
-            eprintln!(
-                "PROF report {t1:?} diagram {:?} findings {:?}",
-                t2 - t1,
-                t3 - t2
-            );
-        }
         TraceStore {
             title,
             source,
@@ -127,11 +116,7 @@ impl TraceStore {
 
     /// Loads a saved trace; unreadable lines become warnings.
     pub fn open(path: &Path) -> Result<TraceStore, TraceError> {
-        let t = std::time::Instant::now();
         let loaded = crate::trace::load(path)?;
-        if std::env::var_os("SL_PROF").is_some() {
-            eprintln!("PROF load {:?}", t.elapsed());
-        }
         let title = if loaded.header.title.is_empty() {
             path.file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
