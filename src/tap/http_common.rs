@@ -1,5 +1,6 @@
 //! What the HTTP proxies ([`super::llm_proxy`], [`super::http_proxy`]) share: which headers
-//! are forwarded, headers as recorded pairs, and the credentials to keep out of the record.
+//! are forwarded, headers as recorded pairs, the credentials to keep out of the record, and
+//! serving with a bounded graceful shutdown.
 
 use axum::http::{HeaderMap, HeaderName, header};
 
@@ -109,4 +110,29 @@ pub(crate) fn describe(err: &reqwest::Error) -> String {
 /// Whether `name` is a header the proxy never forwards.
 pub fn is_hop_by_hop(name: &HeaderName) -> bool {
     HOP_BY_HOP.contains(&name.as_str())
+}
+
+/// Serves `router` on `listener` until `stop` completes; then stops accepting and gives the
+/// exchanges in flight at most `grace` to end (a standalone SSE stream may never end).
+pub(crate) async fn serve_with_grace(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+    grace: std::time::Duration,
+) -> std::io::Result<()> {
+    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    let serving = axum::serve(listener, router).with_graceful_shutdown(async move {
+        stop.await;
+        let _ = stopped_tx.send(());
+    });
+    let mut serving = std::pin::pin!(serving.into_future());
+    tokio::select! {
+        done = &mut serving => done,
+        _ = stopped_rx => {
+            match tokio::time::timeout(grace, serving).await {
+                Ok(done) => done,
+                Err(_) => Ok(()),
+            }
+        }
+    }
 }

@@ -149,21 +149,7 @@ impl HttpProxy {
         grace: Duration,
     ) -> io::Result<()> {
         let router = Router::new().fallback(forward).with_state(self.shared);
-        let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
-        let serving = axum::serve(self.listener, router).with_graceful_shutdown(async move {
-            stop.await;
-            let _ = stopped_tx.send(());
-        });
-        let mut serving = std::pin::pin!(serving.into_future());
-        tokio::select! {
-            done = &mut serving => done,
-            _ = stopped_rx => {
-                match tokio::time::timeout(grace, serving).await {
-                    Ok(done) => done,
-                    Err(_) => Ok(()),
-                }
-            }
-        }
+        super::http_common::serve_with_grace(self.listener, router, stop, grace).await
     }
 }
 
@@ -238,7 +224,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     redact_headers(&mut request_headers);
     let mut request_body = body.to_vec();
     scrub(&mut request_body, &secrets);
-    shared.recorder.record_http(
+    let request_seq = shared.recorder.record_http(
         host.clone(),
         server.clone(),
         Channel::Http,
@@ -297,6 +283,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         to: host,
         secrets,
         url: recorded_url,
+        request_seq,
     };
     let mut response = Response::new(Body::from_stream(copy));
     *response.status_mut() = status;
@@ -358,6 +345,10 @@ struct RecordingStream {
     to: Lane,
     secrets: Vec<String>,
     url: String,
+    /// The `seq` of the request this response answers, recorded as `in_reply_to` on every
+    /// event of the response (concurrent exchanges, such as a GET stream beside POSTs, cannot
+    /// be paired by order).
+    request_seq: u64,
 }
 
 impl RecordingStream {
@@ -366,6 +357,8 @@ impl RecordingStream {
         scrub(&mut body, &self.secrets);
         let mut info = self.first.take().unwrap_or_default();
         info.extra.extend(extra);
+        info.extra
+            .insert("in_reply_to".into(), Value::from(self.request_seq));
         self.recorder.record_http(
             self.from.clone(),
             self.to.clone(),

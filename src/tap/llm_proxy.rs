@@ -157,21 +157,7 @@ impl LlmProxy {
         grace: Duration,
     ) -> io::Result<()> {
         let router = Router::new().fallback(forward).with_state(self.shared);
-        let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
-        let serving = axum::serve(self.listener, router).with_graceful_shutdown(async move {
-            stop.await;
-            let _ = stopped_tx.send(());
-        });
-        let mut serving = std::pin::pin!(serving.into_future());
-        tokio::select! {
-            done = &mut serving => done,
-            _ = stopped_rx => {
-                match tokio::time::timeout(grace, serving).await {
-                    Ok(done) => done,
-                    Err(_) => Ok(()),
-                }
-            }
-        }
+        super::http_common::serve_with_grace(self.listener, router, stop, grace).await
     }
 }
 
