@@ -329,7 +329,7 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
     let process = |seq: u64, from: &Lane, to: &Lane, info: ProcessInfo| {
         let mut e = line(seq, from, to, Channel::Process, "");
         e.raw = None;
-        e.process = Some(info);
+        e.process = Some(Box::new(info));
         e
     };
     let mut request = line(
@@ -339,11 +339,11 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
         Channel::LlmHttp,
         r#"{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#,
     );
-    request.http = Some(sightline::trace::HttpInfo {
+    request.http = Some(Box::new(sightline::trace::HttpInfo {
         method: Some("POST".into()),
         url: Some("https://api.anthropic.com/v1/messages".into()),
         ..Default::default()
-    });
+    }));
     let mut response = line(
         6,
         &Lane::Llm,
@@ -351,10 +351,10 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
         Channel::LlmHttp,
         r#"{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"I have no tools."}],"stop_reason":"end_turn"}"#,
     );
-    response.http = Some(sightline::trace::HttpInfo {
+    response.http = Some(Box::new(sightline::trace::HttpInfo {
         status: Some(200),
         ..Default::default()
-    });
+    }));
     let events = vec![
         line(
             0,

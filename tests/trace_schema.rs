@@ -172,10 +172,10 @@ fn every_kind_of_event_the_writer_can_write_validates() {
     let payload = |seq, from: Lane, to: Lane, channel, bytes: &[u8]| {
         Event::with_bytes(seq, t, from, to, channel, bytes.to_vec())
     };
-    let process = |seq, from: Lane, to: Lane, info| {
+    let process = |seq, from: Lane, to: Lane, info: ProcessInfo| {
         let mut e = payload(seq, from, to, Channel::Process, b"");
         e.raw = None;
-        e.process = Some(info);
+        e.process = Some(Box::new(info));
         e
     };
     let mut events = vec![
@@ -247,7 +247,7 @@ fn every_kind_of_event_the_writer_can_write_validates() {
             },
         ),
     ];
-    events[5].http = Some(HttpInfo {
+    events[5].http = Some(Box::new(HttpInfo {
         method: Some("POST".into()),
         url: Some("https://api.example.com/v1/messages".into()),
         headers: vec![
@@ -256,12 +256,12 @@ fn every_kind_of_event_the_writer_can_write_validates() {
             ("x-api-key".into(), "[redacted]".into()),
         ],
         ..HttpInfo::default()
-    });
-    events[6].http = Some(HttpInfo {
+    }));
+    events[6].http = Some(Box::new(HttpInfo {
         status: Some(200),
         ..HttpInfo::default()
-    });
-    events[7].http = Some(HttpInfo::default());
+    }));
+    events[7].http = Some(Box::new(HttpInfo::default()));
     events[8]
         .extra
         .insert("future".into(), json!({"a": [1, 2]}));

@@ -1235,11 +1235,11 @@ mod tests {
                 Event::with_bytes(seq, time, from.into(), to.into(), channel, raw.into_bytes());
             if e.channel == Channel::Process {
                 e.raw = None;
-                e.process = Some(crate::trace::ProcessInfo {
+                e.process = Some(Box::new(crate::trace::ProcessInfo {
                     event: "spawn".into(),
                     command: vec!["demo".into(), "s".into()],
                     ..Default::default()
-                });
+                }));
             }
             events.push(e);
         };

@@ -226,11 +226,11 @@ mod tests {
             Channel::LlmHttp,
             serde_json::to_vec(body).expect("json"),
         );
-        e.http = Some(HttpInfo {
+        e.http = Some(Box::new(HttpInfo {
             method: Some("POST".into()),
             url: Some(url.into()),
             ..HttpInfo::default()
-        });
+        }));
         e
     }
 

@@ -180,7 +180,7 @@ impl Recorder {
         let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, bytes);
         if process.is_some() {
             event.raw = None;
-            event.process = process;
+            event.process = process.map(Box::new);
         }
         if let Some(tx) = &clock.tx {
             // The receiver only goes away after `finish`, when `tx` is already gone.
@@ -230,7 +230,7 @@ impl Recorder {
         let seq = clock.next_seq;
         clock.next_seq += 1;
         let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, body);
-        event.http = Some(info);
+        event.http = Some(Box::new(info));
         if let Some(tx) = &clock.tx {
             let _ = tx.send(Queued::Event(Box::new(event)));
         }

@@ -496,11 +496,11 @@ mod tests {
                         vec![],
                     );
                     e.raw = None;
-                    e.process = Some(crate::trace::ProcessInfo {
+                    e.process = Some(Box::new(crate::trace::ProcessInfo {
                         event: "exit".into(),
                         signal: Some(9),
                         ..Default::default()
-                    });
+                    }));
                     return e;
                 }
                 Event::with_bytes(

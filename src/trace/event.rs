@@ -265,10 +265,10 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_b64: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process: Option<ProcessInfo>,
+    pub process: Option<Box<ProcessInfo>>,
     /// For `http` and `llm-http` events: request line or status, and headers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<HttpInfo>,
+    pub http: Option<Box<HttpInfo>>,
     /// Fields this version does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -432,8 +432,8 @@ impl<'de> Deserialize<'de> for Event {
                     channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
                     raw: raw.flatten(),
                     raw_b64: raw_b64.flatten(),
-                    process: process.flatten(),
-                    http: http.flatten(),
+                    process: process.flatten().map(Box::new),
+                    http: http.flatten().map(Box::new),
                     extra,
                 })
             }

@@ -1569,16 +1569,16 @@ mod tests {
                 "coo",
             ),
         ];
-        events[5].process = Some(ProcessInfo {
+        events[5].process = Some(Box::new(ProcessInfo {
             event: "spawn-failed".into(),
             detail: Some("No such file or directory".into()),
             ..Default::default()
-        });
-        events[6].process = Some(ProcessInfo {
+        }));
+        events[6].process = Some(Box::new(ProcessInfo {
             event: "exit".into(),
             signal: Some(15),
             ..Default::default()
-        });
+        }));
         let r = report(&events);
         check_run(&events, &r);
         let t = |i| en(&events, &r, i);
@@ -1630,16 +1630,16 @@ mod tests {
                 r#"{"error":{"message":"rate limited"}}"#,
             ),
         ];
-        events[0].http = Some(HttpInfo {
+        events[0].http = Some(Box::new(HttpInfo {
             method: Some("POST".into()),
             url: Some(url.into()),
             ..Default::default()
-        });
+        }));
         events[2].http = events[0].http.clone();
-        events[3].http = Some(HttpInfo {
+        events[3].http = Some(Box::new(HttpInfo {
             status: Some(429),
             ..Default::default()
-        });
+        }));
         let r = report(&events);
         check_run(&events, &r);
         let t = |i| en(&events, &r, i);

@@ -34,24 +34,24 @@ impl Trace {
     fn process(&mut self, ms: i64, from: &str, to: &str, info: ProcessInfo) {
         let e = self.push(ms, from, to, Channel::Process, "");
         e.raw = None;
-        e.process = Some(info);
+        e.process = Some(Box::new(info));
     }
 
     fn llm_request(&mut self, ms: i64, url: &str, body: Value) {
         let e = self.push(ms, "host", "llm", Channel::LlmHttp, &body.to_string());
-        e.http = Some(HttpInfo {
+        e.http = Some(Box::new(HttpInfo {
             method: Some("POST".into()),
             url: Some(url.into()),
             ..HttpInfo::default()
-        });
+        }));
     }
 
     fn llm_response(&mut self, ms: i64, status: u16, body: Value) {
         let e = self.push(ms, "llm", "host", Channel::LlmHttp, &body.to_string());
-        e.http = Some(HttpInfo {
+        e.http = Some(Box::new(HttpInfo {
             status: Some(status),
             ..HttpInfo::default()
-        });
+        }));
     }
 
     fn diagram(&self) -> Diagram {

@@ -101,12 +101,12 @@ fn import_entry(
         Lane::server(&server),
         request_body.as_bytes().to_vec(),
     );
-    request_event.http = Some(HttpInfo {
+    request_event.http = Some(Box::new(HttpInfo {
         method: Some(method.to_string()),
         url: Some(redact_url(url, hooks)),
         headers,
         ..HttpInfo::default()
-    });
+    }));
     events.push(request_event);
 
     let status = response
@@ -164,7 +164,7 @@ fn import_entry(
             Lane::Host,
             body,
         );
-        e.http = Some(HttpInfo {
+        e.http = Some(Box::new(HttpInfo {
             status: Some(status),
             headers: if i == 0 {
                 std::mem::take(&mut headers)
@@ -172,7 +172,7 @@ fn import_entry(
                 Vec::new()
             },
             ..HttpInfo::default()
-        });
+        }));
         events.push(e);
     }
     Ok(())
