@@ -136,3 +136,49 @@ pub(crate) async fn serve_with_grace(
         }
     }
 }
+
+/// A client's request as it goes upstream, and as it is recorded.
+pub(crate) struct Outgoing {
+    /// The headers to send: the client's, without hop-by-hop headers and `Host`.
+    pub headers: axum::http::HeaderMap,
+    /// Credentials found in the headers and the URL, kept out of every record.
+    pub secrets: Vec<String>,
+    /// The URL with credential query parameters redacted.
+    pub recorded_url: String,
+    /// The request line and headers (plus the `host` the upstream gets), redacted.
+    pub info: crate::trace::HttpInfo,
+    /// The body with any credential scrubbed out.
+    pub recorded_body: Vec<u8>,
+}
+
+/// Prepares one request for forwarding to `url` and for the record.
+pub(crate) fn outgoing(
+    method: &axum::http::Method,
+    client_headers: &HeaderMap,
+    url: &str,
+    upstream_host: &str,
+    body: &[u8],
+) -> Outgoing {
+    let headers = forwarded_headers(client_headers);
+    let mut secrets = secrets_in(&headers);
+    let (recorded_url, url_secrets) = super::llm_proxy::redact_url(url);
+    secrets.extend(url_secrets);
+    let mut recorded_headers = header_pairs(&headers);
+    recorded_headers.push(("host".into(), upstream_host.to_string()));
+    crate::host::provider::redact_headers(&mut recorded_headers);
+    let mut recorded_body = body.to_vec();
+    scrub(&mut recorded_body, &secrets);
+    let info = crate::trace::HttpInfo {
+        method: Some(method.to_string()),
+        url: Some(recorded_url.clone()),
+        headers: recorded_headers,
+        ..crate::trace::HttpInfo::default()
+    };
+    Outgoing {
+        headers,
+        secrets,
+        recorded_url,
+        info,
+        recorded_body,
+    }
+}

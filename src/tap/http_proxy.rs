@@ -46,10 +46,8 @@ use futures_util::Stream;
 use serde_json::{Map, Value, json};
 
 use super::Recorder;
-use super::http_common::{
-    describe, forwarded_headers, header_pairs, scrub, secrets_in, without_hop_by_hop,
-};
-use super::llm_proxy::{BODY_LIMIT, redact_url};
+use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
+use super::llm_proxy::BODY_LIMIT;
 use crate::host::provider::redact::scrub_secret_str;
 use crate::host::provider::redact_headers;
 use crate::host::provider::sse::{SseEvent, SseParser};
@@ -214,27 +212,25 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
     };
-    let forwarded = forwarded_headers(&parts.headers);
-    let mut secrets = secrets_in(&forwarded);
-    let (recorded_url, url_secrets) = redact_url(&url);
-    secrets.extend(url_secrets);
-
-    let mut request_headers = header_pairs(&forwarded);
-    request_headers.push(("host".into(), shared.upstream_host.clone()));
-    redact_headers(&mut request_headers);
-    let mut request_body = body.to_vec();
-    scrub(&mut request_body, &secrets);
+    let Outgoing {
+        headers: forwarded,
+        secrets,
+        recorded_url,
+        info,
+        recorded_body,
+    } = outgoing(
+        &parts.method,
+        &parts.headers,
+        &url,
+        &shared.upstream_host,
+        &body,
+    );
     let request_seq = shared.recorder.record_http(
         host.clone(),
         server.clone(),
         Channel::Http,
-        HttpInfo {
-            method: Some(parts.method.to_string()),
-            url: Some(recorded_url.clone()),
-            headers: request_headers,
-            ..HttpInfo::default()
-        },
-        request_body,
+        info,
+        recorded_body,
     );
 
     let sent = shared

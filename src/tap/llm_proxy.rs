@@ -47,9 +47,7 @@ use serde_json::json;
 
 use super::Recorder;
 pub use super::http_common::is_hop_by_hop;
-use super::http_common::{
-    describe, forwarded_headers, header_pairs, scrub, secrets_in, without_hop_by_hop,
-};
+use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
 use crate::host::provider::{REDACTED, is_credential_header, redact_headers};
 use crate::trace::{Channel, HttpInfo, Lane};
 
@@ -177,28 +175,22 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
     };
-    let forwarded = forwarded_headers(&parts.headers);
-    let mut secrets = secrets_in(&forwarded);
-    let (recorded_url, url_secrets) = redact_url(&url);
-    secrets.extend(url_secrets);
-
-    let mut request_headers = header_pairs(&forwarded);
-    request_headers.push(("host".into(), shared.upstream_host.clone()));
-    redact_headers(&mut request_headers);
-    let mut request_body = body.to_vec();
-    scrub(&mut request_body, &secrets);
-    shared.recorder.record_http(
-        Lane::Host,
-        Lane::Llm,
-        Channel::LlmHttp,
-        HttpInfo {
-            method: Some(parts.method.to_string()),
-            url: Some(recorded_url.clone()),
-            headers: request_headers,
-            ..HttpInfo::default()
-        },
-        request_body,
+    let Outgoing {
+        headers: forwarded,
+        secrets,
+        recorded_url,
+        info,
+        recorded_body,
+    } = outgoing(
+        &parts.method,
+        &parts.headers,
+        &url,
+        &shared.upstream_host,
+        &body,
     );
+    shared
+        .recorder
+        .record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, recorded_body);
 
     let sent = shared
         .client
@@ -409,6 +401,7 @@ impl Drop for RecordingStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tap::http_common::{forwarded_headers, secrets_in};
     use axum::http::{HeaderMap, HeaderName};
 
     /// An upstream whose SSE body the test feeds chunk by chunk.
