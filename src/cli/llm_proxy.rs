@@ -47,7 +47,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
     }
     let path = match &args.trace {
         Some(path) => path.clone(),
-        None => default_trace_path()?,
+        None => super::proxy::default_trace_path("llm-proxy")?,
     };
     let header = Header::new(format!("sightline llm-proxy --upstream {}", args.upstream));
     let writer = TraceWriter::create(&path, &header)?;
@@ -100,16 +100,4 @@ pub(super) async fn stop_signal() {
         () = wait(term.take()) => {}
         () = wait(hup.take()) => {}
     }
-}
-
-fn default_trace_path() -> anyhow::Result<PathBuf> {
-    let dir = match std::env::var_os("SIGHTLINE_DATA_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => directories::ProjectDirs::from("", "", "sightline")
-            .context("cannot find a home directory for the default trace; pass --trace FILE")?
-            .data_dir()
-            .to_path_buf(),
-    };
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-    Ok(dir.join("traces").join(format!("{stamp}-llm-proxy.jsonl")))
 }

@@ -229,7 +229,8 @@ fn sanitize(name: &str) -> String {
     if s.is_empty() { "server".into() } else { s }
 }
 
-fn default_trace_path(name: &str) -> anyhow::Result<PathBuf> {
+/// A timestamped trace file in the data directory (`SIGHTLINE_DATA_DIR` overrides it).
+pub(super) fn default_trace_path(name: &str) -> anyhow::Result<PathBuf> {
     let dir = match std::env::var_os("SIGHTLINE_DATA_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => directories::ProjectDirs::from("", "", "sightline")
