@@ -348,6 +348,10 @@ fn imported_traces_pass_the_trace_schema() {
     for (format, file) in [
         ("claude-desktop", "mcp-server-weather.log"),
         ("har", "streamable-http.har"),
+        (
+            "inspector",
+            "inspector-protocol-weather-2026-08-19T12-00-00.000Z.json",
+        ),
     ] {
         let out_path = dir.path().join(format!("{format}.jsonl"));
         let out = sightline(&[

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::trace::import::Format as ImportFormat;
 use sightline::ui::model_view;
 use sightline::ui::{Command, Language, SightlineApp, Strings, Tab};
 
@@ -407,4 +408,55 @@ fn the_doctor_tab_gives_the_reason_code_of_every_hidden_or_renamed_tool_and_badg
             );
         }
     }
+}
+
+#[test]
+fn file_import_turns_a_claude_desktop_log_into_a_trace_and_draws_its_messages() {
+    let dir = util::tempdir();
+    let log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/mcp-server-weather.log");
+    let out = dir.path().join("imported.jsonl");
+    let mut app = SightlineApp::from_events("", Vec::new());
+    app.apply(Command::Import {
+        format: ImportFormat::ClaudeDesktop,
+        file: log,
+        trace: Some(out.clone()),
+    });
+    // The same trace `sightline import claude-desktop` writes, opened.
+    assert_eq!(app.store().source.path(), Some(out.as_path()));
+    assert_eq!(app.store().len(), util::load(&out).events.len());
+    // The corrupt line of the log is named in the status bar.
+    let notice = app.notice().expect("a notice").clone();
+    assert!(!notice.is_error);
+    assert!(notice.text.contains("line 9"), "{}", notice.text);
+    let mut h = harness(app);
+    let (_, tools_call) = arrow(h.state(), "tools/call get_weather");
+    assert!(h.query_by_label(&tools_call).is_some(), "no {tools_call:?}");
+    assert!(h.query_by_label(&notice.text).is_some(), "notice not shown");
+    // File > Import offers the three formats.
+    h.get_by_label(&text(Language::En, "menu.file")).click();
+    h.run();
+    h.get_by_label(&text(Language::En, "menu.import")).hover();
+    h.run();
+    for key in [
+        "menu.import_claude_desktop",
+        "menu.import_inspector",
+        "menu.import_har",
+    ] {
+        let label = text(Language::En, key);
+        assert!(
+            h.query_by_label(&label).is_some(),
+            "no {label:?} in File > Import"
+        );
+    }
+
+    // A file that is not there is an error notice, and the trace shown stays.
+    let mut app = h.into_state();
+    app.apply(Command::Import {
+        format: ImportFormat::Inspector,
+        file: dir.path().join("missing.json"),
+        trace: Some(dir.path().join("never.jsonl")),
+    });
+    assert!(app.notice().is_some_and(|n| n.is_error));
+    assert_eq!(app.store().source.path(), Some(out.as_path()));
 }

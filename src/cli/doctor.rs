@@ -1,7 +1,7 @@
 //! `sightline doctor`: why the model can or cannot see each tool, with the event that proves it.
 //!
 //! Three inputs, one diagnosis ([`crate::analysis::doctor`]):
-//! - a trace (`.jsonl`): diagnosed as it is;
+//! - a trace (`.jsonl`) or a session folder: diagnosed as it is;
 //! - a scenario (`.toml`): run headless first, like `sightline run`, into a trace;
 //! - `-- CMD [ARGS...]`: the server is spawned behind the tap and asked what a host asks before
 //!   the first LLM request (handshake, then `tools/list`), into a trace; see [`probe`].
@@ -28,7 +28,7 @@ use crate::trace::{Header, TraceWriter};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
-    /// A trace (.jsonl) to diagnose, or a scenario (.toml) to run first and then diagnose.
+    /// A trace (.jsonl) or session folder to diagnose, or a scenario (.toml) to run first and then diagnose.
     #[arg(
         value_name = "TRACE|SCENARIO",
         required_unless_present = "command",

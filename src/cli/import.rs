@@ -1,24 +1,37 @@
 //! `sightline import FORMAT FILE --trace OUT [--name NAME]`: other tools' recordings as traces.
 //!
-//! Parsing is [`crate::trace::import`]; this reads the file, passes in the HTTP hooks (the
-//! provider's credential redaction and SSE parser), reports skipped lines on stderr and writes
-//! the trace.
+//! Reading and parsing is [`crate::trace::import::import_file`] (the app's File > Import uses
+//! it too), with the provider's credential redaction and SSE parser as the HTTP hooks; this
+//! reports skipped lines on stderr and writes the trace.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
-use crate::trace::import::{self, HttpHooks};
-use crate::trace::{Header, write_trace};
+use crate::trace::import;
+use crate::trace::write_trace;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
     /// Claude Desktop's MCP logs: mcp-server-NAME.log or mcp.log.
     ClaudeDesktop,
+    /// An MCP Inspector export: the Protocol panel's Export (inspector-protocol-*.json), its
+    /// Console export, `--cli --method logging/tail` output, or v1 History items copied into a
+    /// JSON array.
+    Inspector,
     /// A HAR file holding MCP Streamable HTTP traffic.
     Har,
+}
+
+impl From<Format> for import::Format {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::ClaudeDesktop => import::Format::ClaudeDesktop,
+            Format::Inspector => import::Format::Inspector,
+            Format::Har => import::Format::Har,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -31,53 +44,37 @@ pub struct ImportArgs {
     /// Where to write the trace.
     #[arg(long, value_name = "OUT")]
     trace: PathBuf,
-    /// The server's name (lane `server:NAME`). Default: from the log lines (Claude Desktop) or
-    /// the URL's host (HAR).
+    /// The server's name (lane `server:NAME`). Default: from the file name or the log lines
+    /// (Claude Desktop), the file name or the `initialize` answer (Inspector), or the URL's
+    /// host (HAR).
     #[arg(long)]
     name: Option<String>,
 }
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let path = &args.file;
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let (kind, imported) = match args.format {
-        Format::ClaudeDesktop => {
-            let file_name = path.file_name().map(|n| n.to_string_lossy());
-            let from_file = file_name
-                .as_deref()
-                .and_then(import::claude_desktop::name_from_file);
-            let name = args.name.as_deref().or(from_file);
-            ("claude-desktop", import::claude_desktop::parse(&text, name))
-        }
-        Format::Har => (
-            "har",
-            import::har::parse(&text, args.name.as_deref(), hooks())
-                .with_context(|| format!("{}", path.display()))?,
-        ),
-    };
-    for warning in &imported.warnings {
+    let file = import::import_file(
+        args.format.into(),
+        path,
+        args.name.as_deref(),
+        crate::host::provider::import_hooks(),
+    )?;
+    for warning in &file.imported.warnings {
         eprintln!("sightline: {}: {warning} (skipped)", path.display());
     }
-    let header = Header::new(format!("sightline import {kind} {}", path.display()));
-    write_trace(&args.trace, &header, &imported.events)?;
+    if file.imported.synthetic_times {
+        eprintln!(
+            "sightline: {} has no times: the events get the file's modification time plus 1 ms \
+             each (marked `synthetic_times` in the trace header)",
+            path.display()
+        );
+    }
+    write_trace(&args.trace, &file.header, &file.imported.events)?;
     eprintln!(
         "sightline: {} events from {} written to {}",
-        imported.events.len(),
+        file.imported.events.len(),
         path.display(),
         args.trace.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-fn hooks() -> HttpHooks {
-    HttpHooks {
-        redact: crate::host::provider::redact_headers,
-        sse_data: |bytes| {
-            crate::host::provider::sse::SseParser::parse(bytes)
-                .into_iter()
-                .map(|e| e.data)
-                .collect()
-        },
-    }
 }

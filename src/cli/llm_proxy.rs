@@ -32,6 +32,10 @@ pub struct LlmProxyArgs {
     /// (override the directory with SIGHTLINE_DATA_DIR).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Record into session NAME beside the MCP proxies of the same session (see `sightline
+    /// proxy --session`), so the host's whole loop is one trace. Conflicts with --trace.
+    #[arg(long, value_name = "NAME", conflicts_with = "trace")]
+    session: Option<String>,
     /// Accept connections from other machines (a --listen address that is not loopback).
     #[arg(long)]
     allow_remote: bool,
@@ -45,11 +49,13 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             args.listen
         );
     }
-    let path = match &args.trace {
-        Some(path) => path.clone(),
-        None => super::proxy::default_trace_path("llm-proxy")?,
-    };
-    let header = Header::new(format!("sightline llm-proxy --upstream {}", args.upstream));
+    let mut header = Header::new(format!("sightline llm-proxy --upstream {}", args.upstream));
+    let path = super::proxy::trace_path(
+        args.trace.as_ref(),
+        args.session.as_deref(),
+        "llm",
+        &mut header,
+    );
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -12,6 +12,7 @@ mod pins;
 mod poison;
 mod proxy;
 mod run;
+mod session;
 mod validate;
 mod wrap;
 
@@ -71,9 +72,20 @@ enum Command {
     /// Example: `sightline open weather.jsonl`. With no command at all, the app opens and
     /// runs the `weather` scenario live.
     Open {
-        /// The trace file (JSON Lines).
+        /// The trace file (JSON Lines), or a session folder.
         trace: PathBuf,
+        /// Keep reading it as proxies write it: new events appear live (live attach).
+        #[arg(long)]
+        follow: bool,
     },
+    /// Sessions: the traces several proxies started with the same `--session NAME` write
+    /// together (an external host's LLM requests and its servers' traffic), seen as one.
+    ///
+    /// Examples: `sightline session list`, `sightline session watch demo`,
+    /// `sightline session merge demo --trace demo.jsonl`, `sightline doctor $(sightline session
+    /// path demo)`.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
     /// Why the model can or cannot see each tool: one finding per server and tool, with the
     /// event that proves it and a fix (codes in docs/doctor.md).
     ///
@@ -150,7 +162,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return crate::ui::launch(crate::ui::Start::Live);
     };
     match command {
-        Command::Open { trace } => crate::ui::launch(crate::ui::Start::Open(trace)),
+        Command::Open { trace, follow } => crate::ui::launch(if follow {
+            crate::ui::Start::Follow(trace)
+        } else {
+            crate::ui::Start::Open(trace)
+        }),
+        Command::Session(command) => session::run(command),
         Command::Proxy(args) => proxy::run(args),
         Command::LlmProxy(args) => llm_proxy::run(args),
         Command::Run(args) => run::run(args),

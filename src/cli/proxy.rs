@@ -14,7 +14,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::tap::http_proxy::HttpProxy;
-use crate::tap::{Recorder, ServerCommand, StdioTap};
+use crate::tap::{Recorder, ServerCommand, StdioTap, paths};
 use crate::trace::{Header, Lane, TraceWriter};
 
 #[derive(Debug, Args)]
@@ -23,6 +23,11 @@ pub struct ProxyArgs {
     /// (override the directory with SIGHTLINE_DATA_DIR).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Record into session NAME (a folder under the data dir's `sessions/`, or a path when it
+    /// contains `/`) beside the other proxies of that session, so that a host's LLM requests and
+    /// its servers' traffic load, and show live, as one trace. Conflicts with --trace.
+    #[arg(long, value_name = "NAME", conflicts_with = "trace")]
+    session: Option<String>,
     /// The server's name in the trace (its lane is `server:NAME`). Default: from the command.
     #[arg(long)]
     name: Option<String>,
@@ -60,11 +65,13 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         .name
         .clone()
         .unwrap_or_else(|| default_name(&args.command));
-    let path = match &args.trace {
-        Some(path) => path.clone(),
-        None => default_trace_path(&name)?,
-    };
-    let header = Header::new(format!("sightline proxy -- {}", args.command.join(" ")));
+    let mut header = Header::new(format!("sightline proxy -- {}", args.command.join(" ")));
+    let path = trace_path(
+        args.trace.as_ref(),
+        args.session.as_deref(),
+        &name,
+        &mut header,
+    );
     let writer = TraceWriter::create(&path, &header)?;
     if !args.quiet {
         eprintln!("sightline: recording server `{name}` to {}", path.display());
@@ -127,11 +134,13 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .and_then(|url| url.host_str().map(sanitize))
             .unwrap_or_else(|| "server".into()),
     };
-    let path = match &args.trace {
-        Some(path) => path.clone(),
-        None => default_trace_path(&name)?,
-    };
-    let header = Header::new(format!("sightline proxy --http --upstream {upstream}"));
+    let mut header = Header::new(format!("sightline proxy --http --upstream {upstream}"));
+    let path = trace_path(
+        args.trace.as_ref(),
+        args.session.as_deref(),
+        &name,
+        &mut header,
+    );
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -229,17 +238,26 @@ fn sanitize(name: &str) -> String {
     if s.is_empty() { "server".into() } else { s }
 }
 
-/// A timestamped trace file in the data directory (`SIGHTLINE_DATA_DIR` overrides it).
-pub(super) fn default_trace_path(name: &str) -> anyhow::Result<PathBuf> {
-    let dir = match std::env::var_os("SIGHTLINE_DATA_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => directories::ProjectDirs::from("", "", "sightline")
-            .context("cannot find a home directory for the default trace; pass --trace FILE")?
-            .data_dir()
-            .to_path_buf(),
-    };
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-    Ok(dir.join("traces").join(format!("{stamp}-{name}.jsonl")))
+/// Where a recorder named `name` writes: `--trace FILE`, else a new member file of
+/// `--session NAME`, else a timestamped file in the data dir. With a session, `header` says so.
+pub(super) fn trace_path(
+    trace: Option<&PathBuf>,
+    session: Option<&str>,
+    name: &str,
+    header: &mut Header,
+) -> PathBuf {
+    if let Some(path) = trace {
+        return path.clone();
+    }
+    match session {
+        Some(session) => {
+            header
+                .extra
+                .insert("session".into(), serde_json::Value::from(session));
+            paths::session_member_path(&paths::session_dir(session), name)
+        }
+        None => paths::default_trace_path(name),
+    }
 }
 
 #[cfg(test)]

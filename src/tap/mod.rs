@@ -12,11 +12,13 @@
 //! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap.
 //! - [`llm_proxy`]: a reverse proxy in front of an LLM API, recording each HTTP exchange.
 //! - [`http_proxy`]: a reverse proxy for MCP over Streamable HTTP, recording each message.
+//! - [`paths`]: where traces and sessions go by default (the data directory).
 
 mod http_common;
 pub mod http_proxy;
 pub mod lines;
 pub mod llm_proxy;
+pub mod paths;
 pub mod recorder;
 pub mod stdio;
 pub mod wrap;

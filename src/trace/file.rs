@@ -219,8 +219,12 @@ pub fn write_trace(path: &Path, header: &Header, events: &[Event]) -> Result<(),
     writer.flush()
 }
 
-/// Loads a trace file. Fails only when the file cannot be opened or has no usable header.
+/// Loads a trace file, or a session folder (its traces merged, see [`super::session`]).
+/// Fails only when the file cannot be opened or has no usable header.
 pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
+    if path.is_dir() {
+        return super::session::load_dir(path);
+    }
     let file = File::open(path).map_err(|source| TraceError::Open {
         path: path.to_path_buf(),
         source,

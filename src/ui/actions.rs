@@ -1,9 +1,14 @@
-//! Applying commands: selection, opening files, running scenarios, exporting.
+//! Applying commands: selection, opening files, importing other tools' recordings, running
+//! scenarios, exporting.
 //!
 //! File dialogs run on their own thread (`rfd` blocks while the dialog is open) and hand the
 //! chosen path back through a channel the app polls each frame. Without a desktop portal
 //! (no `DBUS_SESSION_BUS_ADDRESS`) there is no dialog: opening says to drop a file on the
 //! window instead, and exports are written next to the trace.
+//!
+//! File > Import reads a file with [`crate::trace::import::import_file`], as `sightline import`
+//! does, writes the trace to the data dir's `traces/` and opens it; what it skipped is listed
+//! in the status bar's notice.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +18,7 @@ use super::command::{Command, ExportFormat};
 use super::live::{self, LiveRun, RunStatus};
 use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
+use crate::trace::import::Format as ImportFormat;
 
 fn tr(app: &SightlineApp) -> Tr<'_> {
     Tr {
@@ -34,7 +40,14 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
     match command {
         Command::Select(i) => select(app, i),
         Command::Open(path) => open(app, &path),
+        Command::Follow(path) => follow(app, &path),
         Command::OpenDialog => open_dialog(app),
+        Command::ImportDialog(format) => import_dialog(app, format),
+        Command::Import {
+            format,
+            file,
+            trace,
+        } => import(app, format, &file, trace),
         Command::Run { scenario, options } => run(app, &scenario, options),
         Command::Export(format) => export(app, format),
         Command::SetLanguage(lang) => app.lang = lang,
@@ -78,6 +91,7 @@ fn open(app: &mut SightlineApp, path: &Path) {
         Ok(store) => {
             // A live run keeps recording to its file; the app just stops showing it.
             app.live = None;
+            app.following = None;
             // Load warnings stay in the status bar as long as the trace is shown.
             reset_view(app, store);
             app.recent.push(path);
@@ -94,6 +108,32 @@ fn open(app: &mut SightlineApp, path: &Path) {
             if !path.exists() {
                 app.recent.remove(path);
             }
+        }
+    }
+}
+
+fn follow(app: &mut SightlineApp, path: &Path) {
+    match super::follow::Following::start(path) {
+        Ok((mut following, events)) => {
+            app.live = None;
+            let mut store = TraceStore::new(
+                following.title(),
+                Source::Follow(path.to_path_buf()),
+                events,
+            );
+            store.warnings = following.new_warnings();
+            reset_view(app, store);
+            app.following = Some(following);
+        }
+        Err(e) => {
+            let text = tr(app).f(
+                "app.load_failed",
+                &[
+                    ("path", path.display().to_string()),
+                    ("error", e.to_string()),
+                ],
+            );
+            notice(app, text, true);
         }
     }
 }
@@ -122,6 +162,7 @@ fn open_dialog(app: &mut SightlineApp) {
 
 /// Opens the file the dialog returned, once it has.
 pub(super) fn poll_dialog(app: &mut SightlineApp) {
+    poll_import_dialog(app);
     let Some(rx) = &app.dialog else { return };
     match rx.try_recv() {
         Ok(picked) => {
@@ -133,6 +174,115 @@ pub(super) fn poll_dialog(app: &mut SightlineApp) {
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
         Err(std::sync::mpsc::TryRecvError::Disconnected) => app.dialog = None,
     }
+}
+
+fn import_dialog(app: &mut SightlineApp, format: ImportFormat) {
+    if !has_file_dialog() {
+        let text = tr(app).t("app.no_import_dialog");
+        notice(app, text, false);
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let wake = app.wake.clone();
+    let (what, extensions): (&str, &[&str]) = match format {
+        ImportFormat::ClaudeDesktop => ("Claude Desktop MCP log", &["log"]),
+        ImportFormat::Inspector => ("MCP Inspector export", &["json"]),
+        ImportFormat::Har => ("HAR", &["har", "json"]),
+    };
+    let spawned = std::thread::Builder::new()
+        .name("sightline-import-dialog".into())
+        .spawn(move || {
+            let picked = rfd::FileDialog::new()
+                .add_filter(what, extensions)
+                .pick_file();
+            let _ = tx.send(picked);
+            wake();
+        });
+    if spawned.is_ok() {
+        app.menu.import_dialog = Some((format, rx));
+    }
+}
+
+/// Imports the file File > Import's dialog returned, once it has.
+fn poll_import_dialog(app: &mut SightlineApp) {
+    let Some((format, rx)) = &app.menu.import_dialog else {
+        return;
+    };
+    let format = *format;
+    match rx.try_recv() {
+        Ok(picked) => {
+            app.menu.import_dialog = None;
+            if let Some(path) = picked {
+                import(app, format, &path, None);
+            }
+        }
+        Err(std::sync::mpsc::TryRecvError::Empty) => {}
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.menu.import_dialog = None,
+    }
+}
+
+/// Imports `file` into a trace (`trace`, else a new one in the data dir) and opens it.
+fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Option<PathBuf>) {
+    let out = trace.unwrap_or_else(|| live::trace_path_for(&format!("import-{}", format.as_str())));
+    let written = crate::trace::import::import_file(
+        format,
+        file,
+        None,
+        crate::host::provider::import_hooks(),
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|f| {
+        crate::trace::write_trace(&out, &f.header, &f.imported.events)
+            .map(|()| f.imported)
+            .map_err(|e| e.to_string())
+    });
+    let imported = match written {
+        Ok(imported) => imported,
+        Err(error) => {
+            let text = tr(app).f(
+                "app.import_failed",
+                &[("path", file.display().to_string()), ("error", error)],
+            );
+            return notice(app, text, true);
+        }
+    };
+    open(app, &out);
+    if app.store.source.path() != Some(out.as_path()) {
+        return; // opening failed and said why
+    }
+    let tr = tr(app);
+    let mut text = tr.f(
+        "app.imported",
+        &[
+            ("count", imported.events.len().to_string()),
+            ("path", file.display().to_string()),
+            ("trace", out.display().to_string()),
+        ],
+    );
+    if !imported.warnings.is_empty() {
+        let mut list: Vec<String> = imported
+            .warnings
+            .iter()
+            .take(3)
+            .map(ToString::to_string)
+            .collect();
+        if imported.warnings.len() > 3 {
+            list.push("…".into());
+        }
+        text.push(' ');
+        text.push_str(&tr.f(
+            "app.import_skipped",
+            &[
+                ("count", imported.warnings.len().to_string()),
+                ("list", list.join("; ")),
+            ],
+        ));
+    }
+    if imported.synthetic_times {
+        text.push(' ');
+        text.push_str(&tr.t("app.import_synthetic_times"));
+    }
+    notice(app, text, false);
 }
 
 /// Opens a trace dropped on the window.
@@ -175,6 +325,7 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
                 ),
             );
             app.live = Some(run);
+            app.following = None;
             let text = tr(app).f("app.running", &[("scenario", name.to_string())]);
             notice(app, text, false);
         }

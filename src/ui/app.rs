@@ -16,6 +16,7 @@ use super::Tr;
 use super::command::Command;
 use super::diagram::{DiagramView, RowSet};
 use super::doctor_panel::DoctorPanel;
+use super::follow::Following;
 use super::i18n::{Language, Strings};
 use super::inspector::Inspector;
 use super::list::MessageList;
@@ -47,6 +48,8 @@ pub struct Notice {
 pub struct SightlineApp {
     pub(super) store: TraceStore,
     pub(super) live: Option<LiveRun>,
+    /// A trace or session other processes are writing, while one is shown.
+    pub(super) following: Option<Following>,
     pub(super) selected: Option<usize>,
     pub(super) strings: Strings,
     pub(super) lang: Language,
@@ -73,6 +76,7 @@ impl SightlineApp {
         SightlineApp {
             store,
             live: None,
+            following: None,
             selected: None,
             strings: Strings::embedded(),
             lang: Language::En,
@@ -213,6 +217,37 @@ impl SightlineApp {
         }
     }
 
+    /// Takes in what the followed files gained since the last look.
+    fn poll_following(&mut self, ctx: &egui::Context) {
+        let Some(following) = self.following.as_mut() else {
+            return;
+        };
+        let new = following.poll();
+        let warnings = following.new_warnings();
+        if !new.is_empty() {
+            self.store.title = following.title();
+        }
+        self.store.append(new);
+        self.store.warnings.extend(warnings);
+        ctx.request_repaint_after(super::follow::POLL_EVERY);
+    }
+
+    /// The app following a trace file or session folder as other processes write it.
+    pub fn follow(path: &Path, wake: Arc<dyn Fn() + Send + Sync>) -> SightlineApp {
+        let mut app = SightlineApp::from_events("", Vec::new());
+        app.wake = wake;
+        app.apply(Command::Follow(path.to_path_buf()));
+        app
+    }
+
+    /// Reads the followed files now (tests; the app polls every frame, at most every 200 ms).
+    pub fn poll_following_now(&mut self) {
+        if let Some(following) = self.following.as_mut() {
+            let new = following.poll_now();
+            self.store.append(new);
+        }
+    }
+
     /// Draws the whole app into `ui` and applies what the panels asked for.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
@@ -221,6 +256,7 @@ impl SightlineApp {
             self.fonts_installed = true;
         }
         self.poll_live(&ctx);
+        self.poll_following(&ctx);
         if !self.store.findings.is_ready() {
             // The findings of a big trace are computed in the background: look again soon.
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
@@ -297,7 +333,7 @@ impl SightlineApp {
             });
         CentralPanel::default().show(ui, |ui| {
             if store.is_empty() {
-                ui.weak(tr.t(if self.live.is_some() {
+                ui.weak(tr.t(if self.live.is_some() || self.following.is_some() {
                     "diagram.empty"
                 } else {
                     "app.no_trace"

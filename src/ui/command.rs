@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::i18n::Language;
 use crate::host::agent::RunOptions;
+use crate::trace::import::Format as ImportFormat;
 
 /// The two diagram exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,8 +31,19 @@ pub enum Command {
     Select(usize),
     /// Open a trace file.
     Open(PathBuf),
+    /// Show a trace file or session folder live as other processes write it.
+    Follow(PathBuf),
     /// Show the native file dialog to pick a trace.
     OpenDialog,
+    /// Show the native file dialog to pick a file of another tool's to import.
+    ImportDialog(ImportFormat),
+    /// Import `file` (written as a trace to `trace`, by default a new file in the data dir's
+    /// `traces/`) and open the result.
+    Import {
+        format: ImportFormat,
+        file: PathBuf,
+        trace: Option<PathBuf>,
+    },
     /// Run a shipped scenario live.
     Run {
         scenario: String,

@@ -155,23 +155,11 @@ fn run_blocking(
     }
 }
 
-/// The directory for the app's own files: `$SIGHTLINE_DATA_DIR`, else the platform data dir,
-/// else the temporary directory.
-pub fn data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SIGHTLINE_DATA_DIR") {
-        return PathBuf::from(dir);
-    }
-    directories::ProjectDirs::from("", "", "sightline")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| std::env::temp_dir().join("sightline"))
-}
+pub use crate::tap::paths::data_dir;
 
 /// A fresh trace path for a live run of `name`, under the data dir's `traces/`.
 pub fn trace_path_for(name: &str) -> PathBuf {
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-    data_dir()
-        .join("traces")
-        .join(format!("{stamp}-{name}.jsonl"))
+    crate::tap::paths::default_trace_path(name)
 }
 
 /// Whether `path` looks like a trace file (for drag and drop).

@@ -1,9 +1,13 @@
 //! The menu bar and the "run a scenario" window.
 //!
-//! File: open (native dialog, or drop a `.jsonl` on the window), open recent, run a shipped
+//! File: open (native dialog, or drop a `.jsonl` on the window), open recent, import another
+//! tool's recording (Claude Desktop log, MCP Inspector history, HAR), run a shipped
 //! scenario (any protocol revision it supports, the scripted model or a real provider when its
 //! key is set), export the diagram, quit. View: teaching mode. Language: English, Portuguese,
 //! Spanish, switched at run time.
+
+use std::path::PathBuf;
+use std::sync::mpsc::Receiver;
 
 use egui::{ComboBox, Ui};
 
@@ -15,6 +19,7 @@ use super::scenarios::{DEFAULT, SHIPPED, Shipped};
 use crate::host::agent::RunOptions;
 use crate::host::api::ApiShape;
 use crate::host::scenario::Protocol;
+use crate::trace::import::Format as ImportFormat;
 
 /// The state of the menu's one window.
 #[derive(Debug)]
@@ -26,6 +31,9 @@ pub struct MenuState {
     /// `None`: the scenario's own model (the scripted one for every shipped scenario).
     provider: Option<ApiShape>,
     model: String,
+    /// File > Import's file dialog, running on its own thread: what the file will be read as,
+    /// and where the picked path comes back.
+    pub(super) import_dialog: Option<(ImportFormat, Receiver<Option<PathBuf>>)>,
 }
 
 impl Default for MenuState {
@@ -36,7 +44,17 @@ impl Default for MenuState {
             protocol: None,
             provider: None,
             model: String::new(),
+            import_dialog: None,
         }
+    }
+}
+
+/// The File > Import entry of each format.
+fn import_label(format: ImportFormat) -> &'static str {
+    match format {
+        ImportFormat::ClaudeDesktop => "menu.import_claude_desktop",
+        ImportFormat::Inspector => "menu.import_inspector",
+        ImportFormat::Har => "menu.import_har",
     }
 }
 
@@ -79,6 +97,24 @@ impl MenuState {
                     for path in &recent.paths {
                         if ui.button(path.display().to_string()).clicked() {
                             command = Some(Command::Open(path.clone()));
+                        }
+                    }
+                });
+                ui.menu_button(tr.t("menu.follow_session"), |ui| {
+                    let sessions = crate::tap::paths::sessions();
+                    if sessions.is_empty() {
+                        ui.weak(tr.t("menu.follow_session_empty"));
+                    }
+                    for (name, dir) in sessions.into_iter().take(20) {
+                        if ui.button(name).clicked() {
+                            command = Some(Command::Follow(dir));
+                        }
+                    }
+                });
+                ui.menu_button(tr.t("menu.import"), |ui| {
+                    for format in ImportFormat::ALL {
+                        if ui.button(tr.t(import_label(format))).clicked() {
+                            command = Some(Command::ImportDialog(format));
                         }
                     }
                 });

@@ -29,6 +29,7 @@ pub mod command;
 pub mod diagram;
 mod diagram_paint;
 pub mod doctor_panel;
+pub mod follow;
 pub mod i18n;
 pub mod inspector;
 pub mod json_tree;
@@ -94,6 +95,8 @@ pub enum Start {
     Live,
     /// Open a saved trace (`sightline open TRACE`).
     Open(PathBuf),
+    /// Show a trace file or session folder live as proxies write it (`sightline open --follow`).
+    Follow(PathBuf),
 }
 
 /// The commands that work without a display, for the message when there is none.
@@ -120,6 +123,10 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
     // Open the trace first, so a bad path is an ordinary command-line error.
     let opened = match &start {
         Start::Open(path) => Some(SightlineApp::from_trace(path)?),
+        Start::Follow(path) => {
+            crate::trace::Follower::new(path)?;
+            None
+        }
         Start::Live => None,
     };
     let options = eframe::NativeOptions {
@@ -138,9 +145,12 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
-            let app = match opened {
-                Some(app) => app,
-                None => SightlineApp::live(
+            let app = match (opened, start) {
+                (Some(app), _) => app,
+                (None, Start::Follow(path)) => {
+                    SightlineApp::follow(&path, Arc::new(move || ctx.request_repaint()))
+                }
+                (None, _) => SightlineApp::live(
                     scenarios::DEFAULT,
                     crate::host::agent::RunOptions::default(),
                     Arc::new(move || ctx.request_repaint()),

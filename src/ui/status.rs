@@ -23,6 +23,10 @@ pub fn status_ui(
             Source::File(p) | Source::Live { path: p, .. } => {
                 ui.monospace(p.display().to_string());
             }
+            Source::Follow(p) => {
+                ui.spinner();
+                ui.label(tr.f("app.following", &[("path", p.display().to_string())]));
+            }
             Source::Memory => {}
         }
         ui.label(tr.f("app.events", &[("count", store.len().to_string())]));

@@ -19,6 +19,8 @@ pub enum Source {
     File(PathBuf),
     /// A scenario running now; the path is the trace it writes.
     Live { scenario: String, path: PathBuf },
+    /// A trace file or session folder other processes are writing, followed as it grows.
+    Follow(PathBuf),
     /// Events handed over directly (tests, benchmarks).
     Memory,
 }
@@ -27,7 +29,7 @@ impl Source {
     /// The trace file behind the events, if any.
     pub fn path(&self) -> Option<&Path> {
         match self {
-            Source::File(p) | Source::Live { path: p, .. } => Some(p),
+            Source::File(p) | Source::Follow(p) | Source::Live { path: p, .. } => Some(p),
             Source::Memory => None,
         }
     }

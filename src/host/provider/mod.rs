@@ -43,6 +43,20 @@ use crate::tap::Recorder;
 use crate::trace::{Channel, HttpInfo, Lane};
 use request::{endpoint, is_loopback, request_headers};
 
+/// What the importers ([`crate::trace::import`]) need for HTTP: this module's header redaction
+/// and SSE parser. One definition for `sightline import` and the app's File > Import.
+pub fn import_hooks() -> crate::trace::import::HttpHooks {
+    crate::trace::import::HttpHooks {
+        redact: redact_headers,
+        sse_data: |bytes| {
+            sse::SseParser::parse(bytes)
+                .into_iter()
+                .map(|e| e.data)
+                .collect()
+        },
+    }
+}
+
 /// How to reach one LLM API.
 #[derive(Clone)]
 pub struct ProviderConfig {

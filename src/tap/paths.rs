@@ -1,0 +1,89 @@
+//! Where recordings go when the user does not say: the data directory, its `traces/` folder
+//! and its `sessions/` folders.
+//!
+//! One place decides this so that the proxies, the app and the importers agree, and so that a
+//! session named on one command line (`--session demo`) is the same folder for every proxy
+//! that names it. `SIGHTLINE_DATA_DIR` overrides the platform's data directory (tests use it).
+
+use std::path::{Path, PathBuf};
+
+/// The directory for Sightline's own files: `$SIGHTLINE_DATA_DIR`, else the platform data dir
+/// (`~/.local/share/sightline` on Linux), else the temporary directory.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SIGHTLINE_DATA_DIR") {
+        return PathBuf::from(dir);
+    }
+    directories::ProjectDirs::from("", "", "sightline")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| std::env::temp_dir().join("sightline"))
+}
+
+/// A fresh, timestamped trace path for `name` under the data dir's `traces/`.
+pub fn default_trace_path(name: &str) -> PathBuf {
+    data_dir().join("traces").join(stamped(name))
+}
+
+/// The folder of session `name`: used as given when it looks like a path (it contains a `/`),
+/// else `sessions/NAME` in the data dir.
+pub fn session_dir(name: &str) -> PathBuf {
+    if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) {
+        PathBuf::from(name)
+    } else {
+        data_dir().join("sessions").join(name)
+    }
+}
+
+/// A fresh trace path for one recorder (`member`: a server's or the LLM proxy's name) joining
+/// the session in `dir`. The process id keeps two recorders of the same name apart.
+pub fn session_member_path(dir: &Path, member: &str) -> PathBuf {
+    dir.join(stamped(&format!("{member}-{}", std::process::id())))
+}
+
+/// The sessions in the data dir, newest first: (name, folder).
+pub fn sessions() -> Vec<(String, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(data_dir().join("sessions")) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, String, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| {
+            let modified = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            (
+                modified,
+                e.file_name().to_string_lossy().into_owned(),
+                e.path(),
+            )
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    found.into_iter().map(|(_, n, p)| (n, p)).collect()
+}
+
+fn stamped(name: &str) -> String {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    format!("{stamp}-{name}.jsonl")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_names_with_a_slash_are_paths() {
+        assert_eq!(session_dir("/tmp/s1"), PathBuf::from("/tmp/s1"));
+        assert_eq!(session_dir("./s1"), PathBuf::from("./s1"));
+        assert!(session_dir("demo").ends_with("sessions/demo"));
+    }
+
+    #[test]
+    fn member_paths_name_the_member_and_the_process() {
+        let p = session_member_path(Path::new("/s"), "weather");
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        assert!(name.ends_with(&format!("-weather-{}.jsonl", std::process::id())));
+        assert_eq!(p.parent(), Some(Path::new("/s")));
+    }
+}
