@@ -97,14 +97,7 @@ fn open(app: &mut SightlineApp, path: &Path) {
             app.recent.push(path);
         }
         Err(e) => {
-            let text = tr(app).f(
-                "app.load_failed",
-                &[
-                    ("path", path.display().to_string()),
-                    ("error", e.to_string()),
-                ],
-            );
-            notice(app, text, true);
+            load_failed(app, path, &e);
             if !path.exists() {
                 app.recent.remove(path);
             }
@@ -125,17 +118,19 @@ fn follow(app: &mut SightlineApp, path: &Path) {
             reset_view(app, store);
             app.following = Some(following);
         }
-        Err(e) => {
-            let text = tr(app).f(
-                "app.load_failed",
-                &[
-                    ("path", path.display().to_string()),
-                    ("error", e.to_string()),
-                ],
-            );
-            notice(app, text, true);
-        }
+        Err(e) => load_failed(app, path, &e),
     }
+}
+
+fn load_failed(app: &mut SightlineApp, path: &Path, error: &dyn std::fmt::Display) {
+    let text = tr(app).f(
+        "app.load_failed",
+        &[
+            ("path", path.display().to_string()),
+            ("error", error.to_string()),
+        ],
+    );
+    notice(app, text, true);
 }
 
 fn open_dialog(app: &mut SightlineApp) {
