@@ -66,9 +66,8 @@ fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
     })
 }
 
-#[test]
-fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
-    util::require_npm_peers();
+/// server-everything in `streamableHttp` mode on a free port, and its endpoint URL.
+fn everything() -> (Running, String) {
     let server_port = free_port();
     let mut server = Command::new("node");
     server
@@ -82,7 +81,24 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
         .stderr(Stdio::null());
     let mut server = Running(server.spawn().expect("start server-everything"));
     wait_until_accepting(server_port, &mut server.0);
-    let upstream = format!("http://127.0.0.1:{server_port}/mcp");
+    (server, format!("http://127.0.0.1:{server_port}/mcp"))
+}
+
+/// Stops a proxy with SIGTERM, as a terminal would, so its traces are complete.
+fn stop(proxy: &mut Running) {
+    let pid = proxy.0.id().to_string();
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while proxy.0.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "the proxy did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
+    util::require_npm_peers();
+    let (server, upstream) = everything();
 
     let dir = util::tempdir();
     let trace = dir.path().join("http.jsonl");
@@ -125,14 +141,7 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
     );
     assert_eq!(util::text(&refused.stdout), "403");
 
-    // Stop the proxy so the trace is complete.
-    let pid = proxy.0.id().to_string();
-    let _ = Command::new("kill").args(["-TERM", &pid]).status();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while proxy.0.try_wait().expect("wait").is_none() {
-        assert!(Instant::now() < deadline, "the proxy did not stop");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    stop(&mut proxy);
 
     let loaded = util::load(&trace);
     let analysis = util::analyze(&loaded);
@@ -250,5 +259,196 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
             .iter()
             .any(|e| e.channel == Channel::Note && e.text().contains("not a loopback origin"))
     );
+    drop(server);
+}
+
+#[test]
+fn a_wrapped_http_server_is_served_recorded_and_restored() {
+    util::require_npm_peers();
+    let (server, upstream) = everything();
+    let dir = util::tempdir();
+    let config = dir.path().join(".mcp.json");
+    let original = serde_json::to_string_pretty(&serde_json::json!({
+        "mcpServers": {
+            "everything": {"type": "http", "url": upstream, "headers": {"X-Team": "a"}}
+        }
+    }))
+    .expect("json")
+        + "\n";
+    std::fs::write(&config, &original).expect("write the config");
+    let traces = dir.path().join("traces");
+    let port = free_port();
+    let wrap = |extra: &[&str]| {
+        let mut cmd = Command::new(util::bin());
+        cmd.arg("wrap").arg(&config).args(extra);
+        cmd
+    };
+    let port_arg = port.to_string();
+    let traces_arg = traces.to_str().expect("utf-8 path");
+    let out = util::run(
+        &mut wrap(&["--http-port", &port_arg, "--trace-dir", traces_arg]),
+        Duration::from_secs(10),
+    );
+    assert!(out.status.success(), "{}", util::text(&out.stderr));
+    assert!(util::text(&out.stdout).contains("everything: wrapped"));
+    let wrapped: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
+    let local = wrapped["mcpServers"]["everything"]["url"]
+        .as_str()
+        .expect("a url")
+        .to_string();
+    let rest = upstream.strip_prefix("http://").expect("http upstream");
+    assert_eq!(
+        local,
+        format!("http://127.0.0.1:{port}/sightline/http/{rest}")
+    );
+    assert_eq!(
+        wrapped["mcpServers"]["everything"]["headers"]["X-Team"],
+        "a"
+    );
+
+    // The proxies start from the wrapped config alone; the host connects to the local URL.
+    let mut serving = wrap(&["--serve", "--trace-dir", traces_arg]);
+    serving
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut serving = Running(serving.spawn().expect("start wrap --serve"));
+    wait_until_accepting(port, &mut serving.0);
+    let direct = client(&upstream);
+    let proxied = client(&local);
+    assert_eq!(
+        direct, proxied,
+        "the client saw a difference through the proxy"
+    );
+    stop(&mut serving);
+
+    let loaded = util::load(&traces.join("everything.jsonl"));
+    let analysis = util::analyze(&loaded);
+    let srv = Lane::server("everything");
+    let methods: Vec<String> = loaded
+        .events
+        .iter()
+        .zip(&analysis.derived)
+        .filter(|(e, d)| e.to == srv && d.kind == Kind::Request)
+        .filter_map(|(_, d)| d.method.clone())
+        .collect();
+    assert_eq!(
+        methods,
+        ["initialize", "tools/list", "tools/call", "tools/call"]
+    );
+    let requests: Vec<(String, String)> = loaded
+        .events
+        .iter()
+        .filter(|e| e.to == srv)
+        .filter_map(|e| e.http.as_ref())
+        .map(|h| {
+            (
+                h.method.clone().unwrap_or_default(),
+                h.url.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        requests.iter().all(|(_, url)| *url == upstream),
+        "{requests:?}"
+    );
+    assert!(requests.iter().any(|(method, _)| method == "DELETE"));
+
+    // Undo gives back the very bytes, even without the backup.
+    std::fs::remove_file(dir.path().join(".mcp.json.sightline-backup")).expect("backup");
+    let out = util::run(&mut wrap(&["--undo"]), Duration::from_secs(10));
+    assert!(out.status.success(), "{}", util::text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), original);
+    drop(server);
+}
+
+#[test]
+fn an_rmcp_client_and_server_on_2026_07_28_through_the_proxy() {
+    use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+    use rmcp::transport::StreamableHttpClientTransport;
+
+    let server_port = free_port();
+    let mut server = Command::new(util::bin());
+    server
+        .args(["demo-server", "weather", "--http", "--listen"])
+        .arg(format!("127.0.0.1:{server_port}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut server = Running(server.spawn().expect("start the demo server"));
+    wait_until_accepting(server_port, &mut server.0);
+
+    let dir = util::tempdir();
+    let trace = dir.path().join("rmcp-http.jsonl");
+    let proxy_port = free_port();
+    let mut proxy = Command::new(util::bin());
+    proxy
+        .args(["proxy", "--http", "--listen"])
+        .arg(format!("127.0.0.1:{proxy_port}"))
+        .arg("--upstream")
+        .arg(format!("http://127.0.0.1:{server_port}/mcp"))
+        .args(["--name", "weather", "--trace"])
+        .arg(&trace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut proxy = Running(proxy.spawn().expect("start the proxy"));
+    wait_until_accepting(proxy_port, &mut proxy.0);
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let answer = runtime.block_on(async {
+        let transport =
+            StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{proxy_port}/mcp"));
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        let client = ().serve_with_lifecycle(transport, lifecycle).await.expect("discover");
+        let tools = client.list_all_tools().await.expect("tools/list");
+        assert_eq!(tools.len(), 1);
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("location".into(), "Seoul".into());
+        let result = client
+            .call_tool(CallToolRequestParams::new("get_weather").with_arguments(arguments))
+            .await
+            .expect("tools/call");
+        let _ = client.cancel().await;
+        serde_json::to_value(&result.content).expect("json")
+    });
+    assert_eq!(answer[0]["text"], "Seoul: 15C, partly cloudy");
+    stop(&mut proxy);
+
+    let loaded = util::load(&trace);
+    let analysis = util::analyze(&loaded);
+    let srv = Lane::server("weather");
+    let methods: Vec<String> = loaded
+        .events
+        .iter()
+        .zip(&analysis.derived)
+        .filter(|(e, d)| e.to == srv && d.kind == Kind::Request)
+        .filter_map(|(_, d)| d.method.clone())
+        .collect();
+    assert_eq!(methods, ["server/discover", "tools/list", "tools/call"]);
+    for (e, d) in loaded.events.iter().zip(&analysis.derived) {
+        assert_ne!(d.kind, Kind::Invalid, "{e:#?}");
+    }
+    // Every request after discovery names the revision in its headers (no session).
+    let requests: Vec<&Event> = loaded
+        .events
+        .iter()
+        .filter(|e| e.to == srv && e.channel == Channel::Http)
+        .collect();
+    for request in &requests[1..] {
+        assert_eq!(header(request, "mcp-protocol-version"), Some("2026-07-28"));
+        assert_eq!(header(request, "mcp-session-id"), None);
+    }
+    let session = analysis
+        .sessions
+        .iter()
+        .find(|(lane, _)| *lane == srv)
+        .map(|(_, s)| format!("{s:?}"))
+        .expect("the server's session");
+    assert!(session.contains("2026-07-28"), "{session}");
     drop(server);
 }

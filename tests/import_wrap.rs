@@ -190,9 +190,10 @@ fn wrap_is_idempotent_keeps_fields_and_undoes() {
     let out = sightline(&["wrap", c, "--trace-dir", traces.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report = text(&out.stdout);
+    assert!(report.contains("remote: wrapped"), "{report}");
     assert!(
-        report.contains("remote: HTTP server: not wrapped yet (needs the HTTP proxy)"),
-        "{report}"
+        report.contains("--serve"),
+        "says how to start the HTTP proxy: {report}"
     );
     let backup = dir
         .path()
@@ -223,7 +224,17 @@ fn wrap_is_idempotent_keeps_fields_and_undoes() {
         servers["weather"]["env"],
         json!({"WEATHER_UNITS": "metric"})
     );
-    assert_eq!(servers["remote"], claude_config()["mcpServers"]["remote"]);
+    // The HTTP server now points at a local proxy URL that holds the upstream; the rest stays.
+    let remote = servers["remote"].as_object().unwrap();
+    let url = remote["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("http://127.0.0.1:")
+            && url.ends_with("/sightline/https/mcp.example.com/mcp"),
+        "{url}"
+    );
+    let keys: Vec<_> = remote.keys().cloned().collect();
+    assert_eq!(keys, ["type", "url", "headers"]);
+    assert_eq!(remote["headers"], json!({"X-Team": "a"}));
     assert_eq!(wrapped["preferences"], json!({"theme": "dark"}));
     let keys: Vec<_> = wrapped.as_object().unwrap().keys().cloned().collect();
     assert_eq!(keys, ["globalShortcut", "mcpServers", "preferences"]);

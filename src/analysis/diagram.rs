@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use crate::analysis::Report;
 use crate::trace::{Channel, Event, Lane, Pairing};
 
-pub use labels::{is_invisible, visible};
+pub use labels::{is_invisible, row_text, visible};
 
 /// A whole trace as a sequence diagram.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -111,13 +111,15 @@ impl Row {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Style {
     /// A JSON-RPC request (solid arrow), in its true direction: server-to-client requests
-    /// (`sampling/createMessage`, `roots/list`) go from the server to the host.
+    /// (`sampling/createMessage`, `roots/list`) go from the server to the host. Also an MCP HTTP
+    /// request without a message (`GET /mcp (open SSE stream)`, `DELETE /mcp (end session)`).
     Request,
-    /// A JSON-RPC result (dashed arrow back).
+    /// A JSON-RPC result (dashed arrow back). Also an MCP HTTP response without a message
+    /// (`202 Accepted`, an SSE priming event).
     Response,
     /// A JSON-RPC notification (open arrowhead).
     Notification,
-    /// A JSON-RPC error response.
+    /// A JSON-RPC error response, or an MCP HTTP response with a `4xx` or `5xx` status.
     Error,
     /// A payload on a JSON-RPC channel that is not valid JSON-RPC.
     Invalid,

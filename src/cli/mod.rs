@@ -117,8 +117,9 @@ enum Command {
     ///
     /// Example: `sightline validate weather.jsonl` (exit status 1 when a message violates it)
     Validate(validate::ValidateArgs),
-    /// Put every stdio server of a host's MCP config behind `sightline proxy` (or take it back
-    /// out with --undo), keeping a backup and every other field.
+    /// Put every server of a host's MCP config behind a proxy: stdio ones behind `sightline
+    /// proxy`, HTTP ones behind a local HTTP proxy that `--serve` runs (or take them back out
+    /// with --undo), keeping a backup and every other field.
     ///
     /// Example: `sightline wrap ~/.config/Claude/claude_desktop_config.json --trace-dir traces`
     Wrap(wrap::WrapArgs),
@@ -126,11 +127,20 @@ enum Command {
     ///
     /// Example: `sightline import claude-desktop mcp-server-weather.log --trace weather.jsonl`
     Import(import::ImportArgs),
-    /// Run a built-in demo MCP server on stdin/stdout: weather, tour, poisoned, rugpull,
-    /// oddnames, forecast, media.
+    /// Run a built-in demo MCP server on stdin/stdout (or Streamable HTTP with --http): weather,
+    /// tour, poisoned, rugpull, oddnames, forecast, media.
+    ///
+    /// Example: `sightline demo-server weather --http --listen 127.0.0.1:3001` (then
+    /// `http://127.0.0.1:3001/mcp`)
     DemoServer {
         /// Which server: weather (the seed article's) or tour (every primitive).
         name: String,
+        /// Serve Streamable HTTP at `http://LISTEN/mcp` instead of stdio, until Ctrl-C.
+        #[arg(long)]
+        http: bool,
+        /// Where to listen with --http (port 0: any free port, printed on stderr).
+        #[arg(long, default_value = "127.0.0.1:0", requires = "http")]
+        listen: std::net::SocketAddr,
     },
 }
 
@@ -180,10 +190,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(args),
         Command::Wrap(args) => wrap::run(args),
         Command::Import(args) => import::run(args),
-        Command::DemoServer { name } => {
+        Command::DemoServer { name, http, listen } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-            runtime.block_on(crate::servers::run_stdio(&name))?;
+            if http {
+                let stop = llm_proxy::stop_signal();
+                runtime.block_on(crate::servers::run_http(&name, listen, stop))?;
+            } else {
+                runtime.block_on(crate::servers::run_stdio(&name))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

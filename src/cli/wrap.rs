@@ -1,17 +1,28 @@
-//! `sightline wrap CONFIG [--undo] [--trace-dir DIR]`: put a host's stdio servers behind the proxy.
+//! `sightline wrap CONFIG [--undo] [--trace-dir DIR] [--http-port PORT] [--serve]`: put a
+//! host's servers behind the proxies.
 //!
 //! The rewriting itself is [`crate::tap::wrap`]; this reads and writes the file. Before a change
 //! is written, the file as it was is copied to `CONFIG.sightline-backup`; the new text replaces
 //! the config atomically (a temporary file renamed over it). Nothing changes, and nothing is
 //! written, when every server is already as asked.
+//!
+//! The host starts the proxy of a stdio server itself; the proxies of HTTP servers must already
+//! listen when the host connects: `--serve` runs them (one listener per wrapped HTTP server,
+//! each recording its own trace) until Ctrl-C.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::tap::wrap::{self, WrapOptions};
+use crate::tap::Recorder;
+use crate::tap::http_proxy::HttpProxy;
+use crate::tap::paths;
+use crate::tap::wrap::{self, HttpRoute, WrapOptions};
+use crate::trace::{Header, TraceWriter};
 
 #[derive(Debug, Args)]
 pub struct WrapArgs {
@@ -25,6 +36,18 @@ pub struct WrapArgs {
     /// file per run in the data directory.
     #[arg(long, value_name = "DIR", conflicts_with = "undo")]
     trace_dir: Option<PathBuf>,
+    /// The first local port for HTTP servers' proxies (each takes the next free one).
+    #[arg(
+        long,
+        value_name = "PORT",
+        default_value_t = 6280,
+        conflicts_with = "undo"
+    )]
+    http_port: u16,
+    /// Then run the proxies of the config's HTTP servers until Ctrl-C (the host connects to
+    /// them; stdio servers' proxies are started by the host).
+    #[arg(long, conflicts_with = "undo")]
+    serve: bool,
 }
 
 pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
@@ -56,6 +79,8 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
             &WrapOptions {
                 sightline: sightline.display().to_string(),
                 trace_dir,
+                http_port: args.http_port,
+                port_is_free: |port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(),
             },
         )
     }
@@ -64,9 +89,10 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     for server in &report {
         println!("{}: {}", server.name, server.action.describe());
     }
+    let routes = wrap::http_routes(&config);
     if !report.iter().any(|s| s.action.changed()) {
         println!("{}: nothing to change", path.display());
-        return Ok(ExitCode::SUCCESS);
+        return finish(&args, &routes);
     }
     let mut new_text = wrap::render_like(&config, &text);
     if args.undo {
@@ -91,6 +117,84 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
         path.display(),
         backup.display()
     );
+    finish(&args, &routes)
+}
+
+/// Serves the HTTP servers' proxies when asked, else says how.
+fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
+    if args.serve {
+        if routes.is_empty() {
+            anyhow::bail!(
+                "{} has no wrapped HTTP server to serve",
+                args.config.display()
+            );
+        }
+        return serve(routes, args.trace_dir.as_deref());
+    }
+    if !routes.is_empty() && !args.undo {
+        println!(
+            "HTTP servers reach the host through local proxies: run `sightline wrap {} --serve` \
+             before starting the host",
+            args.config.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs one HTTP proxy per wrapped HTTP server until Ctrl-C / SIGTERM / SIGHUP.
+fn serve(routes: &[HttpRoute], trace_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let mut recorders = Vec::new();
+    let served = runtime.block_on(async {
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let mut tasks = Vec::new();
+        for route in routes {
+            let name = wrap::file_stem(&route.name);
+            let trace = match trace_dir {
+                Some(dir) => dir.join(format!("{name}.jsonl")),
+                None => paths::default_trace_path(&name),
+            };
+            let header = Header::new(format!(
+                "sightline wrap --serve: {} -> {}",
+                route.name, route.upstream
+            ));
+            let writer = TraceWriter::create(&trace, &header)?;
+            let recorder = Recorder::start(vec![Box::new(writer)]);
+            recorders.push(recorder.clone());
+            let listen = SocketAddr::from(([127, 0, 0, 1], route.port));
+            let proxy = HttpProxy::bind(listen, &route.upstream, &name, recorder)
+                .await
+                .with_context(|| format!("server `{}`", route.name))?
+                .strip_prefix(&route.prefix);
+            eprintln!(
+                "sightline: {}: http://{}{} -> {}, recording to {}",
+                route.name,
+                proxy.local_addr(),
+                route.prefix,
+                route.upstream,
+                trace.display()
+            );
+            let mut stop = stop_rx.clone();
+            tasks.push(tokio::spawn(proxy.serve(
+                async move {
+                    let _ = stop.wait_for(|stopped| *stopped).await;
+                },
+                Duration::from_secs(3),
+            )));
+        }
+        super::llm_proxy::stop_signal().await;
+        let _ = stop_tx.send(true);
+        for task in tasks {
+            task.await.context("a proxy failed")??;
+        }
+        anyhow::Ok(())
+    });
+    for recorder in &recorders {
+        for err in &recorder.finish().errors {
+            eprintln!("sightline: warning: {err}");
+        }
+    }
+    served?;
     Ok(ExitCode::SUCCESS)
 }
 

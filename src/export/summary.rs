@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::analysis::Report;
+use crate::analysis::diagram::{self, Status};
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
 
 /// How many characters of a payload a summary line shows.
@@ -30,6 +31,9 @@ pub fn text(events: &[Event], report: &Report) -> String {
         if event.channel == Channel::LlmHttp {
             text = llm_line(events, i, report, &names).unwrap_or(text);
         }
+        if event.channel == Channel::Http && matches!(d.kind, Kind::Other | Kind::Invalid) {
+            text = http_line(events, i, report, &names).unwrap_or(text);
+        }
         if let Some(chain) = report.chains.iter().find(|c| c.tools_call == Some(i)) {
             let _ = write!(
                 text,
@@ -41,6 +45,23 @@ pub fn text(events: &[Event], report: &Report) -> String {
     }
     let _ = write!(out, "{}", footer(events, &report.rpc));
     out
+}
+
+/// An MCP HTTP exchange without a message (`DELETE /mcp (end session)`, `202 Accepted`) or an
+/// error page, named as the diagram names it.
+fn http_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> Option<String> {
+    let (label, detail, status) = diagram::row_text(events, report, i);
+    if status == Status::Invalid {
+        return None;
+    }
+    let mut s = format!("{}  {label}", names.arrow(&events[i]));
+    if let Some(detail) = detail {
+        let _ = write!(s, " ({detail})");
+    }
+    if status == Status::Error {
+        s.push_str("  !! HTTP error");
+    }
+    Some(s)
 }
 
 /// An LLM request or response, read: tools offered, calls made, where each call went.

@@ -24,6 +24,10 @@
 //!
 //! Stdout is the protocol channel; the only other output is one start-up line on stderr.
 //!
+//! [`run_http`] serves the same handlers over Streamable HTTP at `/mcp` (rmcp's server
+//! transport, through axum), so the HTTP proxy can be watched with a server of either era:
+//! 2026-07-28 requests are served statelessly, older ones in sessions.
+//!
 //! [`RequestContext::protocol_version`]: rmcp::service::RequestContext::protocol_version
 
 use rmcp::{
@@ -60,6 +64,13 @@ pub enum ServerError {
     /// The task running the connection panicked or was aborted.
     #[error("the demo server stopped unexpectedly")]
     Stopped(#[source] tokio::task::JoinError),
+    /// The HTTP listener could not be opened, or stopped with an error.
+    #[error("the demo server cannot serve HTTP on {addr}")]
+    Http {
+        addr: std::net::SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Serve the named demo server over this process's stdin/stdout until stdin closes.
@@ -76,6 +87,55 @@ pub async fn run_stdio(name: &str) -> Result<(), ServerError> {
         "media" => serve_stdio(media::Media::new(), media::NAME).await,
         other => Err(ServerError::Unknown(other.to_owned())),
     }
+}
+
+/// Serve the named demo server over Streamable HTTP at `http://LISTEN/mcp` until `stop`
+/// completes.
+pub async fn run_http(
+    name: &str,
+    listen: std::net::SocketAddr,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    match name {
+        "weather" => serve_http(weather::Weather::new, "weather", listen, stop).await,
+        "tour" => serve_http(tour::Tour::new, "tour", listen, stop).await,
+        "poisoned" => serve_http(poisoned::Poisoned::new, poisoned::NAME, listen, stop).await,
+        "rugpull" => serve_http(rugpull::RugPull::new, rugpull::NAME, listen, stop).await,
+        "oddnames" => serve_http(oddnames::OddNames::new, oddnames::NAME, listen, stop).await,
+        "forecast" => serve_http(forecast::Forecast::new, forecast::NAME, listen, stop).await,
+        "media" => serve_http(media::Media::new, media::NAME, listen, stop).await,
+        other => Err(ServerError::Unknown(other.to_owned())),
+    }
+}
+
+async fn serve_http<S: ServerHandler + Send + 'static>(
+    make: fn() -> S,
+    name: &str,
+    listen: std::net::SocketAddr,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let failed = |source| ServerError::Http {
+        addr: listen,
+        source,
+    };
+    let service = StreamableHttpService::new(
+        move || Ok(make()),
+        std::sync::Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().route_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(failed)?;
+    let addr = listener.local_addr().map_err(failed)?;
+    eprintln!("{name} MCP server running on http://{addr}/mcp");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(stop)
+        .await
+        .map_err(failed)
 }
 
 async fn serve_stdio<S: ServerHandler>(server: S, name: &str) -> Result<(), ServerError> {

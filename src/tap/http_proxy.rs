@@ -9,7 +9,9 @@
 //! chunk by chunk as it arrives.
 //!
 //! A request to `/` or to the upstream's own path goes to the upstream URL itself; any other
-//! path (and query) goes to that path on the upstream's origin.
+//! path (and query) goes to that path on the upstream's origin. Behind a prefix
+//! ([`HttpProxy::strip_prefix`], as `sightline wrap --serve` uses), the prefix is taken off
+//! first.
 //!
 //! What it records, as `http` events between `host` and `server:NAME`:
 //!
@@ -74,13 +76,15 @@ struct Shared {
     upstream_host: String,
     server: Lane,
     recorder: Arc<Recorder>,
+    /// Taken off the start of request paths (empty: none).
+    prefix: String,
 }
 
 /// The proxy, bound and ready: [`serve`](HttpProxy::serve) runs it.
 pub struct HttpProxy {
     listener: tokio::net::TcpListener,
     addr: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Shared,
 }
 
 impl HttpProxy {
@@ -124,14 +128,22 @@ impl HttpProxy {
         Ok(HttpProxy {
             listener,
             addr,
-            shared: Arc::new(Shared {
+            shared: Shared {
                 client,
                 upstream: parsed,
                 upstream_host,
                 server: Lane::server(name),
                 recorder,
-            }),
+                prefix: String::new(),
+            },
         })
+    }
+
+    /// Serves the upstream under `prefix`: `PREFIX/mcp` goes where `/mcp` would. Paths that
+    /// do not start with it go upstream unchanged.
+    pub fn strip_prefix(mut self, prefix: &str) -> HttpProxy {
+        self.shared.prefix = prefix.trim_end_matches('/').to_string();
+        self
     }
 
     /// Where it listens.
@@ -146,7 +158,9 @@ impl HttpProxy {
         stop: impl Future<Output = ()> + Send + 'static,
         grace: Duration,
     ) -> io::Result<()> {
-        let router = Router::new().fallback(forward).with_state(self.shared);
+        let router = Router::new()
+            .fallback(forward)
+            .with_state(Arc::new(self.shared));
         super::http_common::serve_with_grace(self.listener, router, stop, grace).await
     }
 }
@@ -166,6 +180,16 @@ fn is_loopback_origin(origin: &str) -> bool {
     reqwest::Url::parse(origin.trim()).is_ok_and(|url| {
         matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(is_loopback_host)
     })
+}
+
+/// `path_and_query` without `prefix` when it starts with it (as whole path segments).
+fn without_prefix(prefix: &str, path_and_query: &str) -> String {
+    match path_and_query.strip_prefix(prefix) {
+        Some(rest) if !prefix.is_empty() && rest.is_empty() => "/".into(),
+        Some(rest) if !prefix.is_empty() && rest.starts_with('?') => format!("/{rest}"),
+        Some(rest) if !prefix.is_empty() && rest.starts_with('/') => rest.into(),
+        _ => path_and_query.into(),
+    }
 }
 
 /// Where a request for `path_and_query` goes upstream.
@@ -199,12 +223,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             return error_response(StatusCode::FORBIDDEN, &message);
         }
     }
-    let path = parts
-        .uri
-        .path_and_query()
-        .map_or("/", |pq| pq.as_str())
-        .to_string();
-    let url = upstream_url(&shared.upstream, &path);
+    let path = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
+    let url = upstream_url(&shared.upstream, &without_prefix(&shared.prefix, path));
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(body) => body,
         Err(err) => {
@@ -489,5 +509,25 @@ mod tests {
             "http://127.0.0.1:3001/mcp?a=1"
         );
         assert_eq!(upstream_url(&up, "/other"), "http://127.0.0.1:3001/other");
+    }
+
+    #[test]
+    fn a_prefix_comes_off_whole_segments_only() {
+        let p = "/sightline/https/example.com";
+        assert_eq!(
+            without_prefix(p, "/sightline/https/example.com/mcp?a=1"),
+            "/mcp?a=1"
+        );
+        assert_eq!(without_prefix(p, "/sightline/https/example.com"), "/");
+        assert_eq!(
+            without_prefix(p, "/sightline/https/example.com?a=1"),
+            "/?a=1"
+        );
+        assert_eq!(
+            without_prefix(p, "/sightline/https/example.com.evil/x"),
+            "/sightline/https/example.com.evil/x"
+        );
+        assert_eq!(without_prefix(p, "/.well-known/x"), "/.well-known/x");
+        assert_eq!(without_prefix("", "/mcp"), "/mcp");
     }
 }

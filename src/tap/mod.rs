@@ -9,7 +9,8 @@
 //! - [`lines`]: cutting a byte stream into newline-delimited records without holding a line twice.
 //! - [`recorder`]: one clock, one sequence, one writer thread appending to the trace.
 //! - [`stdio`]: spawning a server and pumping its stdin, stdout and stderr.
-//! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap.
+//! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap and
+//!   its HTTP servers behind the HTTP proxy.
 //! - [`llm_proxy`]: a reverse proxy in front of an LLM API, recording each HTTP exchange.
 //! - [`http_proxy`]: a reverse proxy for MCP over Streamable HTTP, recording each message.
 //! - [`paths`]: where traces and sessions go by default (the data directory).

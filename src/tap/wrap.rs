@@ -17,8 +17,16 @@
 //! it needs no backup. One thing cannot be told apart afterwards: a server with no `args` key and
 //! one with `"args": []` both come back without the key.
 //!
-//! HTTP servers (`url`, or `type` `http`/`sse`/`streamable-http`) are reported and left as they
-//! are: they need the HTTP proxy, which wrap does not use yet.
+//! An HTTP server (`url`, or `type` `http`/`sse`/`streamable-http`) cannot be started by the
+//! host, so the host is pointed at a local HTTP proxy instead: its `url` becomes
+//! `http://127.0.0.1:PORT/sightline/SCHEME/REST` for the upstream `SCHEME://REST`, one port per
+//! server, and `sightline wrap CONFIG --serve` runs those proxies ([`http_routes`] reads them
+//! back from the config). The URL is the whole record, as the proxy's arguments are for stdio:
+//! unwrapping rebuilds the upstream from it character for character, with no sidecar file,
+//! and a URL already of that form is left alone. The upstream's query stays in the local URL,
+//! so the host sends it and the proxy passes it on. One port per server keeps paths the host
+//! derives from the URL (OAuth discovery under `/.well-known/`, a legacy SSE server's message
+//! endpoint) going to the right upstream. Every other field (`headers`, `type`...) is kept.
 
 use std::path::Path;
 
@@ -47,6 +55,29 @@ pub struct WrapOptions {
     pub sightline: String,
     /// When set, each server records to `DIR/NAME.jsonl` (an absolute directory).
     pub trace_dir: Option<String>,
+    /// The first local port to give an HTTP server; each newly wrapped one takes the next port
+    /// that no wrapped server of the config uses and `port_is_free` accepts.
+    pub http_port: u16,
+    /// Whether nothing listens on a local port (the CLI tries to bind it; tests say yes).
+    pub port_is_free: fn(u16) -> bool,
+}
+
+/// Where the HTTP proxies listen.
+const PROXY_HOST: &str = "127.0.0.1";
+/// The first path segment of a wrapped URL.
+const MARK: &str = "sightline";
+
+/// A wrapped HTTP server, as `sightline wrap CONFIG --serve` runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRoute {
+    /// The server's key in the config.
+    pub name: String,
+    /// The local port its proxy listens on.
+    pub port: u16,
+    /// What the local paths start with (`/sightline/https/example.com`); the proxy strips it.
+    pub prefix: String,
+    /// The server's own URL.
+    pub upstream: String,
 }
 
 /// What happened to one server.
@@ -60,9 +91,8 @@ pub enum Action {
     Unwrapped,
     /// Was not behind the proxy; untouched by `--undo`.
     NotWrapped,
-    /// An HTTP server; untouched.
-    Http,
-    /// Neither `command` nor `url`, or not an object; untouched.
+    /// Cannot be wrapped (neither `command` nor `url`, not an object, a `url` that is not
+    /// http(s), no free port); untouched.
     Skipped(String),
 }
 
@@ -74,7 +104,6 @@ impl Action {
             Action::AlreadyWrapped => "already wrapped, left alone".into(),
             Action::Unwrapped => "restored".into(),
             Action::NotWrapped => "not wrapped, left alone".into(),
-            Action::Http => "HTTP server: not wrapped yet (needs the HTTP proxy)".into(),
             Action::Skipped(why) => format!("skipped: {why}"),
         }
     }
@@ -101,9 +130,14 @@ pub fn parse_config(text: &str) -> Result<Value, WrapError> {
     })
 }
 
-/// Puts every stdio server behind `sightline proxy`.
+/// Puts every stdio server behind `sightline proxy` and points every HTTP server at a local
+/// HTTP proxy.
 pub fn wrap(config: &mut Value, options: &WrapOptions) -> Result<Vec<ServerReport>, WrapError> {
+    let mut taken: Vec<u16> = http_routes(config).iter().map(|r| r.port).collect();
     for_each_server(config, |name, server| {
+        if is_http(server) {
+            return wrap_http(server, options, &mut taken);
+        }
         if let Some(action) = not_stdio(server) {
             return action;
         }
@@ -130,9 +164,21 @@ pub fn wrap(config: &mut Value, options: &WrapOptions) -> Result<Vec<ServerRepor
     })
 }
 
-/// Restores every wrapped server's original `command` and `args` from the proxy's arguments.
+/// Restores every wrapped server's original `command` and `args` from the proxy's arguments,
+/// and every wrapped HTTP server's `url` from its local URL.
 pub fn unwrap(config: &mut Value) -> Result<Vec<ServerReport>, WrapError> {
     for_each_server(config, |_, server| {
+        if is_http(server) {
+            let Some(route) = server
+                .get("url")
+                .and_then(Value::as_str)
+                .and_then(parse_local)
+            else {
+                return Action::NotWrapped;
+            };
+            server.insert("url".into(), route.upstream.into());
+            return Action::Unwrapped;
+        }
         if let Some(action) = not_stdio(server) {
             return action;
         }
@@ -154,6 +200,92 @@ pub fn unwrap(config: &mut Value) -> Result<Vec<ServerReport>, WrapError> {
         }
         Action::Unwrapped
     })
+}
+
+/// The wrapped HTTP servers of a config, in its order.
+pub fn http_routes(config: &Value) -> Vec<HttpRoute> {
+    let Some(root) = config.as_object() else {
+        return Vec::new();
+    };
+    let Some(servers) = ["mcpServers", "servers"]
+        .into_iter()
+        .find_map(|k| root.get(k).and_then(Value::as_object))
+    else {
+        return Vec::new();
+    };
+    servers
+        .iter()
+        .filter_map(|(name, server)| {
+            let url = server.get("url")?.as_str()?;
+            let route = parse_local(url)?;
+            Some(HttpRoute {
+                name: name.clone(),
+                ..route
+            })
+        })
+        .collect()
+}
+
+/// The local proxy URL for `upstream`, or why there is none.
+fn local_url(upstream: &str, port: u16) -> Result<String, String> {
+    match upstream.split_once("://") {
+        Some((scheme @ ("http" | "https"), rest)) if !rest.is_empty() => {
+            Ok(format!("http://{PROXY_HOST}:{port}/{MARK}/{scheme}/{rest}"))
+        }
+        _ => Err(format!(
+            "`url` `{upstream}` is not an http:// or https:// URL"
+        )),
+    }
+}
+
+/// Reads a local proxy URL back: its port, the prefix the proxy strips, and the upstream.
+/// `None` for any other URL.
+fn parse_local(url: &str) -> Option<HttpRoute> {
+    let rest = url.strip_prefix(&format!("http://{PROXY_HOST}:"))?;
+    let (port, rest) = rest.split_once('/')?;
+    let port: u16 = port.parse().ok()?;
+    let rest = rest.strip_prefix(MARK)?.strip_prefix('/')?;
+    let (scheme, rest) = rest.split_once('/')?;
+    if !matches!(scheme, "http" | "https") || rest.is_empty() {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    Some(HttpRoute {
+        name: String::new(),
+        port,
+        prefix: format!("/{MARK}/{scheme}/{authority}"),
+        upstream: format!("{scheme}://{rest}"),
+    })
+}
+
+/// Points an HTTP server at a local proxy on a port of its own.
+fn wrap_http(
+    server: &mut Map<String, Value>,
+    options: &WrapOptions,
+    taken: &mut Vec<u16>,
+) -> Action {
+    let Some(url) = server.get("url") else {
+        return Action::Skipped("an HTTP server without a `url`".into());
+    };
+    let Some(url) = url.as_str() else {
+        return Action::Skipped("`url` is not a string".into());
+    };
+    if parse_local(url).is_some() {
+        return Action::AlreadyWrapped;
+    }
+    let Some(port) = (options.http_port..=u16::MAX)
+        .find(|p| *p != 0 && !taken.contains(p) && (options.port_is_free)(*p))
+    else {
+        return Action::Skipped(format!("no free local port from {}", options.http_port));
+    };
+    match local_url(url, port) {
+        Ok(local) => {
+            taken.push(port);
+            server.insert("url".into(), local.into());
+            Action::Wrapped
+        }
+        Err(why) => Action::Skipped(why),
+    }
 }
 
 /// The server table: `mcpServers`, else `servers`.
@@ -182,12 +314,14 @@ fn for_each_server(
         .collect())
 }
 
-/// `Some` for servers wrap does not touch: HTTP ones and ones without a command.
-fn not_stdio(server: &Map<String, Value>) -> Option<Action> {
+/// Whether a server is reached over HTTP.
+fn is_http(server: &Map<String, Value>) -> bool {
     let kind = server.get("type").and_then(Value::as_str).unwrap_or("");
-    if server.contains_key("url") || matches!(kind, "http" | "sse" | "streamable-http") {
-        return Some(Action::Http);
-    }
+    server.contains_key("url") || matches!(kind, "http" | "sse" | "streamable-http")
+}
+
+/// `Some` for stdio servers wrap cannot touch: ones without a command.
+fn not_stdio(server: &Map<String, Value>) -> Option<Action> {
     if !server.contains_key("command") {
         return Some(Action::Skipped("no `command` or `url`".into()));
     }
@@ -229,8 +363,8 @@ fn set_command(server: &mut Map<String, Value>, command: Value, args: Value) {
     }
 }
 
-/// A server name made safe as a file name.
-fn file_stem(name: &str) -> String {
+/// A server name made safe as a file name (and a lane name).
+pub fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
@@ -282,6 +416,8 @@ mod tests {
         WrapOptions {
             sightline: "/opt/bin/sightline".into(),
             trace_dir: Some("/tmp/traces".into()),
+            http_port: 6280,
+            port_is_free: |_| true,
         }
     }
 
@@ -298,7 +434,11 @@ mod tests {
         let mut config = original.clone();
         let report = wrap(&mut config, &options()).expect("wrap");
         let actions: Vec<_> = report.iter().map(|r| r.action.clone()).collect();
-        assert_eq!(actions, [Action::Wrapped, Action::Wrapped, Action::Http]);
+        assert_eq!(actions, [Action::Wrapped, Action::Wrapped, Action::Wrapped]);
+        assert_eq!(
+            config["mcpServers"]["remote"],
+            json!({"type": "http", "url": "http://127.0.0.1:6280/sightline/https/example.com/mcp"})
+        );
         assert_eq!(
             config["mcpServers"]["weather"]["args"],
             json!([
@@ -344,6 +484,87 @@ mod tests {
         ));
         let err = parse_config("{\n  \"a\": ,\n}").unwrap_err();
         assert!(matches!(err, WrapError::Json { line: 2, .. }), "{err}");
+    }
+
+    #[test]
+    fn http_servers_get_a_port_each_and_their_url_back() {
+        let upstreams = [
+            "https://example.com/mcp?token=abc&x=1",
+            "http://127.0.0.1:3001",
+            "https://user@example.com:8443/a/b/",
+            "https://example.com#frag",
+        ];
+        let mut servers = Map::new();
+        for (i, url) in upstreams.iter().enumerate() {
+            servers.insert(format!("s{i}"), json!({"url": url, "headers": {"X": "y"}}));
+        }
+        servers.insert(
+            "legacy".into(),
+            json!({"type": "sse", "url": "ws://example.com"}),
+        );
+        servers.insert("nourl".into(), json!({"type": "http"}));
+        // A server wrapped before keeps its port; the busy port 6282 is skipped.
+        servers.insert(
+            "old".into(),
+            json!({"url": "http://127.0.0.1:6281/sightline/https/old.example/mcp"}),
+        );
+        let original = json!({ "servers": servers });
+        let mut config = original.clone();
+        let options = WrapOptions {
+            port_is_free: |p| p != 6282,
+            ..options()
+        };
+        let report = wrap(&mut config, &options).expect("wrap");
+        let actions: Vec<String> = report.iter().map(|r| r.action.describe()).collect();
+        assert_eq!(
+            actions,
+            [
+                "wrapped",
+                "wrapped",
+                "wrapped",
+                "wrapped",
+                "skipped: `url` `ws://example.com` is not an http:// or https:// URL",
+                "skipped: an HTTP server without a `url`",
+                "already wrapped, left alone",
+            ]
+        );
+        let urls: Vec<&str> = (0..4)
+            .map(|i| config["servers"][format!("s{i}")]["url"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            urls,
+            [
+                "http://127.0.0.1:6280/sightline/https/example.com/mcp?token=abc&x=1",
+                "http://127.0.0.1:6283/sightline/http/127.0.0.1:3001",
+                "http://127.0.0.1:6284/sightline/https/user@example.com:8443/a/b/",
+                "http://127.0.0.1:6285/sightline/https/example.com#frag",
+            ]
+        );
+        assert_eq!(config["servers"]["s0"]["headers"], json!({"X": "y"}));
+
+        let routes = http_routes(&config);
+        let ports: Vec<u16> = routes.iter().map(|r| r.port).collect();
+        assert_eq!(ports, [6280, 6283, 6284, 6285, 6281]);
+        assert_eq!(
+            routes[0],
+            HttpRoute {
+                name: "s0".into(),
+                port: 6280,
+                prefix: "/sightline/https/example.com".into(),
+                upstream: upstreams[0].into(),
+            }
+        );
+        assert_eq!(routes[1].prefix, "/sightline/http/127.0.0.1:3001");
+        assert_eq!(routes[2].prefix, "/sightline/https/user@example.com:8443");
+
+        let wrapped = config.clone();
+        wrap(&mut config, &options).expect("again");
+        assert_eq!(config, wrapped, "wrapping twice changes nothing");
+        unwrap(&mut config).expect("undo");
+        let mut expected = original.clone();
+        expected["servers"]["old"]["url"] = json!("https://old.example/mcp");
+        assert_eq!(config, expected);
+        assert!(http_routes(&config).is_empty());
     }
 
     #[test]

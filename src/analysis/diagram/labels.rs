@@ -1,12 +1,14 @@
 //! What each row says: its style, its status, a short label and a detail line.
 
+mod http;
+
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
 use super::{Status, Style};
 use crate::analysis::Report;
-use crate::trace::{Derived, Event, Kind, Pairing};
+use crate::trace::{Channel, Derived, Event, Kind, Pairing};
 
 /// Longest label, in characters.
 pub(super) const LABEL_CHARS: usize = 60;
@@ -42,6 +44,13 @@ pub fn is_invisible(c: char) -> bool {
 
 pub(super) fn ms(us: i64) -> String {
     format!("{} ms", (us + 500).div_euclid(1000))
+}
+
+/// The label, detail and status of event `i`'s row, without building the whole diagram (for
+/// text exports).
+pub fn row_text(events: &[Event], report: &Report, i: usize) -> (String, Option<String>, Status) {
+    let text = Context { events, report }.describe(i);
+    (text.label, text.detail, text.status)
 }
 
 /// The text of one row.
@@ -82,7 +91,11 @@ impl Context<'_> {
         };
         match d.kind {
             Kind::Request | Kind::Response | Kind::Error | Kind::Notification | Kind::Invalid => {
-                self.jsonrpc(i, e, d)
+                let text = self.jsonrpc(i, e, d);
+                match e.http.as_deref() {
+                    Some(h) if e.channel == Channel::Http => self.http_status(i, e, h, text),
+                    _ => text,
+                }
             }
             Kind::Stderr => Text {
                 style: Style::Stderr,
@@ -98,7 +111,10 @@ impl Context<'_> {
                 detail: None,
             },
             Kind::LlmHttp => self.llm(i, e),
-            Kind::Other => self.other(e),
+            Kind::Other => match e.http.as_deref() {
+                Some(h) if e.channel == Channel::Http => self.http_exchange(i, e, h),
+                _ => self.other(e),
+            },
         }
     }
 

@@ -527,3 +527,307 @@ fn long_labels_are_cut() {
     assert_eq!(d.rows[0].label.chars().count(), 61);
     assert!(d.rows[0].label.ends_with('…'));
 }
+
+/// The request line or the status of a Streamable HTTP event.
+enum Line<'a> {
+    Request(&'a str, &'a str),
+    Status(u16),
+    Neither,
+}
+
+impl Trace {
+    /// An `http` event between `host` and `server:everything`, up (host to server) or down,
+    /// with `headers` and `extra` (`in_reply_to`, `sse_id`...) as the HTTP proxy records them.
+    fn http(&mut self, up: bool, body: &str, line: Line, headers: &[(&str, &str)], extra: Value) {
+        let (host, server) = ("host", "server:everything");
+        let (from, to) = if up { (host, server) } else { (server, host) };
+        let ms = self.0.len() as i64;
+        let e = self.push(ms, from, to, Channel::Http, body);
+        let (method, url, status) = match line {
+            Line::Request(m, u) => (Some(m.to_string()), Some(u.to_string()), None),
+            Line::Status(s) => (None, None, Some(s)),
+            Line::Neither => (None, None, None),
+        };
+        e.http = Some(Box::new(HttpInfo {
+            method,
+            url,
+            status,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            extra: extra.as_object().cloned().unwrap_or_default(),
+        }));
+    }
+}
+
+const MCP: &str = "http://127.0.0.1:3001/mcp?token=[redacted]";
+const SESSION: (&str, &str) = ("mcp-session-id", "6fd170d9-f617-4047-b614-2af46d1bd6f2");
+const SSE: (&str, &str) = ("content-type", "text/event-stream");
+
+/// What the HTTP proxy records for a TypeScript-SDK client and server, plus failures.
+fn streamable_http() -> Trace {
+    let mut t = Trace::default();
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}});
+    t.http(
+        true,
+        &init.to_string(),
+        Line::Request("POST", MCP),
+        &[],
+        json!({}),
+    );
+    // 1: the SSE priming event carries the status, the result follows on the same stream.
+    t.http(
+        false,
+        "",
+        Line::Status(200),
+        &[SSE, SESSION],
+        json!({"sse_id":"p1","retry":1000,"in_reply_to":0}),
+    );
+    let result = json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}});
+    t.http(
+        false,
+        &result.to_string(),
+        Line::Neither,
+        &[],
+        json!({"sse_id":"m1","in_reply_to":0}),
+    );
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    t.http(
+        true,
+        &initialized.to_string(),
+        Line::Request("POST", MCP),
+        &[SESSION],
+        json!({}),
+    );
+    // 4
+    t.http(false, "", Line::Status(202), &[], json!({"in_reply_to":3}));
+    // 5: the standalone stream, later resumed.
+    t.http(
+        true,
+        "",
+        Line::Request("GET", MCP),
+        &[SESSION, ("accept", "text/event-stream")],
+        json!({}),
+    );
+    t.http(
+        true,
+        "",
+        Line::Request("GET", MCP),
+        &[
+            SESSION,
+            ("accept", "text/event-stream"),
+            ("last-event-id", "m1"),
+        ],
+        json!({}),
+    );
+    // 7: a JSON-RPC error in a 400, for a request with a stale session.
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+    t.http(
+        true,
+        &list.to_string(),
+        Line::Request("POST", MCP),
+        &[("mcp-session-id", "nope")],
+        json!({}),
+    );
+    let bad = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}});
+    t.http(
+        false,
+        &bad.to_string(),
+        Line::Status(400),
+        &[],
+        json!({"in_reply_to":7}),
+    );
+    // 9: a plain text 404 for an unknown session, an empty 404, a 503 with a result body.
+    t.http(
+        true,
+        &list.to_string(),
+        Line::Request("POST", MCP),
+        &[SESSION],
+        json!({}),
+    );
+    t.http(
+        false,
+        "Session not found\n",
+        Line::Status(404),
+        &[("content-type", "text/plain")],
+        json!({"in_reply_to":9}),
+    );
+    t.http(false, "", Line::Status(404), &[], json!({"in_reply_to":6}));
+    t.http(
+        false,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        Line::Status(503),
+        &[],
+        json!({"in_reply_to":9}),
+    );
+    // 13: the end of the session, and of the standalone stream.
+    t.http(
+        true,
+        "",
+        Line::Request("DELETE", MCP),
+        &[SESSION],
+        json!({}),
+    );
+    t.http(false, "", Line::Status(200), &[], json!({"in_reply_to":13}));
+    t.http(
+        false,
+        "",
+        Line::Status(200),
+        &[SSE],
+        json!({"in_reply_to":5}),
+    );
+    // 16: servers that refuse the optional GET stream and DELETE.
+    t.http(false, "", Line::Status(405), &[], json!({"in_reply_to":5}));
+    let refused =
+        json!({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed."}});
+    t.http(
+        false,
+        &refused.to_string(),
+        Line::Status(405),
+        &[],
+        json!({"in_reply_to":13}),
+    );
+    // 18: an error page that is not for the transport, and a 500 with nothing in it.
+    t.http(
+        true,
+        "",
+        Line::Request("GET", "http://127.0.0.1:3001/nothere"),
+        &[],
+        json!({}),
+    );
+    t.http(
+        false,
+        "<pre>Cannot GET /nothere</pre>",
+        Line::Status(404),
+        &[],
+        json!({"in_reply_to":18}),
+    );
+    t.http(false, "", Line::Status(500), &[], json!({}));
+    t
+}
+
+#[test]
+fn streamable_http_exchanges_say_what_they_are() {
+    let d = streamable_http().diagram();
+    assert_eq!(
+        labels(&d),
+        [
+            "initialize 2025-11-25",
+            "SSE priming event id p1",
+            "result initialize 2025-11-25",
+            "notifications/initialized",
+            "202 Accepted",
+            "GET /mcp (open SSE stream)",
+            "GET /mcp (resume SSE stream)",
+            "tools/list",
+            "error -32000 Bad Request: No valid session ID provided",
+            "tools/list",
+            "404 Not Found",
+            "404 Not Found",
+            "result tools/list",
+            "DELETE /mcp (end session)",
+            "200 OK",
+            "200 OK (SSE stream, no events)",
+            "405 Method Not Allowed",
+            "405 Method Not Allowed",
+            "GET /nothere",
+            "404 Not Found",
+            "500 Internal Server Error",
+        ]
+    );
+    let details: Vec<&str> = d
+        .rows
+        .iter()
+        .map(|r| r.detail.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(details[1], "retry 1000 ms, to #0 initialize");
+    assert_eq!(details[4], "to #3 notifications/initialized");
+    assert_eq!(details[5], "session 6fd170d9…");
+    assert_eq!(details[6], "after event id m1, session 6fd170d9…");
+    assert!(
+        details[8].starts_with("400 Bad Request, "),
+        "the status leads the detail: {}",
+        details[8]
+    );
+    assert_eq!(
+        details[10],
+        "unknown or expired session, \"Session not found\", to #9 tools/list"
+    );
+    assert_eq!(details[11], "unknown or expired session, to #6 GET /mcp");
+    assert!(details[12].starts_with("503 Service Unavailable, "));
+    assert_eq!(details[14], "to #13 DELETE /mcp");
+    assert_eq!(
+        details[16],
+        "the server offers no standalone SSE stream, to #5 GET /mcp"
+    );
+    assert!(details[17].starts_with("the server does not let clients end sessions, \""));
+    assert_eq!(
+        details[19],
+        "\"<pre>Cannot GET /nothere</pre>\", to #18 GET /nothere"
+    );
+    assert_eq!(details[20], "");
+
+    // Every 4xx and 5xx is an error, with or without a body, JSON-RPC or not; the 405s the
+    // transport allows are not.
+    let errors: Vec<usize> = (0..d.rows.len())
+        .filter(|&r| d.rows[r].status == Status::Error)
+        .collect();
+    assert_eq!(errors, [8, 10, 11, 12, 19, 20]);
+    for r in [10, 11, 19, 20] {
+        assert_eq!(d.rows[r].style, Style::Error, "row {r}");
+    }
+    for r in [16, 17] {
+        assert_eq!(
+            (d.rows[r].style, &d.rows[r].status),
+            (Style::Response, &Status::Ok)
+        );
+    }
+    // Requests without a message are drawn as requests, statuses as responses.
+    for (r, style) in [
+        (5, Style::Request),
+        (13, Style::Request),
+        (1, Style::Response),
+    ] {
+        assert_eq!(d.rows[r].style, style, "row {r}");
+    }
+    assert_eq!(d.rows[4].style, Style::Response);
+    // Requests go host -> server, answers come back.
+    let (host, server) = (0, 1);
+    assert_eq!((d.rows[13].from, d.rows[13].to), (host, server));
+    assert_eq!((d.rows[4].from, d.rows[4].to), (server, host));
+}
+
+#[test]
+fn exports_show_the_http_labels() {
+    let d = streamable_http().diagram();
+    let mermaid = crate::export::mermaid::render(&d);
+    let svg = crate::export::svg::render(&d);
+    for label in [
+        "DELETE /mcp (end session)",
+        "GET /mcp (open SSE stream)",
+        "202 Accepted",
+        "SSE priming event id p1",
+        "404 Not Found",
+    ] {
+        assert!(mermaid.contains(label), "mermaid lacks {label}:\n{mermaid}");
+        assert!(svg.contains(label), "svg lacks {label}");
+    }
+    // An error status is drawn as a failed arrow.
+    assert!(
+        mermaid.contains("--x") && mermaid.contains("404 Not Found · unknown or expired session"),
+        "{mermaid}"
+    );
+    assert!(svg.contains(r#"class="row error error""#), "{svg}");
+
+    // The text summary names them the same way.
+    let t = streamable_http();
+    let summary = crate::export::summary::text(&t.0, &report(&t.0));
+    for line in [
+        "C->S  DELETE /mcp (end session) (session 6fd170d9…)",
+        "S->C  202 Accepted (to #3 notifications/initialized)",
+        "S->C  404 Not Found (\"<pre>Cannot GET /nothere</pre>\", to #18 GET /nothere)  !! HTTP error",
+    ] {
+        assert!(summary.contains(line), "summary lacks {line}:\n{summary}");
+    }
+}

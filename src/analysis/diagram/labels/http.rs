@@ -1,0 +1,235 @@
+//! What rows of the Streamable HTTP transport say beyond their JSON-RPC message.
+//!
+//! Many `http` events carry no message: a `GET` opening the standalone SSE stream, a `DELETE`
+//! ending a session, a `202 Accepted`, an SSE priming event, a `404` page. Without this module
+//! they would all read `http: `; here each is named from its request line, status and SSE
+//! fields, and says which request it answers (`in_reply_to`, recorded by the HTTP proxy).
+//! Rows that do carry a message show its HTTP status when it is not `200`, and any `4xx` or
+//! `5xx` is drawn as an error, whatever its body.
+
+use super::{Context, LABEL_CHARS, NAME_CHARS, Parts, Text, visible};
+use crate::analysis::diagram::{Status, Style};
+use crate::trace::{Event, HttpInfo, Kind};
+
+/// `404 Not Found`, or the bare code when it has no standard reason.
+fn status_text(code: u16) -> String {
+    match axum::http::StatusCode::from_u16(code)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(reason) => format!("{code} {reason}"),
+        None => code.to_string(),
+    }
+}
+
+/// The path of a URL (`/mcp` for `http://127.0.0.1:3001/mcp?x=1`), cut for a label.
+fn path(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = rest.find('/').map_or("/", |at| &rest[at..]);
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    visible(path, NAME_CHARS)
+}
+
+fn header<'a>(h: &'a HttpInfo, name: &str) -> Option<&'a str> {
+    h.headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+fn is_event_stream(h: &HttpInfo) -> bool {
+    header(h, "content-type").is_some_and(|v| {
+        v.split(';')
+            .next()
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
+    })
+}
+
+fn extra_str(h: &HttpInfo, key: &str) -> Option<String> {
+    let value = h.extra.get(key)?;
+    Some(match value.as_str() {
+        Some(s) => s.to_string(),
+        None => value.to_string(),
+    })
+}
+
+/// An HTTP failure status that is not a failure: a server may answer `405` to the standalone
+/// `GET` stream and to a `DELETE`, both optional in the transport.
+fn allowed_refusal(code: u16, request: Option<&Event>) -> Option<&'static str> {
+    let method = request?.http.as_ref()?.method.as_deref()?;
+    match (code, method) {
+        (405, "GET") => Some("the server offers no standalone SSE stream"),
+        (405, "DELETE") => Some("the server does not let clients end sessions"),
+        _ => None,
+    }
+}
+
+/// What a failure status most likely means in the transport.
+fn failure_hint(code: u16, request: Option<&Event>) -> Option<&'static str> {
+    let had_session = request
+        .and_then(|r| r.http.as_deref())
+        .is_some_and(|h| header(h, "mcp-session-id").is_some());
+    match code {
+        404 if had_session => Some("unknown or expired session"),
+        401 => Some("authorization required"),
+        _ => None,
+    }
+}
+
+impl Context<'_> {
+    /// The request an HTTP response answers, from the `in_reply_to` the proxy records.
+    fn replied_to(&self, i: usize, h: &HttpInfo) -> Option<usize> {
+        let seq = h.extra.get("in_reply_to")?.as_u64()?;
+        match self.events.binary_search_by_key(&seq, |e| e.seq) {
+            Ok(found) => Some(found),
+            Err(_) => self.events[..i].iter().rposition(|e| e.seq == seq),
+        }
+    }
+
+    /// `to #3 notifications/initialized`, `to #18 DELETE /mcp`.
+    fn to_request(&self, request: usize) -> String {
+        let e = &self.events[request];
+        let method = self
+            .report
+            .rpc
+            .derived
+            .get(request)
+            .filter(|d| matches!(d.kind, Kind::Request | Kind::Notification))
+            .and_then(|d| d.method.as_deref());
+        let what = match (method, e.http.as_deref()) {
+            (Some(m), _) => visible(m, NAME_CHARS),
+            (
+                None,
+                Some(HttpInfo {
+                    method: Some(m),
+                    url,
+                    ..
+                }),
+            ) => format!("{m} {}", path(url.as_deref().unwrap_or("/"))),
+            _ => String::new(),
+        };
+        format!("to #{} {what}", e.seq).trim_end().to_string()
+    }
+
+    /// An `http` event that carries no message: a request line or a status.
+    pub(super) fn http_exchange(&self, i: usize, e: &Event, h: &HttpInfo) -> Text {
+        let mut parts = Parts::default();
+        let mut status = Status::Ok;
+        let mut style = Style::Response;
+        let label = match (&h.method, h.status) {
+            (Some(method), _) => {
+                style = Style::Request;
+                let url = h.url.as_deref().unwrap_or("/");
+                let what = match method.as_str() {
+                    "GET" if header(h, "last-event-id").is_some() => " (resume SSE stream)",
+                    "GET"
+                        if header(h, "accept").is_some_and(|a| a.contains("text/event-stream")) =>
+                    {
+                        " (open SSE stream)"
+                    }
+                    "DELETE" => " (end session)",
+                    "POST" => " (no body)",
+                    _ => "",
+                };
+                if let Some(id) = header(h, "last-event-id") {
+                    parts.add(format!("after event id {}", visible(id, NAME_CHARS)));
+                }
+                if let Some(session) = header(h, "mcp-session-id") {
+                    parts.add(format!("session {}", visible(session, 8)));
+                }
+                format!("{method} {}{what}", path(url))
+            }
+            (None, Some(code)) => {
+                let reply = self.replied_to(i, h);
+                let request = reply.map(|r| &self.events[r]);
+                let sse_id = extra_str(h, "sse_id");
+                let primes = sse_id.is_some()
+                    || h.extra.contains_key("sse_event")
+                    || h.extra.contains_key("retry");
+                let label = if primes {
+                    if code != 200 {
+                        parts.add(status_text(code));
+                    }
+                    match &sse_id {
+                        Some(id) => format!("SSE priming event id {}", visible(id, NAME_CHARS)),
+                        None => "SSE priming event".to_string(),
+                    }
+                } else if is_event_stream(h) {
+                    format!("{} (SSE stream, no events)", status_text(code))
+                } else {
+                    status_text(code)
+                };
+                if let Some(retry) = extra_str(h, "retry") {
+                    parts.add(format!("retry {retry} ms"));
+                }
+                if code >= 400 {
+                    match allowed_refusal(code, request) {
+                        Some(why) => parts.add(why),
+                        None => {
+                            status = Status::Error;
+                            style = Style::Error;
+                            parts.add(failure_hint(code, request).unwrap_or_default());
+                        }
+                    }
+                }
+                if let Some(r) = reply {
+                    parts.add(self.to_request(r));
+                }
+                label
+            }
+            (None, None) => {
+                style = Style::Note;
+                format!("{}: {}", e.channel.as_str(), e.text())
+            }
+        };
+        Text {
+            style,
+            status,
+            label: visible(&label, LABEL_CHARS),
+            detail: parts.done(),
+        }
+    }
+
+    /// A JSON-RPC row (or an invalid payload) carried on HTTP: its status in the detail when it
+    /// is not `200`, and a `4xx` or `5xx` makes it an error. A body that is not JSON-RPC under
+    /// such a status is an error page rather than an invalid message; a `405` the transport
+    /// allows is not an error, whatever its body.
+    pub(super) fn http_status(&self, i: usize, e: &Event, h: &HttpInfo, mut text: Text) -> Text {
+        let Some(code) = h.status.filter(|&c| c != 200) else {
+            return text;
+        };
+        let request = self.replied_to(i, h).map(|r| &self.events[r]);
+        let refusal = allowed_refusal(code, request);
+        if refusal.is_some() || (code >= 400 && text.status == Status::Invalid) {
+            let mut parts = Parts::default();
+            parts.add(
+                refusal
+                    .or_else(|| failure_hint(code, request))
+                    .unwrap_or_default(),
+            );
+            parts.add(format!("\"{}\"", visible(e.text().trim(), 50)));
+            if let Some(r) = self.replied_to(i, h) {
+                parts.add(self.to_request(r));
+            }
+            let (style, status) = match refusal {
+                Some(_) => (Style::Response, Status::Ok),
+                None => (Style::Error, Status::Error),
+            };
+            return Text {
+                style,
+                status,
+                label: visible(&status_text(code), LABEL_CHARS),
+                detail: parts.done(),
+            };
+        }
+        let mut parts = Parts::default();
+        parts.add(status_text(code));
+        if code >= 400 {
+            text.status = Status::Error;
+            parts.add(failure_hint(code, request).unwrap_or_default());
+        }
+        parts.add(text.detail.take().unwrap_or_default());
+        text.detail = parts.done();
+        text
+    }
+}
