@@ -1,5 +1,5 @@
 //! An external host watched whole: its LLM requests through `sightline llm-proxy --session`,
-//! its server through `sightline proxy --session`, shown live by following the session folder,
+//! its server through `sightline proxy --session` (put there by `sightline wrap --session`), shown live by following the session folder,
 //! and read back as one trace by the analysis, the doctor and `session merge`.
 
 use std::net::{TcpListener, TcpStream};
@@ -74,22 +74,46 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
     let mut app = SightlineApp::follow(&session, std::sync::Arc::new(|| {}));
     assert_eq!(app.store().len(), 0);
 
+    // The host's config, wrapped into the session: the server's command becomes
+    // `sightline proxy --name weather --session DIR -- ...`.
+    let config = dir.path().join(".mcp.json");
+    let server = serde_json::json!({"command": bin(), "args": ["demo-server", "weather"]});
+    std::fs::write(
+        &config,
+        serde_json::json!({"mcpServers": {"weather": server}}).to_string(),
+    )
+    .expect("write config");
+    let wrapped = run(
+        Command::new(bin())
+            .arg("wrap")
+            .arg(&config)
+            .args(["--session", &session_arg]),
+        Duration::from_secs(30),
+    );
+    assert!(wrapped.status.success(), "{}", text(&wrapped.stderr));
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("JSON");
+    let server = &config["mcpServers"]["weather"];
+    let args: Vec<&str> = server["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        args.windows(2)
+            .any(|w| w == ["--session", session_arg.as_str()]),
+        "{args:?}"
+    );
+
     let out = run(
         Command::new("node")
             .arg(peer("external-host.mjs"))
             .arg(format!("http://127.0.0.1:{llm_port}"))
             .arg(PROMPT)
             .arg("--")
-            .arg(bin())
-            .args([
-                "proxy",
-                "--quiet",
-                "--session",
-                &session_arg,
-                "--name",
-                "weather",
-            ])
-            .args(["--", bin(), "demo-server", "weather"]),
+            .arg(server["command"].as_str().expect("command"))
+            .args(&args),
         Duration::from_secs(40),
     );
     let stdout = text(&out.stdout);

@@ -36,6 +36,11 @@ pub struct WrapArgs {
     /// file per run in the data directory.
     #[arg(long, value_name = "DIR", conflicts_with = "undo")]
     trace_dir: Option<PathBuf>,
+    /// Record every server (and, with --serve, every HTTP server's proxy) into session NAME,
+    /// so that `sightline llm-proxy --session NAME` completes the host's loop in one trace
+    /// (see `sightline session`).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["undo", "trace_dir"])]
+    session: Option<String>,
     /// The first local port for HTTP servers' proxies (each takes the next free one).
     #[arg(
         long,
@@ -79,6 +84,7 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
             &WrapOptions {
                 sightline: sightline.display().to_string(),
                 trace_dir,
+                session: session_dir(&args)?.map(|d| d.display().to_string()),
                 http_port: args.http_port,
                 port_is_free: |port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(),
             },
@@ -129,7 +135,11 @@ fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
                 args.config.display()
             );
         }
-        return serve(routes, args.trace_dir.as_deref());
+        return serve(
+            routes,
+            args.trace_dir.as_deref(),
+            session_dir(args)?.as_deref(),
+        );
     }
     if !routes.is_empty() && !args.undo {
         println!(
@@ -142,7 +152,11 @@ fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs one HTTP proxy per wrapped HTTP server until Ctrl-C / SIGTERM / SIGHUP.
-fn serve(routes: &[HttpRoute], trace_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+fn serve(
+    routes: &[HttpRoute],
+    trace_dir: Option<&Path>,
+    session: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut recorders = Vec::new();
     let served = runtime.block_on(async {
@@ -150,14 +164,18 @@ fn serve(routes: &[HttpRoute], trace_dir: Option<&Path>) -> anyhow::Result<ExitC
         let mut tasks = Vec::new();
         for route in routes {
             let name = wrap::file_stem(&route.name);
-            let trace = match trace_dir {
-                Some(dir) => dir.join(format!("{name}.jsonl")),
-                None => paths::default_trace_path(&name),
-            };
-            let header = Header::new(format!(
+            let mut header = Header::new(format!(
                 "sightline wrap --serve: {} -> {}",
                 route.name, route.upstream
             ));
+            let trace = super::proxy::trace_path(
+                trace_dir
+                    .map(|dir| dir.join(format!("{name}.jsonl")))
+                    .as_ref(),
+                session.map(|s| s.display().to_string()).as_deref(),
+                &name,
+                &mut header,
+            );
             let writer = TraceWriter::create(&trace, &header)?;
             let recorder = Recorder::start(vec![Box::new(writer)]);
             recorders.push(recorder.clone());
@@ -196,6 +214,17 @@ fn serve(routes: &[HttpRoute], trace_dir: Option<&Path>) -> anyhow::Result<ExitC
     }
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The session folder as an absolute path, so the host's proxies find the same folder
+/// whatever their working directory and environment.
+fn session_dir(args: &WrapArgs) -> anyhow::Result<Option<PathBuf>> {
+    let Some(name) = &args.session else {
+        return Ok(None);
+    };
+    let dir = paths::session_dir(name);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(Some(std::path::absolute(&dir)?))
 }
 
 fn backup_path(path: &Path) -> PathBuf {

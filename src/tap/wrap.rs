@@ -55,6 +55,9 @@ pub struct WrapOptions {
     pub sightline: String,
     /// When set, each server records to `DIR/NAME.jsonl` (an absolute directory).
     pub trace_dir: Option<String>,
+    /// When set (and `trace_dir` is not), each server records into this session folder (an
+    /// absolute path), beside the LLM proxy of the same session.
+    pub session: Option<String>,
     /// The first local port to give an HTTP server; each newly wrapped one takes the next port
     /// that no wrapped server of the config uses and `port_is_free` accepts.
     pub http_port: u16,
@@ -156,6 +159,8 @@ pub fn wrap(config: &mut Value, options: &WrapOptions) -> Result<Vec<ServerRepor
         if let Some(dir) = &options.trace_dir {
             let file = Path::new(dir).join(format!("{}.jsonl", file_stem(name)));
             args.extend(["--trace".into(), file.display().to_string().into()]);
+        } else if let Some(session) = &options.session {
+            args.extend(["--session".into(), session.clone().into()]);
         }
         args.extend(["--".into(), Value::String(command)]);
         args.extend(original_args);
@@ -416,9 +421,37 @@ mod tests {
         WrapOptions {
             sightline: "/opt/bin/sightline".into(),
             trace_dir: Some("/tmp/traces".into()),
+            session: None,
             http_port: 6280,
             port_is_free: |_| true,
         }
+    }
+
+    #[test]
+    fn a_session_goes_on_every_proxy_and_undo_takes_it_off() {
+        let original = json!({"mcpServers": {"weather": {"command": "node", "args": ["w.mjs"]}}});
+        let mut config = original.clone();
+        let with_session = WrapOptions {
+            trace_dir: None,
+            session: Some("/data/sessions/demo".into()),
+            ..options()
+        };
+        wrap(&mut config, &with_session).expect("wrap");
+        assert_eq!(
+            config["mcpServers"]["weather"]["args"],
+            json!([
+                "proxy",
+                "--name",
+                "weather",
+                "--session",
+                "/data/sessions/demo",
+                "--",
+                "node",
+                "w.mjs"
+            ])
+        );
+        unwrap(&mut config).expect("unwrap");
+        assert_eq!(config, original);
     }
 
     #[test]
