@@ -18,6 +18,11 @@
 //! ```
 //!
 //! Rows are in trace order, exactly one per event: `diagram.rows[i].event == i`.
+//!
+//! A row holds what drawing it needs (lanes, style, status, pair); what it *says* (its label and
+//! detail, [`RowText`]) is computed when asked, from the events and their analysis: only the rows
+//! in view are drawn, and a million stored labels would take more memory than the trace itself.
+//! Tool-call chains are rare and kept in one sorted table ([`Diagram::chain`]).
 
 mod labels;
 mod llm;
@@ -43,6 +48,8 @@ pub struct Diagram {
     /// Events sent between the LLM lane and any server lane, in either direction. Always 0 in
     /// Sightline's own traces: everything between a model and a server passes through the host.
     pub direct_model_server: usize,
+    /// `(row, rows of its tool-call chains)`, sorted by row; see [`Diagram::chain`].
+    chains: Vec<(usize, Vec<usize>)>,
 }
 
 /// One participant (a vertical lifeline).
@@ -81,6 +88,14 @@ pub struct Row {
     pub to: usize,
     pub style: Style,
     pub status: Status,
+    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
+    /// request/response pairs.
+    pub pair: Option<usize>,
+}
+
+/// What a row says, computed on demand by [`Diagram::text`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowText {
     /// Short, one line, no control characters: `initialize 2025-11-25`,
     /// `result tools/call get_weather`, `notifications/tools/list_changed`,
     /// `POST /v1/messages (1 tool)`, `tool_use get_weather`, `end_turn`,
@@ -91,13 +106,6 @@ pub struct Row {
     /// the detail always say what a non-`Ok` status means, except [`Status::Problem`], which
     /// carries its own text.
     pub detail: Option<String>,
-    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
-    /// request/response pairs.
-    pub pair: Option<usize>,
-    /// For rows in a tool-call chain (the LLM response asking for the call, the `tools/call`,
-    /// its result, the LLM request returning the result): the rows of the whole chain, sorted.
-    /// A row in several chains (a response asking for two tools) gets the union. Empty otherwise.
-    pub chain: Vec<usize>,
 }
 
 impl Row {
@@ -207,6 +215,52 @@ impl Diagram {
         self.lanes.iter().position(|l| l.kind == LaneKind::Llm)
     }
 
+    /// The label and detail of row `row`, from the events and the report the diagram was built
+    /// from. Rows out of range say nothing.
+    pub fn text(&self, events: &[Event], report: &Report, row: usize) -> RowText {
+        match self.rows.get(row).filter(|r| r.event < events.len()) {
+            Some(r) => {
+                let text = labels::Context { events, report }.describe(r.event);
+                RowText {
+                    label: text.label,
+                    detail: text.detail,
+                }
+            }
+            None => RowText {
+                label: String::new(),
+                detail: None,
+            },
+        }
+    }
+
+    /// What every row says, in row order (for exports and tests; the app asks for the rows in
+    /// view only).
+    pub fn texts(&self, events: &[Event], report: &Report) -> Vec<RowText> {
+        (0..self.rows.len())
+            .map(|i| self.text(events, report, i))
+            .collect()
+    }
+
+    /// The label of row `row` (see [`Diagram::text`]).
+    pub fn label(&self, events: &[Event], report: &Report, row: usize) -> String {
+        self.text(events, report, row).label
+    }
+
+    /// For rows in a tool-call chain (the LLM response asking for the call, the `tools/call`,
+    /// its result, the LLM request returning the result): the rows of the whole chain, sorted.
+    /// A row in several chains (a response asking for two tools) gets the union. Empty otherwise.
+    pub fn chain(&self, row: usize) -> &[usize] {
+        match self.chains.binary_search_by_key(&row, |c| c.0) {
+            Ok(k) => &self.chains[k].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// The rows that are part of a tool-call chain, in order.
+    pub fn chained_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        self.chains.iter().map(|c| c.0)
+    }
+
     /// The server lanes, left to right.
     pub fn server_lanes(&self) -> Vec<usize> {
         (0..self.lanes.len())
@@ -243,10 +297,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
             to: lane_index[to],
             style: text.style,
             status: text.status,
-            label: text.label,
-            detail: text.detail,
             pair: None,
-            chain: Vec::new(),
         }
     };
     // Rows are independent of each other: a big trace is laid out on two threads.
@@ -280,6 +331,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         }
     }
     // Tool-call chains.
+    let mut chains: HashMap<usize, Vec<usize>> = HashMap::new();
     for c in &report.chains {
         let members: Vec<usize> = [
             Some(c.asked_in),
@@ -292,12 +344,15 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         .filter(|&m| m < rows.len())
         .collect();
         for &m in &members {
-            rows[m].chain.extend(&members);
+            chains.entry(m).or_default().extend(&members);
         }
     }
-    for row in &mut rows {
-        row.chain.sort_unstable();
-        row.chain.dedup();
+    let mut chains: Vec<(usize, Vec<usize>)> = chains.into_iter().collect();
+    chains.sort_unstable_by_key(|c| c.0);
+    for (_, chain) in &mut chains {
+        chain.sort_unstable();
+        chain.dedup();
+        chain.shrink_to_fit();
     }
 
     let direct_model_server = events
@@ -310,6 +365,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         lanes,
         rows,
         direct_model_server,
+        chains,
     }
 }
 

@@ -76,7 +76,8 @@ impl Inspector {
             .map(|r| &store.diagram.rows[r]);
         let colors = JsonColors::for_ui(ui);
 
-        let title = row.map_or_else(|| d.kind.as_str().to_string(), |r| r.label.clone());
+        let row_index = store.diagram.row_of_event(i);
+        let title = row_index.map_or_else(|| d.kind.as_str().to_string(), |r| store.row_label(r));
         let lane_title = |lane: &crate::trace::Lane| {
             store.diagram.lane_index(lane).map_or_else(
                 || visible::escape(&lane.to_string()).into_owned(),
@@ -175,21 +176,24 @@ impl Inspector {
                 };
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(tr.t("panel.paired_message")).strong());
-                    let text = format!("{}: {}", tr.f(key, &[("seq", p.seq.to_string())]), p.label);
+                    let label = store.row_label(pair);
+                    let text = format!("{}: {label}", tr.f(key, &[("seq", p.seq.to_string())]));
                     if ui.link(text).clicked() {
                         command = Some(Command::Select(p.event));
                     }
                 });
             }
-            if !r.chain.is_empty() {
+            let chain = row_index.map_or(&[][..], |r| store.diagram.chain(r));
+            if !chain.is_empty() {
                 ui.label(RichText::new(tr.t("panel.tool_call_chain")).strong());
                 ui.horizontal_wrapped(|ui| {
-                    for (k, &c) in r.chain.iter().enumerate() {
+                    for (k, &c) in chain.iter().enumerate() {
                         if k > 0 {
                             ui.label("→");
                         }
+                        let label = store.row_label(c);
                         let c = &store.diagram.rows[c];
-                        let text = format!("#{} {}", c.seq, c.label);
+                        let text = format!("#{} {label}", c.seq);
                         let this = c.event == i;
                         if ui.selectable_label(this, text).clicked() && !this {
                             command = Some(Command::Select(c.event));

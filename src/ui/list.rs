@@ -51,9 +51,11 @@ impl Filter {
             return false;
         }
         if !needle.is_empty() {
-            let label = store.diagram.rows.get(i).map_or("", |r| r.label.as_str());
-            return label.to_lowercase().contains(needle)
-                || e.text().to_lowercase().contains(needle);
+            return e.text().to_lowercase().contains(needle)
+                || store
+                    .diagram
+                    .row_of_event(i)
+                    .is_some_and(|r| store.row_label(r).to_lowercase().contains(needle));
         }
         true
     }
@@ -182,9 +184,9 @@ impl MessageList {
                         ui.monospace(text);
                     });
                     row.col(|ui| {
-                        let label = r.map_or_else(
+                        let label = store.diagram.row_of_event(i).map_or_else(
                             || store.report.rpc.derived[i].kind.as_str().to_string(),
-                            |r| r.label.clone(),
+                            |r| store.row_label(r),
                         );
                         match r.filter(|r| !r.status.is_ok()) {
                             Some(_) => ui.colored_label(ui.visuals().warn_fg_color, label),

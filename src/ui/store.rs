@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use super::badges::Findings;
-use crate::analysis::diagram::{self, Diagram};
+use crate::analysis::diagram::{self, Diagram, RowText};
 use crate::analysis::{self, Report};
 use crate::trace::{Event, LoadWarning, TraceError};
 
@@ -151,6 +151,16 @@ impl TraceStore {
     /// The index of the event with `seq` (events are in `seq` order, but a trace may skip).
     pub fn index_of_seq(&self, seq: u64) -> Option<usize> {
         self.events.binary_search_by_key(&seq, |e| e.seq).ok()
+    }
+
+    /// What diagram row `row` says (computed now: the diagram stores no text).
+    pub fn row_text(&self, row: usize) -> RowText {
+        self.diagram.text(&self.events, &self.report, row)
+    }
+
+    /// The label of diagram row `row`.
+    pub fn row_label(&self, row: usize) -> String {
+        self.row_text(row).label
     }
 
     /// Microseconds since the first event.
