@@ -234,7 +234,7 @@ impl LaneNames {
             Lane::Llm => "L".into(),
             Lane::Server(name) if self.several_servers => format!("S:{name}"),
             Lane::Server(_) => "S".into(),
-            Lane::Other(s) => s.clone(),
+            Lane::Other(s) => s.to_string(),
         }
     }
 

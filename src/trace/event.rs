@@ -5,7 +5,9 @@
 //! written by a newer Sightline loses nothing.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::{Arc, LazyLock};
 
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -43,19 +45,22 @@ impl Header {
 }
 
 /// A participant in the diagram. Serialized as `"user"`, `"host"`, `"llm"` or `"server:<name>"`.
+///
+/// Names are shared (`Arc<str>`): a trace has a handful of lanes and a million events, so the
+/// events of one lane read from a file point at one copy of its name (see [`Lane::from`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lane {
     User,
     Host,
     Llm,
-    Server(String),
+    Server(Arc<str>),
     /// A lane name this version does not know; kept verbatim.
-    Other(String),
+    Other(Arc<str>),
 }
 
 impl Lane {
-    pub fn server(name: impl Into<String>) -> Self {
-        Lane::Server(name.into())
+    pub fn server(name: impl AsRef<str>) -> Self {
+        Lane::Server(intern(name.as_ref()))
     }
 
     pub fn is_server(&self) -> bool {
@@ -83,15 +88,41 @@ impl fmt::Display for Lane {
     }
 }
 
+/// How many lane names each thread remembers for [`intern`].
+const INTERNED_NAMES: usize = 64;
+
+thread_local! {
+    /// Lane names seen lately on this thread, so equal names share one allocation.
+    static NAMES: RefCell<Vec<Arc<str>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A shared copy of `name`: the one this thread made before, or a new one it remembers (up
+/// to [`INTERNED_NAMES`]; a trace with more lanes than that still loads, with copies).
+fn intern(name: &str) -> Arc<str> {
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        if let Some(known) = names.iter().find(|n| ***n == *name) {
+            return Arc::clone(known);
+        }
+        let new: Arc<str> = Arc::from(name);
+        if names.len() < INTERNED_NAMES {
+            names.push(Arc::clone(&new));
+        }
+        new
+    })
+}
+
 impl From<&str> for Lane {
+    /// Parses a lane; server and unknown names are shared with the lanes of the same name made
+    /// before on this thread.
     fn from(s: &str) -> Self {
         match s {
             "user" => Lane::User,
             "host" => Lane::Host,
             "llm" => Lane::Llm,
             _ => match s.strip_prefix("server:") {
-                Some(name) => Lane::Server(name.to_string()),
-                None => Lane::Other(s.to_string()),
+                Some(name) => Lane::Server(intern(name)),
+                None => Lane::Other(intern(s)),
             },
         }
     }
@@ -230,6 +261,58 @@ pub struct HttpInfo {
     pub extra: Map<String, Value>,
 }
 
+/// The fields of an event this version does not know, kept as they were. Nearly every event
+/// has none, so the map is allocated only when there is one: the type dereferences to a
+/// [`Map`] (empty when there are none) and allocates on the first write.
+#[derive(Clone, Default)]
+pub struct Extra(Option<Box<Map<String, Value>>>);
+
+static NO_FIELDS: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+
+impl Extra {
+    pub fn new() -> Self {
+        Extra(None)
+    }
+}
+
+impl std::ops::Deref for Extra {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Map<String, Value> {
+        self.0.as_deref().unwrap_or(&NO_FIELDS)
+    }
+}
+
+impl std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Map<String, Value> {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<Map<String, Value>> for Extra {
+    fn from(map: Map<String, Value>) -> Self {
+        Extra((!map.is_empty()).then(|| Box::new(map)))
+    }
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, other: &Extra) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for Extra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for Extra {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
 /// A short name for the common signals (`SIGKILL` for 9).
 pub fn signal_name(signal: i32) -> &'static str {
     match signal {
@@ -271,7 +354,7 @@ pub struct Event {
     pub http: Option<Box<HttpInfo>>,
     /// Fields this version does not know, kept as they were.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 impl Event {
@@ -301,7 +384,7 @@ impl Event {
             raw_b64,
             process: None,
             http: None,
-            extra: Map::new(),
+            extra: Extra::new(),
         }
     }
 
@@ -434,7 +517,7 @@ impl<'de> Deserialize<'de> for Event {
                     raw_b64: raw_b64.flatten(),
                     process: process.flatten().map(Box::new),
                     http: http.flatten().map(Box::new),
-                    extra,
+                    extra: extra.into(),
                 })
             }
         }
@@ -491,6 +574,20 @@ mod tests {
         }
         assert_eq!(Lane::from("server:weather").server_name(), Some("weather"));
         assert_eq!(Lane::from("robot"), Lane::Other("robot".into()));
+    }
+
+    #[test]
+    fn lane_names_are_shared_and_extra_fields_allocate_only_when_present() {
+        let (Lane::Server(a), Lane::Server(b)) = (Lane::from("server:w"), Lane::server("w")) else {
+            panic!("server lanes");
+        };
+        assert!(Arc::ptr_eq(&a, &b));
+        let mut extra = Extra::new();
+        assert!(extra.is_empty() && extra.0.is_none());
+        assert_eq!(extra, Extra::from(Map::new()));
+        extra.insert("k".into(), Value::Null);
+        assert_eq!(extra.len(), 1);
+        assert_ne!(extra, Extra::new());
     }
 
     #[test]

@@ -16,8 +16,8 @@ mod jsonrpc;
 
 pub use analyze::{Analysis, Derived, Kind, Pairing, analyze};
 pub use event::{
-    Channel, Event, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time, now,
-    signal_name,
+    Channel, Event, Extra, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time,
+    now, signal_name,
 };
 pub use file::{
     LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, write_trace,

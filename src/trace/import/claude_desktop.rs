@@ -24,7 +24,6 @@
 //! any timestamp) is reported by number and skipped.
 
 use chrono::{DateTime, Utc};
-use serde_json::Map;
 
 use super::{ImportWarning, Imported};
 use crate::trace::event::{Channel, Event, Lane};
@@ -169,7 +168,7 @@ fn push(
         raw_b64: None,
         process: None,
         http: None,
-        extra: Map::new(),
+        extra: Default::default(),
     });
 }
 
