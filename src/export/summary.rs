@@ -148,7 +148,7 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
             "revision": d.revision,
             "detail": d.detail,
             "problem": d.problem,
-            "error": d.error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
+            "error": d.error.as_deref().map(|(code, message)| json!({"code": code, "message": message})),
             "retry_of": d.retry_of,
             "input_required": d.input_required,
             "subscription": d.subscription,
@@ -277,7 +277,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
             s
         }
         Kind::Error => {
-            let (code, message) = d.error.clone().unwrap_or((0, String::new()));
+            let (code, message) = d.error.as_deref().cloned().unwrap_or((0, String::new()));
             let mut s = format!("{arrow}  error {code} {}", preview(&message));
             match (d.method.as_deref(), d.latency_us) {
                 (Some(m), Some(us)) => {

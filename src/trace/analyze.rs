@@ -13,7 +13,8 @@
 //! - Notifications on a `subscriptions/listen` stream are grouped under the listen request
 //!   whose id they carry in `_meta["io.modelcontextprotocol/subscriptionId"]`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -68,8 +69,8 @@ pub enum Pairing {
     AnsweredBy(u64),
     /// A response, answering the request with this `seq`.
     Answers(u64),
-    /// A request that never got a response.
-    Unanswered(String),
+    /// A request that never got a response, and why.
+    Unanswered(Arc<str>),
     /// A request the sender cancelled (`notifications/cancelled`, event `seq`) before a reply.
     Cancelled(u64),
     /// A response whose id matches no pending request sent the other way.
@@ -77,27 +78,30 @@ pub enum Pairing {
 }
 
 /// The interpretation of one event.
+///
+/// There is one per event, so it is kept small: texts that repeat (methods, revisions, tool
+/// names, problems, reasons) are shared `Arc<str>`s, one per distinct text in a trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Derived {
     pub kind: Kind,
+    /// For a result with `resultType: "input_required"`: true.
+    pub input_required: bool,
     /// The method; for a response, the method of the request it answers.
-    pub method: Option<String>,
+    pub method: Option<Arc<str>>,
     pub id: Option<RpcId>,
     pub pairing: Pairing,
     /// Request-to-response time, on both the request and the response.
     pub latency_us: Option<i64>,
     /// The MCP revision in force for this message, when known.
-    pub revision: Option<String>,
+    pub revision: Option<Arc<str>>,
     /// A short qualifier for display: the tool name, the uri, the requested version.
-    pub detail: Option<String>,
+    pub detail: Option<Arc<str>>,
     /// What is wrong with an invalid payload.
-    pub problem: Option<String>,
+    pub problem: Option<Arc<str>>,
     /// For error responses: the JSON-RPC error code and message.
-    pub error: Option<(i64, String)>,
+    pub error: Option<Box<(i64, String)>>,
     /// For a multi-round-trip retry: the `seq` of the request of the previous round.
     pub retry_of: Option<u64>,
-    /// For a result with `resultType: "input_required"`: true.
-    pub input_required: bool,
     /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
     pub subscription: Option<u64>,
 }
@@ -148,10 +152,13 @@ pub struct Analysis {
 /// Key of a pending request: sender, receiver, id.
 type PendingKey = (Lane, Lane, RpcId);
 
+/// Key of an `input_required` result: sender, receiver, method, name of the request.
+type RetryKey = (Lane, Lane, Arc<str>, Option<Arc<str>>);
+
 struct Pending {
     index: usize,
-    method: String,
-    name: Option<String>,
+    method: Arc<str>,
+    name: Option<Arc<str>>,
 }
 
 #[derive(Default)]
@@ -159,9 +166,11 @@ struct State {
     pending: HashMap<PendingKey, Pending>,
     sessions: HashMap<Lane, Session>,
     /// (sender, receiver, method, name) -> index of the request whose result was input_required.
-    input_required: HashMap<(Lane, Lane, String, Option<String>), usize>,
+    input_required: HashMap<RetryKey, usize>,
     /// (sender, receiver, listen id) -> index of the subscriptions/listen request.
     listens: HashMap<PendingKey, usize>,
+    /// Every text shared by the derived events (see [`Derived`]).
+    texts: HashSet<Arc<str>>,
 }
 
 /// Interprets every event of a trace.
@@ -199,13 +208,23 @@ pub fn analyze(events: &[Event]) -> Analysis {
         };
         derived.push(d);
     }
+    let never: Arc<str> = Arc::from("no response before the trace ended");
     for (_, pending) in state.pending.drain() {
-        derived[pending.index].pairing =
-            Pairing::Unanswered("no response before the trace ended".into());
+        derived[pending.index].pairing = Pairing::Unanswered(Arc::clone(&never));
     }
     let mut sessions: Vec<(Lane, Session)> = state.sessions.into_iter().collect();
     sessions.sort_by(|a, b| a.0.cmp(&b.0));
     Analysis { derived, sessions }
+}
+
+/// The copy of `text` in `texts`, added if it is not there yet.
+fn share(texts: &mut HashSet<Arc<str>>, text: &str) -> Arc<str> {
+    if let Some(known) = texts.get(text) {
+        return Arc::clone(known);
+    }
+    let new: Arc<str> = Arc::from(text);
+    texts.insert(Arc::clone(&new));
+    new
 }
 
 /// The server lane of a host-server exchange.
@@ -222,6 +241,15 @@ fn meta(v: Option<&Value>) -> Option<&Value> {
 }
 
 impl State {
+    /// The shared copy of `text`.
+    fn text(&mut self, text: &str) -> Arc<str> {
+        share(&mut self.texts, text)
+    }
+
+    fn opt_text(&mut self, text: Option<&str>) -> Option<Arc<str>> {
+        text.map(|t| self.text(t))
+    }
+
     fn process(&mut self, event: &Event, derived: &mut [Derived]) {
         let Some(info) = &event.process else { return };
         let Some(lane) = server_lane(event).cloned() else {
@@ -232,7 +260,8 @@ impl State {
             self.sessions.insert(lane.clone(), Session::default());
         }
         if info.event == "exit" || info.event == "spawn" {
-            let reason = format!("the server exited first (event #{})", event.seq);
+            let reason: Arc<str> =
+                Arc::from(format!("the server exited first (event #{})", event.seq));
             let gone: Vec<PendingKey> = self
                 .pending
                 .keys()
@@ -260,6 +289,7 @@ impl State {
             .as_ref()
             .and_then(|l| self.sessions.get(l))
             .and_then(|s| s.revision.clone());
+        let session_revision = self.opt_text(session_revision.as_deref());
         let mut d = Derived::plain(match msg.kind {
             MessageKind::Request => Kind::Request,
             MessageKind::Notification => Kind::Notification,
@@ -267,9 +297,9 @@ impl State {
             MessageKind::Error => Kind::Error,
             MessageKind::Invalid => Kind::Invalid,
         });
-        d.method = msg.method.clone();
+        d.method = self.opt_text(msg.method.as_deref());
         d.id = msg.id.clone();
-        d.problem = msg.problem.clone();
+        d.problem = self.opt_text(msg.problem.as_deref());
         d.revision = session_revision;
 
         match msg.kind {
@@ -296,26 +326,26 @@ impl State {
         derived: &mut [Derived],
         d: &mut Derived,
     ) {
-        let method = msg.method.clone().unwrap_or_default();
+        let method = d.method.clone().unwrap_or_else(|| self.text(""));
         let params = msg.params();
-        let name = str_at(params, "name")
-            .or_else(|| str_at(params, "uri"))
-            .map(str::to_string);
-        d.detail = match method.as_str() {
-            "initialize" => str_at(params, "protocolVersion").map(str::to_string),
+        let name = str_at(params, "name").or_else(|| str_at(params, "uri"));
+        let name = self.opt_text(name);
+        d.detail = match &*method {
+            "initialize" => self.opt_text(str_at(params, "protocolVersion")),
             _ => name.clone(),
         };
         if let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) {
             if let Some(v) = str_at(meta(params), META_PROTOCOL_VERSION) {
                 session.revision = Some(v.to_string());
                 session.stateless = true;
-            } else if method == "initialize" {
+            } else if &*method == "initialize" {
                 session.stateless = false;
                 if session.revision.is_none() {
-                    session.revision = d.detail.clone();
+                    session.revision = d.detail.as_deref().map(str::to_string);
                 }
             }
-            d.revision = session.revision.clone();
+            let revision = session.revision.clone();
+            d.revision = self.opt_text(revision.as_deref());
         }
         let retry = params
             .is_some_and(|p| p.get("requestState").is_some() || p.get("inputResponses").is_some());
@@ -329,7 +359,7 @@ impl State {
             d.retry_of = self.input_required.get(&key).map(|&i| events[i].seq);
         }
         if let Some(id) = msg.id.clone() {
-            if method == "subscriptions/listen" {
+            if &*method == "subscriptions/listen" {
                 d.subscription = Some(event.seq);
                 self.listens
                     .insert((event.from.clone(), event.to.clone(), id.clone()), index);
@@ -345,10 +375,13 @@ impl State {
             if let Some(earlier) = reused {
                 // JSON-RPC ids must be unique among pending requests; the answer will pair with
                 // the newer one, so the earlier request can no longer be answered.
-                derived[earlier.index].pairing = Pairing::Unanswered(format!(
-                    "its id was reused by event #{} before any response",
-                    event.seq
-                ));
+                derived[earlier.index].pairing = Pairing::Unanswered(
+                    format!(
+                        "its id was reused by event #{} before any response",
+                        event.seq
+                    )
+                    .into(),
+                );
             }
         }
     }
@@ -369,7 +402,7 @@ impl State {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            d.error = Some((code, message));
+            d.error = Some(Box::new((code, message)));
         }
         let Some(id) = msg.id.clone() else {
             d.pairing = Pairing::Orphan;
@@ -390,7 +423,7 @@ impl State {
         d.subscription = derived[pending.index].subscription;
         derived[pending.index].pairing = Pairing::AnsweredBy(event.seq);
         derived[pending.index].latency_us = latency;
-        if pending.method == "subscriptions/listen" {
+        if &*pending.method == "subscriptions/listen" {
             self.listens.remove(&key);
         }
 
@@ -408,12 +441,13 @@ impl State {
         let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) else {
             return;
         };
-        match pending.method.as_str() {
+        match &*pending.method {
             "initialize" => {
                 if let Some(v) = str_at(result, "protocolVersion") {
                     session.revision = Some(v.to_string());
-                    d.revision = session.revision.clone();
-                    d.detail = Some(v.to_string());
+                    let v = share(&mut self.texts, v);
+                    d.revision = Some(Arc::clone(&v));
+                    d.detail = Some(v);
                 }
                 session.server_name =
                     str_at(result.and_then(|r| r.get("serverInfo")), "name").map(str::to_string);
@@ -462,7 +496,7 @@ impl State {
             if let Some(key) = key {
                 if let Some(p) = self.pending.remove(&key) {
                     derived[p.index].pairing = Pairing::Cancelled(event.seq);
-                    d.detail = Some(format!("request #{}", events[p.index].seq));
+                    d.detail = Some(format!("request #{}", events[p.index].seq).into());
                 }
                 self.listens.remove(&key);
             }

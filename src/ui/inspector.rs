@@ -127,7 +127,9 @@ impl Inspector {
                 }
                 if let Some(rev) = &d.revision {
                     ui.label(tr.t("panel.revision"));
-                    ui.monospace(tr.f("inspector.revision_value", &[("revision", rev.clone())]));
+                    ui.monospace(
+                        tr.f("inspector.revision_value", &[("revision", rev.to_string())]),
+                    );
                     ui.end_row();
                 }
             });
@@ -137,7 +139,7 @@ impl Inspector {
                 Status::Problem(p) => Some(p.clone()),
                 s => Some(s.as_str().to_string()),
             }),
-            d.problem.clone(),
+            d.problem.as_deref().map(str::to_string),
         ];
         for problem in problems.into_iter().flatten() {
             let text = tr.f(
@@ -146,7 +148,7 @@ impl Inspector {
             );
             ui.colored_label(colors.warn, text);
         }
-        if let Some((code, message)) = &d.error {
+        if let Some((code, message)) = d.error.as_deref() {
             let text = tr.f(
                 "inspector.error_value",
                 &[
@@ -159,7 +161,7 @@ impl Inspector {
         if let Pairing::Unanswered(reason) = &d.pairing {
             ui.colored_label(
                 colors.warn,
-                tr.f("inspector.unanswered", &[("reason", reason.clone())]),
+                tr.f("inspector.unanswered", &[("reason", reason.to_string())]),
             );
         }
 
@@ -309,7 +311,9 @@ impl Inspector {
     fn explanation_ui(&self, ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
         let d = &store.report.rpc.derived[i];
         let method = match d.kind {
-            Kind::Request | Kind::Response | Kind::Error | Kind::Notification => d.method.clone(),
+            Kind::Request | Kind::Response | Kind::Error | Kind::Notification => {
+                d.method.as_deref().map(str::to_string)
+            }
             Kind::LlmHttp => llm_method(store, i).map(str::to_string),
             _ => None,
         };

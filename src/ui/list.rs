@@ -46,7 +46,7 @@ impl Filter {
         if self
             .method
             .as_ref()
-            .is_some_and(|m| d.method.as_ref() != Some(m))
+            .is_some_and(|m| d.method.as_deref() != Some(m.as_str()))
         {
             return false;
         }
@@ -278,14 +278,12 @@ fn kinds_in(store: &TraceStore) -> Vec<Kind> {
 }
 
 fn methods_in(store: &TraceStore) -> Vec<String> {
-    let mut methods: Vec<String> = store
+    let methods: std::collections::BTreeSet<&str> = store
         .report
         .rpc
         .derived
         .iter()
-        .filter_map(|d| d.method.clone())
+        .filter_map(|d| d.method.as_deref())
         .collect();
-    methods.sort();
-    methods.dedup();
-    methods
+    methods.into_iter().map(str::to_string).collect()
 }

@@ -343,7 +343,7 @@ impl Narrator<'_> {
             Kind::Request => self.request(&from),
             Kind::Notification => self.notification(&from),
             Kind::Error => {
-                let (code, message) = d.error.clone().unwrap_or_default();
+                let (code, message) = d.error.as_deref().cloned().unwrap_or_default();
                 let method = d.method.as_deref().unwrap_or("?");
                 let message = quote(&message, 160);
                 vec![say!(
@@ -1045,7 +1045,7 @@ mod tests {
                 if let Some(method) = &d.method {
                     let about = d.detail.as_deref().is_some_and(|x| text.contains(x));
                     assert!(
-                        text.contains(method.as_str()) || about,
+                        text.contains(&**method) || about,
                         "{method} not named in {at}"
                     );
                 }

@@ -147,9 +147,9 @@ impl Context<'_> {
             }
             Kind::Error => {
                 status = Status::Error;
-                let (code, message) = d.error.clone().unwrap_or((0, String::new()));
+                let (code, message) = d.error.as_deref().cloned().unwrap_or((0, String::new()));
                 if let Some(m) = &d.method {
-                    parts.add(with_qualifier(m.clone()));
+                    parts.add(with_qualifier(m.to_string()));
                 }
                 if let Some(us) = d.latency_us {
                     parts.add(ms(us));
