@@ -147,11 +147,11 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
             "orphan": d.pairing == Pairing::Orphan,
             "revision": d.revision,
             "detail": d.detail,
-            "problem": d.problem,
-            "error": d.error.as_deref().map(|(code, message)| json!({"code": code, "message": message})),
-            "retry_of": d.retry_of,
+            "problem": d.problem(),
+            "error": d.error().map(|(code, message)| json!({"code": code, "message": message})),
+            "retry_of": d.retry_of(),
             "input_required": d.input_required,
-            "subscription": d.subscription,
+            "subscription": d.subscription(),
         });
         let mut record = strip_nulls(record);
         let llm = report
@@ -277,8 +277,8 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
             s
         }
         Kind::Error => {
-            let (code, message) = d.error.as_deref().cloned().unwrap_or((0, String::new()));
-            let mut s = format!("{arrow}  error {code} {}", preview(&message));
+            let (code, message) = d.error().unwrap_or((0, ""));
+            let mut s = format!("{arrow}  error {code} {}", preview(message));
             match (d.method.as_deref(), d.latency_us) {
                 (Some(m), Some(us)) => {
                     let _ = write!(s, " ({m}, {})", ms(us));
@@ -302,7 +302,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         }
         Kind::Invalid => format!(
             "{arrow}  !! invalid: {}: {}",
-            d.problem.as_deref().unwrap_or("?"),
+            d.problem().unwrap_or("?"),
             preview(&e.text())
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
@@ -311,10 +311,10 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         Kind::LlmHttp => format!("{arrow}  llm-http {}", preview(&e.text())),
         Kind::Other => format!("{arrow}  {} {}", e.channel.as_str(), preview(&e.text())),
     };
-    if let Some(r) = d.retry_of {
+    if let Some(r) = d.retry_of() {
         let _ = write!(s, "  (retry of #{r})");
     }
-    if let Some(sub) = d.subscription
+    if let Some(sub) = d.subscription()
         && d.kind != Kind::Request
     {
         let _ = write!(s, "  (stream #{sub})");

@@ -96,14 +96,18 @@ pub struct Derived {
     pub revision: Option<Arc<str>>,
     /// A short qualifier for display: the tool name, the uri, the requested version.
     pub detail: Option<Arc<str>>,
-    /// What is wrong with an invalid payload.
-    pub problem: Option<Arc<str>>,
-    /// For error responses: the JSON-RPC error code and message.
-    pub error: Option<Box<(i64, String)>>,
-    /// For a multi-round-trip retry: the `seq` of the request of the previous round.
-    pub retry_of: Option<u64>,
-    /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
-    pub subscription: Option<u64>,
+    /// What few events have: see [`Derived::problem`], [`Derived::error`],
+    /// [`Derived::retry_of`] and [`Derived::subscription`].
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Derived`] that most events lack, boxed together.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Rare {
+    problem: Option<Arc<str>>,
+    error: Option<(i64, String)>,
+    retry_of: Option<u64>,
+    subscription: Option<u64>,
 }
 
 impl Derived {
@@ -116,12 +120,35 @@ impl Derived {
             latency_us: None,
             revision: None,
             detail: None,
-            problem: None,
-            error: None,
-            retry_of: None,
             input_required: false,
-            subscription: None,
+            rare: None,
         }
+    }
+
+    /// What is wrong with an invalid payload.
+    pub fn problem(&self) -> Option<&str> {
+        self.rare.as_ref()?.problem.as_deref()
+    }
+
+    /// For error responses: the JSON-RPC error code and message.
+    pub fn error(&self) -> Option<(i64, &str)> {
+        let (code, message) = self.rare.as_ref()?.error.as_ref()?;
+        Some((*code, message))
+    }
+
+    /// For a multi-round-trip retry: the `seq` of the request of the previous round.
+    pub fn retry_of(&self) -> Option<u64> {
+        self.rare.as_ref()?.retry_of
+    }
+
+    /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
+    pub fn subscription(&self) -> Option<u64> {
+        self.rare.as_ref()?.subscription
+    }
+
+    /// The rare parts, boxed on first use.
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
     }
 
     pub fn is_unanswered(&self) -> bool {
@@ -299,7 +326,9 @@ impl State {
         });
         d.method = self.opt_text(msg.method.as_deref());
         d.id = msg.id.clone();
-        d.problem = self.opt_text(msg.problem.as_deref());
+        if let Some(problem) = msg.problem.as_deref() {
+            d.rare().problem = Some(self.text(problem));
+        }
         d.revision = session_revision;
 
         match msg.kind {
@@ -356,11 +385,13 @@ impl State {
                 method.clone(),
                 name.clone(),
             );
-            d.retry_of = self.input_required.get(&key).map(|&i| events[i].seq);
+            if let Some(&i) = self.input_required.get(&key) {
+                d.rare().retry_of = Some(events[i].seq);
+            }
         }
         if let Some(id) = msg.id.clone() {
             if &*method == "subscriptions/listen" {
-                d.subscription = Some(event.seq);
+                d.rare().subscription = Some(event.seq);
                 self.listens
                     .insert((event.from.clone(), event.to.clone(), id.clone()), index);
             }
@@ -402,7 +433,7 @@ impl State {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            d.error = Some(Box::new((code, message)));
+            d.rare().error = Some((code, message));
         }
         let Some(id) = msg.id.clone() else {
             d.pairing = Pairing::Orphan;
@@ -420,7 +451,9 @@ impl State {
         d.pairing = Pairing::Answers(request.seq);
         d.latency_us = latency;
         d.revision = derived[pending.index].revision.clone();
-        d.subscription = derived[pending.index].subscription;
+        if let Some(sub) = derived[pending.index].subscription() {
+            d.rare().subscription = Some(sub);
+        }
         derived[pending.index].pairing = Pairing::AnsweredBy(event.seq);
         derived[pending.index].latency_us = latency;
         if &*pending.method == "subscriptions/listen" {
@@ -474,13 +507,16 @@ impl State {
         let params = msg.params();
         if let Some(sub) = meta(params).and_then(|m| m.get(META_SUBSCRIPTION_ID)) {
             // The stream's notifications travel the other way from its listen request.
-            d.subscription = self
+            let listen = self
                 .listens
                 .iter()
                 .find(|((from, to, id), _)| {
                     *from == event.to && *to == event.from && id.matches(sub)
                 })
                 .map(|(_, &i)| events[i].seq);
+            if let Some(seq) = listen {
+                d.rare().subscription = Some(seq);
+            }
         }
         if msg.method.as_deref() == Some("notifications/cancelled") {
             let Some(request_id) = params.and_then(|p| p.get("requestId")) else {
@@ -673,9 +709,9 @@ mod tests {
         assert!(a.sessions[0].1.stateless);
         assert_eq!(a.sessions[0].1.server_name.as_deref(), Some("tour"));
         assert!(a.derived[3].input_required);
-        assert_eq!(a.derived[4].retry_of, Some(2));
-        assert_eq!(a.derived[6].subscription, Some(5));
-        assert_eq!(a.derived[7].subscription, Some(5));
+        assert_eq!(a.derived[4].retry_of(), Some(2));
+        assert_eq!(a.derived[6].subscription(), Some(5));
+        assert_eq!(a.derived[7].subscription(), Some(5));
         assert_eq!(a.derived[5].pairing, Pairing::Cancelled(8));
         assert!(a.derived[4].is_unanswered());
     }
@@ -711,8 +747,7 @@ mod tests {
         assert_eq!(a.derived[0].kind, Kind::Invalid);
         assert!(
             a.derived[0]
-                .problem
-                .as_deref()
+                .problem()
                 .is_some_and(|p| p.starts_with("not JSON"))
         );
         assert_eq!(a.derived[1].kind, Kind::Invalid);

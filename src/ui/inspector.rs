@@ -139,7 +139,7 @@ impl Inspector {
                 Status::Problem(p) => Some(p.clone()),
                 s => Some(s.as_str().to_string()),
             }),
-            d.problem.as_deref().map(str::to_string),
+            d.problem().map(str::to_string),
         ];
         for problem in problems.into_iter().flatten() {
             let text = tr.f(
@@ -148,7 +148,7 @@ impl Inspector {
             );
             ui.colored_label(colors.warn, text);
         }
-        if let Some((code, message)) = d.error.as_deref() {
+        if let Some((code, message)) = d.error() {
             let text = tr.f(
                 "inspector.error_value",
                 &[

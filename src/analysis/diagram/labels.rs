@@ -147,7 +147,7 @@ impl Context<'_> {
             }
             Kind::Error => {
                 status = Status::Error;
-                let (code, message) = d.error.as_deref().cloned().unwrap_or((0, String::new()));
+                let (code, message) = d.error().unwrap_or((0, ""));
                 if let Some(m) = &d.method {
                     parts.add(with_qualifier(m.to_string()));
                 }
@@ -159,7 +159,7 @@ impl Context<'_> {
             Kind::Notification => (Style::Notification, with_qualifier(method.to_string())),
             _ => {
                 status = Status::Invalid;
-                let problem = d.problem.as_deref().unwrap_or("not JSON-RPC");
+                let problem = d.problem().unwrap_or("not JSON-RPC");
                 // "not JSON (expected value at line 1 column 1)": the head in the label, the
                 // rest in the detail after the line itself.
                 let (short, why) = match problem.split_once(" (") {
@@ -174,10 +174,10 @@ impl Context<'_> {
         if let Some(id) = &d.id {
             parts.add(format!("id {id}"));
         }
-        if let Some(r) = d.retry_of {
+        if let Some(r) = d.retry_of() {
             parts.add(format!("retry of #{r}"));
         }
-        if let Some(sub) = d.subscription
+        if let Some(sub) = d.subscription()
             && d.kind != Kind::Request
         {
             parts.add(format!("stream #{sub}"));
