@@ -188,10 +188,11 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
 /// The id as it was on the wire: a JSON number stays a number, a string a string.
 fn rpc_id_json(id: &crate::trace::RpcId) -> Value {
     match id {
+        crate::trace::RpcId::Int(i) => Value::from(*i),
         crate::trace::RpcId::Number(n) => {
-            serde_json::from_str(n).unwrap_or(Value::String(n.clone()))
+            serde_json::from_str(n).unwrap_or_else(|_| Value::String(n.to_string()))
         }
-        crate::trace::RpcId::String(s) => Value::String(s.clone()),
+        crate::trace::RpcId::String(s) => Value::String(s.to_string()),
     }
 }
 
