@@ -14,12 +14,12 @@
 //!   whose id they carry in `_meta["io.modelcontextprotocol/subscriptionId"]`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::event::{Channel, Event, Lane};
 use super::jsonrpc::{Message, MessageKind, RpcId, classify};
+use super::shared::Shared;
 
 /// `_meta` key naming the revision of a 2026-07-28 request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -70,7 +70,7 @@ pub enum Pairing {
     /// A response, answering the request with this `seq`.
     Answers(u64),
     /// A request that never got a response, and why.
-    Unanswered(Arc<str>),
+    Unanswered(Shared),
     /// A request the sender cancelled (`notifications/cancelled`, event `seq`) before a reply.
     Cancelled(u64),
     /// A response whose id matches no pending request sent the other way.
@@ -80,22 +80,22 @@ pub enum Pairing {
 /// The interpretation of one event.
 ///
 /// There is one per event, so it is kept small: texts that repeat (methods, revisions, tool
-/// names, problems, reasons) are shared `Arc<str>`s, one per distinct text in a trace.
+/// names, problems, reasons) are [`Shared`]s, one per distinct text in a trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Derived {
     pub kind: Kind,
     /// For a result with `resultType: "input_required"`: true.
     pub input_required: bool,
     /// The method; for a response, the method of the request it answers.
-    pub method: Option<Arc<str>>,
+    pub method: Option<Shared>,
     pub id: Option<RpcId>,
     pub pairing: Pairing,
     /// Request-to-response time, on both the request and the response.
     pub latency_us: Option<i64>,
     /// The MCP revision in force for this message, when known.
-    pub revision: Option<Arc<str>>,
+    pub revision: Option<Shared>,
     /// A short qualifier for display: the tool name, the uri, the requested version.
-    pub detail: Option<Arc<str>>,
+    pub detail: Option<Shared>,
     /// What few events have: see [`Derived::problem`], [`Derived::error`],
     /// [`Derived::retry_of`] and [`Derived::subscription`].
     rare: Option<Box<Rare>>,
@@ -104,7 +104,7 @@ pub struct Derived {
 /// The parts of a [`Derived`] that most events lack, boxed together.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Rare {
-    problem: Option<Arc<str>>,
+    problem: Option<Shared>,
     error: Option<(i64, String)>,
     retry_of: Option<u64>,
     subscription: Option<u64>,
@@ -180,12 +180,12 @@ pub struct Analysis {
 type PendingKey = (Lane, Lane, RpcId);
 
 /// Key of an `input_required` result: sender, receiver, method, name of the request.
-type RetryKey = (Lane, Lane, Arc<str>, Option<Arc<str>>);
+type RetryKey = (Lane, Lane, Shared, Option<Shared>);
 
 struct Pending {
     index: usize,
-    method: Arc<str>,
-    name: Option<Arc<str>>,
+    method: Shared,
+    name: Option<Shared>,
 }
 
 #[derive(Default)]
@@ -197,7 +197,7 @@ struct State {
     /// (sender, receiver, listen id) -> index of the subscriptions/listen request.
     listens: HashMap<PendingKey, usize>,
     /// Every text shared by the derived events (see [`Derived`]).
-    texts: HashSet<Arc<str>>,
+    texts: HashSet<Shared>,
 }
 
 /// Interprets every event of a trace.
@@ -235,9 +235,9 @@ pub fn analyze(events: &[Event]) -> Analysis {
         };
         derived.push(d);
     }
-    let never: Arc<str> = Arc::from("no response before the trace ended");
+    let never: Shared = Shared::from("no response before the trace ended");
     for (_, pending) in state.pending.drain() {
-        derived[pending.index].pairing = Pairing::Unanswered(Arc::clone(&never));
+        derived[pending.index].pairing = Pairing::Unanswered(never.clone());
     }
     let mut sessions: Vec<(Lane, Session)> = state.sessions.into_iter().collect();
     sessions.sort_by(|a, b| a.0.cmp(&b.0));
@@ -245,12 +245,12 @@ pub fn analyze(events: &[Event]) -> Analysis {
 }
 
 /// The copy of `text` in `texts`, added if it is not there yet.
-fn share(texts: &mut HashSet<Arc<str>>, text: &str) -> Arc<str> {
+fn share(texts: &mut HashSet<Shared>, text: &str) -> Shared {
     if let Some(known) = texts.get(text) {
-        return Arc::clone(known);
+        return known.clone();
     }
-    let new: Arc<str> = Arc::from(text);
-    texts.insert(Arc::clone(&new));
+    let new: Shared = Shared::from(text);
+    texts.insert(new.clone());
     new
 }
 
@@ -269,11 +269,11 @@ fn meta(v: Option<&Value>) -> Option<&Value> {
 
 impl State {
     /// The shared copy of `text`.
-    fn text(&mut self, text: &str) -> Arc<str> {
+    fn text(&mut self, text: &str) -> Shared {
         share(&mut self.texts, text)
     }
 
-    fn opt_text(&mut self, text: Option<&str>) -> Option<Arc<str>> {
+    fn opt_text(&mut self, text: Option<&str>) -> Option<Shared> {
         text.map(|t| self.text(t))
     }
 
@@ -287,8 +287,8 @@ impl State {
             self.sessions.insert(lane.clone(), Session::default());
         }
         if info.event == "exit" || info.event == "spawn" {
-            let reason: Arc<str> =
-                Arc::from(format!("the server exited first (event #{})", event.seq));
+            let reason: Shared =
+                Shared::from(format!("the server exited first (event #{})", event.seq));
             let gone: Vec<PendingKey> = self
                 .pending
                 .keys()
@@ -479,7 +479,7 @@ impl State {
                 if let Some(v) = str_at(result, "protocolVersion") {
                     session.revision = Some(v.to_string());
                     let v = share(&mut self.texts, v);
-                    d.revision = Some(Arc::clone(&v));
+                    d.revision = Some(v.clone());
                     d.detail = Some(v);
                 }
                 session.server_name =

@@ -7,7 +7,9 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
+
+use super::shared::Shared;
 
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -46,16 +48,16 @@ impl Header {
 
 /// A participant in the diagram. Serialized as `"user"`, `"host"`, `"llm"` or `"server:<name>"`.
 ///
-/// Names are shared (`Arc<str>`): a trace has a handful of lanes and a million events, so the
+/// Names are [`Shared`]: a trace has a handful of lanes and a million events, so the
 /// events of one lane read from a file point at one copy of its name (see [`Lane::from`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lane {
     User,
     Host,
     Llm,
-    Server(Arc<str>),
+    Server(Shared),
     /// A lane name this version does not know; kept verbatim.
-    Other(Arc<str>),
+    Other(Shared),
 }
 
 impl Lane {
@@ -93,20 +95,20 @@ const INTERNED_NAMES: usize = 64;
 
 thread_local! {
     /// Lane names seen lately on this thread, so equal names share one allocation.
-    static NAMES: RefCell<Vec<Arc<str>>> = const { RefCell::new(Vec::new()) };
+    static NAMES: RefCell<Vec<Shared>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A shared copy of `name`: the one this thread made before, or a new one it remembers (up
 /// to [`INTERNED_NAMES`]; a trace with more lanes than that still loads, with copies).
-fn intern(name: &str) -> Arc<str> {
+fn intern(name: &str) -> Shared {
     NAMES.with(|names| {
         let mut names = names.borrow_mut();
-        if let Some(known) = names.iter().find(|n| ***n == *name) {
-            return Arc::clone(known);
+        if let Some(known) = names.iter().find(|n| **n == *name) {
+            return known.clone();
         }
-        let new: Arc<str> = Arc::from(name);
+        let new = Shared::from(name);
         if names.len() < INTERNED_NAMES {
-            names.push(Arc::clone(&new));
+            names.push(new.clone());
         }
         new
     })
@@ -581,7 +583,7 @@ mod tests {
         let (Lane::Server(a), Lane::Server(b)) = (Lane::from("server:w"), Lane::server("w")) else {
             panic!("server lanes");
         };
-        assert!(Arc::ptr_eq(&a, &b));
+        assert!(Shared::ptr_eq(&a, &b));
         let mut extra = Extra::new();
         assert!(extra.is_empty() && extra.0.is_none());
         assert_eq!(extra, Extra::from(Map::new()));

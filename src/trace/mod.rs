@@ -13,6 +13,7 @@ mod event;
 mod file;
 pub mod import;
 mod jsonrpc;
+mod shared;
 
 pub use analyze::{Analysis, Derived, Kind, Pairing, analyze};
 pub use event::{
@@ -23,3 +24,4 @@ pub use file::{
     LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, write_trace,
 };
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
+pub use shared::Shared;
