@@ -32,7 +32,7 @@ mod tests;
 use std::collections::HashMap;
 
 use crate::analysis::Report;
-use crate::trace::{Channel, Event, Lane, Pairing};
+use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
 pub use labels::{is_invisible, visible};
 
@@ -177,7 +177,7 @@ pub enum Status {
     /// Anything else worth a warning: an LLM response that could not be read, a model tool call
     /// never sent to a server, tools listed by a server but not shown to the model, a server
     /// that exited with a failure code or by a signal.
-    Problem(String),
+    Problem(Shared),
 }
 
 impl Status {

@@ -136,7 +136,7 @@ impl Inspector {
         let problems = [
             row.and_then(|r| match &r.status {
                 Status::Ok => None,
-                Status::Problem(p) => Some(p.clone()),
+                Status::Problem(p) => Some(p.to_string()),
                 s => Some(s.as_str().to_string()),
             }),
             d.problem().map(str::to_string),

@@ -75,10 +75,13 @@ impl Context<'_> {
             .map(|(server, tool, _)| format!("{server}/{tool}"))
             .collect();
         if !missing.is_empty() {
-            status = Status::Problem(visible(
-                &format!("listed but not sent to the model: {}", missing.join(", ")),
-                DETAIL_CHARS,
-            ));
+            status = Status::Problem(
+                visible(
+                    &format!("listed but not sent to the model: {}", missing.join(", ")),
+                    DETAIL_CHARS,
+                )
+                .into(),
+            );
         }
         if x.response.is_none() {
             status = Status::Unanswered;
@@ -99,7 +102,7 @@ impl Context<'_> {
             status = Status::Error;
             format!("HTTP {}", x.status.unwrap_or_default())
         } else if let Some(problem) = &x.problem {
-            status = Status::Problem(visible(problem, DETAIL_CHARS));
+            status = Status::Problem(visible(problem, DETAIL_CHARS).into());
             "unreadable response".to_string()
         } else if !x.tool_calls.is_empty() {
             let word = match x.shape {
@@ -134,10 +137,13 @@ impl Context<'_> {
             match chain {
                 Some(c) if c.tools_call.is_none() && c.returned_in.is_none() => {
                     if status == Status::Ok {
-                        status = Status::Problem(visible(
-                            &format!("{name} ({id}) was never sent to a server"),
-                            DETAIL_CHARS,
-                        ));
+                        status = Status::Problem(
+                            visible(
+                                &format!("{name} ({id}) was never sent to a server"),
+                                DETAIL_CHARS,
+                            )
+                            .into(),
+                        );
                     }
                     parts.add(format!("{id} never sent to a server"));
                 }
