@@ -173,7 +173,7 @@ pub enum Channel {
     /// Text written by Sightline itself (a user prompt, an annotation).
     Note,
     /// A channel name this version does not know; kept verbatim.
-    Other(String),
+    Other(Shared),
 }
 
 impl Channel {
@@ -210,7 +210,7 @@ impl<'de> Deserialize<'de> for Channel {
             "llm-http" => Channel::LlmHttp,
             "process" => Channel::Process,
             "note" => Channel::Note,
-            other => Channel::Other(other.to_string()),
+            other => Channel::Other(other.into()),
         })
     }
 }
@@ -348,7 +348,7 @@ pub struct Event {
     pub raw: Option<String>,
     /// The exact bytes, base64, when they are not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_b64: Option<String>,
+    pub raw_b64: Option<Box<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<Box<ProcessInfo>>,
     /// For `http` and `llm-http` events: request line or status, and headers.
@@ -373,7 +373,11 @@ impl Event {
             Ok(text) => (Some(text), None),
             Err(err) => (
                 None,
-                Some(base64::engine::general_purpose::STANDARD.encode(err.as_bytes())),
+                Some(
+                    base64::engine::general_purpose::STANDARD
+                        .encode(err.as_bytes())
+                        .into(),
+                ),
             ),
         };
         Event {
@@ -397,7 +401,7 @@ impl Event {
         }
         let b64 = self.raw_b64.as_ref()?;
         base64::engine::general_purpose::STANDARD
-            .decode(b64)
+            .decode(b64.as_bytes())
             .ok()
             .map(Cow::Owned)
     }
@@ -492,9 +496,11 @@ impl<'de> Deserialize<'de> for Event {
                         EventField::Raw => {
                             once(&mut raw, "raw", map.next_value::<Option<String>>()?)?
                         }
-                        EventField::RawB64 => {
-                            once(&mut raw_b64, "raw_b64", map.next_value::<Option<String>>()?)?
-                        }
+                        EventField::RawB64 => once(
+                            &mut raw_b64,
+                            "raw_b64",
+                            map.next_value::<Option<Box<str>>>()?,
+                        )?,
                         EventField::Process => once(
                             &mut process,
                             "process",

@@ -9,14 +9,16 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::shared::Shared;
+
 /// A JSON-RPC id. Numbers and strings are different ids even when they print alike.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RpcId {
     /// An integer that fits an `i64` (nearly every id), kept without an allocation.
     Int(i64),
     /// Any other number, kept in its JSON spelling (`1.5`, `1e3`, `18446744073709551616`).
-    Number(Box<str>),
-    String(Box<str>),
+    Number(Shared),
+    String(Shared),
 }
 
 impl RpcId {

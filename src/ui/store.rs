@@ -55,6 +55,9 @@ impl LazyFindings {
                 .name("sightline-findings".into())
                 .spawn(move || {
                     let _ = slot.set(Findings::compute(&ev, &rep));
+                    // The doctor and the scans of a big trace free hundreds of MB of
+                    // intermediate data on this thread; give it back.
+                    release_freed_memory();
                 });
             if spawned.is_err() {
                 let _ = cell.set(Findings::compute(events, report));
@@ -76,6 +79,18 @@ impl std::ops::Deref for LazyFindings {
         static NONE: LazyLock<Findings> =
             LazyLock::new(|| Findings::compute(&[], &analysis::report(&[])));
         self.cell.get().unwrap_or(&NONE)
+    }
+}
+
+/// Returns memory the allocator holds but no longer uses to the system. glibc keeps what a
+/// big computation freed (the text of a loaded file, the intermediate data of the findings)
+/// in its arenas, where it still counts as the app's memory.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only hands free pages of the allocator back to the kernel; it has no
+    // preconditions and leaves every live allocation alone.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -101,6 +116,10 @@ impl TraceStore {
         let diagram = diagram::build(&events, &report);
         let events = Arc::new(events);
         let report = Arc::new(report);
+        if events.len() >= BACKGROUND_FINDINGS_FROM {
+            // Loading and laying out freed the file's text and the per-thread row lists.
+            release_freed_memory();
+        }
         let findings = LazyFindings::start(&events, &report);
         TraceStore {
             title,
