@@ -50,6 +50,8 @@ pub struct Diagram {
     pub direct_model_server: usize,
     /// `(row, rows of its tool-call chains)`, sorted by row; see [`Diagram::chain`].
     chains: Vec<(usize, Vec<usize>)>,
+    /// `(row, what the problem is)` for the rows whose status is [`Status::Problem`], sorted.
+    problems: Vec<(usize, Shared)>,
 }
 
 /// One participant (a vertical lifeline).
@@ -104,8 +106,10 @@ pub struct RowText {
     /// Secondary text, comma separated: latency (`14 ms`), `id 2`, `retry of #12`, `stream #5`,
     /// why a request went unanswered, the model's text, the HTTP status. Together the label and
     /// the detail always say what a non-`Ok` status means, except [`Status::Problem`], which
-    /// carries its own text.
+    /// has its own text.
     pub detail: Option<String>,
+    /// For [`Status::Problem`]: what the problem is (see [`Diagram::problem`]).
+    pub problem: Option<String>,
 }
 
 impl Row {
@@ -176,8 +180,9 @@ pub enum Status {
     Orphan,
     /// Anything else worth a warning: an LLM response that could not be read, a model tool call
     /// never sent to a server, tools listed by a server but not shown to the model, a server
-    /// that exited with a failure code or by a signal.
-    Problem(Shared),
+    /// that exited with a failure code or by a signal. What the problem is:
+    /// [`Diagram::problem`].
+    Problem,
 }
 
 impl Status {
@@ -194,7 +199,7 @@ impl Status {
             Status::Unanswered => "unanswered",
             Status::Cancelled => "cancelled",
             Status::Orphan => "orphan",
-            Status::Problem(_) => "problem",
+            Status::Problem => "problem",
         }
     }
 }
@@ -224,11 +229,13 @@ impl Diagram {
                 RowText {
                     label: text.label,
                     detail: text.detail,
+                    problem: self.problem(row).map(str::to_string),
                 }
             }
             None => RowText {
                 label: String::new(),
                 detail: None,
+                problem: None,
             },
         }
     }
@@ -254,6 +261,12 @@ impl Diagram {
             Ok(k) => &self.chains[k].1,
             Err(_) => &[],
         }
+    }
+
+    /// What is wrong with row `row`, when its status is [`Status::Problem`].
+    pub fn problem(&self, row: usize) -> Option<&str> {
+        let k = self.problems.binary_search_by_key(&row, |p| p.0).ok()?;
+        Some(&self.problems[k].1)
     }
 
     /// The rows that are part of a tool-call chain, in order.
@@ -289,7 +302,11 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         let e = &events[i];
         let (from, to) = row_lanes(e);
         let text = ctx.describe(i);
-        Row {
+        let problem = match text.status {
+            Status::Problem => text.problem.map(|p| (i, Shared::from(p))),
+            _ => None,
+        };
+        let row = Row {
             event: i,
             seq: e.seq,
             offset_us: t0.map_or(0, |t0| (e.time - t0).num_microseconds().unwrap_or(0)),
@@ -298,24 +315,45 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
             style: text.style,
             status: text.status,
             pair: None,
-        }
+        };
+        (row, problem)
     };
     // Rows are independent of each other: a big trace is laid out on two threads.
-    let mut rows: Vec<Row> = if events.len() >= PARALLEL_ROWS_FROM {
+    let mut problems = Vec::new();
+    let mut rows: Vec<Row> = Vec::with_capacity(events.len());
+    type Problems = Vec<(usize, Shared)>;
+    let keep = |range: std::ops::Range<usize>, rows: &mut Vec<Row>, problems: &mut Problems| {
+        for i in range {
+            let (r, problem) = row(i);
+            rows.push(r);
+            problems.extend(problem);
+        }
+    };
+    if events.len() >= PARALLEL_ROWS_FROM {
         let half = events.len() / 2;
         std::thread::scope(|s| {
-            let second = s.spawn(|| (half..events.len()).map(row).collect::<Vec<Row>>());
-            let mut rows: Vec<Row> = Vec::with_capacity(events.len());
-            rows.extend((0..half).map(row));
+            let second = s.spawn(|| {
+                let mut rest = Vec::with_capacity(events.len() - half);
+                let mut problems = Vec::new();
+                for i in half..events.len() {
+                    let (r, problem) = row(i);
+                    rest.push(r);
+                    problems.extend(problem);
+                }
+                (rest, problems)
+            });
+            keep(0..half, &mut rows, &mut problems);
             match second.join() {
-                Ok(rest) => rows.extend(rest),
+                Ok((rest, more)) => {
+                    rows.extend(rest);
+                    problems.extend(more);
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
-            rows
-        })
+        });
     } else {
-        (0..events.len()).map(row).collect()
-    };
+        keep(0..events.len(), &mut rows, &mut problems);
+    }
 
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
@@ -366,6 +404,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         rows,
         direct_model_server,
         chains,
+        problems,
     }
 }
 

@@ -58,13 +58,14 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
         }
     }
     for (i, row) in d.rows.iter().enumerate() {
-        let RowText { label, detail } = d.text(events, report, i);
+        let RowText {
+            label,
+            detail,
+            problem,
+        } = d.text(events, report, i);
         let mut text = label;
         // The label or the detail already says every status but a problem.
-        let problem = match &row.status {
-            Status::Problem(p) => Some(format!("problem: {p}")),
-            _ => None,
-        };
+        let problem = problem.map(|p| format!("problem: {p}"));
         let extra = [detail, problem];
         let extra: Vec<String> = extra.into_iter().flatten().collect();
         if !extra.is_empty() {

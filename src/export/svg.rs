@@ -219,7 +219,7 @@ fn color(row: &Row) -> (&'static str, &'static str) {
         Status::Error => ("error", ERROR),
         Status::Invalid => ("invalid", INVALID),
         Status::Unanswered | Status::Cancelled | Status::Orphan => ("unanswered", UNANSWERED),
-        Status::Problem(_) => ("problem", PROBLEM),
+        Status::Problem => ("problem", PROBLEM),
         Status::Ok => match row.style {
             Style::LlmRequest | Style::LlmResponse => ("llm", LLM),
             Style::Note | Style::Process | Style::Stderr => ("note", NOTE),
@@ -230,10 +230,7 @@ fn color(row: &Row) -> (&'static str, &'static str) {
 
 /// The detail shown after a row's label, and where the row's text ends on the right.
 fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
-    let problem = match &row.status {
-        Status::Problem(p) => Some(p.as_str()),
-        _ => None,
-    };
+    let problem = text.problem.as_deref();
     let detail = [text.detail.as_deref(), problem]
         .into_iter()
         .flatten()
@@ -251,10 +248,7 @@ fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
 
 fn draw_row(s: &mut String, row: &Row, text: &RowText, xs: &[f64], top: f64) {
     let (key, stroke) = color(row);
-    let problem = match &row.status {
-        Status::Problem(p) => Some(p.as_str()),
-        _ => None,
-    };
+    let problem = text.problem.as_deref();
     let (short_detail, text_end) = row_text(row, text, xs);
     let mut full = text.label.clone();
     for extra in [text.detail.as_deref(), problem].into_iter().flatten() {

@@ -136,7 +136,9 @@ impl Inspector {
         let problems = [
             row.and_then(|r| match &r.status {
                 Status::Ok => None,
-                Status::Problem(p) => Some(p.to_string()),
+                Status::Problem => row_index
+                    .and_then(|r| store.diagram.problem(r))
+                    .map(str::to_string),
                 s => Some(s.as_str().to_string()),
             }),
             d.problem().map(str::to_string),

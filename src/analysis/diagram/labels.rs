@@ -48,6 +48,8 @@ pub(super) fn ms(us: i64) -> String {
 pub(super) struct Text {
     pub style: Style,
     pub status: Status,
+    /// What the problem is, for [`Status::Problem`].
+    pub problem: Option<String>,
     pub label: String,
     pub detail: Option<String>,
 }
@@ -87,6 +89,7 @@ impl Context<'_> {
             Kind::Stderr => Text {
                 style: Style::Stderr,
                 status: Status::Ok,
+                problem: None,
                 label: visible(&format!("stderr: {}", e.text()), LABEL_CHARS),
                 detail: None,
             },
@@ -94,6 +97,7 @@ impl Context<'_> {
             Kind::Note => Text {
                 style: Style::Note,
                 status: Status::Ok,
+                problem: None,
                 label: nonempty(visible(&e.text(), LABEL_CHARS)),
                 detail: None,
             },
@@ -106,6 +110,7 @@ impl Context<'_> {
         Text {
             style: Style::Note,
             status: Status::Ok,
+            problem: None,
             label: visible(
                 &format!("{}: {}", e.channel.as_str(), e.text()),
                 LABEL_CHARS,
@@ -209,6 +214,7 @@ impl Context<'_> {
         Text {
             style,
             status,
+            problem: None,
             label: nonempty(visible(&label, LABEL_CHARS)),
             detail: parts.done(),
         }
@@ -233,10 +239,12 @@ fn tool_result_is_error(e: &Event) -> bool {
 
 fn process(e: &Event) -> Text {
     let mut status = Status::Ok;
+    let mut problem = None;
     let Some(p) = &e.process else {
         return Text {
             style: Style::Process,
             status,
+            problem: None,
             label: "process (no details)".into(),
             detail: None,
         };
@@ -271,7 +279,8 @@ fn process(e: &Event) -> Text {
         other => format!("process {other}"),
     };
     if p.event == "exit" && (p.code.is_some_and(|c| c != 0) || p.signal.is_some()) {
-        status = Status::Problem("the server did not exit cleanly".into());
+        status = Status::Problem;
+        problem = Some("the server did not exit cleanly".to_string());
     }
     if let Some(pid) = p.pid {
         parts.add(format!("pid {pid}"));
@@ -282,6 +291,7 @@ fn process(e: &Event) -> Text {
     Text {
         style: Style::Process,
         status,
+        problem,
         label: visible(&label, LABEL_CHARS),
         detail: parts.done(),
     }
