@@ -52,7 +52,10 @@ fn arrow(app: &SightlineApp, label: &str) -> (usize, String) {
         .iter()
         .find(|r| store.row_label(r.event) == label)
         .unwrap_or_else(|| panic!("no row labelled {label:?}"));
-    (row.event, format!("#{} {label}", row.seq))
+    (
+        row.event,
+        format!("#{} {label}", store.events[row.event].seq),
+    )
 }
 
 fn text(lang: Language, key: &str) -> String {
@@ -70,7 +73,8 @@ fn the_app_opens_a_trace_and_labels_every_visible_arrow() {
     // The weather trace fits in the window: every row is on screen and exposed.
     let store = h.state().store();
     for (i, row) in store.diagram.rows.iter().enumerate() {
-        let label = format!("#{} {}", row.seq, store.row_label(i));
+        let seq = store.events[row.event].seq;
+        let label = format!("#{seq} {}", store.row_label(i));
         assert!(
             h.query_by_label(&label).is_some(),
             "the diagram does not expose {label:?}"
@@ -125,9 +129,16 @@ fn teaching_mode_reveals_the_next_event_with_its_narration() {
     assert_eq!(h.state().replay().cursor, 0);
     let rows = h.state().store().diagram.rows.clone();
     let texts: Vec<String> = (0..rows.len())
-        .map(|i| h.state().store().row_label(i))
+        .map(|i| {
+            let store = h.state().store();
+            format!(
+                "#{} {}",
+                store.events[rows[i].event].seq,
+                store.row_label(i)
+            )
+        })
         .collect();
-    let label = |i: usize| format!("#{} {}", rows[i].seq, texts[i]);
+    let label = |i: usize| texts[i].clone();
     assert!(h.query_by_label(&label(0)).is_some());
     assert!(
         h.query_by_label(&label(1)).is_none(),
@@ -299,7 +310,7 @@ fn the_doctor_tab_lists_tool_poisoning_and_the_tools_list_arrow_carries_a_badge(
     );
     let marks = store.findings.marks(event).len();
     assert!(marks >= 1);
-    let badge = format!("#{} {row_label} ⚠ {marks}", row.seq);
+    let badge = format!("#{} {row_label} ⚠ {marks}", store.events[row.event].seq);
     app.apply(Command::Select(event));
     let mut h = harness(app);
     assert!(

@@ -79,11 +79,8 @@ pub enum LaneKind {
 /// One event, drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    /// Index into the trace's events.
+    /// Index into the trace's events (its `seq` and time are the event's; see [`offset_us`]).
     pub event: usize,
-    pub seq: u64,
-    /// Microseconds since the first event (negative if the wall clock was stepped back).
-    pub offset_us: i64,
     /// Lane indices of the arrow. `from == to` for a note on one lifeline: stderr lines,
     /// process spawns and exits (on the server's lifeline), notes the host writes to itself.
     pub from: usize,
@@ -282,6 +279,15 @@ impl Diagram {
     }
 }
 
+/// Microseconds from the first event to event `event` (negative if the wall clock was stepped
+/// back; 0 out of range).
+pub fn offset_us(events: &[Event], event: usize) -> i64 {
+    match (events.first(), events.get(event)) {
+        (Some(first), Some(e)) => (e.time - first.time).num_microseconds().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// Traces with at least this many events have their rows built on two threads.
 const PARALLEL_ROWS_FROM: usize = 20_000;
 
@@ -296,7 +302,6 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     let index_of_seq: HashMap<u64, usize> =
         events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
     let ctx = labels::Context { events, report };
-    let t0 = events.first().map(|e| e.time);
 
     let row = |i: usize| {
         let e = &events[i];
@@ -308,8 +313,6 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         };
         let row = Row {
             event: i,
-            seq: e.seq,
-            offset_us: t0.map_or(0, |t0| (e.time - t0).num_microseconds().unwrap_or(0)),
             from: lane_index[from],
             to: lane_index[to],
             style: text.style,

@@ -99,9 +99,9 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
         let _ = writeln!(
             s,
             r#"<text x="16" y="{mid}" fill="{MUTED}">#{}</text><text x="{}" y="{mid}" text-anchor="end" fill="{MUTED}">{:+.3}s</text>"#,
-            row.seq,
+            events.get(row.event).map_or(0, |e| e.seq),
             TIME_W - 14.0,
-            row.offset_us as f64 / 1e6
+            diagram::offset_us(events, row.event) as f64 / 1e6
         );
     }
 
@@ -145,7 +145,8 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
     }
 
     for (i, (row, text)) in d.rows.iter().zip(&texts).enumerate() {
-        draw_row(&mut s, row, text, &xs, rows_top + i as f64 * ROW_H);
+        let seq = events.get(row.event).map_or(0, |e| e.seq);
+        draw_row(&mut s, row, seq, text, &xs, rows_top + i as f64 * ROW_H);
     }
 
     let _ = writeln!(
@@ -246,7 +247,7 @@ fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
     (detail, start + chars * CHAR_W + 8.0)
 }
 
-fn draw_row(s: &mut String, row: &Row, text: &RowText, xs: &[f64], top: f64) {
+fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top: f64) {
     let (key, stroke) = color(row);
     let problem = text.problem.as_deref();
     let (short_detail, text_end) = row_text(row, text, xs);
@@ -260,8 +261,8 @@ fn draw_row(s: &mut String, row: &Row, text: &RowText, xs: &[f64], top: f64) {
         row.style.as_str(),
         row.status.as_str(),
         row.event,
-        row.seq,
-        row.seq,
+        seq,
+        seq,
         xml(&full)
     );
     let label = xml(&text.label);

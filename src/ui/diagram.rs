@@ -265,7 +265,8 @@ impl DiagramView {
                     .intersect(rows_clip);
             let response = ui.interact(rect, id.with(r), Sense::click());
             let marks = store.findings.marks(row.event);
-            let label = super::badges::row_label(row.seq, &text.label, marks);
+            let seq = store.events[row.event].seq;
+            let label = super::badges::row_label(seq, &text.label, marks);
             response
                 .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, label.clone()));
             if response.hovered() {
@@ -280,13 +281,13 @@ impl DiagramView {
                 clicked = Some(diagram.rows[pair].event);
             }
             let mut hover = match &text.detail {
-                Some(detail) => format!("#{} {}\n{detail}", row.seq, text.label),
+                Some(detail) => format!("#{seq} {}\n{detail}", text.label),
                 None => String::new(),
             };
             if !marks.is_empty() {
                 if hover.is_empty() {
                     // The plain label: the painted fonts have no warning sign.
-                    hover = format!("#{} {}", row.seq, text.label);
+                    hover = format!("#{seq} {}", text.label);
                 }
                 hover.push('\n');
                 hover.push_str(&super::badges::tooltip(marks, tr));
@@ -396,7 +397,7 @@ impl DiagramView {
             painter.text(
                 pos2(time_rect.right() - 4.0, y),
                 egui::Align2::RIGHT_CENTER,
-                paint::time_text(row.offset_us),
+                paint::time_text(store.offset_us(row.event)),
                 egui::FontId::monospace(10.5),
                 palette.muted,
             );

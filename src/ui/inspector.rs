@@ -181,7 +181,10 @@ impl Inspector {
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(tr.t("panel.paired_message")).strong());
                     let label = store.row_label(pair);
-                    let text = format!("{}: {label}", tr.f(key, &[("seq", p.seq.to_string())]));
+                    let text = format!(
+                        "{}: {label}",
+                        tr.f(key, &[("seq", store.events[p.event].seq.to_string())])
+                    );
                     if ui.link(text).clicked() {
                         command = Some(Command::Select(p.event));
                     }
@@ -197,7 +200,7 @@ impl Inspector {
                         }
                         let label = store.row_label(c);
                         let c = &store.diagram.rows[c];
-                        let text = format!("#{} {label}", c.seq);
+                        let text = format!("#{} {label}", store.events[c.event].seq);
                         let this = c.event == i;
                         if ui.selectable_label(this, text).clicked() && !this {
                             command = Some(Command::Select(c.event));

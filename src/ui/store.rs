@@ -184,9 +184,6 @@ impl TraceStore {
 
     /// Microseconds since the first event.
     pub fn offset_us(&self, index: usize) -> i64 {
-        match (self.events.first(), self.events.get(index)) {
-            (Some(first), Some(e)) => (e.time - first.time).num_microseconds().unwrap_or(0),
-            _ => 0,
-        }
+        diagram::offset_us(&self.events, index)
     }
 }

@@ -62,6 +62,7 @@ impl Trace {
                 row: diagram.rows[i].clone(),
                 text: diagram.text(&self.0, &report, i),
                 chain: diagram.chain(i).to_vec(),
+                offset_us: offset_us(&self.0, i),
             })
             .collect();
         Drawn { diagram, rows }
@@ -87,6 +88,7 @@ struct DrawnRow {
     row: Row,
     text: RowText,
     chain: Vec<usize>,
+    offset_us: i64,
 }
 
 impl std::ops::Deref for DrawnRow {
