@@ -13,6 +13,9 @@ use super::store::TraceStore;
 use super::visible;
 use crate::trace::{Kind, Lane};
 
+/// Text filters over at least this many events run on two threads.
+const PARALLEL_FILTER_FROM: usize = 20_000;
+
 /// What the user filters by. Empty fields match everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
@@ -89,9 +92,28 @@ impl MessageList {
         });
         if !fresh {
             let needle = self.filter.text.to_lowercase();
-            let hits = (0..store.len())
-                .filter(|&i| self.filter.matches(store, i, &needle))
-                .collect();
+            let filter = &self.filter;
+            let hits = |range: std::ops::Range<usize>| -> Vec<usize> {
+                range
+                    .filter(|&i| filter.matches(store, i, &needle))
+                    .collect()
+            };
+            // Labels are computed on demand, so a text filter over a big trace reads every
+            // row's label: on two threads.
+            let n = store.len();
+            let hits = if n >= PARALLEL_FILTER_FROM && !needle.is_empty() {
+                std::thread::scope(|s| {
+                    let second = s.spawn(|| hits(n / 2..n));
+                    let mut first = hits(0..n / 2);
+                    match second.join() {
+                        Ok(rest) => first.extend(rest),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                    first
+                })
+            } else {
+                hits(0..n)
+            };
             self.cache = Some((self.filter.clone(), store.generation, store.len(), hits));
         }
         self.cache.as_ref().map(|c| c.3.as_slice())
@@ -286,4 +308,40 @@ fn methods_in(store: &TraceStore) -> Vec<String> {
         .filter_map(|d| d.method.as_deref())
         .collect();
     methods.into_iter().map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Channel, Event, now};
+    use crate::ui::store::Source;
+
+    #[test]
+    fn a_text_filter_over_a_big_trace_finds_labels_and_payloads_in_order() {
+        let t0 = now();
+        let events: Vec<Event> = (0..PARALLEL_FILTER_FROM as u64 + 10)
+            .map(|seq| {
+                let raw = if seq % 1000 == 0 {
+                    format!(r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"needle"}}}}"#)
+                } else {
+                    format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"n":{seq}}}}}"#)
+                };
+                Event::with_bytes(
+                    seq,
+                    t0,
+                    Lane::Host,
+                    Lane::server("s"),
+                    Channel::Stdio,
+                    raw.into_bytes(),
+                )
+            })
+            .collect();
+        let store = TraceStore::new("t".into(), Source::Memory, events);
+        let mut list = MessageList::default();
+        // "call needle" is in the labels (`tools/call needle`), not in the payloads.
+        list.filter.text = "CALL NEEDLE".into();
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        let expected: Vec<usize> = (0..store.len()).step_by(1000).collect();
+        assert_eq!(hits, Some(expected));
+    }
 }
