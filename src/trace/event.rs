@@ -345,7 +345,7 @@ pub struct Event {
     pub channel: Channel,
     /// The exact text that crossed (for stdio: the line without its `\n`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<String>,
+    pub raw: Option<Box<str>>,
     /// The exact bytes, base64, when they are not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_b64: Option<Box<str>>,
@@ -360,7 +360,8 @@ pub struct Event {
 }
 
 impl Event {
-    /// An event whose payload is `bytes`: stored as `raw` when UTF-8 (no copy), else `raw_b64`.
+    /// An event whose payload is `bytes`: stored as `raw` when UTF-8 (no copy unless `bytes`
+    /// has spare capacity), else `raw_b64`.
     pub fn with_bytes(
         seq: u64,
         time: DateTime<Utc>,
@@ -370,7 +371,7 @@ impl Event {
         bytes: Vec<u8>,
     ) -> Self {
         let (raw, raw_b64) = match String::from_utf8(bytes) {
-            Ok(text) => (Some(text), None),
+            Ok(text) => (Some(text.into_boxed_str()), None),
             Err(err) => (
                 None,
                 Some(
@@ -409,7 +410,7 @@ impl Event {
     /// The payload as text for display; bytes that are not UTF-8 shown as U+FFFD.
     pub fn text(&self) -> Cow<'_, str> {
         match (&self.raw, self.bytes()) {
-            (Some(raw), _) => Cow::Borrowed(raw.as_str()),
+            (Some(raw), _) => Cow::Borrowed(&**raw),
             (None, Some(bytes)) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
             (None, None) => Cow::Borrowed(""),
         }
@@ -494,7 +495,7 @@ impl<'de> Deserialize<'de> for Event {
                             once(&mut channel, "channel", map.next_value::<Channel>()?)?
                         }
                         EventField::Raw => {
-                            once(&mut raw, "raw", map.next_value::<Option<String>>()?)?
+                            once(&mut raw, "raw", map.next_value::<Option<Box<str>>>()?)?
                         }
                         EventField::RawB64 => once(
                             &mut raw_b64,

@@ -164,7 +164,7 @@ fn push(
         from,
         to,
         channel,
-        raw: Some(text.to_string()),
+        raw: Some(text.into()),
         raw_b64: None,
         process: None,
         http: None,
