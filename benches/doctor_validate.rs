@@ -238,7 +238,7 @@ fn main() {
     let n = events.len();
     let bytes: usize = events
         .iter()
-        .map(|e| e.raw.as_ref().map_or(0, String::len))
+        .map(|e| e.raw.as_deref().map_or(0, str::len))
         .sum();
     println!(
         "doctor_validate: {n} events, {:.1} MB of JSON-RPC",

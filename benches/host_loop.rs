@@ -68,7 +68,7 @@ fn json_of(event: &Event) -> Option<Value> {
 
 /// `tools/call` request -> response times on stdio, paired by server and JSON-RPC id.
 fn tool_call_times(events: &[Event]) -> Vec<f64> {
-    let mut open: HashMap<(String, String), &Event> = HashMap::new();
+    let mut open: HashMap<(sightline::trace::Shared, String), &Event> = HashMap::new();
     let mut times = Vec::new();
     for event in events.iter().filter(|e| e.channel == Channel::Stdio) {
         let Some(message) = json_of(event) else {

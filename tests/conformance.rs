@@ -206,7 +206,7 @@ fn find(events: &[Event], pred: impl Fn(&Value) -> bool) -> usize {
 fn edit(events: &mut [Event], i: usize, f: impl FnOnce(&mut Value)) {
     let mut v: Value = serde_json::from_str(&events[i].text()).expect("json");
     f(&mut v);
-    events[i].raw = Some(serde_json::to_string(&v).expect("json"));
+    events[i].raw = Some(serde_json::to_string(&v).expect("json").into());
 }
 
 fn object(v: &mut Value, pointer: &str) -> serde_json::Map<String, Value> {

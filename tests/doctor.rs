@@ -263,8 +263,7 @@ fn a_refused_protocol_version_is_reported_with_what_the_server_supports() {
     assert_eq!(d.status, Some(1), "{}", d.describe());
     let s = d.server("version_refused");
     d.expect(s, "protocol-version-refused", |_, i| {
-        d.kind(i) == Kind::Error
-            && d.analysis.derived[i].error.as_ref().map(|e| e.0) == Some(-32022)
+        d.kind(i) == Kind::Error && d.analysis.derived[i].error().map(|e| e.0) == Some(-32022)
     });
     assert!(
         s["detail"]

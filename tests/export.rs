@@ -339,7 +339,6 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
     for (i, row) in d.rows.iter().enumerate() {
         assert_eq!(row.event, i);
         assert_eq!(d.row_of_event(i), Some(i));
-        assert_eq!(row.seq, events[i].seq);
         assert!(row.status.is_ok(), "{row:?}");
         // No arrow ever joins the model and a server.
         let kinds = (d.lanes[row.from].kind, d.lanes[row.to].kind);
@@ -386,19 +385,23 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
             c.tools_result.unwrap(),
             c.returned_in.unwrap(),
         ];
-        assert_eq!(d.rows[c.tools_call.unwrap()].chain, own);
-        assert_eq!(d.rows[c.tools_result.unwrap()].chain, own);
+        assert_eq!(d.chain(c.tools_call.unwrap()), own);
+        assert_eq!(d.chain(c.tools_result.unwrap()), own);
         union.extend(own);
     }
     let union: Vec<usize> = union.into_iter().collect();
     assert_eq!(union.len(), 6);
-    assert_eq!(d.rows[asked].chain, union);
-    assert_eq!(d.rows[back].chain, union);
-    let in_chains = d.rows.iter().filter(|r| !r.chain.is_empty()).count();
+    assert_eq!(d.chain(asked), union);
+    assert_eq!(d.chain(back), union);
+    let in_chains = (0..d.rows.len())
+        .filter(|&i| !d.chain(i).is_empty())
+        .count();
     assert_eq!(in_chains, 6);
+    assert_eq!(d.chained_rows().collect::<Vec<_>>(), union);
 
     // Labels.
-    let label = |i: usize| d.rows[i].label.as_str();
+    let texts = d.texts(&events, &r);
+    let label = |i: usize| texts[i].label.as_str();
     assert_eq!(
         label(asked),
         "tool_use weather__get_weather, forecast__get_weather"
@@ -415,18 +418,18 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
     assert_eq!(label(call), "tools/call get_weather");
     assert_eq!((d.rows[call].from, d.rows[call].to), (1, 4));
     assert!(
-        d.rows[call]
+        texts[call]
             .detail
             .as_deref()
             .is_some_and(|s| s.contains("model call toolu_sl_0_1")),
         "{:?}",
-        d.rows[call].detail
+        texts[call].detail
     );
     let results: Vec<&str> = d
         .rows
         .iter()
         .filter(|r| r.style == Style::Response)
-        .map(|r| r.label.as_str())
+        .map(|r| label(r.event))
         .collect();
     assert!(
         results.contains(&"result initialize 2025-11-25"),
@@ -441,9 +444,9 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
     assert_eq!(notes.len(), 2);
     assert!(notes.iter().all(|r| r.from == 1));
     assert!(
-        notes[0].label.starts_with("host shows tool `get_weather`"),
+        label(notes[0].event).starts_with("host shows tool `get_weather`"),
         "{}",
-        notes[0].label
+        label(notes[0].event)
     );
     // Stderr and process rows sit on their server's lifeline.
     for row in d
@@ -467,7 +470,9 @@ fn model_turn_labels_name_each_api_shape() {
         let (_dir, trace) = record("weather", &["--provider", provider]);
         let events = load(&trace).events;
         let d = diagram_of(&events);
-        let labels: Vec<&str> = d.rows.iter().map(|r| r.label.as_str()).collect();
+        let texts = d.texts(&events, &report(&events));
+        let label = |r: &diagram::Row| texts[r.event].label.as_str();
+        let labels: Vec<&str> = d.rows.iter().map(label).collect();
         let expected_path = match provider {
             "openai" => "POST /v1/responses (1 tool)",
             "openai-chat" => "POST /v1/chat/completions (1 tool)",
@@ -499,14 +504,12 @@ fn model_turn_labels_name_each_api_shape() {
             "openai-chat" => "stop",
             _ => "end_turn",
         };
-        assert_eq!(last_model.label, stop, "{provider}");
+        assert_eq!(label(last_model), stop, "{provider}");
         let spawn = d.rows.iter().find(|r| r.style == Style::Process).unwrap();
         assert!(
-            spawn
-                .label
-                .starts_with("spawned sightline demo-server weather"),
+            label(spawn).starts_with("spawned sightline demo-server weather"),
             "{}",
-            spawn.label
+            label(spawn)
         );
     }
 }

@@ -688,7 +688,7 @@ fn generic_checks(run: &Run) -> Result<(), String> {
         .iter()
         .zip(run.events())
         .filter(|(d, _)| d.kind == Kind::Invalid)
-        .map(|(d, e)| format!("#{} ({:?})", e.seq, d.problem))
+        .map(|(d, e)| format!("#{} ({:?})", e.seq, d.problem()))
         .collect();
     ensure!(invalid.is_empty(), "invalid events: {invalid:?}");
     let unanswered: Vec<String> = run
@@ -815,7 +815,7 @@ fn list_changed_fact(revision: &str, run: &Run) -> Result<(), String> {
     );
     if revision == "2026-07-28" {
         let listen = run.analysis.derived[*at]
-            .subscription
+            .subscription()
             .ok_or("list_changed is not on a subscriptions/listen stream")?;
         let listen_at = run.index_of(listen).ok_or("no such listen request")?;
         let message = stdio_json(&run.events()[listen_at]).unwrap_or_default();
@@ -847,7 +847,7 @@ fn multi_round_trip_fact(revision: &str, run: &Run) -> Result<(), String> {
     let retry = run
         .requests("tools/call", false)
         .into_iter()
-        .find(|(i, _)| *i > result_at && run.analysis.derived[*i].retry_of == Some(first_call))
+        .find(|(i, _)| *i > result_at && run.analysis.derived[*i].retry_of() == Some(first_call))
         .ok_or(format!("no later tools/call with retry_of #{first_call}"))?;
     let params = &retry.1["params"];
     ensure!(
@@ -954,7 +954,7 @@ fn primitives_tour_fact(revision: &str, run: &Run) -> Result<(), String> {
             "no input_required result on {revision}"
         );
         ensure!(
-            run.analysis.derived.iter().any(|d| d.retry_of.is_some()),
+            run.analysis.derived.iter().any(|d| d.retry_of().is_some()),
             "no retry on {revision}"
         );
     }

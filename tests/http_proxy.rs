@@ -331,7 +331,7 @@ fn a_wrapped_http_server_is_served_recorded_and_restored() {
         .iter()
         .zip(&analysis.derived)
         .filter(|(e, d)| e.to == srv && d.kind == Kind::Request)
-        .filter_map(|(_, d)| d.method.clone())
+        .filter_map(|(_, d)| d.method.as_deref().map(String::from))
         .collect();
     assert_eq!(
         methods,
@@ -427,7 +427,7 @@ fn an_rmcp_client_and_server_on_2026_07_28_through_the_proxy() {
         .iter()
         .zip(&analysis.derived)
         .filter(|(e, d)| e.to == srv && d.kind == Kind::Request)
-        .filter_map(|(_, d)| d.method.clone())
+        .filter_map(|(_, d)| d.method.as_deref().map(String::from))
         .collect();
     assert_eq!(methods, ["server/discover", "tools/list", "tools/call"]);
     for (e, d) in loaded.events.iter().zip(&analysis.derived) {

@@ -98,7 +98,7 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
             format!(
                 "{}: {}",
                 events[i].text(),
-                analysis.derived[i].problem.clone().unwrap_or_default()
+                analysis.derived[i].problem().unwrap_or_default()
             )
         })
         .collect();
@@ -139,10 +139,9 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
     .expect("exit event");
     assert_eq!(
         analysis.derived[die].pairing,
-        Pairing::Unanswered(format!(
-            "the server exited first (event #{})",
-            events[exit].seq
-        ))
+        Pairing::Unanswered(
+            format!("the server exited first (event #{})", events[exit].seq).into()
+        )
     );
     assert_eq!(
         events[exit].process.as_ref().and_then(|p| p.signal),

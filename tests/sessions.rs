@@ -134,7 +134,9 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
     app.poll_following_now();
     let live = app.store();
     assert!(live.len() >= 8, "{} events live", live.len());
-    let labels: Vec<&str> = live.diagram.rows.iter().map(|r| r.label.as_str()).collect();
+    let labels: Vec<String> = (0..live.diagram.rows.len())
+        .map(|r| live.row_label(r))
+        .collect();
     for wanted in [
         "tools/list",
         "tools/call get_weather",

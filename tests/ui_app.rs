@@ -46,13 +46,17 @@ fn harness(app: SightlineApp) -> Harness<'static, SightlineApp> {
 
 /// The accessible label of the diagram arrow of the first row whose label is `label`.
 fn arrow(app: &SightlineApp, label: &str) -> (usize, String) {
-    let d = &app.store().diagram;
-    let row = d
+    let store = app.store();
+    let row = store
+        .diagram
         .rows
         .iter()
-        .find(|r| r.label == label)
+        .find(|r| store.row_label(r.event) == label)
         .unwrap_or_else(|| panic!("no row labelled {label:?}"));
-    (row.event, format!("#{} {}", row.seq, row.label))
+    (
+        row.event,
+        format!("#{} {label}", store.events[row.event].seq),
+    )
 }
 
 fn text(lang: Language, key: &str) -> String {
@@ -68,8 +72,10 @@ fn the_app_opens_a_trace_and_labels_every_visible_arrow() {
     assert_eq!(app.store().len(), loaded.events.len());
     let h = harness(app);
     // The weather trace fits in the window: every row is on screen and exposed.
-    for row in &h.state().store().diagram.rows {
-        let label = format!("#{} {}", row.seq, row.label);
+    let store = h.state().store();
+    for (i, row) in store.diagram.rows.iter().enumerate() {
+        let seq = store.events[row.event].seq;
+        let label = format!("#{seq} {}", store.row_label(i));
         assert!(
             h.query_by_label(&label).is_some(),
             "the diagram does not expose {label:?}"
@@ -123,7 +129,17 @@ fn teaching_mode_reveals_the_next_event_with_its_narration() {
     let mut h = harness(app);
     assert_eq!(h.state().replay().cursor, 0);
     let rows = h.state().store().diagram.rows.clone();
-    let label = |i: usize| format!("#{} {}", rows[i].seq, rows[i].label);
+    let texts: Vec<String> = (0..rows.len())
+        .map(|i| {
+            let store = h.state().store();
+            format!(
+                "#{} {}",
+                store.events[rows[i].event].seq,
+                store.row_label(i)
+            )
+        })
+        .collect();
+    let label = |i: usize| texts[i].clone();
     assert!(h.query_by_label(&label(0)).is_some());
     assert!(
         h.query_by_label(&label(1)).is_none(),
@@ -288,14 +304,14 @@ fn the_doctor_tab_lists_tool_poisoning_and_the_tools_list_arrow_carries_a_badge(
         .find(|r| r.event == event)
         .expect("the finding's row")
         .clone();
+    let row_label = store.row_label(event);
     assert!(
-        row.label.contains("tools/list"),
-        "the finding is not on a tools/list result: {:?}",
-        row.label
+        row_label.contains("tools/list"),
+        "the finding is not on a tools/list result: {row_label:?}"
     );
     let marks = store.findings.marks(event).len();
     assert!(marks >= 1);
-    let badge = format!("#{} {} ⚠ {marks}", row.seq, row.label);
+    let badge = format!("#{} {row_label} ⚠ {marks}", store.events[row.event].seq);
     app.apply(Command::Select(event));
     let mut h = harness(app);
     assert!(

@@ -18,6 +18,11 @@
 //! ```
 //!
 //! Rows are in trace order, exactly one per event: `diagram.rows[i].event == i`.
+//!
+//! A row holds what drawing it needs (lanes, style, status, pair); what it *says* (its label and
+//! detail, [`RowText`]) is computed when asked, from the events and their analysis: only the rows
+//! in view are drawn, and a million stored labels would take more memory than the trace itself.
+//! Tool-call chains are rare and kept in one sorted table ([`Diagram::chain`]).
 
 mod labels;
 mod llm;
@@ -27,7 +32,7 @@ mod tests;
 use std::collections::HashMap;
 
 use crate::analysis::Report;
-use crate::trace::{Channel, Event, Lane, Pairing};
+use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
 pub use labels::{is_invisible, row_text, visible};
 
@@ -43,6 +48,10 @@ pub struct Diagram {
     /// Events sent between the LLM lane and any server lane, in either direction. Always 0 in
     /// Sightline's own traces: everything between a model and a server passes through the host.
     pub direct_model_server: usize,
+    /// `(row, rows of its tool-call chains)`, sorted by row; see [`Diagram::chain`].
+    chains: Vec<(usize, Vec<usize>)>,
+    /// `(row, what the problem is)` for the rows whose status is [`Status::Problem`], sorted.
+    problems: Vec<(usize, Shared)>,
 }
 
 /// One participant (a vertical lifeline).
@@ -70,17 +79,22 @@ pub enum LaneKind {
 /// One event, drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    /// Index into the trace's events.
+    /// Index into the trace's events (its `seq` and time are the event's; see [`offset_us`]).
     pub event: usize,
-    pub seq: u64,
-    /// Microseconds since the first event (negative if the wall clock was stepped back).
-    pub offset_us: i64,
     /// Lane indices of the arrow. `from == to` for a note on one lifeline: stderr lines,
     /// process spawns and exits (on the server's lifeline), notes the host writes to itself.
     pub from: usize,
     pub to: usize,
     pub style: Style,
     pub status: Status,
+    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
+    /// request/response pairs.
+    pub pair: Option<usize>,
+}
+
+/// What a row says, computed on demand by [`Diagram::text`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowText {
     /// Short, one line, no control characters: `initialize 2025-11-25`,
     /// `result tools/call get_weather`, `notifications/tools/list_changed`,
     /// `POST /v1/messages (1 tool)`, `tool_use get_weather`, `end_turn`,
@@ -89,15 +103,10 @@ pub struct Row {
     /// Secondary text, comma separated: latency (`14 ms`), `id 2`, `retry of #12`, `stream #5`,
     /// why a request went unanswered, the model's text, the HTTP status. Together the label and
     /// the detail always say what a non-`Ok` status means, except [`Status::Problem`], which
-    /// carries its own text.
+    /// has its own text.
     pub detail: Option<String>,
-    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
-    /// request/response pairs.
-    pub pair: Option<usize>,
-    /// For rows in a tool-call chain (the LLM response asking for the call, the `tools/call`,
-    /// its result, the LLM request returning the result): the rows of the whole chain, sorted.
-    /// A row in several chains (a response asking for two tools) gets the union. Empty otherwise.
-    pub chain: Vec<usize>,
+    /// For [`Status::Problem`]: what the problem is (see [`Diagram::problem`]).
+    pub problem: Option<String>,
 }
 
 impl Row {
@@ -170,8 +179,9 @@ pub enum Status {
     Orphan,
     /// Anything else worth a warning: an LLM response that could not be read, a model tool call
     /// never sent to a server, tools listed by a server but not shown to the model, a server
-    /// that exited with a failure code or by a signal.
-    Problem(String),
+    /// that exited with a failure code or by a signal. What the problem is:
+    /// [`Diagram::problem`].
+    Problem,
 }
 
 impl Status {
@@ -188,7 +198,7 @@ impl Status {
             Status::Unanswered => "unanswered",
             Status::Cancelled => "cancelled",
             Status::Orphan => "orphan",
-            Status::Problem(_) => "problem",
+            Status::Problem => "problem",
         }
     }
 }
@@ -209,11 +219,74 @@ impl Diagram {
         self.lanes.iter().position(|l| l.kind == LaneKind::Llm)
     }
 
+    /// The label and detail of row `row`, from the events and the report the diagram was built
+    /// from. Rows out of range say nothing.
+    pub fn text(&self, events: &[Event], report: &Report, row: usize) -> RowText {
+        match self.rows.get(row).filter(|r| r.event < events.len()) {
+            Some(r) => {
+                let text = labels::Context { events, report }.describe(r.event);
+                RowText {
+                    label: text.label,
+                    detail: text.detail,
+                    problem: self.problem(row).map(str::to_string),
+                }
+            }
+            None => RowText {
+                label: String::new(),
+                detail: None,
+                problem: None,
+            },
+        }
+    }
+
+    /// What every row says, in row order (for exports and tests; the app asks for the rows in
+    /// view only).
+    pub fn texts(&self, events: &[Event], report: &Report) -> Vec<RowText> {
+        (0..self.rows.len())
+            .map(|i| self.text(events, report, i))
+            .collect()
+    }
+
+    /// The label of row `row` (see [`Diagram::text`]).
+    pub fn label(&self, events: &[Event], report: &Report, row: usize) -> String {
+        self.text(events, report, row).label
+    }
+
+    /// For rows in a tool-call chain (the LLM response asking for the call, the `tools/call`,
+    /// its result, the LLM request returning the result): the rows of the whole chain, sorted.
+    /// A row in several chains (a response asking for two tools) gets the union. Empty otherwise.
+    pub fn chain(&self, row: usize) -> &[usize] {
+        match self.chains.binary_search_by_key(&row, |c| c.0) {
+            Ok(k) => &self.chains[k].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// What is wrong with row `row`, when its status is [`Status::Problem`].
+    pub fn problem(&self, row: usize) -> Option<&str> {
+        let k = self.problems.binary_search_by_key(&row, |p| p.0).ok()?;
+        Some(&self.problems[k].1)
+    }
+
+    /// The rows that are part of a tool-call chain, in order.
+    pub fn chained_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        self.chains.iter().map(|c| c.0)
+    }
+
     /// The server lanes, left to right.
     pub fn server_lanes(&self) -> Vec<usize> {
         (0..self.lanes.len())
             .filter(|&i| self.lanes[i].kind == LaneKind::Server)
             .collect()
+    }
+}
+
+/// Microseconds from the first event to event `event` (negative if the wall clock was stepped
+/// back; 0 out of range).
+pub fn offset_us(events: &[Event], event: usize) -> i64 {
+    match (events.first(), events.get(event)) {
+        (Some(first), Some(e)) => (e.time - first.time).num_microseconds().unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -231,42 +304,61 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     let index_of_seq: HashMap<u64, usize> =
         events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
     let ctx = labels::Context { events, report };
-    let t0 = events.first().map(|e| e.time);
 
     let row = |i: usize| {
         let e = &events[i];
         let (from, to) = row_lanes(e);
         let text = ctx.describe(i);
-        Row {
+        let problem = match text.status {
+            Status::Problem => text.problem.map(|p| (i, Shared::from(p))),
+            _ => None,
+        };
+        let row = Row {
             event: i,
-            seq: e.seq,
-            offset_us: t0.map_or(0, |t0| (e.time - t0).num_microseconds().unwrap_or(0)),
             from: lane_index[from],
             to: lane_index[to],
             style: text.style,
             status: text.status,
-            label: text.label,
-            detail: text.detail,
             pair: None,
-            chain: Vec::new(),
-        }
+        };
+        (row, problem)
     };
     // Rows are independent of each other: a big trace is laid out on two threads.
-    let mut rows: Vec<Row> = if events.len() >= PARALLEL_ROWS_FROM {
+    let mut problems = Vec::new();
+    let mut rows: Vec<Row> = Vec::with_capacity(events.len());
+    type Problems = Vec<(usize, Shared)>;
+    let keep = |range: std::ops::Range<usize>, rows: &mut Vec<Row>, problems: &mut Problems| {
+        for i in range {
+            let (r, problem) = row(i);
+            rows.push(r);
+            problems.extend(problem);
+        }
+    };
+    if events.len() >= PARALLEL_ROWS_FROM {
         let half = events.len() / 2;
         std::thread::scope(|s| {
-            let second = s.spawn(|| (half..events.len()).map(row).collect::<Vec<Row>>());
-            let mut rows: Vec<Row> = Vec::with_capacity(events.len());
-            rows.extend((0..half).map(row));
+            let second = s.spawn(|| {
+                let mut rest = Vec::with_capacity(events.len() - half);
+                let mut problems = Vec::new();
+                for i in half..events.len() {
+                    let (r, problem) = row(i);
+                    rest.push(r);
+                    problems.extend(problem);
+                }
+                (rest, problems)
+            });
+            keep(0..half, &mut rows, &mut problems);
             match second.join() {
-                Ok(rest) => rows.extend(rest),
+                Ok((rest, more)) => {
+                    rows.extend(rest);
+                    problems.extend(more);
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
-            rows
-        })
+        });
     } else {
-        (0..events.len()).map(row).collect()
-    };
+        keep(0..events.len(), &mut rows, &mut problems);
+    }
 
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
@@ -282,6 +374,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         }
     }
     // Tool-call chains.
+    let mut chains: HashMap<usize, Vec<usize>> = HashMap::new();
     for c in &report.chains {
         let members: Vec<usize> = [
             Some(c.asked_in),
@@ -294,12 +387,15 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         .filter(|&m| m < rows.len())
         .collect();
         for &m in &members {
-            rows[m].chain.extend(&members);
+            chains.entry(m).or_default().extend(&members);
         }
     }
-    for row in &mut rows {
-        row.chain.sort_unstable();
-        row.chain.dedup();
+    let mut chains: Vec<(usize, Vec<usize>)> = chains.into_iter().collect();
+    chains.sort_unstable_by_key(|c| c.0);
+    for (_, chain) in &mut chains {
+        chain.sort_unstable();
+        chain.dedup();
+        chain.shrink_to_fit();
     }
 
     let direct_model_server = events
@@ -312,6 +408,8 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         lanes,
         rows,
         direct_model_server,
+        chains,
+        problems,
     }
 }
 

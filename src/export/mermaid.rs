@@ -27,7 +27,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::Report;
-use crate::analysis::diagram::{self, Diagram, LaneKind, Status, Style};
+use crate::analysis::diagram::{self, Diagram, LaneKind, RowText, Status, Style};
 use crate::trace::Event;
 
 /// Longest text after the arrow, in characters (label and detail).
@@ -35,11 +35,11 @@ const LINE_CHARS: usize = 120;
 
 /// Renders the trace as a Mermaid `sequenceDiagram`.
 pub fn mermaid(events: &[Event], report: &Report) -> String {
-    render(&diagram::build(events, report))
+    render(&diagram::build(events, report), events, report)
 }
 
-/// Renders an already built diagram.
-pub fn render(d: &Diagram) -> String {
+/// Renders an already built diagram of `events`.
+pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
     let aliases = aliases(d);
     let mut out = String::from("sequenceDiagram\n");
     for (i, lane) in d.lanes.iter().enumerate() {
@@ -57,14 +57,16 @@ pub fn render(d: &Diagram) -> String {
             out.push_str(&line);
         }
     }
-    for row in &d.rows {
-        let mut text = row.label.clone();
+    for (i, row) in d.rows.iter().enumerate() {
+        let RowText {
+            label,
+            detail,
+            problem,
+        } = d.text(events, report, i);
+        let mut text = label;
         // The label or the detail already says every status but a problem.
-        let problem = match &row.status {
-            Status::Problem(p) => Some(format!("problem: {p}")),
-            _ => None,
-        };
-        let extra = [row.detail.clone(), problem];
+        let problem = problem.map(|p| format!("problem: {p}"));
+        let extra = [detail, problem];
         let extra: Vec<String> = extra.into_iter().flatten().collect();
         if !extra.is_empty() {
             let _ = write!(text, " · {}", extra.join(", "));

@@ -168,11 +168,11 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
             "orphan": d.pairing == Pairing::Orphan,
             "revision": d.revision,
             "detail": d.detail,
-            "problem": d.problem,
-            "error": d.error.as_ref().map(|(code, message)| json!({"code": code, "message": message})),
-            "retry_of": d.retry_of,
+            "problem": d.problem(),
+            "error": d.error().map(|(code, message)| json!({"code": code, "message": message})),
+            "retry_of": d.retry_of(),
             "input_required": d.input_required,
-            "subscription": d.subscription,
+            "subscription": d.subscription(),
         });
         let mut record = strip_nulls(record);
         let llm = report
@@ -209,10 +209,11 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
 /// The id as it was on the wire: a JSON number stays a number, a string a string.
 fn rpc_id_json(id: &crate::trace::RpcId) -> Value {
     match id {
+        crate::trace::RpcId::Int(i) => Value::from(*i),
         crate::trace::RpcId::Number(n) => {
-            serde_json::from_str(n).unwrap_or(Value::String(n.clone()))
+            serde_json::from_str(n).unwrap_or_else(|_| Value::String(n.to_string()))
         }
-        crate::trace::RpcId::String(s) => Value::String(s.clone()),
+        crate::trace::RpcId::String(s) => Value::String(s.to_string()),
     }
 }
 
@@ -255,7 +256,7 @@ impl LaneNames {
             Lane::Llm => "L".into(),
             Lane::Server(name) if self.several_servers => format!("S:{name}"),
             Lane::Server(_) => "S".into(),
-            Lane::Other(s) => s.clone(),
+            Lane::Other(s) => s.to_string(),
         }
     }
 
@@ -298,8 +299,8 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
             s
         }
         Kind::Error => {
-            let (code, message) = d.error.clone().unwrap_or((0, String::new()));
-            let mut s = format!("{arrow}  error {code} {}", preview(&message));
+            let (code, message) = d.error().unwrap_or((0, ""));
+            let mut s = format!("{arrow}  error {code} {}", preview(message));
             match (d.method.as_deref(), d.latency_us) {
                 (Some(m), Some(us)) => {
                     let _ = write!(s, " ({m}, {})", ms(us));
@@ -323,7 +324,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         }
         Kind::Invalid => format!(
             "{arrow}  !! invalid: {}: {}",
-            d.problem.as_deref().unwrap_or("?"),
+            d.problem().unwrap_or("?"),
             preview(&e.text())
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
@@ -332,10 +333,10 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         Kind::LlmHttp => format!("{arrow}  llm-http {}", preview(&e.text())),
         Kind::Other => format!("{arrow}  {} {}", e.channel.as_str(), preview(&e.text())),
     };
-    if let Some(r) = d.retry_of {
+    if let Some(r) = d.retry_of() {
         let _ = write!(s, "  (retry of #{r})");
     }
-    if let Some(sub) = d.subscription
+    if let Some(sub) = d.subscription()
         && d.kind != Kind::Request
     {
         let _ = write!(s, "  (stream #{sub})");

@@ -14,7 +14,7 @@ mod style;
 use std::fmt::Write as _;
 
 use crate::analysis::Report;
-use crate::analysis::diagram::{self, Diagram, LaneKind, Row, Status, Style};
+use crate::analysis::diagram::{self, Diagram, LaneKind, Row, RowText, Status, Style};
 use crate::trace::Event;
 use style::{
     ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, clip, defs, legend,
@@ -43,19 +43,21 @@ const DETAIL_CHARS: usize = 48;
 
 /// Renders the trace as a standalone SVG document.
 pub fn svg(events: &[Event], report: &Report) -> String {
-    render(&diagram::build(events, report))
+    render(&diagram::build(events, report), events, report)
 }
 
-/// Renders an already built diagram.
-pub fn render(d: &Diagram) -> String {
+/// Renders an already built diagram of `events`.
+pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
     let xs = lane_xs(d);
+    let texts = d.texts(events, report);
     let rows_top = HEADER_Y + HEADER_H + LESSON_H;
     let rows_end = rows_top + d.rows.len() as f64 * ROW_H;
     let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
     let text_right = d
         .rows
         .iter()
-        .map(|row| row_text(row, &xs).1)
+        .zip(&texts)
+        .map(|(row, text)| row_text(row, text, &xs).1)
         .fold(last_x + BOX_W, f64::max);
     let width = (text_right + 16.0).min(last_x + MAX_RIGHT).ceil();
     let (legend, legend_h) = legend(width);
@@ -97,9 +99,9 @@ pub fn render(d: &Diagram) -> String {
         let _ = writeln!(
             s,
             r#"<text x="16" y="{mid}" fill="{MUTED}">#{}</text><text x="{}" y="{mid}" text-anchor="end" fill="{MUTED}">{:+.3}s</text>"#,
-            row.seq,
+            events.get(row.event).map_or(0, |e| e.seq),
             TIME_W - 14.0,
-            row.offset_us as f64 / 1e6
+            diagram::offset_us(events, row.event) as f64 / 1e6
         );
     }
 
@@ -142,8 +144,9 @@ pub fn render(d: &Diagram) -> String {
         }
     }
 
-    for (i, row) in d.rows.iter().enumerate() {
-        draw_row(&mut s, row, &xs, rows_top + i as f64 * ROW_H);
+    for (i, (row, text)) in d.rows.iter().zip(&texts).enumerate() {
+        let seq = events.get(row.event).map_or(0, |e| e.seq);
+        draw_row(&mut s, row, seq, text, &xs, rows_top + i as f64 * ROW_H);
     }
 
     let _ = writeln!(
@@ -217,7 +220,7 @@ fn color(row: &Row) -> (&'static str, &'static str) {
         Status::Error => ("error", ERROR),
         Status::Invalid => ("invalid", INVALID),
         Status::Unanswered | Status::Cancelled | Status::Orphan => ("unanswered", UNANSWERED),
-        Status::Problem(_) => ("problem", PROBLEM),
+        Status::Problem => ("problem", PROBLEM),
         Status::Ok => match row.style {
             Style::LlmRequest | Style::LlmResponse => ("llm", LLM),
             Style::Note | Style::Process | Style::Stderr => ("note", NOTE),
@@ -227,18 +230,15 @@ fn color(row: &Row) -> (&'static str, &'static str) {
 }
 
 /// The detail shown after a row's label, and where the row's text ends on the right.
-fn row_text(row: &Row, xs: &[f64]) -> (String, f64) {
-    let problem = match &row.status {
-        Status::Problem(p) => Some(p.as_str()),
-        _ => None,
-    };
-    let detail = [row.detail.as_deref(), problem]
+fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
+    let problem = text.problem.as_deref();
+    let detail = [text.detail.as_deref(), problem]
         .into_iter()
         .flatten()
         .collect::<Vec<_>>()
         .join(", ");
     let detail = clip(&detail, DETAIL_CHARS);
-    let chars = row.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
+    let chars = text.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
     let start = if row.is_arrow() {
         xs[row.from].min(xs[row.to]) + 10.0
     } else {
@@ -247,15 +247,12 @@ fn row_text(row: &Row, xs: &[f64]) -> (String, f64) {
     (detail, start + chars * CHAR_W + 8.0)
 }
 
-fn draw_row(s: &mut String, row: &Row, xs: &[f64], top: f64) {
+fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top: f64) {
     let (key, stroke) = color(row);
-    let problem = match &row.status {
-        Status::Problem(p) => Some(p.as_str()),
-        _ => None,
-    };
-    let (short_detail, text_end) = row_text(row, xs);
-    let mut full = row.label.clone();
-    for extra in [row.detail.as_deref(), problem].into_iter().flatten() {
+    let problem = text.problem.as_deref();
+    let (short_detail, text_end) = row_text(row, text, xs);
+    let mut full = text.label.clone();
+    for extra in [text.detail.as_deref(), problem].into_iter().flatten() {
         let _ = write!(full, " | {extra}");
     }
     let _ = write!(
@@ -264,11 +261,11 @@ fn draw_row(s: &mut String, row: &Row, xs: &[f64], top: f64) {
         row.style.as_str(),
         row.status.as_str(),
         row.event,
-        row.seq,
-        row.seq,
+        seq,
+        seq,
         xml(&full)
     );
-    let label = xml(&row.label);
+    let label = xml(&text.label);
     let detail = if short_detail.is_empty() {
         String::new()
     } else {

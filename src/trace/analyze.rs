@@ -13,12 +13,13 @@
 //! - Notifications on a `subscriptions/listen` stream are grouped under the listen request
 //!   whose id they carry in `_meta["io.modelcontextprotocol/subscriptionId"]`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::event::{Channel, Event, Lane};
 use super::jsonrpc::{Message, MessageKind, RpcId, classify};
+use super::shared::Shared;
 
 /// `_meta` key naming the revision of a 2026-07-28 request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -68,8 +69,8 @@ pub enum Pairing {
     AnsweredBy(u64),
     /// A response, answering the request with this `seq`.
     Answers(u64),
-    /// A request that never got a response.
-    Unanswered(String),
+    /// A request that never got a response, and why.
+    Unanswered(Shared),
     /// A request the sender cancelled (`notifications/cancelled`, event `seq`) before a reply.
     Cancelled(u64),
     /// A response whose id matches no pending request sent the other way.
@@ -77,29 +78,36 @@ pub enum Pairing {
 }
 
 /// The interpretation of one event.
+///
+/// There is one per event, so it is kept small: texts that repeat (methods, revisions, tool
+/// names, problems, reasons) are [`Shared`]s, one per distinct text in a trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Derived {
     pub kind: Kind,
+    /// For a result with `resultType: "input_required"`: true.
+    pub input_required: bool,
     /// The method; for a response, the method of the request it answers.
-    pub method: Option<String>,
+    pub method: Option<Shared>,
     pub id: Option<RpcId>,
     pub pairing: Pairing,
     /// Request-to-response time, on both the request and the response.
     pub latency_us: Option<i64>,
     /// The MCP revision in force for this message, when known.
-    pub revision: Option<String>,
+    pub revision: Option<Shared>,
     /// A short qualifier for display: the tool name, the uri, the requested version.
-    pub detail: Option<String>,
-    /// What is wrong with an invalid payload.
-    pub problem: Option<String>,
-    /// For error responses: the JSON-RPC error code and message.
-    pub error: Option<(i64, String)>,
-    /// For a multi-round-trip retry: the `seq` of the request of the previous round.
-    pub retry_of: Option<u64>,
-    /// For a result with `resultType: "input_required"`: true.
-    pub input_required: bool,
-    /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
-    pub subscription: Option<u64>,
+    pub detail: Option<Shared>,
+    /// What few events have: see [`Derived::problem`], [`Derived::error`],
+    /// [`Derived::retry_of`] and [`Derived::subscription`].
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Derived`] that most events lack, boxed together.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Rare {
+    problem: Option<Shared>,
+    error: Option<(i64, String)>,
+    retry_of: Option<u64>,
+    subscription: Option<u64>,
 }
 
 impl Derived {
@@ -112,12 +120,35 @@ impl Derived {
             latency_us: None,
             revision: None,
             detail: None,
-            problem: None,
-            error: None,
-            retry_of: None,
             input_required: false,
-            subscription: None,
+            rare: None,
         }
+    }
+
+    /// What is wrong with an invalid payload.
+    pub fn problem(&self) -> Option<&str> {
+        self.rare.as_ref()?.problem.as_deref()
+    }
+
+    /// For error responses: the JSON-RPC error code and message.
+    pub fn error(&self) -> Option<(i64, &str)> {
+        let (code, message) = self.rare.as_ref()?.error.as_ref()?;
+        Some((*code, message))
+    }
+
+    /// For a multi-round-trip retry: the `seq` of the request of the previous round.
+    pub fn retry_of(&self) -> Option<u64> {
+        self.rare.as_ref()?.retry_of
+    }
+
+    /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
+    pub fn subscription(&self) -> Option<u64> {
+        self.rare.as_ref()?.subscription
+    }
+
+    /// The rare parts, boxed on first use.
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
     }
 
     pub fn is_unanswered(&self) -> bool {
@@ -148,10 +179,13 @@ pub struct Analysis {
 /// Key of a pending request: sender, receiver, id.
 type PendingKey = (Lane, Lane, RpcId);
 
+/// Key of an `input_required` result: sender, receiver, method, name of the request.
+type RetryKey = (Lane, Lane, Shared, Option<Shared>);
+
 struct Pending {
     index: usize,
-    method: String,
-    name: Option<String>,
+    method: Shared,
+    name: Option<Shared>,
 }
 
 #[derive(Default)]
@@ -159,9 +193,11 @@ struct State {
     pending: HashMap<PendingKey, Pending>,
     sessions: HashMap<Lane, Session>,
     /// (sender, receiver, method, name) -> index of the request whose result was input_required.
-    input_required: HashMap<(Lane, Lane, String, Option<String>), usize>,
+    input_required: HashMap<RetryKey, usize>,
     /// (sender, receiver, listen id) -> index of the subscriptions/listen request.
     listens: HashMap<PendingKey, usize>,
+    /// Every text shared by the derived events (see [`Derived`]).
+    texts: HashSet<Shared>,
 }
 
 /// Interprets every event of a trace.
@@ -199,13 +235,23 @@ pub fn analyze(events: &[Event]) -> Analysis {
         };
         derived.push(d);
     }
+    let never: Shared = Shared::from("no response before the trace ended");
     for (_, pending) in state.pending.drain() {
-        derived[pending.index].pairing =
-            Pairing::Unanswered("no response before the trace ended".into());
+        derived[pending.index].pairing = Pairing::Unanswered(never.clone());
     }
     let mut sessions: Vec<(Lane, Session)> = state.sessions.into_iter().collect();
     sessions.sort_by(|a, b| a.0.cmp(&b.0));
     Analysis { derived, sessions }
+}
+
+/// The copy of `text` in `texts`, added if it is not there yet.
+fn share(texts: &mut HashSet<Shared>, text: &str) -> Shared {
+    if let Some(known) = texts.get(text) {
+        return known.clone();
+    }
+    let new: Shared = Shared::from(text);
+    texts.insert(new.clone());
+    new
 }
 
 /// The server lane of a host-server exchange.
@@ -222,6 +268,15 @@ fn meta(v: Option<&Value>) -> Option<&Value> {
 }
 
 impl State {
+    /// The shared copy of `text`.
+    fn text(&mut self, text: &str) -> Shared {
+        share(&mut self.texts, text)
+    }
+
+    fn opt_text(&mut self, text: Option<&str>) -> Option<Shared> {
+        text.map(|t| self.text(t))
+    }
+
     fn process(&mut self, event: &Event, derived: &mut [Derived]) {
         let Some(info) = &event.process else { return };
         let Some(lane) = server_lane(event).cloned() else {
@@ -232,7 +287,8 @@ impl State {
             self.sessions.insert(lane.clone(), Session::default());
         }
         if info.event == "exit" || info.event == "spawn" {
-            let reason = format!("the server exited first (event #{})", event.seq);
+            let reason: Shared =
+                Shared::from(format!("the server exited first (event #{})", event.seq));
             let gone: Vec<PendingKey> = self
                 .pending
                 .keys()
@@ -260,6 +316,7 @@ impl State {
             .as_ref()
             .and_then(|l| self.sessions.get(l))
             .and_then(|s| s.revision.clone());
+        let session_revision = self.opt_text(session_revision.as_deref());
         let mut d = Derived::plain(match msg.kind {
             MessageKind::Request => Kind::Request,
             MessageKind::Notification => Kind::Notification,
@@ -267,9 +324,11 @@ impl State {
             MessageKind::Error => Kind::Error,
             MessageKind::Invalid => Kind::Invalid,
         });
-        d.method = msg.method.clone();
+        d.method = self.opt_text(msg.method.as_deref());
         d.id = msg.id.clone();
-        d.problem = msg.problem.clone();
+        if let Some(problem) = msg.problem.as_deref() {
+            d.rare().problem = Some(self.text(problem));
+        }
         d.revision = session_revision;
 
         match msg.kind {
@@ -296,26 +355,26 @@ impl State {
         derived: &mut [Derived],
         d: &mut Derived,
     ) {
-        let method = msg.method.clone().unwrap_or_default();
+        let method = d.method.clone().unwrap_or_else(|| self.text(""));
         let params = msg.params();
-        let name = str_at(params, "name")
-            .or_else(|| str_at(params, "uri"))
-            .map(str::to_string);
-        d.detail = match method.as_str() {
-            "initialize" => str_at(params, "protocolVersion").map(str::to_string),
+        let name = str_at(params, "name").or_else(|| str_at(params, "uri"));
+        let name = self.opt_text(name);
+        d.detail = match &*method {
+            "initialize" => self.opt_text(str_at(params, "protocolVersion")),
             _ => name.clone(),
         };
         if let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) {
             if let Some(v) = str_at(meta(params), META_PROTOCOL_VERSION) {
                 session.revision = Some(v.to_string());
                 session.stateless = true;
-            } else if method == "initialize" {
+            } else if &*method == "initialize" {
                 session.stateless = false;
                 if session.revision.is_none() {
-                    session.revision = d.detail.clone();
+                    session.revision = d.detail.as_deref().map(str::to_string);
                 }
             }
-            d.revision = session.revision.clone();
+            let revision = session.revision.clone();
+            d.revision = self.opt_text(revision.as_deref());
         }
         let retry = params
             .is_some_and(|p| p.get("requestState").is_some() || p.get("inputResponses").is_some());
@@ -326,11 +385,13 @@ impl State {
                 method.clone(),
                 name.clone(),
             );
-            d.retry_of = self.input_required.get(&key).map(|&i| events[i].seq);
+            if let Some(&i) = self.input_required.get(&key) {
+                d.rare().retry_of = Some(events[i].seq);
+            }
         }
         if let Some(id) = msg.id.clone() {
-            if method == "subscriptions/listen" {
-                d.subscription = Some(event.seq);
+            if &*method == "subscriptions/listen" {
+                d.rare().subscription = Some(event.seq);
                 self.listens
                     .insert((event.from.clone(), event.to.clone(), id.clone()), index);
             }
@@ -345,10 +406,13 @@ impl State {
             if let Some(earlier) = reused {
                 // JSON-RPC ids must be unique among pending requests; the answer will pair with
                 // the newer one, so the earlier request can no longer be answered.
-                derived[earlier.index].pairing = Pairing::Unanswered(format!(
-                    "its id was reused by event #{} before any response",
-                    event.seq
-                ));
+                derived[earlier.index].pairing = Pairing::Unanswered(
+                    format!(
+                        "its id was reused by event #{} before any response",
+                        event.seq
+                    )
+                    .into(),
+                );
             }
         }
     }
@@ -369,7 +433,7 @@ impl State {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            d.error = Some((code, message));
+            d.rare().error = Some((code, message));
         }
         let Some(id) = msg.id.clone() else {
             d.pairing = Pairing::Orphan;
@@ -387,10 +451,12 @@ impl State {
         d.pairing = Pairing::Answers(request.seq);
         d.latency_us = latency;
         d.revision = derived[pending.index].revision.clone();
-        d.subscription = derived[pending.index].subscription;
+        if let Some(sub) = derived[pending.index].subscription() {
+            d.rare().subscription = Some(sub);
+        }
         derived[pending.index].pairing = Pairing::AnsweredBy(event.seq);
         derived[pending.index].latency_us = latency;
-        if pending.method == "subscriptions/listen" {
+        if &*pending.method == "subscriptions/listen" {
             self.listens.remove(&key);
         }
 
@@ -408,12 +474,13 @@ impl State {
         let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) else {
             return;
         };
-        match pending.method.as_str() {
+        match &*pending.method {
             "initialize" => {
                 if let Some(v) = str_at(result, "protocolVersion") {
                     session.revision = Some(v.to_string());
-                    d.revision = session.revision.clone();
-                    d.detail = Some(v.to_string());
+                    let v = share(&mut self.texts, v);
+                    d.revision = Some(v.clone());
+                    d.detail = Some(v);
                 }
                 session.server_name =
                     str_at(result.and_then(|r| r.get("serverInfo")), "name").map(str::to_string);
@@ -440,13 +507,16 @@ impl State {
         let params = msg.params();
         if let Some(sub) = meta(params).and_then(|m| m.get(META_SUBSCRIPTION_ID)) {
             // The stream's notifications travel the other way from its listen request.
-            d.subscription = self
+            let listen = self
                 .listens
                 .iter()
                 .find(|((from, to, id), _)| {
                     *from == event.to && *to == event.from && id.matches(sub)
                 })
                 .map(|(_, &i)| events[i].seq);
+            if let Some(seq) = listen {
+                d.rare().subscription = Some(seq);
+            }
         }
         if msg.method.as_deref() == Some("notifications/cancelled") {
             let Some(request_id) = params.and_then(|p| p.get("requestId")) else {
@@ -462,7 +532,7 @@ impl State {
             if let Some(key) = key {
                 if let Some(p) = self.pending.remove(&key) {
                     derived[p.index].pairing = Pairing::Cancelled(event.seq);
-                    d.detail = Some(format!("request #{}", events[p.index].seq));
+                    d.detail = Some(format!("request #{}", events[p.index].seq).into());
                 }
                 self.listens.remove(&key);
             }
@@ -639,9 +709,9 @@ mod tests {
         assert!(a.sessions[0].1.stateless);
         assert_eq!(a.sessions[0].1.server_name.as_deref(), Some("tour"));
         assert!(a.derived[3].input_required);
-        assert_eq!(a.derived[4].retry_of, Some(2));
-        assert_eq!(a.derived[6].subscription, Some(5));
-        assert_eq!(a.derived[7].subscription, Some(5));
+        assert_eq!(a.derived[4].retry_of(), Some(2));
+        assert_eq!(a.derived[6].subscription(), Some(5));
+        assert_eq!(a.derived[7].subscription(), Some(5));
         assert_eq!(a.derived[5].pairing, Pairing::Cancelled(8));
         assert!(a.derived[4].is_unanswered());
     }
@@ -677,8 +747,7 @@ mod tests {
         assert_eq!(a.derived[0].kind, Kind::Invalid);
         assert!(
             a.derived[0]
-                .problem
-                .as_deref()
+                .problem()
                 .is_some_and(|p| p.starts_with("not JSON"))
         );
         assert_eq!(a.derived[1].kind, Kind::Invalid);

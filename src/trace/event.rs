@@ -5,7 +5,11 @@
 //! written by a newer Sightline loses nothing.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::LazyLock;
+
+use super::shared::Shared;
 
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -43,19 +47,22 @@ impl Header {
 }
 
 /// A participant in the diagram. Serialized as `"user"`, `"host"`, `"llm"` or `"server:<name>"`.
+///
+/// Names are [`Shared`]: a trace has a handful of lanes and a million events, so the
+/// events of one lane read from a file point at one copy of its name (see [`Lane::from`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lane {
     User,
     Host,
     Llm,
-    Server(String),
+    Server(Shared),
     /// A lane name this version does not know; kept verbatim.
-    Other(String),
+    Other(Shared),
 }
 
 impl Lane {
-    pub fn server(name: impl Into<String>) -> Self {
-        Lane::Server(name.into())
+    pub fn server(name: impl AsRef<str>) -> Self {
+        Lane::Server(intern(name.as_ref()))
     }
 
     pub fn is_server(&self) -> bool {
@@ -83,15 +90,41 @@ impl fmt::Display for Lane {
     }
 }
 
+/// How many lane names each thread remembers for [`intern`].
+const INTERNED_NAMES: usize = 64;
+
+thread_local! {
+    /// Lane names seen lately on this thread, so equal names share one allocation.
+    static NAMES: RefCell<Vec<Shared>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A shared copy of `name`: the one this thread made before, or a new one it remembers (up
+/// to [`INTERNED_NAMES`]; a trace with more lanes than that still loads, with copies).
+fn intern(name: &str) -> Shared {
+    NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        if let Some(known) = names.iter().find(|n| **n == *name) {
+            return known.clone();
+        }
+        let new = Shared::from(name);
+        if names.len() < INTERNED_NAMES {
+            names.push(new.clone());
+        }
+        new
+    })
+}
+
 impl From<&str> for Lane {
+    /// Parses a lane; server and unknown names are shared with the lanes of the same name made
+    /// before on this thread.
     fn from(s: &str) -> Self {
         match s {
             "user" => Lane::User,
             "host" => Lane::Host,
             "llm" => Lane::Llm,
             _ => match s.strip_prefix("server:") {
-                Some(name) => Lane::Server(name.to_string()),
-                None => Lane::Other(s.to_string()),
+                Some(name) => Lane::Server(intern(name)),
+                None => Lane::Other(intern(s)),
             },
         }
     }
@@ -140,7 +173,7 @@ pub enum Channel {
     /// Text written by Sightline itself (a user prompt, an annotation).
     Note,
     /// A channel name this version does not know; kept verbatim.
-    Other(String),
+    Other(Shared),
 }
 
 impl Channel {
@@ -177,7 +210,7 @@ impl<'de> Deserialize<'de> for Channel {
             "llm-http" => Channel::LlmHttp,
             "process" => Channel::Process,
             "note" => Channel::Note,
-            other => Channel::Other(other.to_string()),
+            other => Channel::Other(other.into()),
         })
     }
 }
@@ -230,6 +263,58 @@ pub struct HttpInfo {
     pub extra: Map<String, Value>,
 }
 
+/// The fields of an event this version does not know, kept as they were. Nearly every event
+/// has none, so the map is allocated only when there is one: the type dereferences to a
+/// [`Map`] (empty when there are none) and allocates on the first write.
+#[derive(Clone, Default)]
+pub struct Extra(Option<Box<Map<String, Value>>>);
+
+static NO_FIELDS: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+
+impl Extra {
+    pub fn new() -> Self {
+        Extra(None)
+    }
+}
+
+impl std::ops::Deref for Extra {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Map<String, Value> {
+        self.0.as_deref().unwrap_or(&NO_FIELDS)
+    }
+}
+
+impl std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut Map<String, Value> {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<Map<String, Value>> for Extra {
+    fn from(map: Map<String, Value>) -> Self {
+        Extra((!map.is_empty()).then(|| Box::new(map)))
+    }
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, other: &Extra) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for Extra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for Extra {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
 /// A short name for the common signals (`SIGKILL` for 9).
 pub fn signal_name(signal: i32) -> &'static str {
     match signal {
@@ -260,10 +345,10 @@ pub struct Event {
     pub channel: Channel,
     /// The exact text that crossed (for stdio: the line without its `\n`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<String>,
+    pub raw: Option<Box<str>>,
     /// The exact bytes, base64, when they are not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_b64: Option<String>,
+    pub raw_b64: Option<Box<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<Box<ProcessInfo>>,
     /// For `http` and `llm-http` events: request line or status, and headers.
@@ -271,11 +356,12 @@ pub struct Event {
     pub http: Option<Box<HttpInfo>>,
     /// Fields this version does not know, kept as they were.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 impl Event {
-    /// An event whose payload is `bytes`: stored as `raw` when UTF-8 (no copy), else `raw_b64`.
+    /// An event whose payload is `bytes`: stored as `raw` when UTF-8 (no copy unless `bytes`
+    /// has spare capacity), else `raw_b64`.
     pub fn with_bytes(
         seq: u64,
         time: DateTime<Utc>,
@@ -285,10 +371,14 @@ impl Event {
         bytes: Vec<u8>,
     ) -> Self {
         let (raw, raw_b64) = match String::from_utf8(bytes) {
-            Ok(text) => (Some(text), None),
+            Ok(text) => (Some(text.into_boxed_str()), None),
             Err(err) => (
                 None,
-                Some(base64::engine::general_purpose::STANDARD.encode(err.as_bytes())),
+                Some(
+                    base64::engine::general_purpose::STANDARD
+                        .encode(err.as_bytes())
+                        .into(),
+                ),
             ),
         };
         Event {
@@ -301,7 +391,7 @@ impl Event {
             raw_b64,
             process: None,
             http: None,
-            extra: Map::new(),
+            extra: Extra::new(),
         }
     }
 
@@ -312,7 +402,7 @@ impl Event {
         }
         let b64 = self.raw_b64.as_ref()?;
         base64::engine::general_purpose::STANDARD
-            .decode(b64)
+            .decode(b64.as_bytes())
             .ok()
             .map(Cow::Owned)
     }
@@ -320,7 +410,7 @@ impl Event {
     /// The payload as text for display; bytes that are not UTF-8 shown as U+FFFD.
     pub fn text(&self) -> Cow<'_, str> {
         match (&self.raw, self.bytes()) {
-            (Some(raw), _) => Cow::Borrowed(raw.as_str()),
+            (Some(raw), _) => Cow::Borrowed(&**raw),
             (None, Some(bytes)) => Cow::Owned(String::from_utf8_lossy(&bytes).into_owned()),
             (None, None) => Cow::Borrowed(""),
         }
@@ -405,11 +495,13 @@ impl<'de> Deserialize<'de> for Event {
                             once(&mut channel, "channel", map.next_value::<Channel>()?)?
                         }
                         EventField::Raw => {
-                            once(&mut raw, "raw", map.next_value::<Option<String>>()?)?
+                            once(&mut raw, "raw", map.next_value::<Option<Box<str>>>()?)?
                         }
-                        EventField::RawB64 => {
-                            once(&mut raw_b64, "raw_b64", map.next_value::<Option<String>>()?)?
-                        }
+                        EventField::RawB64 => once(
+                            &mut raw_b64,
+                            "raw_b64",
+                            map.next_value::<Option<Box<str>>>()?,
+                        )?,
                         EventField::Process => once(
                             &mut process,
                             "process",
@@ -434,7 +526,7 @@ impl<'de> Deserialize<'de> for Event {
                     raw_b64: raw_b64.flatten(),
                     process: process.flatten().map(Box::new),
                     http: http.flatten().map(Box::new),
-                    extra,
+                    extra: extra.into(),
                 })
             }
         }
@@ -491,6 +583,20 @@ mod tests {
         }
         assert_eq!(Lane::from("server:weather").server_name(), Some("weather"));
         assert_eq!(Lane::from("robot"), Lane::Other("robot".into()));
+    }
+
+    #[test]
+    fn lane_names_are_shared_and_extra_fields_allocate_only_when_present() {
+        let (Lane::Server(a), Lane::Server(b)) = (Lane::from("server:w"), Lane::server("w")) else {
+            panic!("server lanes");
+        };
+        assert!(Shared::ptr_eq(&a, &b));
+        let mut extra = Extra::new();
+        assert!(extra.is_empty() && extra.0.is_none());
+        assert_eq!(extra, Extra::from(Map::new()));
+        extra.insert("k".into(), Value::Null);
+        assert_eq!(extra.len(), 1);
+        assert_ne!(extra, Extra::new());
     }
 
     #[test]

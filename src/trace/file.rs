@@ -229,27 +229,78 @@ pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
         path: path.to_path_buf(),
         source,
     })?;
-    load_from_reader(file)
+    let size = file.metadata().map_or(0, |m| m.len());
+    load_in_chunks(file, LOAD_CHUNK, size)
 }
 
-/// Below this many bytes of events a trace is parsed on one thread.
+/// Below this many bytes of events a chunk is parsed on one thread.
 const PARALLEL_LOAD_FROM: usize = 4 << 20;
+
+/// How much of a trace is read at a time (whole lines; a longer line makes a longer chunk).
+const LOAD_CHUNK: usize = 16 << 20;
+
+/// Parses the lines of `text`, the first being line `first_line` of the file, into `out`: on
+/// two threads when it is big (see [`parse_lines`]).
+fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) {
+    if text.len() < PARALLEL_LOAD_FROM {
+        return parse_lines(out, text, first_line);
+    }
+    let mid = text[text.len() / 2..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |p| text.len() / 2 + p + 1);
+    let (a, b) = text.split_at(mid);
+    let a_lines = count_lines(a);
+    let b_lines = count_lines(b);
+    out.events.reserve(a_lines + b_lines);
+    out.lines.reserve(a_lines + b_lines);
+    std::thread::scope(|s| {
+        let second = s.spawn(|| {
+            let mut second = Parsed {
+                events: Vec::with_capacity(b_lines),
+                lines: Vec::with_capacity(b_lines),
+                warnings: Vec::new(),
+            };
+            parse_lines(&mut second, b, first_line + a_lines);
+            second
+        });
+        parse_lines(out, a, first_line);
+        match second.join() {
+            Ok(second) => out.append(second),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
 
 /// How many lines `text` holds, counting a last one without its newline.
 fn count_lines(text: &[u8]) -> usize {
     text.split_inclusive(|&b| b == b'\n').count()
 }
 
-/// Parses the event lines in `text`, the first being line `first_line` of the file: the
-/// events, the line of each, and a warning for each line that is not an event.
-fn parse_lines(
-    text: &[u8],
-    first_line: usize,
-    capacity: usize,
-) -> (Vec<Event>, Vec<usize>, Vec<LoadWarning>) {
-    let mut events = Vec::with_capacity(capacity);
-    let mut lines = Vec::with_capacity(capacity);
-    let mut warnings = Vec::new();
+/// The events of some lines of a trace, the line of each, and a warning for each line that is
+/// not an event.
+#[derive(Default)]
+struct Parsed {
+    events: Vec<Event>,
+    lines: Vec<usize>,
+    warnings: Vec<LoadWarning>,
+}
+
+impl Parsed {
+    fn append(&mut self, mut more: Parsed) {
+        self.events.append(&mut more.events);
+        self.lines.append(&mut more.lines);
+        self.warnings.append(&mut more.warnings);
+    }
+}
+
+/// Parses the event lines in `text`, the first being line `first_line` of the file, into `out`.
+fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) {
+    let Parsed {
+        events,
+        lines,
+        warnings,
+    } = out;
     for (n, buf) in text.split_inclusive(|&b| b == b'\n').enumerate() {
         let line_no = first_line + n;
         let complete = buf.last() == Some(&b'\n');
@@ -275,11 +326,20 @@ fn parse_lines(
             }),
         }
     }
-    (events, lines, warnings)
 }
 
 /// Loads a trace from any reader; see [`load`].
 pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
+    load_in_chunks(reader, LOAD_CHUNK, 0)
+}
+
+/// [`load_from_reader`], reading `chunk_size` bytes at a time from a reader of about
+/// `size_hint` bytes (0 when unknown; it only sizes the list of events).
+fn load_in_chunks(
+    reader: impl Read,
+    chunk_size: usize,
+    size_hint: u64,
+) -> Result<LoadedTrace, TraceError> {
     let mut reader = BufReader::with_capacity(256 * 1024, reader);
     let mut buf = Vec::new();
     let mut line_no = 0usize;
@@ -310,41 +370,65 @@ pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
         break header;
     };
 
-    // The rest is read whole and parsed in two halves on two threads when it is big; the
-    // events and warnings are exactly those a line-by-line read gives.
-    let mut rest = Vec::new();
-    let read_error = reader.read_to_end(&mut rest).err();
-    if read_error.is_some() {
-        // The line being read when the error struck is incomplete: drop it.
-        let keep = rest.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        rest.truncate(keep);
+    // The rest is read and parsed a chunk of whole lines at a time, so the file's text and
+    // its events are never all in memory together; a big chunk is parsed in two halves on two
+    // threads. The events and warnings are exactly those a line-by-line read gives.
+    let mut parsed = Parsed::default();
+    let mut bytes_read = 0u64;
+    let mut next_line = line_no + 1;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut read_error = None;
+    loop {
+        let mut chunk = std::mem::take(&mut carry);
+        let mut at_end = false;
+        match reader
+            .by_ref()
+            .take(chunk_size as u64)
+            .read_to_end(&mut chunk)
+        {
+            Ok(0) => at_end = true,
+            Ok(_) => {}
+            Err(e) => {
+                // The line being read when the error struck is incomplete: drop it.
+                let keep = chunk.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+                chunk.truncate(keep);
+                read_error = Some(e);
+                at_end = true;
+            }
+        }
+        if !at_end {
+            // Whole lines only; the start of the next line waits for the next chunk.
+            match chunk.iter().rposition(|&b| b == b'\n') {
+                Some(p) => carry = chunk.split_off(p + 1),
+                None => {
+                    carry = chunk;
+                    continue;
+                }
+            }
+        }
+        let first = bytes_read == 0;
+        bytes_read += chunk.len() as u64;
+        parse_chunk(&mut parsed, &chunk, next_line);
+        next_line += count_lines(&chunk);
+        if first && !at_end && size_hint > bytes_read {
+            // Size the list once from the first chunk rather than doubling it as it fills.
+            let per_byte = parsed.events.len() as f64 / bytes_read as f64;
+            let expected = (per_byte * size_hint as f64 * 1.02) as usize + 16;
+            parsed
+                .events
+                .reserve(expected.saturating_sub(parsed.events.len()));
+        }
+        if at_end {
+            break;
+        }
     }
-    let first_line = line_no + 1;
-    let (events, lines, mut warnings) = if rest.len() >= PARALLEL_LOAD_FROM {
-        let mid = rest[rest.len() / 2..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(rest.len(), |p| rest.len() / 2 + p + 1);
-        let (a, b) = rest.split_at(mid);
-        let a_lines = count_lines(a);
-        let b_lines = count_lines(b);
-        std::thread::scope(|s| {
-            let second = s.spawn(|| parse_lines(b, first_line + a_lines, b_lines));
-            let mut first = parse_lines(a, first_line, a_lines + b_lines);
-            let (events, lines, warnings) = match second.join() {
-                Ok(r) => r,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            first.0.extend(events);
-            first.1.extend(lines);
-            first.2.extend(warnings);
-            first
-        })
-    } else {
-        parse_lines(&rest, first_line, count_lines(&rest))
-    };
-    let error_line = first_line + count_lines(&rest);
-    drop(rest);
+    let Parsed {
+        mut events,
+        lines,
+        mut warnings,
+    } = parsed;
+    events.shrink_to_fit();
+    let error_line = next_line;
     for (i, pair) in events.windows(2).enumerate() {
         let expected = pair[0].seq.wrapping_add(1);
         if pair[1].seq != expected {
@@ -488,6 +572,31 @@ mod tests {
         );
         assert!(loaded.warnings[0].message.starts_with("seq is 11 where 10"));
         assert!(loaded.warnings[1].message.contains("not a valid event"));
+    }
+
+    #[test]
+    fn chunk_boundaries_change_nothing() {
+        let header = serde_json::to_string(&Header::new("t")).expect("header");
+        let mut text = format!("{header}\n");
+        for seq in 0..40u64 {
+            let payload = "y".repeat(if seq == 7 { 700 } else { seq as usize * 3 });
+            if seq == 20 {
+                text.push_str("{garbage\n\n");
+            }
+            let seq = if seq >= 30 { seq + 1 } else { seq };
+            text.push_str(&serde_json::to_string(&event(seq, &payload)).expect("event"));
+            text.push('\n');
+        }
+        let good = serde_json::to_string(&event(41, "z")).expect("event");
+        text.push_str(&good[..good.len() / 2]);
+        let whole = load_in_chunks(text.as_bytes(), usize::MAX >> 1, 0).expect("whole");
+        assert_eq!(whole.events.len(), 40);
+        assert_eq!(whole.warnings.len(), 3, "{:?}", whole.warnings);
+        for chunk in [1, 7, 64, 100, 333, 4096] {
+            let loaded = load_in_chunks(text.as_bytes(), chunk, text.len() as u64).expect("chunks");
+            assert_eq!(loaded.events, whole.events, "chunk {chunk}");
+            assert_eq!(loaded.warnings, whole.warnings, "chunk {chunk}");
+        }
     }
 
     #[test]

@@ -9,19 +9,26 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::shared::Shared;
+
 /// A JSON-RPC id. Numbers and strings are different ids even when they print alike.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RpcId {
-    /// A number, kept in its JSON spelling (`0`, `-7`, `1.5`).
-    Number(String),
-    String(String),
+    /// An integer that fits an `i64` (nearly every id), kept without an allocation.
+    Int(i64),
+    /// Any other number, kept in its JSON spelling (`1.5`, `1e3`, `18446744073709551616`).
+    Number(Shared),
+    String(Shared),
 }
 
 impl RpcId {
     fn from_value(v: &Value) -> Option<Self> {
         match v {
-            Value::Number(n) => Some(RpcId::Number(n.to_string())),
-            Value::String(s) => Some(RpcId::String(s.clone())),
+            Value::Number(n) => Some(match n.as_i64() {
+                Some(i) => RpcId::Int(i),
+                None => RpcId::Number(n.to_string().into()),
+            }),
+            Value::String(s) => Some(RpcId::String(s.as_str().into())),
             _ => None,
         }
     }
@@ -35,6 +42,7 @@ impl RpcId {
 impl fmt::Display for RpcId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            RpcId::Int(i) => write!(f, "{i}"),
             RpcId::Number(n) => f.write_str(n),
             RpcId::String(s) => write!(f, "{s:?}"),
         }
@@ -233,7 +241,7 @@ mod tests {
     fn ids_keep_their_type() {
         let n = classify(br#"{"jsonrpc":"2.0","id":-3,"method":"a"}"#).id;
         let s = classify(br#"{"jsonrpc":"2.0","id":"-3","method":"a"}"#).id;
-        assert_eq!(n, Some(RpcId::Number("-3".into())));
+        assert_eq!(n, Some(RpcId::Int(-3)));
         assert_eq!(s, Some(RpcId::String("-3".into())));
         assert_ne!(n, s);
     }

@@ -14,14 +14,16 @@ mod file;
 pub mod import;
 mod jsonrpc;
 pub mod session;
+mod shared;
 
 pub use analyze::{Analysis, Derived, Kind, Pairing, analyze};
 pub use event::{
-    Channel, Event, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time, now,
-    signal_name,
+    Channel, Event, Extra, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time,
+    now, signal_name,
 };
 pub use file::{
     LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, write_trace,
 };
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;
+pub use shared::Shared;

@@ -363,8 +363,14 @@ pub fn default_export_path(source: &Source, format: ExportFormat) -> PathBuf {
 
 fn export(app: &mut SightlineApp, format: ExportFormat) {
     let text = match format {
-        ExportFormat::Mermaid => crate::export::mermaid::render(&app.store.diagram),
-        ExportFormat::Svg => crate::export::svg::render(&app.store.diagram),
+        ExportFormat::Mermaid => {
+            let s = &app.store;
+            crate::export::mermaid::render(&s.diagram, &s.events, &s.report)
+        }
+        ExportFormat::Svg => {
+            let s = &app.store;
+            crate::export::svg::render(&s.diagram, &s.events, &s.report)
+        }
     };
     let default = default_export_path(&app.store.source, format);
     let path = if has_file_dialog() {

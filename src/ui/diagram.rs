@@ -249,9 +249,14 @@ impl DiagramView {
         let mut clicked = None;
         let mut hovered = None;
         let id = ui.scope_id().with("rows");
+        // What the rows in view say, computed once per frame (the diagram stores no text).
+        let texts: Vec<_> = (first..last)
+            .map(|pos| store.row_text(rows.get(pos)))
+            .collect();
         for pos in first..last {
             let r = rows.get(pos);
             let row = &diagram.rows[r];
+            let text = &texts[pos - first];
             let mcp = paint::is_mcp(&store.events[row.event].channel);
             let (x0, x1) = geo.span(row, mcp);
             let y = origin.y + pos as f32 * geo.row_h;
@@ -260,7 +265,8 @@ impl DiagramView {
                     .intersect(rows_clip);
             let response = ui.interact(rect, id.with(r), Sense::click());
             let marks = store.findings.marks(row.event);
-            let label = super::badges::row_label(row.seq, &row.label, marks);
+            let seq = store.events[row.event].seq;
+            let label = super::badges::row_label(seq, &text.label, marks);
             response
                 .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, label.clone()));
             if response.hovered() {
@@ -274,14 +280,14 @@ impl DiagramView {
             {
                 clicked = Some(diagram.rows[pair].event);
             }
-            let mut hover = match &row.detail {
-                Some(detail) => format!("#{} {}\n{detail}", row.seq, row.label),
+            let mut hover = match &text.detail {
+                Some(detail) => format!("#{seq} {}\n{detail}", text.label),
                 None => String::new(),
             };
             if !marks.is_empty() {
                 if hover.is_empty() {
                     // The plain label: the painted fonts have no warning sign.
-                    hover = format!("#{} {}", row.seq, row.label);
+                    hover = format!("#{seq} {}", text.label);
                 }
                 hover.push('\n');
                 hover.push_str(&super::badges::tooltip(marks, tr));
@@ -304,7 +310,7 @@ impl DiagramView {
         let focus = [selected_row, hovered];
         for r in focus.iter().flatten() {
             let row = &diagram.rows[*r];
-            for c in &row.chain {
+            for c in diagram.chain(*r) {
                 if let Some(p) = rows.position(*c).filter(|p| (first..last).contains(p)) {
                     band(p, palette.chain);
                 }
@@ -338,7 +344,7 @@ impl DiagramView {
             let y0 = origin.y + pos as f32 * geo.row_h + geo.row_h * 0.62;
             let y1 = origin.y + pair_pos as f32 * geo.row_h + geo.row_h * 0.62;
             let lit = focus.contains(&Some(rows.get(pos))) || focus.contains(&Some(pair));
-            let latency = lit.then(|| diagram.rows[pair].detail.clone()).flatten();
+            let latency = lit.then(|| store.row_text(pair).detail).flatten();
             let color = if lit {
                 palette.request
             } else {
@@ -364,7 +370,7 @@ impl DiagramView {
                     .iter()
                     .flatten()
                     .any(|f| diagram.rows[*f].pair == Some(r));
-            let label = canvas.row(row, mcp, y, lit);
+            let label = canvas.row(row, &texts[pos - first], mcp, y, lit);
             let marks = store.findings.marks(row.event);
             if !marks.is_empty() {
                 // After the label, or at the end of a note's box.
@@ -391,7 +397,7 @@ impl DiagramView {
             painter.text(
                 pos2(time_rect.right() - 4.0, y),
                 egui::Align2::RIGHT_CENTER,
-                paint::time_text(row.offset_us),
+                paint::time_text(store.offset_us(row.event)),
                 egui::FontId::monospace(10.5),
                 palette.muted,
             );

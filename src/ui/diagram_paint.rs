@@ -14,7 +14,7 @@ use egui::{
 };
 
 use super::theme::{self, Palette};
-use crate::analysis::diagram::{Diagram, LaneKind, Row, Style};
+use crate::analysis::diagram::{Diagram, LaneKind, Row, RowText, Style};
 use crate::trace::Channel;
 
 /// Width of the time column at the left.
@@ -158,14 +158,21 @@ impl Canvas<'_> {
     /// Draws one row whose top is at screen `y`; `emphasis` for the selected or hovered row and
     /// its partner (thicker, with the detail after the label).
     /// Returns where the label was drawn (`None` for a note), for a badge after it.
-    pub fn row(&self, row: &Row, mcp: bool, y: f32, emphasis: bool) -> Option<Rect> {
+    pub fn row(
+        &self,
+        row: &Row,
+        text: &RowText,
+        mcp: bool,
+        y: f32,
+        emphasis: bool,
+    ) -> Option<Rect> {
         let (painter, geo) = (self.painter, self.geo);
         let color = self.palette.row_color(row.style, &row.status);
         let mid = y + geo.row_h * 0.62;
         let font = FontId::proportional((geo.row_h * 0.46).clamp(9.0, 16.0));
         let width = theme::width(&row.status) + if emphasis { 1.0 } else { 0.0 };
         if !row.is_arrow() {
-            self.note(row, y, color, font);
+            self.note(row, &text.label, y, color, font);
             return None;
         }
         let x0 = geo.x_of(row.from, mcp) + self.dx;
@@ -198,9 +205,9 @@ impl Canvas<'_> {
             ));
         }
         let span = (x1 - x0).abs();
-        let text = match &row.detail {
-            Some(d) if emphasis => format!("{}  ({d})", row.label),
-            _ => row.label.clone(),
+        let text = match &text.detail {
+            Some(d) if emphasis => format!("{}  ({d})", text.label),
+            _ => text.label.clone(),
         };
         let galley = one_line(painter, &text, font, color, span - 12.0);
         let left = x0.min(x1);
@@ -214,7 +221,7 @@ impl Canvas<'_> {
     }
 
     /// A note on one lifeline: stderr lines, process events, the host's own notes.
-    fn note(&self, row: &Row, y: f32, color: Color32, font: FontId) {
+    fn note(&self, row: &Row, label: &str, y: f32, color: Color32, font: FontId) {
         let (painter, geo) = (self.painter, self.geo);
         let (x0, x1) = geo.span(row, false);
         let rect = Rect::from_min_max(
@@ -232,7 +239,7 @@ impl Canvas<'_> {
             Stroke::new(theme::width(&row.status) * 0.7, color.gamma_multiply(0.7)),
             StrokeKind::Inside,
         );
-        let galley = one_line(painter, &row.label, font, color, rect.width() - 8.0);
+        let galley = one_line(painter, label, font, color, rect.width() - 8.0);
         let pos = pos2(rect.left() + 4.0, rect.center().y - galley.size().y / 2.0);
         painter.galley(pos, galley, color);
     }

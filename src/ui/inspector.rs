@@ -76,7 +76,8 @@ impl Inspector {
             .map(|r| &store.diagram.rows[r]);
         let colors = JsonColors::for_ui(ui);
 
-        let title = row.map_or_else(|| d.kind.as_str().to_string(), |r| r.label.clone());
+        let row_index = store.diagram.row_of_event(i);
+        let title = row_index.map_or_else(|| d.kind.as_str().to_string(), |r| store.row_label(r));
         let lane_title = |lane: &crate::trace::Lane| {
             store.diagram.lane_index(lane).map_or_else(
                 || visible::escape(&lane.to_string()).into_owned(),
@@ -126,17 +127,21 @@ impl Inspector {
                 }
                 if let Some(rev) = &d.revision {
                     ui.label(tr.t("panel.revision"));
-                    ui.monospace(tr.f("inspector.revision_value", &[("revision", rev.clone())]));
+                    ui.monospace(
+                        tr.f("inspector.revision_value", &[("revision", rev.to_string())]),
+                    );
                     ui.end_row();
                 }
             });
         let problems = [
             row.and_then(|r| match &r.status {
                 Status::Ok => None,
-                Status::Problem(p) => Some(p.clone()),
+                Status::Problem => row_index
+                    .and_then(|r| store.diagram.problem(r))
+                    .map(str::to_string),
                 s => Some(s.as_str().to_string()),
             }),
-            d.problem.clone(),
+            d.problem().map(str::to_string),
         ];
         for problem in problems.into_iter().flatten() {
             let text = tr.f(
@@ -145,7 +150,7 @@ impl Inspector {
             );
             ui.colored_label(colors.warn, text);
         }
-        if let Some((code, message)) = &d.error {
+        if let Some((code, message)) = d.error() {
             let text = tr.f(
                 "inspector.error_value",
                 &[
@@ -158,7 +163,7 @@ impl Inspector {
         if let Pairing::Unanswered(reason) = &d.pairing {
             ui.colored_label(
                 colors.warn,
-                tr.f("inspector.unanswered", &[("reason", reason.clone())]),
+                tr.f("inspector.unanswered", &[("reason", reason.to_string())]),
             );
         }
 
@@ -175,21 +180,27 @@ impl Inspector {
                 };
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(tr.t("panel.paired_message")).strong());
-                    let text = format!("{}: {}", tr.f(key, &[("seq", p.seq.to_string())]), p.label);
+                    let label = store.row_label(pair);
+                    let text = format!(
+                        "{}: {label}",
+                        tr.f(key, &[("seq", store.events[p.event].seq.to_string())])
+                    );
                     if ui.link(text).clicked() {
                         command = Some(Command::Select(p.event));
                     }
                 });
             }
-            if !r.chain.is_empty() {
+            let chain = row_index.map_or(&[][..], |r| store.diagram.chain(r));
+            if !chain.is_empty() {
                 ui.label(RichText::new(tr.t("panel.tool_call_chain")).strong());
                 ui.horizontal_wrapped(|ui| {
-                    for (k, &c) in r.chain.iter().enumerate() {
+                    for (k, &c) in chain.iter().enumerate() {
                         if k > 0 {
                             ui.label("→");
                         }
+                        let label = store.row_label(c);
                         let c = &store.diagram.rows[c];
-                        let text = format!("#{} {}", c.seq, c.label);
+                        let text = format!("#{} {label}", store.events[c.event].seq);
                         let this = c.event == i;
                         if ui.selectable_label(this, text).clicked() && !this {
                             command = Some(Command::Select(c.event));
@@ -305,7 +316,9 @@ impl Inspector {
     fn explanation_ui(&self, ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
         let d = &store.report.rpc.derived[i];
         let method = match d.kind {
-            Kind::Request | Kind::Response | Kind::Error | Kind::Notification => d.method.clone(),
+            Kind::Request | Kind::Response | Kind::Error | Kind::Notification => {
+                d.method.as_deref().map(str::to_string)
+            }
             Kind::LlmHttp => llm_method(store, i).map(str::to_string),
             _ => None,
         };

@@ -13,6 +13,9 @@ use super::store::TraceStore;
 use super::visible;
 use crate::trace::{Kind, Lane};
 
+/// Text filters over at least this many events run on two threads.
+const PARALLEL_FILTER_FROM: usize = 20_000;
+
 /// What the user filters by. Empty fields match everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
@@ -46,14 +49,16 @@ impl Filter {
         if self
             .method
             .as_ref()
-            .is_some_and(|m| d.method.as_ref() != Some(m))
+            .is_some_and(|m| d.method.as_deref() != Some(m.as_str()))
         {
             return false;
         }
         if !needle.is_empty() {
-            let label = store.diagram.rows.get(i).map_or("", |r| r.label.as_str());
-            return label.to_lowercase().contains(needle)
-                || e.text().to_lowercase().contains(needle);
+            return e.text().to_lowercase().contains(needle)
+                || store
+                    .diagram
+                    .row_of_event(i)
+                    .is_some_and(|r| store.row_label(r).to_lowercase().contains(needle));
         }
         true
     }
@@ -87,9 +92,28 @@ impl MessageList {
         });
         if !fresh {
             let needle = self.filter.text.to_lowercase();
-            let hits = (0..store.len())
-                .filter(|&i| self.filter.matches(store, i, &needle))
-                .collect();
+            let filter = &self.filter;
+            let hits = |range: std::ops::Range<usize>| -> Vec<usize> {
+                range
+                    .filter(|&i| filter.matches(store, i, &needle))
+                    .collect()
+            };
+            // Labels are computed on demand, so a text filter over a big trace reads every
+            // row's label: on two threads.
+            let n = store.len();
+            let hits = if n >= PARALLEL_FILTER_FROM && !needle.is_empty() {
+                std::thread::scope(|s| {
+                    let second = s.spawn(|| hits(n / 2..n));
+                    let mut first = hits(0..n / 2);
+                    match second.join() {
+                        Ok(rest) => first.extend(rest),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                    first
+                })
+            } else {
+                hits(0..n)
+            };
             self.cache = Some((self.filter.clone(), store.generation, store.len(), hits));
         }
         self.cache.as_ref().map(|c| c.3.as_slice())
@@ -182,9 +206,9 @@ impl MessageList {
                         ui.monospace(text);
                     });
                     row.col(|ui| {
-                        let label = r.map_or_else(
+                        let label = store.diagram.row_of_event(i).map_or_else(
                             || store.report.rpc.derived[i].kind.as_str().to_string(),
-                            |r| r.label.clone(),
+                            |r| store.row_label(r),
                         );
                         match r.filter(|r| !r.status.is_ok()) {
                             Some(_) => ui.colored_label(ui.visuals().warn_fg_color, label),
@@ -276,14 +300,48 @@ fn kinds_in(store: &TraceStore) -> Vec<Kind> {
 }
 
 fn methods_in(store: &TraceStore) -> Vec<String> {
-    let mut methods: Vec<String> = store
+    let methods: std::collections::BTreeSet<&str> = store
         .report
         .rpc
         .derived
         .iter()
-        .filter_map(|d| d.method.clone())
+        .filter_map(|d| d.method.as_deref())
         .collect();
-    methods.sort();
-    methods.dedup();
-    methods
+    methods.into_iter().map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Channel, Event, now};
+    use crate::ui::store::Source;
+
+    #[test]
+    fn a_text_filter_over_a_big_trace_finds_labels_and_payloads_in_order() {
+        let t0 = now();
+        let events: Vec<Event> = (0..PARALLEL_FILTER_FROM as u64 + 10)
+            .map(|seq| {
+                let raw = if seq % 1000 == 0 {
+                    format!(r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"needle"}}}}"#)
+                } else {
+                    format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"n":{seq}}}}}"#)
+                };
+                Event::with_bytes(
+                    seq,
+                    t0,
+                    Lane::Host,
+                    Lane::server("s"),
+                    Channel::Stdio,
+                    raw.into_bytes(),
+                )
+            })
+            .collect();
+        let store = TraceStore::new("t".into(), Source::Memory, events);
+        let mut list = MessageList::default();
+        // "call needle" is in the labels (`tools/call needle`), not in the payloads.
+        list.filter.text = "CALL NEEDLE".into();
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        let expected: Vec<usize> = (0..store.len()).step_by(1000).collect();
+        assert_eq!(hits, Some(expected));
+    }
 }

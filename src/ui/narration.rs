@@ -337,15 +337,15 @@ impl Narrator<'_> {
         let from = self.who(&self.event.from);
         match d.kind {
             Kind::Invalid => {
-                let problem = quote(d.problem.as_deref().unwrap_or("?"), 120);
+                let problem = quote(d.problem().unwrap_or("?"), 120);
                 vec![say!(self, "invalid", from = from, problem = problem)]
             }
             Kind::Request => self.request(&from),
             Kind::Notification => self.notification(&from),
             Kind::Error => {
-                let (code, message) = d.error.clone().unwrap_or_default();
+                let (code, message) = d.error().unwrap_or_default();
                 let method = d.method.as_deref().unwrap_or("?");
-                let message = quote(&message, 160);
+                let message = quote(message, 160);
                 vec![say!(
                     self,
                     "error",
@@ -428,7 +428,7 @@ impl Narrator<'_> {
                     .chains
                     .iter()
                     .any(|c| c.tools_call == Some(self.index));
-                match d.retry_of {
+                match d.retry_of() {
                     Some(first) => say!(self, "tools_call_retry", tool = name, seq = first),
                     None if asked => say!(
                         self,
@@ -767,7 +767,7 @@ impl Narrator<'_> {
             if let Some(chain) = chains.iter().find(|c| c.tools_call == Some(request)) {
                 return Some(chain);
             }
-            request = self.index_of(rpc[request].retry_of?)?;
+            request = self.index_of(rpc[request].retry_of()?)?;
         }
         None
     }
@@ -778,7 +778,7 @@ impl Narrator<'_> {
         let json = self.json();
         let params = json.as_ref().and_then(|v| v.get("params"));
         let server = self.server();
-        let stream = d.subscription.map(|seq| seq.to_string());
+        let stream = d.subscription().map(|seq| seq.to_string());
         let sentence = match method {
             "notifications/initialized" => say!(self, "initialized"),
             "notifications/tools/list_changed" => match &stream {
@@ -1045,7 +1045,7 @@ mod tests {
                 if let Some(method) = &d.method {
                     let about = d.detail.as_deref().is_some_and(|x| text.contains(x));
                     assert!(
-                        text.contains(method.as_str()) || about,
+                        text.contains(&**method) || about,
                         "{method} not named in {at}"
                     );
                 }
@@ -1252,7 +1252,7 @@ mod tests {
         );
         assert!(asked.iter().any(|t| t.contains("roots/list")), "{asked:?}");
         let retry = (0..e.len())
-            .find(|&i| r.rpc.derived[i].retry_of.is_some())
+            .find(|&i| r.rpc.derived[i].retry_of().is_some())
             .expect("retry");
         assert!(text(retry).contains("second round"), "{}", text(retry));
         assert!(text(retry).contains("requestState"));

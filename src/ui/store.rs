@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use super::badges::Findings;
-use crate::analysis::diagram::{self, Diagram};
+use crate::analysis::diagram::{self, Diagram, RowText};
 use crate::analysis::{self, Report};
 use crate::trace::{Event, LoadWarning, TraceError};
 
@@ -57,6 +57,9 @@ impl LazyFindings {
                 .name("sightline-findings".into())
                 .spawn(move || {
                     let _ = slot.set(Findings::compute(&ev, &rep));
+                    // The doctor and the scans of a big trace free hundreds of MB of
+                    // intermediate data on this thread; give it back.
+                    release_freed_memory();
                 });
             if spawned.is_err() {
                 let _ = cell.set(Findings::compute(events, report));
@@ -78,6 +81,18 @@ impl std::ops::Deref for LazyFindings {
         static NONE: LazyLock<Findings> =
             LazyLock::new(|| Findings::compute(&[], &analysis::report(&[])));
         self.cell.get().unwrap_or(&NONE)
+    }
+}
+
+/// Returns memory the allocator holds but no longer uses to the system. glibc keeps what a
+/// big computation freed (the text of a loaded file, the intermediate data of the findings)
+/// in its arenas, where it still counts as the app's memory.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only hands free pages of the allocator back to the kernel; it has no
+    // preconditions and leaves every live allocation alone.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -103,6 +118,10 @@ impl TraceStore {
         let diagram = diagram::build(&events, &report);
         let events = Arc::new(events);
         let report = Arc::new(report);
+        if events.len() >= BACKGROUND_FINDINGS_FROM {
+            // Loading and laying out freed the file's text and the per-thread row lists.
+            release_freed_memory();
+        }
         let findings = LazyFindings::start(&events, &report);
         TraceStore {
             title,
@@ -155,11 +174,18 @@ impl TraceStore {
         self.events.binary_search_by_key(&seq, |e| e.seq).ok()
     }
 
+    /// What diagram row `row` says (computed now: the diagram stores no text).
+    pub fn row_text(&self, row: usize) -> RowText {
+        self.diagram.text(&self.events, &self.report, row)
+    }
+
+    /// The label of diagram row `row`.
+    pub fn row_label(&self, row: usize) -> String {
+        self.row_text(row).label
+    }
+
     /// Microseconds since the first event.
     pub fn offset_us(&self, index: usize) -> i64 {
-        match (self.events.first(), self.events.get(index)) {
-            (Some(first), Some(e)) => (e.time - first.time).num_microseconds().unwrap_or(0),
-            _ => 0,
-        }
+        diagram::offset_us(&self.events, index)
     }
 }

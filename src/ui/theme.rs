@@ -84,7 +84,7 @@ impl Palette {
             Status::Error => self.error,
             Status::Invalid => self.invalid,
             Status::Unanswered | Status::Cancelled | Status::Orphan => self.unanswered,
-            Status::Problem(_) => self.problem,
+            Status::Problem => self.problem,
             Status::Ok => match style {
                 Style::Request => self.request,
                 Style::Response => self.response,

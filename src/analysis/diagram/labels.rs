@@ -57,6 +57,8 @@ pub fn row_text(events: &[Event], report: &Report, i: usize) -> (String, Option<
 pub(super) struct Text {
     pub style: Style,
     pub status: Status,
+    /// What the problem is, for [`Status::Problem`].
+    pub problem: Option<String>,
     pub label: String,
     pub detail: Option<String>,
 }
@@ -100,6 +102,7 @@ impl Context<'_> {
             Kind::Stderr => Text {
                 style: Style::Stderr,
                 status: Status::Ok,
+                problem: None,
                 label: visible(&format!("stderr: {}", e.text()), LABEL_CHARS),
                 detail: None,
             },
@@ -107,6 +110,7 @@ impl Context<'_> {
             Kind::Note => Text {
                 style: Style::Note,
                 status: Status::Ok,
+                problem: None,
                 label: nonempty(visible(&e.text(), LABEL_CHARS)),
                 detail: None,
             },
@@ -122,6 +126,7 @@ impl Context<'_> {
         Text {
             style: Style::Note,
             status: Status::Ok,
+            problem: None,
             label: visible(
                 &format!("{}: {}", e.channel.as_str(), e.text()),
                 LABEL_CHARS,
@@ -163,9 +168,9 @@ impl Context<'_> {
             }
             Kind::Error => {
                 status = Status::Error;
-                let (code, message) = d.error.clone().unwrap_or((0, String::new()));
+                let (code, message) = d.error().unwrap_or((0, ""));
                 if let Some(m) = &d.method {
-                    parts.add(with_qualifier(m.clone()));
+                    parts.add(with_qualifier(m.to_string()));
                 }
                 if let Some(us) = d.latency_us {
                     parts.add(ms(us));
@@ -175,7 +180,7 @@ impl Context<'_> {
             Kind::Notification => (Style::Notification, with_qualifier(method.to_string())),
             _ => {
                 status = Status::Invalid;
-                let problem = d.problem.as_deref().unwrap_or("not JSON-RPC");
+                let problem = d.problem().unwrap_or("not JSON-RPC");
                 // "not JSON (expected value at line 1 column 1)": the head in the label, the
                 // rest in the detail after the line itself.
                 let (short, why) = match problem.split_once(" (") {
@@ -190,10 +195,10 @@ impl Context<'_> {
         if let Some(id) = &d.id {
             parts.add(format!("id {id}"));
         }
-        if let Some(r) = d.retry_of {
+        if let Some(r) = d.retry_of() {
             parts.add(format!("retry of #{r}"));
         }
-        if let Some(sub) = d.subscription
+        if let Some(sub) = d.subscription()
             && d.kind != Kind::Request
         {
             parts.add(format!("stream #{sub}"));
@@ -225,6 +230,7 @@ impl Context<'_> {
         Text {
             style,
             status,
+            problem: None,
             label: nonempty(visible(&label, LABEL_CHARS)),
             detail: parts.done(),
         }
@@ -249,10 +255,12 @@ fn tool_result_is_error(e: &Event) -> bool {
 
 fn process(e: &Event) -> Text {
     let mut status = Status::Ok;
+    let mut problem = None;
     let Some(p) = &e.process else {
         return Text {
             style: Style::Process,
             status,
+            problem: None,
             label: "process (no details)".into(),
             detail: None,
         };
@@ -287,7 +295,8 @@ fn process(e: &Event) -> Text {
         other => format!("process {other}"),
     };
     if p.event == "exit" && (p.code.is_some_and(|c| c != 0) || p.signal.is_some()) {
-        status = Status::Problem("the server did not exit cleanly".into());
+        status = Status::Problem;
+        problem = Some("the server did not exit cleanly".to_string());
     }
     if let Some(pid) = p.pid {
         parts.add(format!("pid {pid}"));
@@ -298,6 +307,7 @@ fn process(e: &Event) -> Text {
     Text {
         style: Style::Process,
         status,
+        problem,
         label: visible(&label, LABEL_CHARS),
         detail: parts.done(),
     }

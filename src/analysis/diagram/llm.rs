@@ -31,6 +31,7 @@ impl Context<'_> {
         Text {
             style,
             status,
+            problem: None,
             label: visible(&format!("llm-http: {}", e.text()), LABEL_CHARS),
             detail,
         }
@@ -65,6 +66,7 @@ impl Context<'_> {
             parts.add(format!("returns {}", x.tool_results.join(" ")));
         }
         let mut status = Status::Ok;
+        let mut problem = None;
         let missing: Vec<String> = self
             .report
             .tools
@@ -75,7 +77,8 @@ impl Context<'_> {
             .map(|(server, tool, _)| format!("{server}/{tool}"))
             .collect();
         if !missing.is_empty() {
-            status = Status::Problem(visible(
+            status = Status::Problem;
+            problem = Some(visible(
                 &format!("listed but not sent to the model: {}", missing.join(", ")),
                 DETAIL_CHARS,
             ));
@@ -87,6 +90,7 @@ impl Context<'_> {
         Text {
             style: Style::LlmRequest,
             status,
+            problem,
             label: visible(&label, LABEL_CHARS),
             detail: parts.done(),
         }
@@ -94,12 +98,14 @@ impl Context<'_> {
 
     fn llm_response(&self, i: usize, x: &LlmExchange) -> Text {
         let mut status = Status::Ok;
+        let mut problem_text = None;
         let failed = x.status.is_some_and(|s| !(200..300).contains(&s));
         let label = if failed {
             status = Status::Error;
             format!("HTTP {}", x.status.unwrap_or_default())
         } else if let Some(problem) = &x.problem {
-            status = Status::Problem(visible(problem, DETAIL_CHARS));
+            status = Status::Problem;
+            problem_text = Some(visible(problem, DETAIL_CHARS));
             "unreadable response".to_string()
         } else if !x.tool_calls.is_empty() {
             let word = match x.shape {
@@ -134,7 +140,8 @@ impl Context<'_> {
             match chain {
                 Some(c) if c.tools_call.is_none() && c.returned_in.is_none() => {
                     if status == Status::Ok {
-                        status = Status::Problem(visible(
+                        status = Status::Problem;
+                        problem_text = Some(visible(
                             &format!("{name} ({id}) was never sent to a server"),
                             DETAIL_CHARS,
                         ));
@@ -153,6 +160,7 @@ impl Context<'_> {
         Text {
             style: Style::LlmResponse,
             status,
+            problem: problem_text,
             label: nonempty(visible(&label, LABEL_CHARS)),
             detail: parts.done(),
         }

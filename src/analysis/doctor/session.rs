@@ -314,7 +314,7 @@ impl Session<'_, '_> {
         let ctx = self.ctx;
         let method = ctx.report.rpc.derived[h].method.clone().unwrap_or_default();
         let request = ctx.json(h).unwrap_or_default();
-        let asked = if method == "initialize" {
+        let asked = if &*method == "initialize" {
             str_at(&request, "/params/protocolVersion")
         } else {
             request
@@ -358,7 +358,7 @@ impl Session<'_, '_> {
             return Err(Box::new(self.failed(Code::HandshakeFailed, r, detail)));
         }
         let result = answer.get("result").cloned().unwrap_or_default();
-        if method == "initialize" {
+        if &*method == "initialize" {
             let got = result.get("protocolVersion");
             match got.and_then(Value::as_str) {
                 Some(v) if v == asked => {}
@@ -408,7 +408,7 @@ impl Session<'_, '_> {
             );
         }
         match &self.ctx.report.rpc.derived[req].pairing {
-            crate::trace::Pairing::Unanswered(why) => why.clone(),
+            crate::trace::Pairing::Unanswered(why) => why.to_string(),
             crate::trace::Pairing::Cancelled(seq) => format!("the host cancelled it (#{seq})"),
             _ => "no response".to_string(),
         }

@@ -24,7 +24,6 @@
 //! any timestamp) is reported by number and skipped.
 
 use chrono::{DateTime, Utc};
-use serde_json::Map;
 
 use super::{ImportWarning, Imported};
 use crate::trace::event::{Channel, Event, Lane};
@@ -165,11 +164,11 @@ fn push(
         from,
         to,
         channel,
-        raw: Some(text.to_string()),
+        raw: Some(text.into()),
         raw_b64: None,
         process: None,
         http: None,
-        extra: Map::new(),
+        extra: Default::default(),
     });
 }
 

@@ -185,6 +185,7 @@ impl Context<'_> {
         Text {
             style,
             status,
+            problem: None,
             label: visible(&label, LABEL_CHARS),
             detail: parts.done(),
         }
@@ -218,6 +219,7 @@ impl Context<'_> {
             return Text {
                 style,
                 status,
+                problem: None,
                 label: visible(&status_text(code), LABEL_CHARS),
                 detail: parts.done(),
             };
