@@ -326,15 +326,8 @@ fn a_wrapped_http_server_is_served_recorded_and_restored() {
     let loaded = util::load(&traces.join("everything.jsonl"));
     let analysis = util::analyze(&loaded);
     let srv = Lane::server("everything");
-    let methods: Vec<String> = loaded
-        .events
-        .iter()
-        .zip(&analysis.derived)
-        .filter(|(e, d)| e.to == srv && d.kind == Kind::Request)
-        .filter_map(|(_, d)| d.method.as_deref().map(String::from))
-        .collect();
     assert_eq!(
-        methods,
+        requests_to(&loaded, &analysis, &srv),
         ["initialize", "tools/list", "tools/call", "tools/call"]
     );
     let requests: Vec<(String, String)> = loaded
@@ -422,14 +415,10 @@ fn an_rmcp_client_and_server_on_2026_07_28_through_the_proxy() {
     let loaded = util::load(&trace);
     let analysis = util::analyze(&loaded);
     let srv = Lane::server("weather");
-    let methods: Vec<String> = loaded
-        .events
-        .iter()
-        .zip(&analysis.derived)
-        .filter(|(e, d)| e.to == srv && d.kind == Kind::Request)
-        .filter_map(|(_, d)| d.method.as_deref().map(String::from))
-        .collect();
-    assert_eq!(methods, ["server/discover", "tools/list", "tools/call"]);
+    assert_eq!(
+        requests_to(&loaded, &analysis, &srv),
+        ["server/discover", "tools/list", "tools/call"]
+    );
     for (e, d) in loaded.events.iter().zip(&analysis.derived) {
         assert_ne!(d.kind, Kind::Invalid, "{e:#?}");
     }
@@ -451,4 +440,19 @@ fn an_rmcp_client_and_server_on_2026_07_28_through_the_proxy() {
         .expect("the server's session");
     assert!(session.contains("2026-07-28"), "{session}");
     drop(server);
+}
+
+/// The methods of the requests sent to `server`, in order.
+fn requests_to(
+    loaded: &sightline::trace::LoadedTrace,
+    analysis: &sightline::trace::Analysis,
+    server: &Lane,
+) -> Vec<String> {
+    loaded
+        .events
+        .iter()
+        .zip(&analysis.derived)
+        .filter(|(e, d)| &e.to == server && d.kind == Kind::Request)
+        .filter_map(|(_, d)| d.method.as_deref().map(String::from))
+        .collect()
 }

@@ -41,8 +41,8 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
         Command::Select(i) => select(app, i),
         Command::Open(path) => open(app, &path),
         Command::Follow(path) => follow(app, &path),
-        Command::OpenDialog => open_dialog(app),
-        Command::ImportDialog(format) => import_dialog(app, format),
+        Command::OpenDialog => pick_file(app, Picking::Open),
+        Command::ImportDialog(format) => pick_file(app, Picking::Import(format)),
         Command::Import {
             format,
             file,
@@ -133,59 +133,34 @@ fn load_failed(app: &mut SightlineApp, path: &Path, error: &dyn std::fmt::Displa
     notice(app, text, true);
 }
 
-fn open_dialog(app: &mut SightlineApp) {
+/// What a file dialog is picking a file for.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Picking {
+    Open,
+    Import(ImportFormat),
+}
+
+/// Shows the native file dialog on its own thread; [`poll_dialog`] acts on its answer.
+fn pick_file(app: &mut SightlineApp, picking: Picking) {
     if !has_file_dialog() {
-        let text = tr(app).t("app.no_file_dialog");
+        let key = match picking {
+            Picking::Open => "app.no_file_dialog",
+            Picking::Import(_) => "app.no_import_dialog",
+        };
+        let text = tr(app).t(key);
         notice(app, text, false);
         return;
     }
+    let (what, extensions): (&str, &[&str]) = match picking {
+        Picking::Open => ("Sightline trace", &["jsonl", "json"]),
+        Picking::Import(ImportFormat::ClaudeDesktop) => ("Claude Desktop MCP log", &["log"]),
+        Picking::Import(ImportFormat::Inspector) => ("MCP Inspector export", &["json"]),
+        Picking::Import(ImportFormat::Har) => ("HAR", &["har", "json"]),
+    };
     let (tx, rx) = std::sync::mpsc::channel();
     let wake = app.wake.clone();
     let spawned = std::thread::Builder::new()
         .name("sightline-file-dialog".into())
-        .spawn(move || {
-            let picked = rfd::FileDialog::new()
-                .add_filter("Sightline trace", &["jsonl", "json"])
-                .pick_file();
-            let _ = tx.send(picked);
-            wake();
-        });
-    if spawned.is_ok() {
-        app.dialog = Some(rx);
-    }
-}
-
-/// Opens the file the dialog returned, once it has.
-pub(super) fn poll_dialog(app: &mut SightlineApp) {
-    poll_import_dialog(app);
-    let Some(rx) = &app.dialog else { return };
-    match rx.try_recv() {
-        Ok(picked) => {
-            app.dialog = None;
-            if let Some(path) = picked {
-                open(app, &path);
-            }
-        }
-        Err(std::sync::mpsc::TryRecvError::Empty) => {}
-        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.dialog = None,
-    }
-}
-
-fn import_dialog(app: &mut SightlineApp, format: ImportFormat) {
-    if !has_file_dialog() {
-        let text = tr(app).t("app.no_import_dialog");
-        notice(app, text, false);
-        return;
-    }
-    let (tx, rx) = std::sync::mpsc::channel();
-    let wake = app.wake.clone();
-    let (what, extensions): (&str, &[&str]) = match format {
-        ImportFormat::ClaudeDesktop => ("Claude Desktop MCP log", &["log"]),
-        ImportFormat::Inspector => ("MCP Inspector export", &["json"]),
-        ImportFormat::Har => ("HAR", &["har", "json"]),
-    };
-    let spawned = std::thread::Builder::new()
-        .name("sightline-import-dialog".into())
         .spawn(move || {
             let picked = rfd::FileDialog::new()
                 .add_filter(what, extensions)
@@ -194,25 +169,27 @@ fn import_dialog(app: &mut SightlineApp, format: ImportFormat) {
             wake();
         });
     if spawned.is_ok() {
-        app.menu.import_dialog = Some((format, rx));
+        app.dialog = Some((picking, rx));
     }
 }
 
-/// Imports the file File > Import's dialog returned, once it has.
-fn poll_import_dialog(app: &mut SightlineApp) {
-    let Some((format, rx)) = &app.menu.import_dialog else {
+/// Opens or imports the file the dialog returned, once it has.
+pub(super) fn poll_dialog(app: &mut SightlineApp) {
+    let Some((picking, rx)) = &app.dialog else {
         return;
     };
-    let format = *format;
+    let picking = *picking;
     match rx.try_recv() {
         Ok(picked) => {
-            app.menu.import_dialog = None;
-            if let Some(path) = picked {
-                import(app, format, &path, None);
+            app.dialog = None;
+            match (picked, picking) {
+                (Some(path), Picking::Open) => open(app, &path),
+                (Some(path), Picking::Import(format)) => import(app, format, &path, None),
+                (None, _) => {}
             }
         }
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
-        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.menu.import_dialog = None,
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.dialog = None,
     }
 }
 

@@ -63,8 +63,9 @@ pub struct SightlineApp {
     pub(super) menu: MenuState,
     pub(super) recent: RecentFiles,
     pub(super) notice: Option<Notice>,
-    /// A file dialog running on its own thread.
-    pub(super) dialog: Option<Receiver<Option<PathBuf>>>,
+    /// A file dialog running on its own thread: what the picked file is for, and where its
+    /// path comes back.
+    pub(super) dialog: Option<(super::actions::Picking, Receiver<Option<PathBuf>>)>,
     /// Wakes the UI from background threads (the live run); a no-op in tests.
     pub(super) wake: Arc<dyn Fn() + Send + Sync>,
     pub(super) quit: bool,

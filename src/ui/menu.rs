@@ -6,9 +6,6 @@
 //! key is set), export the diagram, quit. View: teaching mode. Language: English, Portuguese,
 //! Spanish, switched at run time.
 
-use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
-
 use egui::{ComboBox, Ui};
 
 use super::Tr;
@@ -31,9 +28,6 @@ pub struct MenuState {
     /// `None`: the scenario's own model (the scripted one for every shipped scenario).
     provider: Option<ApiShape>,
     model: String,
-    /// File > Import's file dialog, running on its own thread: what the file will be read as,
-    /// and where the picked path comes back.
-    pub(super) import_dialog: Option<(ImportFormat, Receiver<Option<PathBuf>>)>,
 }
 
 impl Default for MenuState {
@@ -44,7 +38,6 @@ impl Default for MenuState {
             protocol: None,
             provider: None,
             model: String::new(),
-            import_dialog: None,
         }
     }
 }
