@@ -112,11 +112,7 @@ fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {
             path
         }
     };
-    let loaded =
-        crate::trace::load(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning}", path.display());
-    }
+    let loaded = super::load_trace(&path)?;
     let report = crate::analysis::report(&loaded.events);
     let options = DoctorOptions {
         provider,

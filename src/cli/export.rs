@@ -5,10 +5,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, anyhow};
+use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-
-use crate::trace::TraceError;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -29,14 +27,7 @@ enum Format {
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::trace::load(&args.trace).map_err(|err| match err {
-        // Already names the file.
-        TraceError::Open { .. } => anyhow!(err),
-        other => anyhow!("{}: {other}", args.trace.display()),
-    })?;
-    for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning}", args.trace.display());
-    }
+    let loaded = super::load_trace(&args.trace)?;
     let report = crate::analysis::report(&loaded.events);
     let text = match args.format {
         Format::Mermaid => crate::export::mermaid::mermaid(&loaded.events, &report),

@@ -232,11 +232,22 @@ fn scripted_model(
     Ok(ExitCode::SUCCESS)
 }
 
-fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
-    let loaded = crate::trace::load(path)?;
+/// Loads a trace file or session folder for a command: an error names the path, and each
+/// skipped line is reported on stderr with it.
+fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrace> {
+    let loaded = crate::trace::load(path).map_err(|err| match err {
+        // Already names the file.
+        crate::trace::TraceError::Open { .. } => anyhow::anyhow!(err),
+        other => anyhow::anyhow!("{}: {other}", path.display()),
+    })?;
     for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning}", path.display());
+        eprintln!("sightline: {}: {warning} (skipped)", path.display());
     }
+    Ok(loaded)
+}
+
+fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
     let out = if json {
         crate::export::summary::json_lines(&loaded.events, &report)

@@ -9,11 +9,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, anyhow, bail};
+use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
 
 use crate::analysis::pins::{self, Finding, PinStore, ToolList};
-use crate::trace::TraceError;
 
 #[derive(Debug, Args)]
 pub struct PinsArgs {
@@ -117,14 +116,7 @@ fn short(sha: &str) -> &str {
 
 /// Loads a trace and reads its tool listings.
 pub(super) fn load(trace: &Path) -> anyhow::Result<crate::analysis::pins::Definitions> {
-    let loaded = crate::trace::load(trace).map_err(|err| match err {
-        // Already names the file.
-        TraceError::Open { .. } => anyhow!(err),
-        other => anyhow!("{}: {other}", trace.display()),
-    })?;
-    for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning}", trace.display());
-    }
+    let loaded = super::load_trace(trace)?;
     let rpc = crate::trace::analyze(&loaded.events);
     Ok(pins::definitions(&loaded.events, &rpc))
 }

@@ -80,10 +80,7 @@ pub fn run(command: SessionCommand) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Merge { name, trace: out } => {
             let dir = paths::session_dir(&name);
-            let loaded = trace::load(&dir)?;
-            for warning in &loaded.warnings {
-                eprintln!("sightline: {}: {warning} (skipped)", dir.display());
-            }
+            let loaded = super::load_trace(&dir)?;
             write_trace(&out, &loaded.header, &loaded.events)?;
             eprintln!(
                 "sightline: {} events from {} merged into {}",

@@ -10,11 +10,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, anyhow};
+use anyhow::Context as _;
 use clap::Args;
 
 use crate::analysis::conformance::{self, Conformance};
-use crate::trace::TraceError;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -26,13 +25,7 @@ pub struct ValidateArgs {
 }
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::trace::load(&args.trace).map_err(|err| match err {
-        TraceError::Open { .. } => anyhow!(err),
-        other => anyhow!("{}: {other}", args.trace.display()),
-    })?;
-    for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning}", args.trace.display());
-    }
+    let loaded = super::load_trace(&args.trace)?;
     let analysis = crate::trace::analyze(&loaded.events);
     let result = conformance::check(&loaded.events, &analysis);
     let out = if args.json {
