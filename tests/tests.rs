@@ -22,4 +22,7 @@ mod security;
 mod sessions;
 mod trace_files;
 mod trace_schema;
+mod trust_run;
+mod trust_secrets;
+mod trust_wrap;
 mod ui_app;

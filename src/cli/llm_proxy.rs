@@ -49,7 +49,9 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             args.listen
         );
     }
-    let mut header = Header::new(format!("sightline llm-proxy --upstream {}", args.upstream));
+    let shown =
+        crate::host::provider::redact_url::redact_url(args.upstream.trim_end_matches('/')).0;
+    let mut header = Header::new(format!("sightline llm-proxy --upstream {shown}"));
     let path = super::proxy::trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
@@ -62,10 +64,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
     let served = runtime.block_on(async {
         let proxy = LlmProxy::bind(args.listen, &args.upstream, recorder.clone()).await?;
         let base = format!("http://{}", proxy.local_addr());
-        eprintln!(
-            "sightline: llm-proxy listening on {base}, forwarding to {}",
-            args.upstream.trim_end_matches('/')
-        );
+        eprintln!("sightline: llm-proxy listening on {base}, forwarding to {shown}");
         eprintln!("sightline: recording to {}", path.display());
         eprintln!(
             "sightline: point a host at it: ANTHROPIC_BASE_URL={base}  OPENAI_BASE_URL={base}/v1"

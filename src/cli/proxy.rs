@@ -65,7 +65,10 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         .name
         .clone()
         .unwrap_or_else(|| default_name(&args.command));
-    let mut header = Header::new(format!("sightline proxy -- {}", args.command.join(" ")));
+    let mut header = Header::new(format!(
+        "sightline proxy -- {}",
+        crate::host::provider::redact_url::redact_argv(&args.command).join(" ")
+    ));
     let path = trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
@@ -134,7 +137,8 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .and_then(|url| url.host_str().map(sanitize))
             .unwrap_or_else(|| "server".into()),
     };
-    let mut header = Header::new(format!("sightline proxy --http --upstream {upstream}"));
+    let shown = crate::host::provider::redact_url::redact_url(&upstream).0;
+    let mut header = Header::new(format!("sightline proxy --http --upstream {shown}"));
     let path = trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
@@ -148,7 +152,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone()).await?;
         if !args.quiet {
             eprintln!(
-                "sightline: proxy listening on http://{}, forwarding to {upstream}",
+                "sightline: proxy listening on http://{}, forwarding to {shown}",
                 proxy.local_addr()
             );
             eprintln!("sightline: recording server `{name}` to {}", path.display());

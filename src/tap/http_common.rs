@@ -5,7 +5,7 @@
 use axum::http::{HeaderMap, HeaderName, header};
 
 use crate::host::provider::is_credential_header;
-use crate::host::provider::redact::scrub_secret;
+use crate::host::provider::redact::scrub_secrets;
 
 /// Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1).
 pub(crate) const HOP_BY_HOP: [&str; 8] = [
@@ -89,9 +89,23 @@ pub(crate) fn secrets_in(headers: &HeaderMap) -> Vec<String> {
     out
 }
 
-pub(crate) fn scrub(bytes: &mut Vec<u8>, secrets: &[String]) {
-    for secret in secrets {
-        scrub_secret(bytes, secret);
+/// Scrubs `secrets` out of a body about to be recorded; returns the ranges replaced (the
+/// event's `http.redacted`).
+pub(crate) fn scrub(bytes: &mut Vec<u8>, secrets: &[String]) -> Vec<[usize; 2]> {
+    scrub_secrets(bytes, secrets)
+}
+
+/// `upstream` without its userinfo (`https://user:pass@host` -> `https://host`): the proxies
+/// forward the credentials the host sends and never make up an `Authorization` from the URL
+/// (reqwest would send one for a URL with userinfo).
+pub(crate) fn without_userinfo(upstream: &str) -> String {
+    match reqwest::Url::parse(upstream) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        _ => upstream.to_string(),
     }
 }
 
@@ -161,17 +175,18 @@ pub(crate) fn outgoing(
 ) -> Outgoing {
     let headers = forwarded_headers(client_headers);
     let mut secrets = secrets_in(&headers);
-    let (recorded_url, url_secrets) = super::llm_proxy::redact_url(url);
+    let (recorded_url, url_secrets) = crate::host::provider::redact_url::redact_url(url);
     secrets.extend(url_secrets);
     let mut recorded_headers = header_pairs(&headers);
     recorded_headers.push(("host".into(), upstream_host.to_string()));
     crate::host::provider::redact_headers(&mut recorded_headers);
     let mut recorded_body = body.to_vec();
-    scrub(&mut recorded_body, &secrets);
+    let redacted = scrub(&mut recorded_body, &secrets);
     let info = crate::trace::HttpInfo {
         method: Some(method.to_string()),
         url: Some(recorded_url.clone()),
         headers: recorded_headers,
+        redacted,
         ..crate::trace::HttpInfo::default()
     };
     Outgoing {

@@ -96,14 +96,23 @@ impl HttpProxy {
         name: &str,
         recorder: Arc<Recorder>,
     ) -> Result<HttpProxy, HttpProxyError> {
-        let parsed = reqwest::Url::parse(upstream)
-            .map_err(|_| HttpProxyError::Upstream(upstream.to_string()))?;
+        let parsed = reqwest::Url::parse(upstream).map_err(|_| {
+            HttpProxyError::Upstream(crate::host::provider::redact_url::redact_url(upstream).0)
+        })?;
         let Some(host) = parsed.host_str().map(str::to_string) else {
-            return Err(HttpProxyError::Upstream(upstream.to_string()));
+            return Err(HttpProxyError::Upstream(
+                crate::host::provider::redact_url::redact_url(upstream).0,
+            ));
         };
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(HttpProxyError::Upstream(upstream.to_string()));
+            return Err(HttpProxyError::Upstream(
+                crate::host::provider::redact_url::redact_url(upstream).0,
+            ));
         }
+        // Credentials in the URL are not sent: the proxy forwards what the host sends.
+        let mut parsed = parsed;
+        let _ = parsed.set_username("");
+        let _ = parsed.set_password(None);
         let upstream_host = match parsed.port() {
             Some(port) => format!("{host}:{port}"),
             None => host.clone(),
@@ -370,8 +379,9 @@ struct RecordingStream {
 impl RecordingStream {
     /// Records one event; the first one recorded carries the status and headers.
     fn record(&mut self, extra: Map<String, Value>, mut body: Vec<u8>) {
-        scrub(&mut body, &self.secrets);
+        let redacted = scrub(&mut body, &self.secrets);
         let mut info = self.first.take().unwrap_or_default();
+        info.redacted = redacted;
         info.extra.extend(extra);
         info.extra
             .insert("in_reply_to".into(), Value::from(self.request_seq));

@@ -21,9 +21,9 @@
 //!   trace a `note`.
 //!
 //! Credentials never reach the trace: credential headers are redacted by
-//! [`redact_headers`](crate::host::provider::redact_headers), credential query parameters
-//! (`key=`, `api_key=`, any name [`is_credential_header`] flags) are redacted in the recorded
-//! URL, and the secret values found there are also scrubbed from the recorded bodies (an API
+//! [`redact_headers`](crate::host::provider::redact_headers), the upstream's userinfo and
+//! credential query parameters (`key=`, `api_key=`...) are redacted in the recorded URL by
+//! [`redact_url`](crate::host::provider::redact_url::redact_url), and the secret values found there are also scrubbed from the recorded bodies (an API
 //! that echoes a key in an error would otherwise leak it). Only the record is changed; the
 //! bytes forwarded are never touched.
 //!
@@ -48,7 +48,7 @@ use serde_json::json;
 use super::Recorder;
 pub use super::http_common::is_hop_by_hop;
 use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
-use crate::host::provider::{REDACTED, is_credential_header, redact_headers};
+use crate::host::provider::redact_headers;
 use crate::trace::{Channel, HttpInfo, Lane};
 
 /// The largest request body accepted (the Anthropic API's own limit).
@@ -91,10 +91,13 @@ impl LlmProxy {
         upstream: &str,
         recorder: Arc<Recorder>,
     ) -> Result<LlmProxy, LlmProxyError> {
-        let parsed = reqwest::Url::parse(upstream)
-            .map_err(|_| LlmProxyError::Upstream(upstream.to_string()))?;
+        let parsed = reqwest::Url::parse(upstream).map_err(|_| {
+            LlmProxyError::Upstream(crate::host::provider::redact_url::redact_url(upstream).0)
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err(LlmProxyError::Upstream(upstream.to_string()));
+            return Err(LlmProxyError::Upstream(
+                crate::host::provider::redact_url::redact_url(upstream).0,
+            ));
         }
         let upstream_host = match (parsed.host_str(), parsed.port()) {
             (Some(host), Some(port)) => format!("{host}:{port}"),
@@ -135,7 +138,9 @@ impl LlmProxy {
             addr,
             shared: Arc::new(Shared {
                 client,
-                upstream: upstream.trim_end_matches('/').to_string(),
+                upstream: super::http_common::without_userinfo(upstream)
+                    .trim_end_matches('/')
+                    .to_string(),
                 upstream_host,
                 recorder,
             }),
@@ -239,65 +244,6 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     response
 }
 
-/// The URL with the value of every credential query parameter (`key`, `api_key`, `token`,
-/// any name [`is_credential_header`] flags) replaced by `[redacted]`, and those values.
-pub fn redact_url(url: &str) -> (String, Vec<String>) {
-    let Some((base, query)) = url.split_once('?') else {
-        return (url.to_string(), Vec::new());
-    };
-    let (query, fragment) = match query.split_once('#') {
-        Some((q, f)) => (q, Some(f)),
-        None => (query, None),
-    };
-    let mut secrets = Vec::new();
-    let params: Vec<String> = query
-        .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((name, value)) if is_credential_header(name) && !value.is_empty() => {
-                secrets.push(value.to_string());
-                if let Some(decoded) = percent_decode(value) {
-                    secrets.push(decoded);
-                }
-                format!("{name}={REDACTED}")
-            }
-            _ => param.to_string(),
-        })
-        .collect();
-    let mut out = format!("{base}?{}", params.join("&"));
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
-    }
-    (out, secrets)
-}
-
-fn percent_decode(value: &str) -> Option<String> {
-    if !value.contains('%') && !value.contains('+') {
-        return None;
-    }
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 fn error_response(status: StatusCode, message: &str) -> Response {
     let body = json!({
         "type": "error",
@@ -335,7 +281,7 @@ impl RecordingStream {
             return;
         };
         let mut body = std::mem::take(&mut self.received);
-        scrub(&mut body, &pending.secrets);
+        pending.info.redacted = scrub(&mut body, &pending.secrets);
         let recorder = pending.recorder.clone();
         recorder.record_http(
             Lane::Llm,
@@ -503,23 +449,6 @@ mod tests {
         recorder.finish();
         let all = format!("{:?}", sink.snapshot());
         assert!(!all.contains("SECRET"), "{all}");
-    }
-
-    #[test]
-    fn credential_query_parameters_are_redacted() {
-        let (url, secrets) = redact_url(
-            "http://h/v1beta/models/x:generate?alt=sse&key=AIzaSECRET123&api_key=sk-abcdefgh",
-        );
-        assert_eq!(
-            url,
-            "http://h/v1beta/models/x:generate?alt=sse&key=[redacted]&api_key=[redacted]"
-        );
-        assert_eq!(secrets, vec!["AIzaSECRET123", "sk-abcdefgh"]);
-        let (url, secrets) = redact_url("http://h/v1/messages?beta=true");
-        assert_eq!(url, "http://h/v1/messages?beta=true");
-        assert!(secrets.is_empty());
-        let (url, _) = redact_url("http://h/p?token=a%2Bb#frag");
-        assert_eq!(url, "http://h/p?token=[redacted]#frag");
     }
 
     #[test]
