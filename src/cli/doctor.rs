@@ -21,10 +21,10 @@ use clap::Args;
 
 use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
 use crate::host::agent::{self, RunOptions};
-use crate::host::api::ApiShape;
 use crate::host::scenario::{Protocol, Scenario};
 use crate::tap::{Recorder, ServerCommand};
 use crate::trace::{Header, TraceWriter};
+use crate::wire::api::ApiShape;
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -185,7 +185,7 @@ fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
         .unwrap_or_else(|| super::proxy::default_name(&args.command));
     let header = Header::new(format!(
         "sightline doctor -- {}",
-        crate::host::provider::redact_url::redact_argv(&args.command).join(" ")
+        crate::wire::redact_url::redact_argv(&args.command).join(" ")
     ));
     let writer = TraceWriter::create(path, &header)?;
     eprintln!(

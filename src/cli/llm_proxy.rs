@@ -49,8 +49,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             args.listen
         );
     }
-    let shown =
-        crate::host::provider::redact_url::redact_url(args.upstream.trim_end_matches('/')).0;
+    let shown = crate::wire::redact_url::redact_url(args.upstream.trim_end_matches('/')).0;
     let mut header = Header::new(format!("sightline llm-proxy --upstream {shown}"));
     let path = super::proxy::trace_path(
         args.trace.as_ref(),

@@ -67,7 +67,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| default_name(&args.command));
     let mut header = Header::new(format!(
         "sightline proxy -- {}",
-        crate::host::provider::redact_url::redact_argv(&args.command).join(" ")
+        crate::wire::redact_url::redact_argv(&args.command).join(" ")
     ));
     let path = trace_path(
         args.trace.as_ref(),
@@ -137,7 +137,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .and_then(|url| url.host_str().map(sanitize))
             .unwrap_or_else(|| "server".into()),
     };
-    let shown = crate::host::provider::redact_url::redact_url(&upstream).0;
+    let shown = crate::wire::redact_url::redact_url(&upstream).0;
     let mut header = Header::new(format!("sightline proxy --http --upstream {shown}"));
     let path = trace_path(
         args.trace.as_ref(),

@@ -20,12 +20,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::host::provider::redact_url::redact_url;
 use crate::tap::Recorder;
 use crate::tap::http_proxy::HttpProxy;
 use crate::tap::paths;
 use crate::tap::wrap::{self, HttpRoute, WrapOptions, file};
 use crate::trace::{Header, TraceWriter};
+use crate::wire::redact_url::redact_url;
 
 #[derive(Debug, Args)]
 pub struct WrapArgs {

@@ -50,10 +50,10 @@ use serde_json::{Map, Value, json};
 use super::Recorder;
 use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
 use super::llm_proxy::BODY_LIMIT;
-use crate::host::provider::redact::scrub_secret_str;
-use crate::host::provider::redact_headers;
-use crate::host::provider::sse::{SseEvent, SseParser};
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::redact::redact_headers;
+use crate::wire::redact::scrub_secret_str;
+use crate::wire::sse::{SseEvent, SseParser};
 
 /// Why the proxy could not start.
 #[derive(Debug, thiserror::Error)]
@@ -97,16 +97,16 @@ impl HttpProxy {
         recorder: Arc<Recorder>,
     ) -> Result<HttpProxy, HttpProxyError> {
         let parsed = reqwest::Url::parse(upstream).map_err(|_| {
-            HttpProxyError::Upstream(crate::host::provider::redact_url::redact_url(upstream).0)
+            HttpProxyError::Upstream(crate::wire::redact_url::redact_url(upstream).0)
         })?;
         let Some(host) = parsed.host_str().map(str::to_string) else {
             return Err(HttpProxyError::Upstream(
-                crate::host::provider::redact_url::redact_url(upstream).0,
+                crate::wire::redact_url::redact_url(upstream).0,
             ));
         };
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(HttpProxyError::Upstream(
-                crate::host::provider::redact_url::redact_url(upstream).0,
+                crate::wire::redact_url::redact_url(upstream).0,
             ));
         }
         // Credentials in the URL are not sent: the proxy forwards what the host sends.

@@ -21,9 +21,9 @@
 //!   trace a `note`.
 //!
 //! Credentials never reach the trace: credential headers are redacted by
-//! [`redact_headers`](crate::host::provider::redact_headers), the upstream's userinfo and
+//! [`redact_headers`](crate::wire::redact::redact_headers), the upstream's userinfo and
 //! credential query parameters (`key=`, `api_key=`...) are redacted in the recorded URL by
-//! [`redact_url`](crate::host::provider::redact_url::redact_url), and the secret values found there are also scrubbed from the recorded bodies (an API
+//! [`redact_url`](crate::wire::redact_url::redact_url), and the secret values found there are also scrubbed from the recorded bodies (an API
 //! that echoes a key in an error would otherwise leak it). Only the record is changed; the
 //! bytes forwarded are never touched.
 //!
@@ -48,8 +48,8 @@ use serde_json::json;
 use super::Recorder;
 pub use super::http_common::is_hop_by_hop;
 use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
-use crate::host::provider::redact_headers;
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::redact::redact_headers;
 
 /// The largest request body accepted (the Anthropic API's own limit).
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
@@ -92,11 +92,11 @@ impl LlmProxy {
         recorder: Arc<Recorder>,
     ) -> Result<LlmProxy, LlmProxyError> {
         let parsed = reqwest::Url::parse(upstream).map_err(|_| {
-            LlmProxyError::Upstream(crate::host::provider::redact_url::redact_url(upstream).0)
+            LlmProxyError::Upstream(crate::wire::redact_url::redact_url(upstream).0)
         })?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
             return Err(LlmProxyError::Upstream(
-                crate::host::provider::redact_url::redact_url(upstream).0,
+                crate::wire::redact_url::redact_url(upstream).0,
             ));
         }
         let upstream_host = match (parsed.host_str(), parsed.port()) {
@@ -209,7 +209,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         Err(err) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
-                crate::host::provider::redact::scrub_secret_str(&mut detail, secret);
+                crate::wire::redact::scrub_secret_str(&mut detail, secret);
             }
             let message =
                 format!("sightline llm-proxy: cannot reach the upstream {recorded_url}: {detail}");
@@ -292,7 +292,7 @@ impl RecordingStream {
         );
         if let Some(mut problem) = problem {
             for secret in &pending.secrets {
-                crate::host::provider::redact::scrub_secret_str(&mut problem, secret);
+                crate::wire::redact::scrub_secret_str(&mut problem, secret);
             }
             let note = format!("sightline llm-proxy: {} ({problem})", pending.url);
             recorder.record_note(Lane::Llm, Lane::Host, &note);

@@ -169,7 +169,7 @@ impl StdioTap {
             command.current_dir(cwd);
         }
         let spawn_info = ProcessInfo {
-            command: crate::host::provider::redact_url::redact_argv(&cmd.argv()),
+            command: crate::wire::redact_url::redact_argv(&cmd.argv()),
             cwd: cmd.cwd.as_ref().map(|p| p.display().to_string()),
             env: cmd.env.iter().map(|(k, _)| k.clone()).collect(),
             ..ProcessInfo::default()

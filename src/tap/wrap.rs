@@ -343,7 +343,7 @@ fn local_url(upstream: &str, port: u16) -> Result<String, String> {
         }
         _ => Err(format!(
             "`url` `{}` is not an http:// or https:// URL",
-            crate::host::provider::redact_url::redact_url(upstream).0
+            crate::wire::redact_url::redact_url(upstream).0
         )),
     }
 }

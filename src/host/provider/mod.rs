@@ -8,22 +8,18 @@
 //! streaming ([`reassemble`]). Credentials are redacted from recorded headers ([`redact`]);
 //! the API key is scrubbed from anything else that would be recorded.
 //!
+//! [`reassemble`]: crate::wire::reassemble
+//! [`redact`]: crate::wire::redact
+//!
 //! When something goes wrong the trace still ends with the failing exchange: the response, if
 //! one arrived, or a `note` from the LLM lane saying why none did.
 //!
-//! - [`sse`]: the Server-Sent Events parser.
-//! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
-//! - [`redact`]: header redaction.
 //! - [`error`]: [`ProviderError`], one line per failure, naming the URL.
 //! - `request` / `response`: the endpoint and headers sent; reading the status and body.
 
 pub mod error;
-pub mod reassemble;
-pub mod redact;
-pub mod redact_url;
 mod request;
 mod response;
-pub mod sse;
 
 #[cfg(test)]
 mod tests;
@@ -37,11 +33,12 @@ use serde_json::Value;
 use tokio::time::{Instant, timeout_at};
 
 pub use error::ProviderError;
-pub use redact::{REDACTED, is_credential_header, redact_headers};
 
-use crate::host::api::ApiShape;
 use crate::tap::Recorder;
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::api::ApiShape;
+use crate::wire::redact::{self, REDACTED, is_credential_header, redact_headers};
+use crate::wire::sse;
 use request::{endpoint, is_loopback, request_headers};
 
 /// What the importers ([`crate::trace::import`]) need for HTTP: this module's header redaction
@@ -133,7 +130,7 @@ impl Provider {
     /// [`ProviderError::MissingKey`] when there is no key for an endpoint off this machine.
     pub fn new(config: ProviderConfig) -> Result<Provider, ProviderError> {
         let send_url = endpoint(&config.base_url, config.shape);
-        let (url, mut secrets) = redact_url::redact_url(&send_url);
+        let (url, mut secrets) = crate::wire::redact_url::redact_url(&send_url);
         secrets.extend(config.api_key.clone());
         let invalid = |detail: String| ProviderError::Config {
             url: url.clone(),
