@@ -9,3 +9,6 @@ pub mod diff;
 pub mod mermaid;
 pub mod summary;
 pub mod svg;
+
+#[cfg(test)]
+mod tests;
