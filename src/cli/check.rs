@@ -88,6 +88,10 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    super::diff::or_trouble(check(args))
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = super::load_trace(&args.trace)?;
     let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {

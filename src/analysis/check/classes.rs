@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Class, Finding, server_of};
 use crate::analysis::pins::{self, PinStore};
 use crate::analysis::{Report, conformance, doctor, poison};
-use crate::trace::{Event, Kind, Pairing};
+use crate::trace::{Channel, Event, Kind, Pairing};
 
 /// The methods 2026-07-28 deprecates (SEP-2577): sampling, roots, logging.
 const DEPRECATED: [&str; 4] = [
@@ -223,18 +223,13 @@ pub fn find(
         }
         Class::Secret => {
             for e in events {
-                if e.channel.carries_jsonrpc()
-                    || matches!(
-                        e.channel,
-                        crate::trace::Channel::LlmHttp | crate::trace::Channel::Stderr
-                    )
-                {
-                    if let Some(what) = super::find_secret(&e.text()) {
-                        out.push(finding(
-                            e,
-                            format!("event #{} holds what looks like {what}", e.seq),
-                        ));
-                    }
+                let recorded = e.channel.carries_jsonrpc()
+                    || matches!(e.channel, Channel::LlmHttp | Channel::Stderr);
+                if recorded && let Some(what) = super::find_secret(&e.text()) {
+                    out.push(finding(
+                        e,
+                        format!("event #{} holds what looks like {what}", e.seq),
+                    ));
                 }
             }
         }
