@@ -19,6 +19,7 @@ mod llm_proxy;
 mod misbehaving_server;
 mod proxy_basics;
 mod real_peers;
+mod replay;
 mod security;
 mod sessions;
 mod trace_files;

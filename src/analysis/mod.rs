@@ -21,6 +21,7 @@ mod links;
 mod llm;
 pub mod pins;
 pub mod poison;
+pub mod replay;
 pub mod tokens;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};

@@ -13,6 +13,7 @@ mod llm_proxy;
 mod pins;
 mod poison;
 mod proxy;
+mod replay;
 mod run;
 mod session;
 mod validate;
@@ -102,6 +103,12 @@ enum Command {
     /// Example: `sightline check run.jsonl --forbid-tool delete_repo --expect-visible
     /// get_weather --format junit --out check.xml` (exit status 1 when a test fails)
     Check(check::CheckArgs),
+    /// Send a recorded client session again to a live server and compare each answer with
+    /// the recorded one (structurally; ids, progress tokens and `_meta` times ignored).
+    ///
+    /// Example: `sightline replay session.jsonl -- node build/server.js` (exit status 1 when an
+    /// answer differs, 2 when the replay could not be done)
+    Replay(replay::ReplayArgs),
     /// What changed between two recordings: tools, prompts, resources, instructions,
     /// capabilities, what the model was sent, and each call's outcome and latency.
     ///
@@ -202,6 +209,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod diff;
 pub mod mermaid;
+pub mod replay;
 pub mod summary;
 pub mod svg;
 
