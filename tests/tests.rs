@@ -17,6 +17,7 @@ mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;
 mod proxy_basics;
+mod readers_and_exits;
 mod real_peers;
 mod security;
 mod sessions;

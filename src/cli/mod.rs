@@ -5,6 +5,7 @@
 //! writes nothing there but the server's bytes.
 
 mod doctor;
+pub mod exit;
 mod export;
 mod import;
 mod llm_proxy;
@@ -150,10 +151,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(err) => {
-            eprintln!("sightline: error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) => exit::trouble(&err),
     }
 }
 
@@ -163,6 +161,8 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: a log file or a pipe gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }
