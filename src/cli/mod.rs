@@ -238,10 +238,22 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
     let loaded = crate::trace::load(path).map_err(|err| match err {
         // Already names the file.
         crate::trace::TraceError::Open { .. } => anyhow::anyhow!(err),
+        crate::trace::TraceError::BadHeader(_)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("toml")) =>
+        {
+            anyhow::anyhow!(
+                "{} is a scenario, not a trace: run it first with `sightline run {} --trace \
+                 TRACE.jsonl`, then give TRACE.jsonl",
+                path.display(),
+                path.display()
+            )
+        }
         other => anyhow::anyhow!("{}: {other}", path.display()),
     })?;
     for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning} (skipped)", path.display());
+        eprintln!("sightline: {}: {warning}", path.display());
     }
     Ok(loaded)
 }
