@@ -144,7 +144,7 @@ fn event_line(seq: u64, time: &str, from: &str, to: &str, payload: &str) -> Stri
 
 #[test]
 fn a_bad_raw_b64_or_two_payload_fields_is_a_line_warning() {
-    let text = [
+    let trace = [
         HEADER.to_string(),
         event_line(
             0,
@@ -169,7 +169,7 @@ fn a_bad_raw_b64_or_two_payload_fields_is_a_line_warning() {
         ),
     ]
     .join("\n");
-    let loaded = sightline::trace::load_from_reader(text.as_bytes()).expect("loads");
+    let loaded = sightline::trace::load_from_reader(trace.as_bytes()).expect("loads");
     assert_eq!(loaded.events.len(), 3, "every event is kept");
     let lines: Vec<usize> = loaded.warnings.iter().map(|w| w.line).collect();
     assert_eq!(lines, [2, 3], "{:?}", loaded.warnings);
@@ -194,7 +194,7 @@ fn a_bad_raw_b64_or_two_payload_fields_is_a_line_warning() {
 fn events_out_of_time_order_are_a_warning_not_a_negative_latency() {
     let request = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
-    let text = [
+    let trace = [
         HEADER.to_string(),
         event_line(
             0,
@@ -213,7 +213,7 @@ fn events_out_of_time_order_are_a_warning_not_a_negative_latency() {
     ]
     .join("\n")
         + "\n";
-    let loaded = sightline::trace::load_from_reader(text.as_bytes()).expect("loads");
+    let loaded = sightline::trace::load_from_reader(trace.as_bytes()).expect("loads");
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
     assert_eq!(loaded.warnings[0].line, 3);
     assert!(
@@ -231,7 +231,7 @@ fn events_out_of_time_order_are_a_warning_not_a_negative_latency() {
     // The command line shows the warning and no negative latency.
     let dir = tempdir();
     let path = dir.path().join("backwards.jsonl");
-    std::fs::write(&path, &text).unwrap();
+    std::fs::write(&path, &trace).unwrap();
     let out = sightline(&["summary", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text_of(&out));
     assert!(
