@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_fuzz::host::provider::sse::SseParser;
+use sightline_fuzz::wire::sse::SseParser;
 
 fuzz_target!(|data: &[u8]| {
     let (chunks, stream) = sightline_fuzz::chunks(data);

@@ -4,8 +4,8 @@
 //! would build eframe, wgpu, tokio, rmcp and reqwest with coverage instrumentation: minutes of
 //! CI for code no target reaches. The modules fuzzed here are the pure ones, which by the
 //! architecture's rules use nothing else in the crate (`trace` uses no other module; the line
-//! splitter, the SSE parser, header redaction and the wrap editor use only std, serde_json and
-//! memchr). So this crate compiles those very files (`#[path]`, not copies) under the same
+//! splitter, the wire module's SSE parser and header redaction, and the wrap editor use only
+//! std, serde_json and memchr). So this crate compiles those very files (`#[path]`, not copies) under the same
 //! module paths, with the same dependencies and features. A module that starts to use
 //! another part of the crate breaks this build, which `.ci/fuzz` reports.
 
@@ -16,38 +16,36 @@ pub mod trace;
 
 // Flat `#[path]`s (a `#[path]` inside an inline module resolves through a folder that does not
 // exist here), re-exported under the product's module paths.
-#[path = "../../src/host/provider/redact.rs"]
-#[doc(hidden)]
-pub mod provider_redact;
-#[path = "../../src/host/provider/sse.rs"]
-#[doc(hidden)]
-pub mod provider_sse;
 #[path = "../../src/tap/lines.rs"]
 #[doc(hidden)]
 pub mod tap_lines;
 #[path = "../../src/tap/wrap.rs"]
 #[doc(hidden)]
 pub mod tap_wrap;
+#[path = "../../src/wire/redact.rs"]
+#[doc(hidden)]
+pub mod wire_redact;
+#[path = "../../src/wire/sse.rs"]
+#[doc(hidden)]
+pub mod wire_sse;
 
 pub mod tap {
     pub use super::tap_lines as lines;
     pub use super::tap_wrap as wrap;
 }
 
-pub mod host {
-    pub mod provider {
-        pub use crate::provider_redact as redact;
-        pub use crate::provider_sse as sse;
-    }
+pub mod wire {
+    pub use super::wire_redact as redact;
+    pub use super::wire_sse as sse;
 }
 
 /// The HTTP hooks the HAR importer gets in the product (`host::provider::import_hooks`): the
-/// provider's header redaction and SSE parser.
+/// wire module's header redaction and SSE parser.
 pub fn import_hooks() -> trace::import::HttpHooks {
     trace::import::HttpHooks {
-        redact: host::provider::redact::redact_headers,
+        redact: wire::redact::redact_headers,
         sse_data: |bytes| {
-            host::provider::sse::SseParser::parse(bytes)
+            wire::sse::SseParser::parse(bytes)
                 .into_iter()
                 .map(|e| e.data)
                 .collect()
