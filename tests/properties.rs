@@ -54,7 +54,7 @@ fn stream(rng: &mut Rng, case: usize) -> Vec<u8> {
             }
         }
     }
-    if case % 2 == 0 {
+    if case.is_multiple_of(2) {
         out.push(b'\n');
     }
     out
