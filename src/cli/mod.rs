@@ -7,6 +7,7 @@
 mod check;
 mod diff;
 mod doctor;
+pub mod exit;
 mod export;
 mod import;
 mod llm_proxy;
@@ -173,10 +174,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(err) => {
-            eprintln!("sightline: error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) => exit::trouble(&err),
     }
 }
 
@@ -186,6 +184,8 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: a log file or a pipe gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }
@@ -264,10 +264,22 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
     let loaded = crate::trace::load(path).map_err(|err| match err {
         // Already names the file.
         crate::trace::TraceError::Open { .. } => anyhow::anyhow!(err),
+        crate::trace::TraceError::BadHeader(_)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("toml")) =>
+        {
+            anyhow::anyhow!(
+                "{} is a scenario, not a trace: run it first with `sightline run {} --trace \
+                 TRACE.jsonl`, then give TRACE.jsonl",
+                path.display(),
+                path.display()
+            )
+        }
         other => anyhow::anyhow!("{}: {other}", path.display()),
     })?;
     for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning} (skipped)", path.display());
+        eprintln!("sightline: {}: {warning}", path.display());
     }
     Ok(loaded)
 }
