@@ -47,10 +47,6 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    super::diff::or_trouble(replay(args))
-}
-
-fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let recorded = super::load_trace(&args.trace)?;
     let rpc = crate::trace::analyze(&recorded.events);
     let plan = plan(&recorded.events, &rpc, args.server.as_deref())
