@@ -10,6 +10,7 @@ mod analysis_links;
 mod conformance;
 mod doctor;
 mod export;
+mod export_ranges;
 mod host_runs;
 mod http_proxy;
 mod import_inspector;

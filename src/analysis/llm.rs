@@ -51,6 +51,8 @@ fn shape_of(url: &str) -> Option<ApiShape> {
 /// Pairs every host -> llm request with the llm -> host response that follows it, and reads both.
 pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
     let mut out: Vec<LlmExchange> = Vec::new();
+    // Exchanges still waiting for a response; a response answers the latest of them.
+    let mut open: Vec<usize> = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if e.channel != Channel::LlmHttp {
             continue;
@@ -73,9 +75,10 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
                     .unwrap_or_default();
                 x.tool_results = convert::tool_result_ids_in_request(shape, &body);
             }
+            open.push(out.len());
             out.push(x);
         } else if e.from == Lane::Llm && e.to == Lane::Host {
-            let Some(x) = out.iter_mut().rev().find(|x| x.response.is_none()) else {
+            let Some(x) = open.pop().map(|n| &mut out[n]) else {
                 continue;
             };
             x.response = Some(i);

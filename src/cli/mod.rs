@@ -249,17 +249,14 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
 fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
-    let out = if json {
-        crate::export::summary::json_lines(&loaded.events, &report)
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if json {
+        crate::export::summary::write_json_lines(&mut stdout, &loaded.events, &report)
     } else {
-        crate::export::summary::text(&loaded.events, &report)
+        crate::export::summary::write_text(&mut stdout, &loaded.events, &report)
     };
     use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match written.and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.context("cannot write to stdout")?,
     }

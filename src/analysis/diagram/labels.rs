@@ -203,7 +203,7 @@ impl Context<'_> {
         {
             parts.add(format!("stream #{sub}"));
         }
-        if let Some(c) = self.report.chains.iter().find(|c| c.tools_call == Some(i)) {
+        if let Some(c) = self.report.chain_of_call(i) {
             parts.add(format!(
                 "model call {} from #{}",
                 c.call_id,

@@ -11,11 +11,10 @@ use crate::trace::{Event, Lane};
 
 impl Context<'_> {
     pub(super) fn llm(&self, i: usize, e: &Event) -> Text {
-        let llm = &self.report.llm;
-        if let Some((n, x)) = llm.iter().enumerate().find(|(_, x)| x.request == i) {
+        if let Some((n, x)) = self.report.llm_request(i) {
             return self.llm_request(n, x, e);
         }
-        if let Some(x) = llm.iter().find(|x| x.response == Some(i)) {
+        if let Some(x) = self.report.llm_response(i) {
             return self.llm_response(i, x);
         }
         // An llm-http event that pairs with nothing: a response without a request, or one
@@ -132,11 +131,7 @@ impl Context<'_> {
             parts.add("streamed");
         }
         for (id, name, _) in &x.tool_calls {
-            let chain = self
-                .report
-                .chains
-                .iter()
-                .find(|c| &c.call_id == id && c.asked_in == i);
+            let chain = self.report.chain_asked(i, id);
             match chain {
                 Some(c) if c.tools_call.is_none() && c.returned_in.is_none() => {
                     if status == Status::Ok {
