@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 #[path = "traces.rs"]
 mod traces;
-use traces::Mix;
 use sightline::ui::SightlineApp;
 use sightline::ui::command::Command;
+use traces::Mix;
 
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

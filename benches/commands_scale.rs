@@ -30,8 +30,10 @@ const COMMANDS: &[(&str, &[&str])] = &[
 fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
     let start = Instant::now();
     // SIGHTLINE_BIN: another build to measure (a baseline kept aside), default this one.
-    let bin = std::env::var_os("SIGHTLINE_BIN")
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
+    let bin =
+        std::env::var_os("SIGHTLINE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
+    // Reaped by the wait4 below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(bin)
         .args(args)
         .arg(trace)
@@ -70,7 +72,8 @@ fn main() {
     let only: Vec<&(&str, &[&str])> = COMMANDS
         .iter()
         .filter(|(name, _)| {
-            !args.iter().any(|a| COMMANDS.iter().any(|c| c.0 == a)) || args.iter().any(|a| a == name)
+            !args.iter().any(|a| COMMANDS.iter().any(|c| c.0 == a))
+                || args.iter().any(|a| a == name)
         })
         .collect();
     let dir = std::env::temp_dir().join(format!("sightline-commands-{}", std::process::id()));

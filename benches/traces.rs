@@ -89,14 +89,22 @@ fn weather(n: u64, t0: DateTime<Utc>, f: &mut impl FnMut(Event)) {
                 return;
             }
             let time = t0 + chrono::Duration::microseconds(seq as i64 * 50);
-            f(Event::with_bytes(seq, time, from, to, channel, raw.into_bytes()));
+            f(Event::with_bytes(
+                seq,
+                time,
+                from,
+                to,
+                channel,
+                raw.into_bytes(),
+            ));
             seq += 1;
         }
         k += 1;
     }
 }
 
-const TOUR_2026: &str = include_str!("../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl");
+const TOUR_2026: &str =
+    include_str!("../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl");
 const TOUR_2025: &str = include_str!("fixtures/primitives-tour-2025-11-25.jsonl");
 
 /// The events of a recorded trace (its header skipped).
@@ -120,7 +128,10 @@ fn over_http(mut e: Event, port: u16) -> Event {
         info.url = Some(format!("http://127.0.0.1:{port}/mcp"));
         info.headers = vec![
             ("content-type".into(), "application/json".into()),
-            ("accept".into(), "application/json, text/event-stream".into()),
+            (
+                "accept".into(),
+                "application/json, text/event-stream".into(),
+            ),
             ("mcp-protocol-version".into(), "2026-07-28".into()),
         ];
     } else {

@@ -130,7 +130,10 @@ fn a_format_too_small_for_the_trace_says_so_and_suggests_a_range() {
     let out = export(&trace, "mermaid", &[]);
     assert!(out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("Mermaid renderers") && err.contains("50000"), "{err}");
+    assert!(
+        err.contains("Mermaid renderers") && err.contains("50000"),
+        "{err}"
+    );
 
     // A range small enough: no warning.
     for format in ["svg", "mermaid"] {

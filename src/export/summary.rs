@@ -29,7 +29,11 @@ pub fn text(events: &[Event], report: &Report) -> String {
 }
 
 /// Writes the human summary of a trace to `w`, a line at a time.
-pub fn write_text(w: &mut dyn std::io::Write, events: &[Event], report: &Report) -> std::io::Result<()> {
+pub fn write_text(
+    w: &mut dyn std::io::Write,
+    events: &[Event],
+    report: &Report,
+) -> std::io::Result<()> {
     let names = LaneNames::new(events);
     let t0 = events.first().map(|e| e.time);
     let mut out = String::new();
@@ -209,10 +213,7 @@ pub fn write_json_lines(
             };
             map.insert("llm".into(), llm);
         }
-        if let (Some(c), Value::Object(map)) = (
-            report.chain_of_call(i),
-            &mut record,
-        ) {
+        if let (Some(c), Value::Object(map)) = (report.chain_of_call(i), &mut record) {
             map.insert(
                 "model_call".into(),
                 json!({"id": c.call_id, "asked_in": events[c.asked_in].seq}),
