@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use super::labels::{Context, DETAIL_CHARS, LABEL_CHARS, NAME_CHARS, Parts, Text, ms, nonempty};
 use super::{Status, Style, visible};
 use crate::analysis::LlmExchange;
-use crate::host::api::ApiShape;
 use crate::trace::{Event, Lane};
+use crate::wire::api::ApiShape;
 
 impl Context<'_> {
     pub(super) fn llm(&self, i: usize, e: &Event) -> Text {
@@ -123,10 +123,10 @@ impl Context<'_> {
         if let Some(s) = x.status {
             parts.add(format!("HTTP {s}"));
         }
-        let latency = (self.events[i].time - self.events[x.request].time)
-            .num_microseconds()
-            .unwrap_or(0);
-        parts.add(ms(latency));
+        if let Some(us) = crate::trace::latency_us(self.events[x.request].time, self.events[i].time)
+        {
+            parts.add(ms(us));
+        }
         if x.streamed {
             parts.add("streamed");
         }
