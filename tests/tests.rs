@@ -16,6 +16,7 @@ mod import_inspector;
 mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;
+mod otlp;
 mod proxy_basics;
 mod real_peers;
 mod security;
