@@ -9,3 +9,6 @@ pub mod mermaid;
 pub mod otlp;
 pub mod summary;
 pub mod svg;
+
+#[cfg(test)]
+mod tests;
