@@ -88,7 +88,6 @@ impl Drop for Receiver {
     }
 }
 
-
 fn serve(conn: TcpStream, answer: Answer, got: &Got, stop: &AtomicBool) {
     let _ = conn.set_nonblocking(false);
     let _ = conn.set_read_timeout(Some(Duration::from_secs(20)));

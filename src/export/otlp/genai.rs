@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::{Ctx, Val, error_status, ids, kv, nanos, opt, server_address};
 use crate::analysis::LlmExchange;
-use crate::host::api::ApiShape;
 use crate::trace::Header;
+use crate::wire::api::ApiShape;
 
 /// The root: one per recording (a `run`, a proxy's file, a session), from its first event to
 /// its last. Sightline's own host is the agent `sightline`; an external host has no name here.
