@@ -5,6 +5,8 @@
 //! [`crate::analysis::diagram`], the same model the app draws; `otlp` maps the trace to
 //! OpenTelemetry spans and sends them to a tracing backend.
 
+pub mod check;
+pub mod diff;
 pub mod mermaid;
 pub mod otlp;
 pub mod summary;
