@@ -613,7 +613,8 @@ fn endpoints_that_refuse_fail_or_hang_are_one_line_errors() {
             Duration::from_secs(30),
         );
         let err = text(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{err}");
+        // Status 2: "could not do its job" in the exit-status convention (src/cli/exit.rs).
+        assert_eq!(o.status.code(), Some(2), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(
             err.contains(wanted) && err.contains(&format!("{url}/v1/traces")),
