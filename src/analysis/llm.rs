@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::host::api::ApiShape;
+use crate::host::api::{ApiShape, SAMPLING_HEADER};
 use crate::host::convert;
 use crate::host::provider::{reassemble::reassemble, sse::SseParser};
 use crate::trace::{Channel, Event, Lane};
@@ -39,6 +39,9 @@ pub struct LlmExchange {
     pub streamed: bool,
     /// Why the response could not be read, if it could not.
     pub problem: Option<String>,
+    /// The MCP server this request asks the model for (`sampling/createMessage`), when the
+    /// host marked it so ([`SAMPLING_HEADER`]): not a turn of the agent loop.
+    pub sampling_for: Option<String>,
 }
 
 fn shape_of(url: &str) -> Option<ApiShape> {
@@ -58,10 +61,17 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
         if e.from == Lane::Host && e.to == Lane::Llm {
             let url = e.http.as_ref().and_then(|h| h.url.clone());
             let shape = url.as_deref().and_then(shape_of);
+            let sampling_for = e.http.as_ref().and_then(|h| {
+                h.headers
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(SAMPLING_HEADER))
+                    .map(|(_, value)| value.clone())
+            });
             let mut x = LlmExchange {
                 request: i,
                 shape,
                 url,
+                sampling_for,
                 ..LlmExchange::default()
             };
             if let (Some(shape), Ok(body)) = (shape, serde_json::from_str::<Value>(&e.text())) {

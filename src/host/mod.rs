@@ -20,5 +20,6 @@ pub mod catalog;
 pub mod convert;
 pub mod mcp;
 pub mod provider;
+pub mod sampling;
 pub mod scenario;
 pub mod scripted;
