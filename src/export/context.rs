@@ -48,7 +48,7 @@ fn tools_line(events: &[Event], t: &RequestTokens) -> String {
     let (low, high) = t.overhead;
     if high > 0 {
         let who = match t.shape {
-            crate::host::api::ApiShape::Anthropic => "the tool-use system prompt Anthropic adds",
+            crate::wire::api::ApiShape::Anthropic => "the tool-use system prompt Anthropic adds",
             _ => "OpenAI's undocumented tool overhead, estimated",
         };
         let _ = write!(s, "; plus {who}: {low}-{high} tokens");

@@ -8,3 +8,6 @@ pub mod context;
 pub mod mermaid;
 pub mod summary;
 pub mod svg;
+
+#[cfg(test)]
+mod tests;

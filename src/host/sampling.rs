@@ -17,10 +17,10 @@ use std::sync::Arc;
 use rmcp::model::CreateMessageRequestParams;
 use serde_json::{Value, json};
 
-use super::api::{ApiShape, SAMPLING_HEADER};
-use super::convert;
 use super::provider::Provider;
 use crate::tap::Recorder;
+use crate::wire::api::{ApiShape, SAMPLING_HEADER};
+use crate::wire::convert;
 
 /// The host's model, as the MCP client's handler reaches it.
 pub struct Sampler {

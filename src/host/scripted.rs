@@ -51,7 +51,7 @@ pub use script::{
 };
 pub use server::ScriptedModel;
 
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 use script::fill;
 use shapes::{Answer, Call};
 
@@ -97,7 +97,7 @@ pub fn error_body(shape: ApiShape, error: &RequestError) -> Value {
     }
 }
 
-pub use crate::host::api::SAMPLING_HEADER;
+pub use crate::wire::api::SAMPLING_HEADER;
 
 /// What the scripted model answers a sampling request with when the scenario says nothing.
 pub const DEFAULT_SAMPLING_REPLY: &str = "Here is what the host's model answers the server.";
