@@ -24,7 +24,7 @@ pub mod poison;
 pub mod tokens;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
-pub use llm::{LlmExchange, LlmRole, llm_exchanges};
+pub use llm::{LlmExchange, LlmRole, Usage, llm_exchanges};
 
 use crate::trace::{Analysis, Event, analyze};
 
