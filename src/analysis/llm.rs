@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::trace::{Channel, Event, Lane};
-use crate::wire::api::ApiShape;
+use crate::wire::api::{ApiShape, SAMPLING_HEADER};
 use crate::wire::convert;
 use crate::wire::{reassemble::reassemble, sse::SseParser};
 
@@ -39,6 +39,9 @@ pub struct LlmExchange {
     pub streamed: bool,
     /// Why the response could not be read, if it could not.
     pub problem: Option<String>,
+    /// The MCP server this request asks the model for (`sampling/createMessage`), when the
+    /// host marked it so ([`SAMPLING_HEADER`]): not a turn of the agent loop.
+    pub sampling_for: Option<String>,
     /// The request's `model`, `max_tokens` (or `max_output_tokens`), `temperature`, `top_p`.
     pub model: Option<String>,
     pub max_tokens: Option<u64>,
@@ -96,10 +99,17 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
         if e.from == Lane::Host && e.to == Lane::Llm {
             let url = e.http.as_ref().and_then(|h| h.url.clone());
             let shape = url.as_deref().and_then(shape_of);
+            let sampling_for = e.http.as_ref().and_then(|h| {
+                h.headers
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(SAMPLING_HEADER))
+                    .map(|(_, value)| value.clone())
+            });
             let mut x = LlmExchange {
                 request: i,
                 shape,
                 url,
+                sampling_for,
                 ..LlmExchange::default()
             };
             if let (Some(shape), Ok(body)) = (shape, serde_json::from_str::<Value>(&e.text())) {

@@ -6,6 +6,7 @@
 //! OpenTelemetry spans and sends them to a tracing backend.
 
 pub mod check;
+pub mod context;
 pub mod diff;
 pub mod mermaid;
 pub mod otlp;
