@@ -1,8 +1,9 @@
-//! `sightline export TRACE --format mermaid|svg [--from SEQ] [--to SEQ] [--out FILE]`: the
-//! sequence diagram of a trace (or of a range of its events), as Mermaid text or a standalone
-//! SVG, to stdout or a file.
+//! `sightline export TRACE --format mermaid|svg|otlp [--from SEQ] [--to SEQ] [--out FILE |
+//! --endpoint URL]`: the sequence diagram of a trace (or of a range of its events) as Mermaid
+//! text or a standalone SVG, or the trace as OpenTelemetry spans (OTLP/JSON to a file, or
+//! OTLP/HTTP to a tracing backend).
 //!
-//! The output is written as it is made, so a trace of any size exports in the memory its
+//! Diagrams are written as they are made, so a trace of any size exports in the memory its
 //! analysis takes. Past the sizes a format's readers cope with, the command says so on stderr
 //! and suggests a range.
 
@@ -13,6 +14,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
+use super::otlp::OtlpArgs;
+use crate::export::otlp;
 use crate::trace::Event;
 
 /// Mermaid renderers refuse longer text by default (`maxTextSize`, 50,000 characters; GitHub's
@@ -24,9 +27,10 @@ const SVG_MAX_ROWS: usize = 5_000;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The trace file (JSON Lines).
+    /// The trace file (JSON Lines), or a session folder.
     trace: PathBuf,
-    /// What to write: `mermaid` (a `sequenceDiagram` for Markdown) or `svg` (for slides).
+    /// What to write: `mermaid` (a `sequenceDiagram` for Markdown), `svg` (for slides) or
+    /// `otlp` (OpenTelemetry spans: OTLP/JSON with --out, OTLP/HTTP with --endpoint).
     #[arg(long, value_enum)]
     format: Format,
     /// Start at the event with this `seq` (as `summary` numbers them; default: the first).
@@ -38,12 +42,19 @@ pub struct ExportArgs {
     /// Write here instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// With --format otlp: send the spans to this OTLP/HTTP traces endpoint (a base URL such
+    /// as http://127.0.0.1:4318 gets /v1/traces added) instead of writing them.
+    #[arg(long, value_name = "URL", conflicts_with = "out")]
+    endpoint: Option<String>,
+    #[command(flatten)]
+    otlp: OtlpArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Mermaid,
     Svg,
+    Otlp,
 }
 
 /// Counts what passes through.
@@ -104,6 +115,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;
     let report = crate::analysis::report(events);
+    if args.format == Format::Otlp {
+        return export_otlp(&args, &loaded, &report);
+    }
     let diagram = crate::analysis::diagram::build(events, &report);
     let count = rows.len();
 
@@ -122,7 +136,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         Format::Mermaid => {
             crate::export::mermaid::write(&mut out, &diagram, events, &report, rows.clone())
         }
-        Format::Svg => crate::export::svg::write(&mut out, &diagram, events, &report, rows),
+        Format::Svg | Format::Otlp => {
+            crate::export::svg::write(&mut out, &diagram, events, &report, rows)
+        }
     }
     .and_then(|()| out.flush());
     let target = args
@@ -155,4 +171,63 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         _ => {}
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--format otlp`: the spans to a file or stdout (one ExportTraceServiceRequest per line, as
+/// the Collector's file exporter writes), or to an OTLP/HTTP endpoint.
+fn export_otlp(
+    args: &ExportArgs,
+    loaded: &crate::trace::LoadedTrace,
+    report: &crate::analysis::Report,
+) -> anyhow::Result<ExitCode> {
+    let options = args.otlp.options();
+    let spans = otlp::spans(&loaded.header, &loaded.events, report, &options);
+    let count = spans.len();
+    let requests = otlp::requests(spans, &options);
+    let wants_endpoint =
+        args.endpoint.is_some() || (args.out.is_none() && args.otlp.env_endpoint().is_some());
+    if wants_endpoint {
+        let endpoint = args.otlp.endpoint(args.endpoint.as_deref())?;
+        let url = endpoint.url.clone();
+        send_all(endpoint, &requests)?;
+        eprintln!("sightline: sent {count} spans to {url}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = String::new();
+    for request in &requests {
+        text.push_str(&otlp::to_json(request));
+        text.push('\n');
+    }
+    match &args.out {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.context("cannot write to stdout")?,
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn send_all(
+    endpoint: otlp::send::Endpoint,
+    requests: &[opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest],
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let sender = otlp::send::Sender::new(endpoint)?;
+        for request in requests {
+            sender.send(request).await?;
+        }
+        anyhow::Ok(())
+    })
 }
