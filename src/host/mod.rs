@@ -16,5 +16,6 @@ pub mod agent;
 pub mod mcp;
 pub mod provider;
 pub mod replay;
+pub mod sampling;
 pub mod scenario;
 pub mod scripted;
