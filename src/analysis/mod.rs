@@ -10,7 +10,10 @@
 //! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod canonical;
+pub mod chars;
 pub mod conformance;
+pub mod definitions;
 pub mod diagram;
 pub mod doctor;
 pub mod explain;
