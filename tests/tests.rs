@@ -7,6 +7,7 @@
 mod util;
 
 mod analysis_links;
+mod check_diff;
 mod conformance;
 mod doctor;
 mod export;
@@ -16,7 +17,9 @@ mod import_inspector;
 mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;
+mod properties;
 mod proxy_basics;
+mod readers_and_exits;
 mod real_peers;
 mod security;
 mod sessions;

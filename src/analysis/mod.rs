@@ -12,9 +12,12 @@
 
 pub mod canonical;
 pub mod chars;
+pub mod check;
+pub mod compare;
 pub mod conformance;
 pub mod definitions;
 pub mod diagram;
+pub mod diff;
 pub mod doctor;
 pub mod explain;
 mod links;

@@ -4,7 +4,10 @@
 //! proxy is the exception that proves the rule: its stdout belongs to the MCP client, so it
 //! writes nothing there but the server's bytes.
 
+mod check;
+mod diff;
 mod doctor;
+pub mod exit;
 mod export;
 mod import;
 mod llm_proxy;
@@ -93,6 +96,20 @@ enum Command {
     /// `sightline doctor --provider openai -- npx -y @modelcontextprotocol/server-everything`.
     /// Exit status 1 when a listed or expected tool is not visible, 2 on usage or I/O errors.
     Doctor(doctor::DoctorArgs),
+    /// A trace as a CI gate: expected, forbidden and visible tools, latency and token
+    /// limits, and finding classes (errors, schema violations, drift, poisoning, hidden tools,
+    /// deprecated features, secrets); text, JUnit or SARIF.
+    ///
+    /// Example: `sightline check run.jsonl --forbid-tool delete_repo --expect-visible
+    /// get_weather --format junit --out check.xml` (exit status 1 when a test fails)
+    Check(check::CheckArgs),
+    /// What changed between two recordings: tools, prompts, resources, instructions,
+    /// capabilities, what the model was sent, and each call's outcome and latency.
+    ///
+    /// Example: `sightline diff before.jsonl after.jsonl --exit-code` (exit status 1 on a
+    /// removal, a changed definition, a worse outcome or a slowdown; 2 when a trace cannot be
+    /// read)
+    Diff(diff::DiffArgs),
     /// Tool pinning and rug pulls: pin tool definitions, list or forget pins, and check a
     /// trace against them and within itself.
     ///
@@ -150,10 +167,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(err) => {
-            eprintln!("sightline: error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) => exit::trouble(&err),
     }
 }
 
@@ -163,6 +177,8 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: a log file or a pipe gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }
@@ -184,6 +200,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ScriptedModel { scenario, listen } => scripted_model(&scenario, listen),
         Command::Export(args) => export::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),
@@ -238,10 +256,22 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
     let loaded = crate::trace::load(path).map_err(|err| match err {
         // Already names the file.
         crate::trace::TraceError::Open { .. } => anyhow::anyhow!(err),
+        crate::trace::TraceError::BadHeader(_)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("toml")) =>
+        {
+            anyhow::anyhow!(
+                "{} is a scenario, not a trace: run it first with `sightline run {} --trace \
+                 TRACE.jsonl`, then give TRACE.jsonl",
+                path.display(),
+                path.display()
+            )
+        }
         other => anyhow::anyhow!("{}: {other}", path.display()),
     })?;
     for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning} (skipped)", path.display());
+        eprintln!("sightline: {}: {warning}", path.display());
     }
     Ok(loaded)
 }

@@ -110,7 +110,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         Err(err) => {
             eprintln!("sightline: run failed: {err}");
-            ExitCode::FAILURE
+            ExitCode::from(super::exit::TROUBLE)
         }
     };
     say(&format!(

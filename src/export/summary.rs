@@ -100,7 +100,7 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
     }
     let x = report.llm.iter().find(|x| x.response == Some(i))?;
     let status = x.status.map_or("?".to_string(), |s| s.to_string());
-    let latency = (events[i].time - events[x.request].time).num_milliseconds();
+    let latency = crate::trace::latency_us(events[x.request].time, events[i].time);
     let mut s = format!(
         "{arrow}  {status} {}",
         x.stop_reason.as_deref().unwrap_or("?")
@@ -138,7 +138,9 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
     if let Some(p) = &x.problem {
         let _ = write!(s, "  !! {}", preview(p));
     }
-    let _ = write!(s, " ({latency} ms)");
+    if let Some(us) = latency {
+        let _ = write!(s, " ({} ms)", us / 1000);
+    }
     Some(s)
 }
 

@@ -124,10 +124,10 @@ impl Context<'_> {
         if let Some(s) = x.status {
             parts.add(format!("HTTP {s}"));
         }
-        let latency = (self.events[i].time - self.events[x.request].time)
-            .num_microseconds()
-            .unwrap_or(0);
-        parts.add(ms(latency));
+        if let Some(us) = crate::trace::latency_us(self.events[x.request].time, self.events[i].time)
+        {
+            parts.add(ms(us));
+        }
         if x.streamed {
             parts.add("streamed");
         }
