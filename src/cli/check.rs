@@ -87,10 +87,6 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    super::diff::or_trouble(check(args))
-}
-
-fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = super::load_trace(&args.trace)?;
     let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {
@@ -143,7 +139,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             result.tests.len()
         );
     }
-    Ok(ExitCode::from(u8::from(result.failed() > 0)))
+    Ok(super::exit::findings(result.failed() > 0))
 }
 
 #[cfg(test)]

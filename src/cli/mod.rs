@@ -11,9 +11,11 @@ pub mod exit;
 mod export;
 mod import;
 mod llm_proxy;
+mod otlp;
 mod pins;
 mod poison;
 mod proxy;
+mod replay;
 mod run;
 mod session;
 mod validate;
@@ -66,9 +68,11 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
-    /// Draw a trace as a sequence diagram: Mermaid text or a standalone SVG.
+    /// Draw a trace as a sequence diagram (Mermaid text or a standalone SVG), or export it as
+    /// OpenTelemetry spans (OTLP/JSON to a file, OTLP/HTTP to a tracing backend).
     ///
-    /// Example: `sightline export weather.jsonl --format svg --out weather.svg`
+    /// Examples: `sightline export weather.jsonl --format svg --out weather.svg`,
+    /// `sightline export weather.jsonl --format otlp --endpoint http://127.0.0.1:4318`
     Export(export::ExportArgs),
     /// Open a saved trace in the app (sequence diagram, inspector, teaching mode).
     ///
@@ -103,6 +107,12 @@ enum Command {
     /// Example: `sightline check run.jsonl --forbid-tool delete_repo --expect-visible
     /// get_weather --format junit --out check.xml` (exit status 1 when a test fails)
     Check(check::CheckArgs),
+    /// Send a recorded client session again to a live server and compare each answer with
+    /// the recorded one (structurally; ids, progress tokens and `_meta` times ignored).
+    ///
+    /// Example: `sightline replay session.jsonl -- node build/server.js` (exit status 1 when an
+    /// answer differs, 2 when the replay could not be done)
+    Replay(replay::ReplayArgs),
     /// What changed between two recordings: tools, prompts, resources, instructions,
     /// capabilities, what the model was sent, and each call's outcome and latency.
     ///
@@ -202,6 +212,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),
@@ -279,17 +290,14 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
 fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
-    let out = if json {
-        crate::export::summary::json_lines(&loaded.events, &report)
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if json {
+        crate::export::summary::write_json_lines(&mut stdout, &loaded.events, &report)
     } else {
-        crate::export::summary::text(&loaded.events, &report)
+        crate::export::summary::write_text(&mut stdout, &loaded.events, &report)
     };
     use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match written.and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.context("cannot write to stdout")?,
     }
