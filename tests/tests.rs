@@ -19,6 +19,7 @@ mod misbehaving_server;
 mod proxy_basics;
 mod real_peers;
 mod security;
+mod tap_durability;
 mod sessions;
 mod trace_files;
 mod trace_schema;

@@ -26,8 +26,12 @@
 //!   status and headers;
 //! - a response cut short or a client that leaves mid-stream: a `note` after what was recorded;
 //!   an unreachable upstream: `502` to the client and a `note`;
-//! - a request whose `Origin` header is present and is not a loopback origin (DNS rebinding):
-//!   `403` to the client and a `note`; it is not forwarded.
+//! - a request whose `Host` is not the address the proxy listens on, or whose `Origin` is
+//!   neither a loopback origin nor the proxy itself (DNS rebinding): `403` to the client and a
+//!   `note`; it is not forwarded;
+//! - an upstream that sends no response headers within the header timeout (not applied to a
+//!   GET): `504` and a `note`; a client that leaves before the headers came: a `note`;
+//! - a request body over [`BODY_LIMIT`]: the request line and headers, a `note`, and `413`.
 //!
 //! Credentials never reach the trace: credential headers are redacted, credential query
 //! parameters too, and their values are scrubbed from recorded bodies.
@@ -48,7 +52,10 @@ use futures_util::Stream;
 use serde_json::{Map, Value, json};
 
 use super::Recorder;
-use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
+use super::http_common::{
+    ClientLeft, HEADER_TIMEOUT, Outgoing, SendError, describe, header_pairs, header_timeout_applies,
+    is_loopback_host, outgoing, refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
+};
 use super::llm_proxy::BODY_LIMIT;
 use crate::host::provider::redact::scrub_secret_str;
 use crate::host::provider::redact_headers;
@@ -78,6 +85,10 @@ struct Shared {
     recorder: Arc<Recorder>,
     /// Taken off the start of request paths (empty: none).
     prefix: String,
+    /// Where the proxy listens: the `Host` every request must name.
+    listen: SocketAddr,
+    /// How long to wait for the upstream's response headers (not for a GET).
+    header_timeout: Option<Duration>,
 }
 
 /// The proxy, bound and ready: [`serve`](HttpProxy::serve) runs it.
@@ -135,6 +146,8 @@ impl HttpProxy {
                 server: Lane::server(name),
                 recorder,
                 prefix: String::new(),
+                listen: addr,
+                header_timeout: Some(HEADER_TIMEOUT),
             },
         })
     }
@@ -143,6 +156,13 @@ impl HttpProxy {
     /// do not start with it go upstream unchanged.
     pub fn strip_prefix(mut self, prefix: &str) -> HttpProxy {
         self.shared.prefix = prefix.trim_end_matches('/').to_string();
+        self
+    }
+
+    /// How long to wait for the upstream's response headers before answering `504` (and
+    /// recording a note); `None` waits forever. A GET is never timed out.
+    pub fn header_timeout(mut self, timeout: Option<Duration>) -> HttpProxy {
+        self.shared.header_timeout = timeout;
         self
     }
 
@@ -163,23 +183,6 @@ impl HttpProxy {
             .with_state(Arc::new(self.shared));
         super::http_common::serve_with_grace(self.listener, router, stop, grace).await
     }
-}
-
-/// `localhost`, `127.0.0.1`, `[::1]` and the like.
-fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Whether an `Origin` header value names a page served from this machine.
-fn is_loopback_origin(origin: &str) -> bool {
-    reqwest::Url::parse(origin.trim()).is_ok_and(|url| {
-        matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(is_loopback_host)
-    })
 }
 
 /// `path_and_query` without `prefix` when it starts with it (as whole path segments).
@@ -211,24 +214,29 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let host = Lane::Host;
     let server = shared.server.clone();
-    if let Some(origin) = parts.headers.get(header::ORIGIN) {
-        let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
-        if !is_loopback_origin(&origin) {
-            let message = format!(
-                "sightline proxy: refused a {} request with Origin `{origin}`, which is not a \
-                 loopback origin (DNS rebinding protection)",
-                parts.method
-            );
-            shared.recorder.record_note(host, server, &message);
-            return error_response(StatusCode::FORBIDDEN, &message);
-        }
+    if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
+        let message = format!(
+            "sightline proxy: refused {why} (DNS rebinding protection); not forwarded"
+        );
+        shared.recorder.record_note(host, server, &message);
+        return error_response(StatusCode::FORBIDDEN, &message);
     }
     let path = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let url = upstream_url(&shared.upstream, &without_prefix(&shared.prefix, path));
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(body) => body,
         Err(err) => {
-            let message = format!("sightline proxy: cannot read the request body: {err}");
+            let message = format!(
+                "sightline proxy: cannot read the request body ({err}; the limit is {} MiB): \
+                 not forwarded, answered 413",
+                BODY_LIMIT >> 20
+            );
+            let Outgoing { info, .. } =
+                outgoing(&parts.method, &parts.headers, &url, &shared.upstream_host, &[]);
+            shared.recorder.batch(|b| {
+                b.record_http(host.clone(), server.clone(), Channel::Http, info, Vec::new());
+                b.record_note(host, server, &message);
+            });
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
     };
@@ -253,16 +261,34 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         recorded_body,
     );
 
-    let sent = shared
+    let left = ClientLeft::arm(
+        shared.recorder.clone(),
+        host.clone(),
+        server.clone(),
+        format!("sightline proxy: {} {recorded_url}", parts.method),
+    );
+    let request = shared
         .client
         .request(parts.method.clone(), &url)
         .headers(forwarded)
-        .body(body)
-        .send()
-        .await;
+        .body(body);
+    let timeout = shared
+        .header_timeout
+        .filter(|_| header_timeout_applies(&parts.method));
+    let sent = send_with_timeout(request, timeout).await;
+    left.disarm();
     let upstream = match sent {
         Ok(upstream) => upstream,
-        Err(err) => {
+        Err(SendError::Timeout(limit)) => {
+            let message = format!(
+                "sightline proxy: the upstream {recorded_url} sent no response headers within \
+                 {} s; answered 504",
+                limit.as_secs_f64()
+            );
+            shared.recorder.record_note(server, host, &message);
+            return error_response(StatusCode::GATEWAY_TIMEOUT, &message);
+        }
+        Err(SendError::Transport(err)) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
                 scrub_secret_str(&mut detail, secret);
@@ -489,16 +515,6 @@ impl Drop for RecordingStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_loopback_origins_pass() {
-        assert!(is_loopback_origin("http://localhost:6274"));
-        assert!(is_loopback_origin("http://127.0.0.1"));
-        assert!(is_loopback_origin("https://[::1]:8080"));
-        assert!(!is_loopback_origin("http://evil.example"));
-        assert!(!is_loopback_origin("http://127.0.0.1.evil.example"));
-        assert!(!is_loopback_origin("null"));
-    }
 
     #[test]
     fn requests_go_to_the_endpoint_or_its_origin() {

@@ -25,5 +25,5 @@ pub mod stdio;
 pub mod wrap;
 
 pub use lines::Lines;
-pub use recorder::{EventSink, LineBatch, MemorySink, Recorder, RecorderReport};
+pub use recorder::{Batch, EventSink, LineBatch, MemorySink, Recorder, RecorderReport};
 pub use stdio::{ExitOutcome, ServerCommand, StdioTap, TapError};
