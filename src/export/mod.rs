@@ -7,3 +7,6 @@
 pub mod mermaid;
 pub mod summary;
 pub mod svg;
+
+#[cfg(test)]
+mod tests;

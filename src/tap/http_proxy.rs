@@ -53,14 +53,15 @@ use serde_json::{Map, Value, json};
 
 use super::Recorder;
 use super::http_common::{
-    ClientLeft, HEADER_TIMEOUT, Outgoing, SendError, describe, header_pairs, header_timeout_applies,
-    is_loopback_host, outgoing, refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
+    ClientLeft, HEADER_TIMEOUT, Outgoing, SendError, describe, header_pairs,
+    header_timeout_applies, is_loopback_host, outgoing, refuse_foreign, scrub, send_with_timeout,
+    without_hop_by_hop,
 };
 use super::llm_proxy::BODY_LIMIT;
-use crate::host::provider::redact::scrub_secret_str;
-use crate::host::provider::redact_headers;
-use crate::host::provider::sse::{SseEvent, SseParser};
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::redact::redact_headers;
+use crate::wire::redact::scrub_secret_str;
+use crate::wire::sse::{SseEvent, SseParser};
 
 /// Why the proxy could not start.
 #[derive(Debug, thiserror::Error)]
@@ -215,9 +216,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let host = Lane::Host;
     let server = shared.server.clone();
     if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
-        let message = format!(
-            "sightline proxy: refused {why} (DNS rebinding protection); not forwarded"
-        );
+        let message =
+            format!("sightline proxy: refused {why} (DNS rebinding protection); not forwarded");
         shared.recorder.record_note(host, server, &message);
         return error_response(StatusCode::FORBIDDEN, &message);
     }
@@ -231,10 +231,21 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
                  not forwarded, answered 413",
                 BODY_LIMIT >> 20
             );
-            let Outgoing { info, .. } =
-                outgoing(&parts.method, &parts.headers, &url, &shared.upstream_host, &[]);
+            let Outgoing { info, .. } = outgoing(
+                &parts.method,
+                &parts.headers,
+                &url,
+                &shared.upstream_host,
+                &[],
+            );
             shared.recorder.batch(|b| {
-                b.record_http(host.clone(), server.clone(), Channel::Http, info, Vec::new());
+                b.record_http(
+                    host.clone(),
+                    server.clone(),
+                    Channel::Http,
+                    info,
+                    Vec::new(),
+                );
                 b.record_note(host, server, &message);
             });
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
@@ -326,6 +337,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         secrets,
         url: recorded_url,
         request_seq,
+        queued: Vec::new(),
+        ending: None,
     };
     let mut response = Response::new(Body::from_stream(copy));
     *response.status_mut() = status;
@@ -391,7 +404,19 @@ struct RecordingStream {
     /// event of the response (concurrent exchanges, such as a GET stream beside POSTs, cannot
     /// be paired by order).
     request_seq: u64,
+    /// Events of the chunks being coalesced, written in one batch before they are passed on.
+    queued: Vec<Queued>,
+    /// How the upstream body ended, held back while the bytes before it are passed on.
+    ending: Option<Option<io::Result<Bytes>>>,
 }
+
+enum Queued {
+    Http(HttpInfo, Vec<u8>),
+    Note(String),
+}
+
+/// At most this much of what is already waiting is passed on in one write.
+const COALESCE: usize = 256 * 1024;
 
 impl RecordingStream {
     /// Records one event; the first one recorded carries the status and headers.
@@ -401,13 +426,26 @@ impl RecordingStream {
         info.extra.extend(extra);
         info.extra
             .insert("in_reply_to".into(), Value::from(self.request_seq));
-        self.recorder.record_http(
-            self.from.clone(),
-            self.to.clone(),
-            Channel::Http,
-            info,
-            body,
-        );
+        self.queued.push(Queued::Http(info, body));
+    }
+
+    /// Writes the queued events (one write), before the bytes they came in are passed on.
+    fn write_queued(&mut self) {
+        if self.queued.is_empty() {
+            return;
+        }
+        let queued = std::mem::take(&mut self.queued);
+        let (from, to) = (&self.from, &self.to);
+        self.recorder.batch(|b| {
+            for q in queued {
+                match q {
+                    Queued::Http(info, body) => {
+                        b.record_http(from.clone(), to.clone(), Channel::Http, info, body)
+                    }
+                    Queued::Note(text) => b.record_note(from.clone(), to.clone(), &text),
+                };
+            }
+        });
     }
 
     fn record_sse(&mut self, event: SseEvent) {
@@ -421,7 +459,9 @@ impl RecordingStream {
         if let Some(retry) = event.retry {
             extra.insert("retry".into(), Value::from(retry));
         }
-        self.record(extra, event.data.into_bytes());
+        // Exact bytes: data that is not UTF-8 is recorded as it came (`raw_b64`).
+        let data = event.raw_data.unwrap_or_else(|| event.data.into_bytes());
+        self.record(extra, data);
     }
 
     fn chunk(&mut self, chunk: &[u8]) {
@@ -467,8 +507,7 @@ impl RecordingStream {
                 scrub_secret_str(&mut problem, secret);
             }
             let note = format!("sightline proxy: {} ({problem})", self.url);
-            self.recorder
-                .record_note(self.from.clone(), self.to.clone(), &note);
+            self.queued.push(Queued::Note(note));
         }
     }
 }
@@ -476,27 +515,62 @@ impl RecordingStream {
 impl Stream for RecordingStream {
     type Item = io::Result<Bytes>;
 
+    /// Takes every chunk the upstream already has (up to [`COALESCE`] bytes), records the
+    /// events they complete in one write, and passes them on as one chunk: the same bytes in
+    /// the same order, in fewer writes.
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match self.inner.as_mut().poll_next(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(Some(Ok(chunk))) => {
-                self.chunk(&chunk);
-                Poll::Ready(Some(Ok(chunk)))
-            }
-            Poll::Ready(Some(Err(err))) => {
-                let problem = format!(
-                    "the upstream cut the response body after {} bytes: {}",
-                    self.received,
-                    describe(&err.without_url())
-                );
-                self.end(Some(problem.clone()));
-                Poll::Ready(Some(Err(io::Error::other(problem))))
-            }
-            Poll::Ready(None) => {
-                self.end(None);
-                Poll::Ready(None)
+        if let Some(ending) = self.ending.take() {
+            return Poll::Ready(ending);
+        }
+        let mut first: Option<Bytes> = None;
+        let mut more: Option<Vec<u8>> = None;
+        let mut size = 0;
+        while size < COALESCE {
+            match self.inner.as_mut().poll_next(cx) {
+                Poll::Pending => break,
+                Poll::Ready(Some(Ok(chunk))) => {
+                    self.chunk(&chunk);
+                    size += chunk.len();
+                    match (&first, &mut more) {
+                        (None, _) => first = Some(chunk),
+                        (Some(head), None) => {
+                            let mut joined = Vec::with_capacity(COALESCE);
+                            joined.extend_from_slice(head);
+                            joined.extend_from_slice(&chunk);
+                            more = Some(joined);
+                        }
+                        (Some(_), Some(joined)) => joined.extend_from_slice(&chunk),
+                    }
+                }
+                Poll::Ready(Some(Err(err))) => {
+                    let problem = format!(
+                        "the upstream cut the response body after {} bytes: {}",
+                        self.received,
+                        describe(&err.without_url())
+                    );
+                    self.end(Some(problem.clone()));
+                    self.ending = Some(Some(Err(io::Error::other(problem))));
+                    break;
+                }
+                Poll::Ready(None) => {
+                    self.end(None);
+                    self.ending = Some(None);
+                    break;
+                }
             }
         }
+        self.write_queued();
+        let out = match (more, first) {
+            (Some(joined), _) => Bytes::from(joined),
+            (None, Some(chunk)) => chunk,
+            (None, None) => {
+                return match self.ending.take() {
+                    Some(ending) => Poll::Ready(ending),
+                    None => Poll::Pending,
+                };
+            }
+        };
+        Poll::Ready(Some(Ok(out)))
     }
 }
 
@@ -509,6 +583,7 @@ impl Drop for RecordingStream {
             );
             self.end(Some(problem));
         }
+        self.write_queued();
     }
 }
 

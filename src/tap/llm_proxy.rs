@@ -25,7 +25,7 @@
 //! - a request body over [`BODY_LIMIT`]: the request line and headers, a `note`, and `413`.
 //!
 //! Credentials never reach the trace: credential headers are redacted by
-//! [`redact_headers`](crate::host::provider::redact_headers), credential query parameters
+//! [`redact_headers`](crate::wire::redact::redact_headers), credential query parameters
 //! (`key=`, `api_key=`, any name [`is_credential_header`] flags) are redacted in the recorded
 //! URL, and the secret values found there are also scrubbed from the recorded bodies (an API
 //! that echoes a key in an error would otherwise leak it). Only the record is changed; the
@@ -50,13 +50,13 @@ use futures_util::Stream;
 use serde_json::json;
 
 use super::Recorder;
-pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
 use super::http_common::{
-    ClientLeft, Outgoing, SendError, describe, header_pairs, header_timeout_applies,
-    outgoing, refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
+    ClientLeft, Outgoing, SendError, describe, header_pairs, header_timeout_applies, outgoing,
+    refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
 };
-use crate::host::provider::{REDACTED, is_credential_header, redact_headers};
+pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::redact::{REDACTED, is_credential_header, redact_headers};
 
 /// The largest request body accepted (the Anthropic API's own limit).
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
@@ -191,9 +191,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .to_string();
     let url = format!("{}{path}", shared.upstream);
     if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
-        let message = format!(
-            "sightline llm-proxy: refused {why} (DNS rebinding protection); not forwarded"
-        );
+        let message =
+            format!("sightline llm-proxy: refused {why} (DNS rebinding protection); not forwarded");
         shared.recorder.record_note(Lane::Host, Lane::Llm, &message);
         return error_response(StatusCode::FORBIDDEN, &message);
     }
@@ -205,8 +204,13 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
                  not forwarded, answered 413",
                 BODY_LIMIT >> 20
             );
-            let Outgoing { info, .. } =
-                outgoing(&parts.method, &parts.headers, &url, &shared.upstream_host, &[]);
+            let Outgoing { info, .. } = outgoing(
+                &parts.method,
+                &parts.headers,
+                &url,
+                &shared.upstream_host,
+                &[],
+            );
             shared.recorder.batch(|b| {
                 b.record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, Vec::new());
                 b.record_note(Lane::Host, Lane::Llm, &message);
@@ -261,7 +265,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         Err(SendError::Transport(err)) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
-                crate::host::provider::redact::scrub_secret_str(&mut detail, secret);
+                crate::wire::redact::scrub_secret_str(&mut detail, secret);
             }
             let message =
                 format!("sightline llm-proxy: cannot reach the upstream {recorded_url}: {detail}");
@@ -403,7 +407,7 @@ impl RecordingStream {
         );
         if let Some(mut problem) = problem {
             for secret in &pending.secrets {
-                crate::host::provider::redact::scrub_secret_str(&mut problem, secret);
+                crate::wire::redact::scrub_secret_str(&mut problem, secret);
             }
             let note = format!("sightline llm-proxy: {} ({problem})", pending.url);
             recorder.record_note(Lane::Llm, Lane::Host, &note);
