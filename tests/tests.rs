@@ -7,18 +7,24 @@
 mod util;
 
 mod analysis_links;
+mod check_diff;
 mod conformance;
 mod doctor;
 mod export;
+mod export_ranges;
 mod host_runs;
 mod http_proxy;
 mod import_inspector;
 mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;
+mod otlp;
+mod properties;
 mod proxy_basics;
 mod proxy_guards;
+mod readers_and_exits;
 mod real_peers;
+mod replay;
 mod security;
 mod sessions;
 mod tap_durability;

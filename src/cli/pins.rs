@@ -100,10 +100,7 @@ pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
         }
         PinsCommand::Check { trace, json } => match check(&trace, &path, json, &mut out) {
             Ok(status) => status,
-            Err(err) => {
-                eprintln!("sightline: error: {err:#}");
-                ExitCode::from(2)
-            }
+            Err(err) => super::exit::trouble(&err),
         },
     };
     write_stdout(&out)?;
@@ -213,11 +210,7 @@ fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Res
             )
         });
     }
-    Ok(if rug_pulls > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::exit::findings(rug_pulls > 0))
 }
 
 pub(super) fn write_stdout(text: &str) -> anyhow::Result<()> {
