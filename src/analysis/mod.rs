@@ -10,9 +10,12 @@
 //! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod canonical;
+pub mod chars;
 pub mod check;
 pub mod compare;
 pub mod conformance;
+pub mod definitions;
 pub mod diagram;
 pub mod diff;
 pub mod doctor;

@@ -13,7 +13,6 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use crate::analysis::check::{self, CheckOptions, Class};
-use crate::analysis::pins::PinStore;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -92,7 +91,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {
         Some(path) => Some(
-            PinStore::open(path)
+            super::pins::file::open(path)
                 .with_context(|| format!("cannot read the pin file {}", path.display()))?,
         ),
         None => None,
