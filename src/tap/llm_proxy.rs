@@ -18,7 +18,11 @@
 //!   upstream cuts, or that the client stops reading (a disconnect mid-stream), is recorded as
 //!   far as it went, followed by a `note` saying so;
 //! - an upstream that cannot be reached: the client gets `502` with a JSON error body and the
-//!   trace a `note`.
+//!   trace a `note`; one that sends no response headers within the header timeout (not applied
+//!   to a GET): `504` and a `note`; a client that leaves before the headers came: a `note`;
+//! - a request whose `Host` is not the proxy's listen address, or whose `Origin` is neither a
+//!   loopback origin nor the proxy itself (DNS rebinding): `403` and a `note`, not forwarded;
+//! - a request body over [`BODY_LIMIT`]: the request line and headers, a `note`, and `413`.
 //!
 //! Credentials never reach the trace: credential headers are redacted by
 //! [`redact_headers`](crate::wire::redact::redact_headers), the upstream's userinfo and
@@ -46,8 +50,11 @@ use futures_util::Stream;
 use serde_json::json;
 
 use super::Recorder;
-pub use super::http_common::is_hop_by_hop;
-use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
+use super::http_common::{
+    ClientLeft, Outgoing, SendError, describe, header_pairs, header_timeout_applies, outgoing,
+    refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
+};
+pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
 
@@ -74,6 +81,10 @@ struct Shared {
     upstream: String,
     upstream_host: String,
     recorder: Arc<Recorder>,
+    /// Where the proxy listens: the `Host` every request must name.
+    listen: SocketAddr,
+    /// How long to wait for the upstream's response headers (not for a GET).
+    header_timeout: Option<Duration>,
 }
 
 /// The proxy, bound and ready: [`serve`](LlmProxy::serve) runs it.
@@ -143,8 +154,19 @@ impl LlmProxy {
                     .to_string(),
                 upstream_host,
                 recorder,
+                listen: addr,
+                header_timeout: Some(HEADER_TIMEOUT),
             }),
         })
+    }
+
+    /// How long to wait for the upstream's response headers before answering `504` (and
+    /// recording a note); `None` waits forever. A GET is never timed out.
+    pub fn header_timeout(mut self, timeout: Option<Duration>) -> LlmProxy {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.header_timeout = timeout;
+        }
+        self
     }
 
     /// Where it listens.
@@ -173,10 +195,31 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .map_or("/", |pq| pq.as_str())
         .to_string();
     let url = format!("{}{path}", shared.upstream);
+    if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
+        let message =
+            format!("sightline llm-proxy: refused {why} (DNS rebinding protection); not forwarded");
+        shared.recorder.record_note(Lane::Host, Lane::Llm, &message);
+        return error_response(StatusCode::FORBIDDEN, &message);
+    }
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(body) => body,
         Err(err) => {
-            let message = format!("sightline llm-proxy: cannot read the request body: {err}");
+            let message = format!(
+                "sightline llm-proxy: cannot read the request body ({err}; the limit is {} MiB): \
+                 not forwarded, answered 413",
+                BODY_LIMIT >> 20
+            );
+            let Outgoing { info, .. } = outgoing(
+                &parts.method,
+                &parts.headers,
+                &url,
+                &shared.upstream_host,
+                &[],
+            );
+            shared.recorder.batch(|b| {
+                b.record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, Vec::new());
+                b.record_note(Lane::Host, Lane::Llm, &message);
+            });
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
     };
@@ -197,16 +240,34 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .recorder
         .record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, recorded_body);
 
-    let sent = shared
+    let left = ClientLeft::arm(
+        shared.recorder.clone(),
+        Lane::Host,
+        Lane::Llm,
+        format!("sightline llm-proxy: {} {recorded_url}", parts.method),
+    );
+    let request = shared
         .client
         .request(parts.method.clone(), &url)
         .headers(forwarded)
-        .body(body)
-        .send()
-        .await;
+        .body(body);
+    let timeout = shared
+        .header_timeout
+        .filter(|_| header_timeout_applies(&parts.method));
+    let sent = send_with_timeout(request, timeout).await;
+    left.disarm();
     let upstream = match sent {
         Ok(upstream) => upstream,
-        Err(err) => {
+        Err(SendError::Timeout(limit)) => {
+            let message = format!(
+                "sightline llm-proxy: the upstream {recorded_url} sent no response headers \
+                 within {} s; answered 504",
+                limit.as_secs_f64()
+            );
+            shared.recorder.record_note(Lane::Llm, Lane::Host, &message);
+            return error_response(StatusCode::GATEWAY_TIMEOUT, &message);
+        }
+        Err(SendError::Transport(err)) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
                 crate::wire::redact::scrub_secret_str(&mut detail, secret);
