@@ -45,6 +45,7 @@ fn every_trace_reader_exits_2_on_a_missing_file_and_names_the_os_error_once() {
         vec!["export", missing, "--format", "mermaid"],
         vec!["poison", missing],
         vec!["doctor", missing],
+        vec!["diff", missing, missing],
     ] {
         let out = sightline(&args);
         let stderr = text(&out.stderr);

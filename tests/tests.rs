@@ -11,6 +11,7 @@ mod check_diff;
 mod conformance;
 mod doctor;
 mod export;
+mod fuzz_crate;
 mod host_runs;
 mod http_proxy;
 mod import_inspector;

@@ -144,7 +144,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             result.tests.len()
         );
     }
-    Ok(ExitCode::from(u8::from(result.failed() > 0)))
+    Ok(super::exit::findings(result.failed() > 0))
 }
 
 #[cfg(test)]

@@ -47,12 +47,9 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Exit status 2 for an error (printed once on stderr), so a CI script can tell "differs" (1)
-/// from "could not compare" (2).
+/// from "could not compare" (2): [`super::exit`].
 pub(super) fn or_trouble(result: anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
-    result.or_else(|err| {
-        eprintln!("sightline: error: {err:#}");
-        Ok(ExitCode::from(2))
-    })
+    Ok(result.unwrap_or_else(|err| super::exit::trouble(&err)))
 }
 
 fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
