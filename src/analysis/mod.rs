@@ -24,7 +24,7 @@ pub mod poison;
 pub mod tokens;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
-pub use llm::{LlmExchange, LlmRole, llm_exchanges};
+pub use llm::{LlmExchange, LlmRole, Usage, llm_exchanges};
 
 use crate::trace::{Analysis, Event, analyze};
 
@@ -32,7 +32,11 @@ use crate::trace::{Analysis, Event, analyze};
 #[derive(Debug, Clone)]
 pub struct Report {
     pub rpc: Analysis,
+    /// The agent loop's exchanges with the model, in order.
     pub llm: Vec<LlmExchange>,
+    /// The exchanges the host had with the model on behalf of a server's sampling request:
+    /// the server asked the client's model, so they are not turns of the loop.
+    pub sampling: Vec<LlmExchange>,
     pub chains: Vec<CallChain>,
     pub tools: Vec<ToolView>,
 }
@@ -40,11 +44,14 @@ pub struct Report {
 /// Computes the whole analysis of a trace.
 pub fn report(events: &[Event]) -> Report {
     let rpc = analyze(events);
-    let llm = llm_exchanges(events);
+    let (sampling, llm): (Vec<_>, Vec<_>) = llm_exchanges(events)
+        .into_iter()
+        .partition(|x| x.sampling_for.is_some());
     let (chains, tools) = link(events, &rpc, &llm);
     Report {
         rpc,
         llm,
+        sampling,
         chains,
         tools,
     }

@@ -11,6 +11,7 @@ pub mod exit;
 mod export;
 mod import;
 mod llm_proxy;
+mod otlp;
 mod pins;
 mod poison;
 mod proxy;
@@ -66,9 +67,11 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
-    /// Draw a trace as a sequence diagram: Mermaid text or a standalone SVG.
+    /// Draw a trace as a sequence diagram (Mermaid text or a standalone SVG), or export it as
+    /// OpenTelemetry spans (OTLP/JSON to a file, OTLP/HTTP to a tracing backend).
     ///
-    /// Example: `sightline export weather.jsonl --format svg --out weather.svg`
+    /// Examples: `sightline export weather.jsonl --format svg --out weather.svg`,
+    /// `sightline export weather.jsonl --format otlp --endpoint http://127.0.0.1:4318`
     Export(export::ExportArgs),
     /// Open a saved trace in the app (sequence diagram, inspector, teaching mode).
     ///

@@ -44,6 +44,7 @@ pub fn text(events: &[Event], report: &Report) -> String {
         let _ = writeln!(out, "{:>5}  {:>+9.3}s  {}", event.seq, offset, text);
     }
     let _ = write!(out, "{}", footer(events, &report.rpc));
+    out.push_str(&super::context::lines(events, report));
     out
 }
 
@@ -97,6 +98,25 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
             );
         }
         return Some(s);
+    }
+    if let Some(x) = report
+        .sampling
+        .iter()
+        .find(|x| x.request == i || x.response == Some(i))
+    {
+        let server = x.sampling_for.as_deref().unwrap_or("?");
+        return Some(match x.request == i {
+            true => format!(
+                "{arrow}  {} request for {server}'s sampling/createMessage (no tools)",
+                x.shape.map_or("?", |s| s.as_str())
+            ),
+            false => format!(
+                "{arrow}  {} {} \"{}\" (the answer the host returns to {server})",
+                x.status.map_or("?".to_string(), |s| s.to_string()),
+                x.stop_reason.as_deref().unwrap_or("?"),
+                preview(&x.text)
+            ),
+        });
     }
     let x = report.llm.iter().find(|x| x.response == Some(i))?;
     let status = x.status.map_or("?".to_string(), |s| s.to_string());

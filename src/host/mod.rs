@@ -15,5 +15,6 @@
 pub mod agent;
 pub mod mcp;
 pub mod provider;
+pub mod sampling;
 pub mod scenario;
 pub mod scripted;

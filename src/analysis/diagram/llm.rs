@@ -18,6 +18,9 @@ impl Context<'_> {
         if let Some(x) = llm.iter().find(|x| x.response == Some(i)) {
             return self.llm_response(i, x);
         }
+        if let Some(text) = self.sampling(i) {
+            return text;
+        }
         // An llm-http event that pairs with nothing: a response without a request, or one
         // between lanes other than host and llm.
         let (style, status) = if e.to == Lane::Llm {
@@ -35,6 +38,45 @@ impl Context<'_> {
             label: visible(&format!("llm-http: {}", e.text()), LABEL_CHARS),
             detail,
         }
+    }
+
+    /// A request the host sent the model for a server's `sampling/createMessage`, or its
+    /// answer: labelled as such, never checked as a turn of the loop.
+    fn sampling(&self, i: usize) -> Option<Text> {
+        let x = self
+            .report
+            .sampling
+            .iter()
+            .find(|x| x.request == i || x.response == Some(i))?;
+        let server = x.sampling_for.as_deref().unwrap_or("?");
+        let shape = x.shape.map_or("?", |s| s.as_str());
+        let (style, label, detail) = if x.request == i {
+            (
+                Style::LlmRequest,
+                format!("sampling for {}", visible(server, NAME_CHARS)),
+                format!(
+                    "{shape} request the host sends for server `{server}`'s sampling/createMessage"
+                ),
+            )
+        } else {
+            let stop = x.stop_reason.as_deref().unwrap_or("?");
+            (
+                Style::LlmResponse,
+                format!("{stop} \"{}\"", visible(&x.text, DETAIL_CHARS)),
+                format!("the model's answer, which the host returns to `{server}`"),
+            )
+        };
+        let status = match x.status {
+            Some(code) if code >= 400 => Status::Error,
+            _ => Status::Ok,
+        };
+        Some(Text {
+            style,
+            status,
+            problem: None,
+            label: visible(&label, LABEL_CHARS),
+            detail: Some(detail),
+        })
     }
 
     fn llm_request(&self, n: usize, x: &LlmExchange, e: &Event) -> Text {
