@@ -97,6 +97,11 @@ def main():
         if path.suffix == ".json":
             put("wrap_config", path.read_bytes())
 
+    # Past crashes (tests/fixtures/fuzz/TARGET-what.ext, each guarded by a regression test) seed
+    # their target again.
+    for path in files(FIXTURES / "fuzz"):
+        put(path.name.split("-", 1)[0], path.read_bytes())
+
     for target in sorted(p.name for p in OUT.iterdir()):
         print(f"seeds: {target}: {len(list((OUT / target).iterdir()))}")
 

@@ -45,6 +45,7 @@ fn every_trace_reader_exits_2_on_a_missing_file_and_names_the_os_error_once() {
         vec!["export", missing, "--format", "mermaid"],
         vec!["poison", missing],
         vec!["doctor", missing],
+        vec!["diff", missing, missing],
     ] {
         let out = sightline(&args);
         let stderr = text(&out.stderr);
@@ -312,4 +313,109 @@ fn session_names_that_escape_the_sessions_folder_are_refused() {
     }
     let left: Vec<_> = std::fs::read_dir(data.path()).unwrap().collect();
     assert!(left.is_empty(), "nothing written: {left:?}");
+}
+
+/// Found by the `import_inspector` fuzz target: a `duration` (Inspector) or `time` (HAR) so
+/// large that the answer's time overflowed chrono's range panicked the importer. It is the
+/// entry's warning now, and the rest imports.
+#[test]
+fn an_import_with_a_duration_past_any_date_is_a_warning_not_a_panic() {
+    let dir = tempdir();
+    let inspector = dir.path().join("inspector-protocol-huge.json");
+    std::fs::write(
+        &inspector,
+        r#"[{"timestamp":"2026-08-19T11:59:58.320Z","direction":"request","origin":"client",
+  "message":{"jsonrpc":"2.0","id":1,"method":"tools/list"},
+  "response":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}},"duration":1444444444444444444444},
+ {"timestamp":"2026-08-19T11:59:58.400Z","direction":"notification","origin":"client",
+  "message":{"jsonrpc":"2.0","method":"notifications/initialized"}}]"#,
+    )
+    .unwrap();
+    let har = dir.path().join("huge.har");
+    std::fs::write(
+        &har,
+        r#"{"log":{"entries":[
+  {"startedDateTime":"2025-06-11T10:00:00.000Z","time":1e300,
+   "request":{"method":"POST","url":"http://127.0.0.1:3001/mcp","headers":[],"postData":{"text":"{}"}},
+   "response":{"status":202,"headers":[],"content":{"text":""}}},
+  {"startedDateTime":"2025-06-11T10:00:01.000Z","time":3,
+   "request":{"method":"POST","url":"http://127.0.0.1:3001/mcp","headers":[],"postData":{"text":"{}"}},
+   "response":{"status":202,"headers":[],"content":{"text":""}}}]}}"#,
+    )
+    .unwrap();
+    for (format, file, field) in [("inspector", &inspector, "duration"), ("har", &har, "time")] {
+        let out_path = dir.path().join(format!("{format}.jsonl"));
+        let out = sightline(&[
+            "import",
+            format,
+            file.to_str().unwrap(),
+            "--trace",
+            out_path.to_str().unwrap(),
+        ]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+        assert!(
+            stderr.contains(&format!("entry 1: `{field}` is "))
+                && stderr.contains("after any date"),
+            "{format}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{format}: {stderr}");
+        assert!(
+            !crate::util::load(&out_path).events.is_empty(),
+            "{format}: the rest imports"
+        );
+    }
+}
+
+/// Found by the `wrap_config` fuzz target (its input is in tests/fixtures/fuzz): a number in a
+/// field `wrap` does not touch came back as another number (`4.1705007e+145` against
+/// `4.1705006999999997e+145`), because JSON numbers were read to the nearest float only
+/// approximately (serde_json without `float_roundtrip`). Written and read again, every value
+/// is what it was.
+#[test]
+fn wrap_keeps_the_value_of_every_number_in_other_fields() {
+    use sightline::tap::wrap::{self, WrapOptions};
+    let input = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/wrap_config-number-drift.json"
+    ))
+    .unwrap();
+    let text = String::from_utf8_lossy(&input);
+    let mut config = wrap::parse_config(&text).expect("the fuzzer's input parses");
+    let options = WrapOptions {
+        sightline: "/usr/local/bin/sightline".into(),
+        trace_dir: Some("/tmp/traces".into()),
+        session: None,
+        http_port: 6280,
+        port_is_free: |_| true,
+    };
+    wrap::wrap(&mut config, &options).expect("wraps");
+    let written = wrap::render_like(&config, &text);
+    assert_eq!(wrap::parse_config(&written).expect("parses"), config);
+}
+
+/// The fuzzers' crash inputs for the importers import (with warnings) instead of panicking.
+#[test]
+fn the_importers_crash_inputs_from_fuzzing_import_without_a_panic() {
+    let dir = tempdir();
+    for (format, file) in [
+        ("inspector", "import_inspector-duration-overflow.json"),
+        ("har", "import_har-time-overflow.har"),
+    ] {
+        let path = format!("{}/tests/fixtures/fuzz/{file}", env!("CARGO_MANIFEST_DIR"));
+        let out_path = dir.path().join(format!("{format}.jsonl"));
+        let out = sightline(&[
+            "import",
+            format,
+            &path,
+            "--trace",
+            out_path.to_str().unwrap(),
+        ]);
+        let stderr = text(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(0 | 2)),
+            "{format}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{format}: {stderr}");
+    }
 }

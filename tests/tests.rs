@@ -12,6 +12,7 @@ mod conformance;
 mod doctor;
 mod export;
 mod export_ranges;
+mod fuzz_crate;
 mod host_runs;
 mod http_proxy;
 mod import_inspector;

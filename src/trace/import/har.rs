@@ -15,7 +15,7 @@
 //! go), so the events are sorted by time before they are numbered.
 
 use base64::Engine as _;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::{HttpHooks, ImportWarning, Imported};
@@ -89,7 +89,7 @@ fn import_entry(
         .ok_or("no `request.url`")?;
     let server = name.map_or_else(|| host_of(url), str::to_string);
     let elapsed = entry.get("time").and_then(Value::as_f64).unwrap_or(0.0);
-    let answered = started + TimeDelta::microseconds((elapsed.max(0.0) * 1000.0) as i64);
+    let answered = super::after_ms(started, elapsed, "time")?;
     let time_of = |t: DateTime<Utc>| {
         use chrono::SubsecRound as _;
         t.trunc_subsecs(6)

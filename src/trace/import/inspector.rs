@@ -193,7 +193,7 @@ fn read_entry(entry: Value, number: usize) -> Result<Vec<Item>, String> {
     };
     if let Some(message) = entry.remove("message") {
         return match message {
-            Value::Object(message) => Ok(message_entry(entry, message, time)),
+            Value::Object(message) => message_entry(entry, message, time),
             // The Console export: one stderr line.
             Value::String(line) => Ok(vec![Item {
                 time,
@@ -227,7 +227,7 @@ fn message_entry(
     mut rest: Map<String, Value>,
     message: Map<String, Value>,
     time: Option<DateTime<Utc>>,
-) -> Vec<Item> {
+) -> Result<Vec<Item>, String> {
     let from_server = match rest.get("origin").and_then(Value::as_str) {
         Some("server") => true,
         Some("client") => false,
@@ -235,7 +235,7 @@ fn message_entry(
     };
     let response = rest.remove("response");
     let answered = match (time, rest.get("duration").and_then(Value::as_f64)) {
-        (Some(t), Some(ms)) => Some(t + TimeDelta::microseconds((ms.max(0.0) * 1000.0) as i64)),
+        (Some(t), Some(ms)) => Some(super::after_ms(t, ms, "duration")?),
         _ => time,
     };
     let mut items = vec![stdio(
@@ -247,7 +247,7 @@ fn message_entry(
     if let Some(response) = response.filter(|r| !r.is_null()) {
         items.push(stdio(answered, !from_server, response.to_string(), None));
     }
-    items
+    Ok(items)
 }
 
 /// A v1 History item: `{request, response?}`, each a JSON text or a value.

@@ -58,6 +58,16 @@ pub struct HttpHooks {
     pub sse_data: fn(&[u8]) -> Vec<String>,
 }
 
+/// `time` plus a duration in milliseconds as another tool recorded it (a negative one counts
+/// as 0), or why not: a duration that would end past any date (`"time": 1e300`) is the entry's
+/// problem, reported as its warning, never an overflow.
+fn after_ms(time: DateTime<Utc>, ms: f64, field: &str) -> Result<DateTime<Utc>, String> {
+    // `as` saturates: a huge duration becomes i64::MAX microseconds, which checked_add refuses.
+    let us = (ms.max(0.0) * 1000.0) as i64;
+    time.checked_add_signed(chrono::TimeDelta::microseconds(us))
+        .ok_or_else(|| format!("`{field}` is {ms} ms: it would end after any date"))
+}
+
 /// The formats Sightline imports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
