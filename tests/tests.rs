@@ -18,6 +18,7 @@ mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;
 mod otlp;
+mod otlp_phoenix;
 mod properties;
 mod proxy_basics;
 mod readers_and_exits;
