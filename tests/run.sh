@@ -17,4 +17,16 @@ if ! npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error; then
     exit 1
 fi
 
+# A real OTLP backend for tests/otlp_phoenix.rs: Arize Phoenix from PyPI, pinned, in a venv
+# under the user's cache (about 2 minutes and 820 MB the first time; reused after that).
+PHOENIX_VERSION=20.26.1
+PHOENIX_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/sightline/phoenix-$PHOENIX_VERSION"
+if [ ! -x "$PHOENIX_VENV/bin/arize-phoenix" ]; then
+    python3 -m venv --help >/dev/null 2>&1 || apt-get install -y -qq python3-venv >/dev/null
+    echo "tests/run.sh: installing arize-phoenix==$PHOENIX_VERSION into $PHOENIX_VENV" >&2
+    python3 -m venv "$PHOENIX_VENV"
+    "$PHOENIX_VENV/bin/pip" install -q --disable-pip-version-check "arize-phoenix==$PHOENIX_VERSION"
+fi
+export SIGHTLINE_PHOENIX="$PHOENIX_VENV/bin/arize-phoenix"
+
 cargo test --locked "$@"
