@@ -381,7 +381,7 @@ fn wrap_keeps_the_value_of_every_number_in_other_fields() {
     ))
     .unwrap();
     let text = String::from_utf8_lossy(&input);
-    let mut config = wrap::parse_config(&text).expect("the fuzzer's input parses");
+    let config = wrap::parse_config(&text).expect("the fuzzer's input parses");
     let options = WrapOptions {
         sightline: "/usr/local/bin/sightline".into(),
         trace_dir: Some("/tmp/traces".into()),
@@ -389,9 +389,10 @@ fn wrap_keeps_the_value_of_every_number_in_other_fields() {
         http_port: 6280,
         port_is_free: |_| true,
     };
-    wrap::wrap(&mut config, &options).expect("wraps");
-    let written = wrap::render_like(&config, &text);
-    assert_eq!(wrap::parse_config(&written).expect("parses"), config);
+    let wrapped = wrap::wrap(&text, &options).expect("wraps");
+    wrap::parse_config(&wrapped.text).expect("what wrap writes parses");
+    let restored = wrap::unwrap(&wrapped.text).expect("unwraps");
+    assert_eq!(wrap::parse_config(&restored.text).expect("parses"), config);
 }
 
 /// The fuzzers' crash inputs for the importers import (with warnings) instead of panicking.

@@ -28,6 +28,12 @@ pub mod wire_redact;
 #[path = "../../src/wire/sse.rs"]
 #[doc(hidden)]
 pub mod wire_sse;
+#[path = "../../src/wire/redact_url.rs"]
+#[doc(hidden)]
+pub mod wire_redact_url;
+// `redact_url` names its sibling as `super::redact`.
+#[doc(hidden)]
+pub use wire_redact as redact;
 
 pub mod tap {
     pub use super::tap_lines as lines;
@@ -36,6 +42,7 @@ pub mod tap {
 
 pub mod wire {
     pub use super::wire_redact as redact;
+    pub use super::wire_redact_url as redact_url;
     pub use super::wire_sse as sse;
 }
 

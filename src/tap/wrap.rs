@@ -35,7 +35,11 @@
 //! derives from the URL (OAuth discovery under `/.well-known/`, a legacy SSE server's message
 //! endpoint) going to the right upstream. Every other field (`headers`, `type`...) is kept.
 
+// Explicit paths, so the fuzz crate, which compiles this very file through `#[path]`, finds
+// them too (fuzz/src/lib.rs).
+#[path = "wrap/file.rs"]
 pub mod file;
+#[path = "wrap/jsonc.rs"]
 pub mod jsonc;
 
 use std::path::Path;
