@@ -4,6 +4,7 @@
 //! changes the trace. `mermaid` and `svg` draw the sequence diagram built by
 //! [`crate::analysis::diagram`], the same model the app draws.
 
+pub mod html;
 pub mod mermaid;
 pub mod summary;
 pub mod svg;
