@@ -265,7 +265,7 @@ fn main() {
     });
     let (report_time, _) = best(|| report(black_box(&events)));
     let options = doctor::DoctorOptions {
-        provider: sightline::host::api::ApiShape::Anthropic,
+        provider: sightline::wire::api::ApiShape::Anthropic,
         expect: Vec::new(),
     };
     let (doctor_time, _) = best(|| {

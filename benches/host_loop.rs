@@ -28,11 +28,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use sightline::host::agent::{RunOptions, run};
-use sightline::host::api::ApiShape;
 use sightline::host::mcp::McpConnection;
 use sightline::host::scenario::{HostOptions, Protocol, Scenario};
 use sightline::tap::{MemorySink, Recorder, ServerCommand};
 use sightline::trace::{Channel, Event, Lane};
+use sightline::wire::api::ApiShape;
 
 const WARMUP: usize = 3;
 const RUNS: usize = 30;

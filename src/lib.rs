@@ -42,3 +42,4 @@ pub mod servers;
 pub mod tap;
 pub mod trace;
 pub mod ui;
+pub mod wire;

@@ -11,8 +11,8 @@ use std::time::Duration;
 use serde_json::Value;
 use sightline::analysis::conformance::{Conformance, check};
 use sightline::analysis::{report, tokens};
-use sightline::host::api::ApiShape;
 use sightline::trace::{Event, Header, Kind, LoadedTrace, write_trace};
+use sightline::wire::api::ApiShape;
 
 use crate::util::*;
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use sightline::analysis::doctor::{self, Code, DoctorOptions};
-use sightline::host::api::ApiShape;
 use sightline::trace::{Analysis, Channel, Event, Header, Kind, Lane, ProcessInfo, write_trace};
+use sightline::wire::api::ApiShape;
 
 use crate::util;
 

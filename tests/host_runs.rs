@@ -3,7 +3,7 @@
 //! Each test runs a scenario (the embedded scripted model, the built-in servers, no network and
 //! no key) or points the host at a tiny canned HTTP server, then reads the trace back with the
 //! library and checks what crossed, in which order, between which lanes. Expected values are
-//! computed with `sightline::host::convert` from what the servers actually sent.
+//! computed with `sightline::wire::convert` from what the servers actually sent.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -16,10 +16,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
-use sightline::host::api::ApiShape;
-use sightline::host::convert;
 use sightline::host::scenario::Scenario;
 use sightline::trace::{Analysis, Channel, Event, Kind, Lane, LoadedTrace, Pairing};
+use sightline::wire::api::ApiShape;
+use sightline::wire::convert;
 
 use crate::util;
 

@@ -7,11 +7,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use sightline::host::api::ApiShape;
-use sightline::host::provider::reassemble::reassemble;
-use sightline::host::provider::sse::SseParser;
 use sightline::host::scripted::{Script, ScriptedModel};
 use sightline::trace::{Channel, Event, Lane};
+use sightline::wire::api::ApiShape;
+use sightline::wire::reassemble::reassemble;
+use sightline::wire::sse::SseParser;
 
 use crate::util;
 

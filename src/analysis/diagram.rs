@@ -24,6 +24,8 @@
 //! in view are drawn, and a million stored labels would take more memory than the trace itself.
 //! Tool-call chains are rare and kept in one sorted table ([`Diagram::chain`]).
 
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod labels;
 mod llm;
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! long a description, too many tools) counts as not visible: the provider's limits are in
 //! [`rules`].
 //!
-//! [`Catalog::build`]: crate::host::catalog::Catalog::build
+//! [`Catalog::build`]: crate::wire::catalog::Catalog::build
 
 mod render;
 pub mod rules;
@@ -36,8 +36,8 @@ use serde_json::Value;
 pub use render::{json_lines, text};
 
 use super::Report;
-use crate::host::api::ApiShape;
 use crate::trace::{Event, Pairing};
+use crate::wire::api::ApiShape;
 
 /// Why a tool is or is not visible, or what is wrong with a server. Stable: scripts match on
 /// [`Code::as_str`].

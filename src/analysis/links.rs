@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::llm::LlmExchange;
-use crate::host::convert;
 use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
+use crate::wire::convert;
 
 /// One model tool call, followed through the host.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,10 +2,10 @@
 
 use serde_json::Value;
 
-use crate::host::api::ApiShape;
-use crate::host::convert;
-use crate::host::provider::{reassemble::reassemble, sse::SseParser};
 use crate::trace::{Channel, Event, Lane};
+use crate::wire::api::ApiShape;
+use crate::wire::convert;
+use crate::wire::{reassemble::reassemble, sse::SseParser};
 
 /// Which half of an exchange an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! `tools` parameter to the `tools/list` entry it came from, and names the tools a server
 //! listed that the model never got. Like the rest of the analysis it is computed on load.
 //!
-//! LLM bodies are read with [`crate::host::convert`] and the provider's SSE reassembly: the
+//! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
 pub mod conformance;

@@ -50,8 +50,8 @@ use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::Tokenizer;
 
 use super::Report;
-use crate::host::api::ApiShape;
 use crate::trace::Event;
+use crate::wire::api::ApiShape;
 
 /// Anthropic's documented characters per token.
 pub const ANTHROPIC_CHARS_PER_TOKEN: f64 = 3.5;
@@ -200,8 +200,8 @@ impl Counter {
 mod tests {
     use super::*;
     use crate::analysis::report;
-    use crate::host::convert::tool_to_api;
     use crate::trace::{Channel, HttpInfo, Lane};
+    use crate::wire::convert::tool_to_api;
     use serde_json::json;
 
     /// The seed article's tool, as `tools/list` gives it.

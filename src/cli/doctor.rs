@@ -21,10 +21,10 @@ use clap::Args;
 
 use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
 use crate::host::agent::{self, RunOptions};
-use crate::host::api::ApiShape;
 use crate::host::scenario::{Protocol, Scenario};
 use crate::tap::{Recorder, ServerCommand};
 use crate::trace::{Header, TraceWriter};
+use crate::wire::api::ApiShape;
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {

@@ -228,7 +228,7 @@ fn scripted_model(
             "scripted model for `{}` listening on {base}",
             scenario.title
         );
-        for shape in crate::host::api::ApiShape::ALL {
+        for shape in crate::wire::api::ApiShape::ALL {
             println!("  {:<12} POST {base}{}", shape.as_str(), shape.path());
         }
         println!("press Ctrl-C to stop");

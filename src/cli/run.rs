@@ -11,10 +11,10 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::host::agent::{self, RunOptions};
-use crate::host::api::ApiShape;
 use crate::host::scenario::{Protocol, SCRIPTED_MODEL, Scenario};
 use crate::tap::Recorder;
 use crate::trace::{Header, TraceWriter};
+use crate::wire::api::ApiShape;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {

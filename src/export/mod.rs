@@ -8,3 +8,6 @@ pub mod html;
 pub mod mermaid;
 pub mod summary;
 pub mod svg;
+
+#[cfg(test)]
+mod tests;

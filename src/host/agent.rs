@@ -16,15 +16,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::api::ApiShape;
-use super::catalog::{Catalog, Fate};
-use super::convert;
 use super::mcp::{ConnectError, McpConnection};
 use super::provider::{Provider, ProviderConfig, ProviderError};
 use super::scenario::{Protocol, Scenario, ServerSpec};
 use super::scripted::ScriptedModel;
 use crate::tap::{Recorder, ServerCommand};
 use crate::trace::Lane;
+use crate::wire::api::ApiShape;
+use crate::wire::catalog::{Catalog, Fate};
+use crate::wire::convert;
 
 /// How to run a scenario; each field overrides the scenario's own setting.
 #[derive(Debug, Clone, Default)]
@@ -186,7 +186,7 @@ impl Loop<'_> {
             progress(&format!("host: {} listed {} tool(s)", c.name, tools.len()));
             listed.push((c.name.clone(), tools));
         }
-        let catalog = Catalog::build(self.shape, &listed, &self.scenario.host);
+        let catalog = Catalog::build(self.shape, &listed, &self.scenario.host.catalog());
         for (entry, why) in catalog.dropped() {
             let text = format!(
                 "host drops tool `{}` of server `{}`: {why}",

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::api::ApiShape;
 use super::scripted::Script;
+use crate::wire::api::ApiShape;
+use crate::wire::catalog::{CatalogOptions, OnInvalidTool, Prefix};
 
 /// The model name that selects the embedded scripted model.
 pub const SCRIPTED_MODEL: &str = "scripted";
@@ -74,31 +75,6 @@ pub struct ServerSpec {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     pub cwd: Option<PathBuf>,
-}
-
-/// When the host prefixes tool names with their server's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Prefix {
-    /// Only names that collide across servers (`server__tool`).
-    #[default]
-    OnCollision,
-    Always,
-    /// Never: the first server's tool wins a collision, the other is dropped.
-    Never,
-}
-
-/// What the host does with a tool the provider would reject.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OnInvalidTool {
-    /// Drop that tool, keep the rest (most hosts).
-    #[default]
-    DropTool,
-    /// Drop every tool of that server (hosts that validate a server's tools all or nothing).
-    DropServer,
-    /// Rename it to a valid name (replace invalid characters with `_`).
-    Sanitize,
 }
 
 /// The host's answer to `elicitation/create`.
@@ -164,6 +140,17 @@ impl Default for HostOptions {
             max_turns: 8,
             max_tokens: 1024,
             stream: false,
+        }
+    }
+}
+
+impl HostOptions {
+    /// What the tool catalog needs of the host's options.
+    pub fn catalog(&self) -> CatalogOptions<'_> {
+        CatalogOptions {
+            prefix: self.prefix,
+            on_invalid_tool: self.on_invalid_tool,
+            deny: &self.deny,
         }
     }
 }

@@ -51,7 +51,7 @@ pub use script::{
 };
 pub use server::ScriptedModel;
 
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 use script::fill;
 use shapes::{Answer, Call};
 

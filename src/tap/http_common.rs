@@ -4,8 +4,8 @@
 
 use axum::http::{HeaderMap, HeaderName, header};
 
-use crate::host::provider::is_credential_header;
-use crate::host::provider::redact::scrub_secret;
+use crate::wire::redact::is_credential_header;
+use crate::wire::redact::scrub_secret;
 
 /// Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1).
 pub(crate) const HOP_BY_HOP: [&str; 8] = [
@@ -165,7 +165,7 @@ pub(crate) fn outgoing(
     secrets.extend(url_secrets);
     let mut recorded_headers = header_pairs(&headers);
     recorded_headers.push(("host".into(), upstream_host.to_string()));
-    crate::host::provider::redact_headers(&mut recorded_headers);
+    crate::wire::redact::redact_headers(&mut recorded_headers);
     let mut recorded_body = body.to_vec();
     scrub(&mut recorded_body, &secrets);
     let info = crate::trace::HttpInfo {

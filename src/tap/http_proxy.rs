@@ -50,10 +50,10 @@ use serde_json::{Map, Value, json};
 use super::Recorder;
 use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
 use super::llm_proxy::BODY_LIMIT;
-use crate::host::provider::redact::scrub_secret_str;
-use crate::host::provider::redact_headers;
-use crate::host::provider::sse::{SseEvent, SseParser};
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::redact::redact_headers;
+use crate::wire::redact::scrub_secret_str;
+use crate::wire::sse::{SseEvent, SseParser};
 
 /// Why the proxy could not start.
 #[derive(Debug, thiserror::Error)]

@@ -21,7 +21,7 @@
 //!   trace a `note`.
 //!
 //! Credentials never reach the trace: credential headers are redacted by
-//! [`redact_headers`](crate::host::provider::redact_headers), credential query parameters
+//! [`redact_headers`](crate::wire::redact::redact_headers), credential query parameters
 //! (`key=`, `api_key=`, any name [`is_credential_header`] flags) are redacted in the recorded
 //! URL, and the secret values found there are also scrubbed from the recorded bodies (an API
 //! that echoes a key in an error would otherwise leak it). Only the record is changed; the
@@ -48,8 +48,8 @@ use serde_json::json;
 use super::Recorder;
 pub use super::http_common::is_hop_by_hop;
 use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
-use crate::host::provider::{REDACTED, is_credential_header, redact_headers};
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::redact::{REDACTED, is_credential_header, redact_headers};
 
 /// The largest request body accepted (the Anthropic API's own limit).
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
@@ -204,7 +204,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         Err(err) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
-                crate::host::provider::redact::scrub_secret_str(&mut detail, secret);
+                crate::wire::redact::scrub_secret_str(&mut detail, secret);
             }
             let message =
                 format!("sightline llm-proxy: cannot reach the upstream {recorded_url}: {detail}");
@@ -346,7 +346,7 @@ impl RecordingStream {
         );
         if let Some(mut problem) = problem {
             for secret in &pending.secrets {
-                crate::host::provider::redact::scrub_secret_str(&mut problem, secret);
+                crate::wire::redact::scrub_secret_str(&mut problem, secret);
             }
             let note = format!("sightline llm-proxy: {} ({problem})", pending.url);
             recorder.record_note(Lane::Llm, Lane::Host, &note);

@@ -14,9 +14,9 @@ use super::desktop::Command;
 use super::recent::RecentFiles;
 use super::scenarios::{DEFAULT, SHIPPED, Shipped};
 use crate::host::agent::RunOptions;
-use crate::host::api::ApiShape;
 use crate::host::scenario::Protocol;
 use crate::trace::import::Format as ImportFormat;
+use crate::wire::api::ApiShape;
 
 /// The state of the menu's one window.
 #[derive(Debug)]

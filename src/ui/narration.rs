@@ -21,8 +21,8 @@ use serde_json::Value;
 use super::i18n::{Language, Strings};
 use crate::analysis::explain;
 use crate::analysis::{CallChain, Report};
-use crate::host::api::ApiShape;
 use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, signal_name};
+use crate::wire::api::ApiShape;
 
 /// Longest quoted text (a prompt, a result, a log line), in characters.
 const QUOTE_CHARS: usize = 90;

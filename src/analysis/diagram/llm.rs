@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use super::labels::{Context, DETAIL_CHARS, LABEL_CHARS, NAME_CHARS, Parts, Text, ms, nonempty};
 use super::{Status, Style, visible};
 use crate::analysis::LlmExchange;
-use crate::host::api::ApiShape;
 use crate::trace::{Event, Lane};
+use crate::wire::api::ApiShape;
 
 impl Context<'_> {
     pub(super) fn llm(&self, i: usize, e: &Event) -> Text {

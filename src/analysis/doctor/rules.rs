@@ -18,8 +18,8 @@
 use serde_json::Value;
 
 use super::Code;
-use crate::host::api::ApiShape;
-use crate::host::convert::API_NAME_PATTERN;
+use crate::wire::api::ApiShape;
+use crate::wire::convert::API_NAME_PATTERN;
 
 /// The most tools OpenAI accepts in one request (Responses and Chat Completions).
 pub const OPENAI_MAX_TOOLS: usize = 128;
@@ -103,7 +103,7 @@ pub fn tool_problem(shape: ApiShape, tool: &Value) -> Option<(Code, String)> {
 }
 
 /// The code for a host's reason for dropping a tool (the text of its `note`, or of a
-/// [`crate::host::catalog::Fate::Dropped`]).
+/// [`crate::wire::catalog::Fate::Dropped`]).
 pub fn classify_drop(why: &str) -> Code {
     if why.contains("`deny`") || why.contains("filtered") {
         Code::HostFiltered

@@ -18,10 +18,9 @@ use super::rules::{self, hint, max_tools, name_rule, provider_name, tool_problem
 use super::session::Server;
 use super::{Basis, Code, Ctx, Diagnosis, DoctorOptions, ToolFinding};
 use crate::analysis::LlmExchange;
-use crate::host::catalog::{Catalog, Entry, Fate};
-use crate::host::convert::{self, ToolRejected};
-use crate::host::scenario::HostOptions;
 use crate::trace::{Channel, Kind, Lane};
+use crate::wire::catalog::{Catalog, CatalogOptions, Entry, Fate};
+use crate::wire::convert::{self, ToolRejected};
 
 pub(super) fn diagnose(ctx: &Ctx, mut servers: Vec<Server>, options: &DoctorOptions) -> Diagnosis {
     let last = ctx.report.llm.last();
@@ -38,7 +37,7 @@ pub(super) fn diagnose(ctx: &Ctx, mut servers: Vec<Server>, options: &DoctorOpti
         .iter()
         .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
         .collect();
-    let catalog = Catalog::build(basis.shape(), &lists, &HostOptions::default());
+    let catalog = Catalog::build(basis.shape(), &lists, &CatalogOptions::default());
     let d = &ctx.report.rpc.derived;
     let notes: Vec<(usize, String)> = (0..ctx.cut.min(ctx.events.len()))
         .filter(|&i| {

@@ -8,21 +8,18 @@
 //! streaming ([`reassemble`]). Credentials are redacted from recorded headers ([`redact`]);
 //! the API key is scrubbed from anything else that would be recorded.
 //!
+//! [`reassemble`]: crate::wire::reassemble
+//! [`redact`]: crate::wire::redact
+//!
 //! When something goes wrong the trace still ends with the failing exchange: the response, if
 //! one arrived, or a `note` from the LLM lane saying why none did.
 //!
-//! - [`sse`]: the Server-Sent Events parser.
-//! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
-//! - [`redact`]: header redaction.
 //! - [`error`]: [`ProviderError`], one line per failure, naming the URL.
 //! - `request` / `response`: the endpoint and headers sent; reading the status and body.
 
 pub mod error;
-pub mod reassemble;
-pub mod redact;
 mod request;
 mod response;
-pub mod sse;
 
 #[cfg(test)]
 mod tests;
@@ -36,11 +33,12 @@ use serde_json::Value;
 use tokio::time::{Instant, timeout_at};
 
 pub use error::ProviderError;
-pub use redact::{REDACTED, is_credential_header, redact_headers};
 
-use crate::host::api::ApiShape;
 use crate::tap::Recorder;
 use crate::trace::{Channel, HttpInfo, Lane};
+use crate::wire::api::ApiShape;
+use crate::wire::redact::{self, REDACTED, is_credential_header, redact_headers};
+use crate::wire::sse;
 use request::{endpoint, is_loopback, request_headers};
 
 /// What the importers ([`crate::trace::import`]) need for HTTP: this module's header redaction

@@ -1,7 +1,7 @@
 //! Building a request: the endpoint URL and the headers, in the order they are sent.
 
 use super::ProviderConfig;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// `base_url` + the shape's path, without a doubled `/v1` or `//`.
 pub(super) fn endpoint(base_url: &str, shape: ApiShape) -> String {

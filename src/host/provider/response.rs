@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use super::{Provider, ProviderError, error, reassemble, sse};
+use super::{Provider, ProviderError, error};
+use crate::wire::{reassemble, sse};
 
 impl Provider {
     /// The answer as JSON, or the error its status or body amounts to.

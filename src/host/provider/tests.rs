@@ -8,13 +8,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use super::reassemble::tests::{
-    ANTHROPIC_STREAM, CHAT_STREAM, RESPONSES_STREAM, anthropic_expected, chat_expected,
-    responses_expected,
-};
 use super::*;
 use crate::tap::{MemorySink, Recorder};
 use crate::trace::Event;
+use crate::wire::reassemble::tests::{
+    ANTHROPIC_STREAM, CHAT_STREAM, RESPONSES_STREAM, anthropic_expected, chat_expected,
+    responses_expected,
+};
 
 pub(super) const KEY: &str = "sk-test-0123456789abcdef";
 

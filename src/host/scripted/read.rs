@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::RequestError;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// The model name echoed when a request names none.
 pub(super) const DEFAULT_MODEL: &str = "scripted";

@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::{RequestError, Script, ScriptedError, answer, error_body, stream};
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// The largest request body accepted (the Anthropic API's own limit).
 const BODY_LIMIT: usize = 32 * 1024 * 1024;

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::read::Conversation;
 use super::script::StopReason;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// What the model decided to say for one request, before it is written in a shape.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::shapes::{self, Answer};
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// The whole stream, one server-sent event per string (each ends with a blank line).
 pub(super) fn events(shape: ApiShape, answer: &Answer, include_usage: bool) -> Vec<String> {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::{append_string, error_text, parse_event};
-use crate::host::provider::sse::SseEvent;
+use crate::wire::sse::SseEvent;
 
 #[derive(Default)]
 struct ChatChoice {

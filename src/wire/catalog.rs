@@ -7,11 +7,45 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::api::ApiShape;
 use super::convert;
-use super::scenario::{HostOptions, OnInvalidTool, Prefix};
+
+/// When the host prefixes tool names with their server's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prefix {
+    /// Only names that collide across servers (`server__tool`).
+    #[default]
+    OnCollision,
+    Always,
+    /// Never: the first server's tool wins a collision, the other is dropped.
+    Never,
+}
+
+/// What the host does with a tool the provider would reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnInvalidTool {
+    /// Drop that tool, keep the rest (most hosts).
+    #[default]
+    DropTool,
+    /// Drop every tool of that server (hosts that validate a server's tools all or nothing).
+    DropServer,
+    /// Rename it to a valid name (replace invalid characters with `_`).
+    Sanitize,
+}
+
+/// How the host decides: the part of a scenario's `[host]` table the catalog reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CatalogOptions<'a> {
+    pub prefix: Prefix,
+    pub on_invalid_tool: OnInvalidTool,
+    /// Tools the host will not show the model, as `server/tool` or `tool`.
+    pub deny: &'a [String],
+}
 
 /// What happened to one tool a server listed.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +80,7 @@ impl Catalog {
     pub fn build(
         shape: ApiShape,
         servers: &[(String, Vec<Value>)],
-        options: &HostOptions,
+        options: &CatalogOptions,
     ) -> Catalog {
         let mut count: HashMap<String, usize> = HashMap::new();
         for (_, tools) in servers {
@@ -177,7 +211,7 @@ mod tests {
             ),
             ("forecast".to_string(), vec![tool("get_weather")]),
         ];
-        let c = Catalog::build(ApiShape::Anthropic, &servers, &HostOptions::default());
+        let c = Catalog::build(ApiShape::Anthropic, &servers, &CatalogOptions::default());
         assert_eq!(
             fates(&c),
             [
@@ -200,15 +234,15 @@ mod tests {
             "odd".to_string(),
             vec![tool("get_time"), tool("get forecast")],
         )];
-        let options = HostOptions {
+        let options = CatalogOptions {
             on_invalid_tool: OnInvalidTool::DropServer,
-            ..HostOptions::default()
+            ..CatalogOptions::default()
         };
         let c = Catalog::build(ApiShape::Openai, &servers, &options);
         assert!(c.api_tools().is_empty());
-        let never = HostOptions {
+        let never = CatalogOptions {
             prefix: Prefix::Never,
-            ..HostOptions::default()
+            ..CatalogOptions::default()
         };
         let two = vec![
             ("a".to_string(), vec![tool("t")]),

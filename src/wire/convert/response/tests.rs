@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::host::convert::golden;
+use crate::wire::convert::golden;
 
 fn seoul() -> Map<String, Value> {
     let Value::Object(map) = json!({"location": "Seoul"}) else {

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use super::str_field;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// A user turn saying `text`: `{role: "user", content: text}` in all three shapes (for
 /// Responses, an input item in the short "easy message" form).
@@ -181,7 +181,7 @@ pub fn tool_names_in_request(shape: ApiShape, request_body: &Value) -> Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::convert::{
+    use crate::wire::convert::{
         golden, parse_response, tool_error_to_api, tool_result_to_api, tool_to_api,
     };
 

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::host::provider::sse::SseParser;
+use crate::wire::sse::SseParser;
 
 fn run(shape: ApiShape, text: &str) -> Result<Value, String> {
     reassemble(shape, &SseParser::parse(text.as_bytes()))

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::json_kind;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// The tool-name pattern the three APIs enforce (some providers now allow 128 characters;
 /// Sightline keeps to the limit they all share).
@@ -174,7 +174,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::host::convert::golden;
+    use crate::wire::convert::golden;
 
     /// The seed article's `get_weather`, as the MCP TypeScript SDK lists it.
     fn get_weather() -> Value {

@@ -26,7 +26,7 @@
 use serde_json::{Map, Value, json};
 
 use super::str_field;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// The image types Anthropic and OpenAI accept as input.
 const VISION_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -210,7 +210,7 @@ pub fn tool_error_to_api(shape: ApiShape, call_id: &str, message: &str) -> Vec<V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::convert::golden;
+    use crate::wire::convert::golden;
 
     const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::sse::SseEvent;
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 mod chat;
 

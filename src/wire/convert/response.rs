@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::{json_kind, str_field};
-use crate::host::api::ApiShape;
+use crate::wire::api::ApiShape;
 
 /// Why a tool call's arguments cannot become `tools/call` `arguments` (an object).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,20 @@
+//! The LLM wire formats: what crosses between a host and an LLM API, as pure code.
+//!
+//! The recorder (`tap`), the host (`host`), the analysis and the app all read the same bytes:
+//! request and response bodies in three API shapes, Server-Sent Events, headers that carry
+//! credentials. Each of those has one definition here, with no I/O (std, serde_json and a few
+//! pure crates), so no two of those modules have to import each other to share it.
+//!
+//! - [`api`]: the three LLM API shapes Sightline speaks.
+//! - [`convert`]: conversions between MCP and each API shape (tools, calls, results).
+//! - [`catalog`]: which tools the model sees, under which names, and why some are dropped.
+//! - [`sse`]: the Server-Sent Events parser.
+//! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
+//! - [`redact`]: credential headers and secrets, kept out of traces and logs.
+
+pub mod api;
+pub mod catalog;
+pub mod convert;
+pub mod reassemble;
+pub mod redact;
+pub mod sse;
