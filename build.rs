@@ -22,5 +22,8 @@ fn main() {
         return;
     }
     println!("cargo::rustc-cfg=sightline_web_bundle");
-    println!("cargo::rustc-env=SIGHTLINE_WEB_BUNDLE_DIR={}", dir.display());
+    println!(
+        "cargo::rustc-env=SIGHTLINE_WEB_BUNDLE_DIR={}",
+        dir.display()
+    );
 }

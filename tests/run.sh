@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs the third-party MCP peers the tests
-# talk to (npm packages pinned in tests/peers/package-lock.json), then runs every test.
-# Extra arguments go to `cargo test` (for example a test name filter).
+# talk to (npm packages pinned in tests/peers/package-lock.json), builds the web viewer
+# (tools/build-web.sh, which the binary embeds for `export --format html` and `serve`), runs
+# every test, then the web viewer's tests in a real browser (tests/web/run.sh).
+# Extra arguments go to `cargo test` (for example a test name filter); with them the browser
+# tests are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,4 +20,8 @@ if ! npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error; then
     exit 1
 fi
 
+tools/build-web.sh >/dev/null
 cargo test --locked "$@"
+if [ $# -eq 0 ]; then
+    tests/web/run.sh
+fi

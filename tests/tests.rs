@@ -23,3 +23,4 @@ mod sessions;
 mod trace_files;
 mod trace_schema;
 mod ui_app;
+mod web_page;

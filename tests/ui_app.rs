@@ -445,12 +445,14 @@ fn file_import_turns_a_claude_desktop_log_into_a_trace_and_draws_its_messages() 
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/mcp-server-weather.log");
     let out = dir.path().join("imported.jsonl");
     let mut app = SightlineApp::from_events("", Vec::new());
-    app.apply(DesktopCommand::Import {
-        format: ImportFormat::ClaudeDesktop,
-        file: log,
-        trace: Some(out.clone()),
-    }
-    .into());
+    app.apply(
+        DesktopCommand::Import {
+            format: ImportFormat::ClaudeDesktop,
+            file: log,
+            trace: Some(out.clone()),
+        }
+        .into(),
+    );
     // The same trace `sightline import claude-desktop` writes, opened.
     assert_eq!(app.store().source.path(), Some(out.as_path()));
     assert_eq!(app.store().len(), util::load(&out).events.len());
@@ -481,12 +483,14 @@ fn file_import_turns_a_claude_desktop_log_into_a_trace_and_draws_its_messages() 
 
     // A file that is not there is an error notice, and the trace shown stays.
     let mut app = h.into_state();
-    app.apply(DesktopCommand::Import {
-        format: ImportFormat::Inspector,
-        file: dir.path().join("missing.json"),
-        trace: Some(dir.path().join("never.jsonl")),
-    }
-    .into());
+    app.apply(
+        DesktopCommand::Import {
+            format: ImportFormat::Inspector,
+            file: dir.path().join("missing.json"),
+            trace: Some(dir.path().join("never.jsonl")),
+        }
+        .into(),
+    );
     assert!(app.notice().is_some_and(|n| n.is_error));
     assert_eq!(app.store().source.path(), Some(out.as_path()));
 }

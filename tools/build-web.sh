@@ -27,10 +27,10 @@ if [ "$have" != "$want" ]; then
 fi
 
 # The viewer alone (no `native` feature), as a cdylib, without giving the native build one.
-cargo rustc --locked --lib --release --target wasm32-unknown-unknown \
+cargo rustc --locked --lib --profile web --target wasm32-unknown-unknown \
   --no-default-features --features web --crate-type cdylib
-wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/sightline.wasm"
+wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/sightline.wasm"
 
 mkdir -p "$out"
-wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name sightline "$wasm"
+wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" --out-name sightline "$wasm"
 ls -l "$out"

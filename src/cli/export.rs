@@ -37,16 +37,19 @@ pub(super) fn check_lang(lang: Option<&str>) -> anyhow::Result<Option<&'static s
     let Some(code) = lang else {
         return Ok(None);
     };
-    match crate::ui::Language::ALL.into_iter().find(|l| l.code() == code) {
+    match crate::ui::Language::ALL
+        .into_iter()
+        .find(|l| l.code() == code)
+    {
         Some(l) => Ok(Some(l.code())),
         None => anyhow::bail!("unknown --lang `{code}`: use en, pt or es"),
     }
 }
 
-/// A browser tab's WebAssembly memory ends at 4 GiB; the viewer needs about this much per
-/// event (measured in headless Chromium, see README).
-pub(super) const WEB_BYTES_PER_EVENT: u64 = 2_000;
-/// What the page may use of those 4 GiB, leaving room for the browser's own copies.
+/// A browser tab's WebAssembly memory ends at 4 GiB. The viewer holds the trace's bytes while
+/// it reads them, and then about this much per event beside the raw text (measured in headless
+/// Chromium on 100,000 events of 200 bytes: 832 bytes per event of wasm memory in all).
+const WEB_BYTES_PER_EVENT: u64 = 640;
 const WEB_MEMORY_BUDGET: u64 = 3 << 30;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
@@ -94,7 +97,8 @@ fn html(
     lang: Option<&str>,
 ) -> anyhow::Result<String> {
     let bundle = crate::export::html::bundle()?;
-    let needed = loaded.events.len() as u64 * WEB_BYTES_PER_EVENT;
+    let size = std::fs::metadata(path).map_or(0, |m| if m.is_dir() { 0 } else { m.len() });
+    let needed = loaded.events.len() as u64 * WEB_BYTES_PER_EVENT + size;
     if needed > WEB_MEMORY_BUDGET {
         anyhow::bail!(
             "{}: {} events need about {} MB in the browser, more than a tab's WebAssembly \

@@ -58,18 +58,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let bundle = crate::export::html::bundle()?;
     // Fails now, with the path, when it is neither a trace nor a session folder.
     let follower = Follower::new(&args.trace).map_err(|e| anyhow::anyhow!(e))?;
-    let title = {
-        let header = follower.header();
-        if header.title.is_empty() {
-            args.trace
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-        } else {
-            header.title
-        }
-    };
     drop(follower);
-    let token = (!args.listen.ip().is_loopback()).then(new_token).transpose()?;
+    // The page names what it follows; the stream's header then gives the trace's own title.
+    let title = args.trace.display().to_string();
+    let token = (!args.listen.ip().is_loopback())
+        .then(new_token)
+        .transpose()?;
     let live = match &token {
         Some(t) => format!("events?token={t}"),
         None => "events".to_string(),
@@ -108,9 +102,14 @@ async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
         Some(t) => format!("http://{addr}/?token={t}"),
         None => format!("http://{addr}/"),
     };
-    // The one place the token is shown.
-    println!("serving {} at {url}", served.path.display());
-    println!("read-only; press Ctrl-C to stop");
+    // The one place the token is shown. A closed stdout must not stop the server.
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "serving {} at {url}", served.path.display());
+        let _ = writeln!(out, "read-only; press Ctrl-C to stop");
+        let _ = out.flush();
+    }
     let router = axum::Router::new()
         .route("/", axum::routing::get(page))
         .route("/events", axum::routing::get(events))
@@ -125,7 +124,8 @@ async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
 /// 32 hex digits from the operating system's random source.
 fn new_token() -> anyhow::Result<String> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no random source for the token: {e}"))?;
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("no random source for the token: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -146,7 +146,10 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
     let mut response = next.run(request).await;
     let h = response.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -163,8 +166,7 @@ fn query_token(query: Option<&str>) -> Option<&str> {
 /// Compares without stopping at the first difference.
 fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
-        && a
-            .bytes()
+        && a.bytes()
             .zip(b.bytes())
             .fold(0u8, |acc, (x, y)| acc | (x ^ y))
             == 0
@@ -241,7 +243,11 @@ async fn stream(
         if title.as_ref() != Some(&header.title) {
             let json = serde_json::to_string(&header).map_err(|e| e.to_string())?;
             title = Some(header.title);
-            if tx.send(format!("event: header\ndata: {json}\n\n")).await.is_err() {
+            if tx
+                .send(format!("event: header\ndata: {json}\n\n"))
+                .await
+                .is_err()
+            {
                 return Ok(());
             }
         }

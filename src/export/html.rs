@@ -53,7 +53,10 @@ pub fn bundle() -> Result<Bundle<'static>, HtmlError> {
     {
         Ok(Bundle {
             js: include_str!(concat!(env!("SIGHTLINE_WEB_BUNDLE_DIR"), "/sightline.js")),
-            wasm: include_bytes!(concat!(env!("SIGHTLINE_WEB_BUNDLE_DIR"), "/sightline_bg.wasm")),
+            wasm: include_bytes!(concat!(
+                env!("SIGHTLINE_WEB_BUNDLE_DIR"),
+                "/sightline_bg.wasm"
+            )),
         })
     }
     #[cfg(not(sightline_web_bundle))]
@@ -128,11 +131,18 @@ const BOOT: &str = r#"
     return out;
   };
   const loading = document.getElementById('sightline-loading');
+  const times = { script: performance.now() };
   try {
     await __wbg_init({ module_or_path: bytes('sightline-wasm') });
+    times.wasm_ready = performance.now();
     const trace = document.getElementById('sightline-trace') ? bytes('sightline-trace') : undefined;
     const config = document.getElementById('sightline-config').textContent;
-    window.sightline = { status: () => JSON.parse(status()), a11y: () => JSON.parse(a11y()) };
+    window.sightline = {
+      status: () => JSON.parse(status()),
+      a11y: () => JSON.parse(a11y()),
+      memory: () => wasm.memory.buffer.byteLength,
+      times,
+    };
     await start(document.getElementById('sightline'), config, trace);
     loading.remove();
   } catch (e) {
@@ -153,8 +163,7 @@ fn script_text(text: &str) -> String {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
         let lower = after.get(..7).unwrap_or(after).to_ascii_lowercase();
-        if lower.starts_with("/script") || lower.starts_with("!--") || lower.starts_with("script")
-        {
+        if lower.starts_with("/script") || lower.starts_with("!--") || lower.starts_with("script") {
             out.push_str("\\u003c");
         } else {
             out.push('<');

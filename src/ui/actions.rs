@@ -12,14 +12,34 @@
 
 use std::path::{Path, PathBuf};
 
-use super::app::SightlineApp;
+use super::Tr;
+use super::app::{Notice, SightlineApp};
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
 use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
-use super::view_actions::{notice, reset_view, tr};
 use crate::trace::import::Format as ImportFormat;
+
+fn tr(app: &SightlineApp) -> Tr<'_> {
+    Tr {
+        strings: &app.strings,
+        lang: app.lang,
+    }
+}
+
+fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
+    app.notice = Some(Notice { text, is_error });
+}
+
+/// Shows `store` instead of what was shown, from the top.
+fn reset_view(app: &mut SightlineApp, store: TraceStore) {
+    app.store = store;
+    app.selected = None;
+    app.replay.cursor = 0;
+    app.replay.playing = false;
+    app.notice = None;
+}
 
 /// Whether a native file dialog can be shown (the XDG desktop portal needs a session bus).
 fn has_file_dialog() -> bool {
@@ -355,7 +375,9 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
 fn html_page(store: &TraceStore, lang: super::Language) -> Result<String, String> {
     let bundle = crate::export::html::bundle().map_err(|e| e.to_string())?;
     let bytes = match &store.source {
-        Source::File(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        Source::File(path) => {
+            std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?
+        }
         _ => crate::trace::trace_bytes(
             &crate::trace::Header::new(store.title.clone()),
             &store.events,

@@ -256,4 +256,3 @@ fn install_fonts(ctx: &egui::Context) {
     }
     ctx.set_fonts(fonts);
 }
-

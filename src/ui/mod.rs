@@ -108,4 +108,3 @@ pub fn lane_title(tr: Tr<'_>, lane: &crate::analysis::diagram::LaneInfo) -> Stri
         LaneKind::Other => lane.title.clone(),
     }
 }
-

@@ -1,10 +1,8 @@
 //! Applying the viewer's commands: selection, language, teaching mode. They work the same on
 //! the desktop and in the browser; the rest goes to [`super::platform::apply`].
 
-use super::Tr;
-use super::app::{Notice, SightlineApp};
+use super::app::SightlineApp;
 use super::command::Command;
-use super::store::TraceStore;
 
 pub(super) fn apply(app: &mut SightlineApp, command: Command) {
     match command {
@@ -24,18 +22,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
     }
 }
 
-pub(super) fn tr(app: &SightlineApp) -> Tr<'_> {
-    Tr {
-        strings: &app.strings,
-        lang: app.lang,
-    }
-}
-
-pub(super) fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
-    app.notice = Some(Notice { text, is_error });
-}
-
-pub(super) fn select(app: &mut SightlineApp, i: usize) {
+fn select(app: &mut SightlineApp, i: usize) {
     if i >= app.store.len() {
         return;
     }
@@ -46,13 +33,4 @@ pub(super) fn select(app: &mut SightlineApp, i: usize) {
     if app.replay.active && i > app.replay.cursor {
         app.replay.cursor = i;
     }
-}
-
-/// Shows `store` instead of what was shown, from the top.
-pub(super) fn reset_view(app: &mut SightlineApp, store: TraceStore) {
-    app.store = store;
-    app.selected = None;
-    app.replay.cursor = 0;
-    app.replay.playing = false;
-    app.notice = None;
 }

@@ -35,8 +35,6 @@ pub struct Inbox {
     warnings: Vec<LoadWarning>,
     /// The stream is open (false once the server has gone).
     connected: bool,
-    /// Asked to repaint when lines arrive.
-    ctx: Option<egui::Context>,
 }
 
 /// The browser's state beside the viewer's.

@@ -10,7 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Which wire shape a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "native", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ApiShape {
     /// Anthropic Messages API.

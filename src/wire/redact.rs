@@ -79,7 +79,7 @@ fn is_rate_limit_figure(name: &str, value: &str) -> bool {
 /// Replaces every occurrence of `secret` in `bytes` with `[redacted]`. Returns whether
 /// anything was replaced. Secrets shorter than 8 bytes are left alone: replacing them would
 /// mangle ordinary text, and no real API key is that short.
-pub(crate) fn scrub_secret(bytes: &mut Vec<u8>, secret: &str) -> bool {
+pub fn scrub_secret(bytes: &mut Vec<u8>, secret: &str) -> bool {
     let needle = secret.as_bytes();
     if needle.len() < 8 || memmem::find(bytes, needle).is_none() {
         return false;
@@ -97,7 +97,7 @@ pub(crate) fn scrub_secret(bytes: &mut Vec<u8>, secret: &str) -> bool {
 }
 
 /// [`scrub_secret`] for a string.
-pub(crate) fn scrub_secret_str(text: &mut String, secret: &str) {
+pub fn scrub_secret_str(text: &mut String, secret: &str) {
     if secret.len() >= 8 && text.contains(secret) {
         *text = text.replace(secret, REDACTED);
     }

@@ -43,6 +43,10 @@ struct Status {
     last_frame_ms: f64,
     /// The slowest of the last 120 frames.
     max_recent_frame_ms: f64,
+    /// eframe's measure of the previous frame as a whole (update, tessellation, painting).
+    last_frame_cpu_ms: Option<f64>,
+    /// The slowest of the last 120 of those.
+    max_recent_cpu_ms: f64,
     /// The stream of a served trace is open.
     live_connected: Option<bool>,
 }
@@ -118,6 +122,7 @@ pub async fn start(
         frames: 0,
         recent: Vec::new(),
         last_frame_ms: 0.0,
+        cpu: Vec::new(),
     };
     eframe::WebRunner::new()
         .start(
@@ -127,8 +132,8 @@ pub async fn start(
                 cc.egui_ctx.enable_accesskit();
                 cc.egui_ctx.add_plugin(Mirror);
                 if let Some((url, inbox)) = inbox {
-                    inbox.borrow_mut().ctx = Some(cc.egui_ctx.clone());
-                    listen(&url, inbox).map_err(|e| format!("cannot open {url}: {e:?}"))?;
+                    listen(&url, inbox, cc.egui_ctx.clone())
+                        .map_err(|e| format!("cannot open {url}: {e:?}"))?;
                 }
                 Ok(Box::new(page))
             }),
@@ -138,17 +143,10 @@ pub async fn start(
 
 /// Opens the server's event stream: `header` messages carry the title, the others one trace
 /// line each. The browser reconnects by itself, resuming after the last event id it saw.
-fn listen(url: &str, inbox: Rc<RefCell<Inbox>>) -> Result<(), JsValue> {
+fn listen(url: &str, inbox: Rc<RefCell<Inbox>>, ctx: egui::Context) -> Result<(), JsValue> {
     let source = web_sys::EventSource::new(url)?;
-    let wake = {
-        let inbox = inbox.clone();
-        move || {
-            // egui repaints by itself only on input: the next frame takes the lines in.
-            if let Some(ctx) = &inbox.borrow().ctx {
-                ctx.request_repaint();
-            }
-        }
-    };
+    // egui repaints by itself only on input: the next frame takes the lines in.
+    let wake = move || ctx.request_repaint();
     let on_line = {
         let inbox = inbox.clone();
         let wake = wake.clone();
@@ -222,11 +220,15 @@ struct Page {
     frames: u64,
     recent: Vec<f64>,
     last_frame_ms: f64,
+    cpu: Vec<f64>,
 }
 
 impl eframe::App for Page {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         let t0 = Instant::now();
+        if let Some(cpu) = frame.info().cpu_usage {
+            keep_last(&mut self.cpu, f64::from(cpu) * 1000.0);
+        }
         self.app.ui(ui);
         if self.app.platform.inbox.is_some() {
             // A served trace: look for new lines a few times a second even without input.
@@ -235,14 +237,19 @@ impl eframe::App for Page {
         }
         self.frames += 1;
         self.last_frame_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        self.recent.push(self.last_frame_ms);
-        if self.recent.len() > 120 {
-            self.recent.remove(0);
-        }
+        keep_last(&mut self.recent, self.last_frame_ms);
         if self.first_diagram_ms.is_none() && !self.app.store.is_empty() {
             self.first_diagram_ms = Some(self.started.elapsed().as_secs_f64() * 1000.0);
         }
         self.publish();
+    }
+}
+
+/// Keeps the last 120 figures.
+fn keep_last(list: &mut Vec<f64>, value: f64) {
+    list.push(value);
+    if list.len() > 120 {
+        list.remove(0);
     }
 }
 
@@ -273,6 +280,8 @@ impl Page {
             frames: self.frames,
             last_frame_ms: self.last_frame_ms,
             max_recent_frame_ms: self.recent.iter().copied().fold(0.0, f64::max),
+            last_frame_cpu_ms: self.cpu.last().copied(),
+            max_recent_cpu_ms: self.cpu.iter().copied().fold(0.0, f64::max),
             live_connected: app.platform.inbox.as_ref().map(|i| i.borrow().connected),
         };
         let json = serde_json::to_string(&status).unwrap_or_else(|_| "{}".into());
