@@ -10,8 +10,11 @@
 //! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod check;
+pub mod compare;
 pub mod conformance;
 pub mod diagram;
+pub mod diff;
 pub mod doctor;
 pub mod explain;
 mod links;

@@ -4,6 +4,8 @@
 //! proxy is the exception that proves the rule: its stdout belongs to the MCP client, so it
 //! writes nothing there but the server's bytes.
 
+mod check;
+mod diff;
 mod doctor;
 mod export;
 mod import;
@@ -101,6 +103,20 @@ enum Command {
     /// `sightline doctor --provider openai -- npx -y @modelcontextprotocol/server-everything`.
     /// Exit status 1 when a listed or expected tool is not visible, 2 on usage or I/O errors.
     Doctor(doctor::DoctorArgs),
+    /// A trace as a CI gate: expected, forbidden and visible tools, latency and token
+    /// limits, and finding classes (errors, schema violations, drift, poisoning, hidden tools,
+    /// deprecated features, secrets); text, JUnit or SARIF.
+    ///
+    /// Example: `sightline check run.jsonl --forbid-tool delete_repo --expect-visible
+    /// get_weather --format junit --out check.xml` (exit status 1 when a test fails)
+    Check(check::CheckArgs),
+    /// What changed between two recordings: tools, prompts, resources, instructions,
+    /// capabilities, what the model was sent, and each call's outcome and latency.
+    ///
+    /// Example: `sightline diff before.jsonl after.jsonl --exit-code` (exit status 1 on a
+    /// removal, a changed definition, a worse outcome or a slowdown; 2 when a trace cannot be
+    /// read)
+    Diff(diff::DiffArgs),
     /// Tool pinning and rug pulls: pin tool definitions, list or forget pins, and check a
     /// trace against them and within itself.
     ///
@@ -193,6 +209,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => export::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Diff(args) => diff::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),

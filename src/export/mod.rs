@@ -4,6 +4,8 @@
 //! changes the trace. `mermaid` and `svg` draw the sequence diagram built by
 //! [`crate::analysis::diagram`], the same model the app draws.
 
+pub mod check;
+pub mod diff;
 pub mod html;
 pub mod mermaid;
 pub mod summary;

@@ -1,0 +1,283 @@
+//! What one trace says about its servers, in the form two traces are compared in.
+//!
+//! Per server (named by its `serverInfo.name`, else its lane): the revision, capabilities and
+//! instructions of its last handshake, the last complete listing of each primitive (tools,
+//! prompts, resources, resource templates, pages joined), and every `tools/call` with its
+//! outcome and latency. Per trace: the tools the model was last sent (the `tools` parameter of
+//! the last LLM request), by the name the model saw.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::analysis::Report;
+use crate::analysis::pins::canonical_json;
+use crate::trace::{Event, Kind, Lane, Pairing};
+
+/// The primitives a server lists, and the member that names each entry.
+pub const PRIMITIVES: [(&str, &str, &str, &str); 4] = [
+    ("tool", "tools/list", "tools", "name"),
+    ("prompt", "prompts/list", "prompts", "name"),
+    ("resource", "resources/list", "resources", "uri"),
+    (
+        "resource template",
+        "resources/templates/list",
+        "resourceTemplates",
+        "uriTemplate",
+    ),
+];
+
+/// One entry of a listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: String,
+    pub definition: Value,
+    /// `seq` of the result it came in.
+    pub seq: u64,
+}
+
+/// How a `tools/call` ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A result: `isError` and the result (without `_meta`).
+    Result { is_error: bool, result: Value },
+    /// A JSON-RPC error: code and message.
+    Error { code: i64, message: String },
+    /// No answer in the trace.
+    Unanswered,
+}
+
+impl Outcome {
+    /// `true` for a tool error, a JSON-RPC error or no answer.
+    pub fn failed(&self) -> bool {
+        !matches!(
+            self,
+            Outcome::Result {
+                is_error: false,
+                ..
+            }
+        )
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Result { is_error, .. } => {
+                if *is_error {
+                    "tool error (isError)".into()
+                } else {
+                    "result".into()
+                }
+            }
+            Outcome::Error { code, message } => format!("error {code} {message}"),
+            Outcome::Unanswered => "no answer".into(),
+        }
+    }
+}
+
+/// One `tools/call` of a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub tool: String,
+    /// [`canonical_json`] of the arguments.
+    pub arguments: String,
+    /// `seq` of the request.
+    pub seq: u64,
+    /// `seq` of the answer.
+    pub answer: Option<u64>,
+    pub outcome: Outcome,
+    pub latency_us: Option<i64>,
+}
+
+/// What a trace says about one server.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Server {
+    pub name: String,
+    pub revision: Option<String>,
+    /// `seq` of the last handshake result.
+    pub handshake: Option<u64>,
+    pub capabilities: Option<Value>,
+    pub instructions: Option<String>,
+    /// Primitive kind (see [`PRIMITIVES`]) -> its last complete listing, in order.
+    pub lists: BTreeMap<&'static str, Vec<Entry>>,
+    pub calls: Vec<Call>,
+}
+
+/// What a trace says, server by server.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inventory {
+    pub servers: Vec<Server>,
+    /// The `tools` parameter of the last LLM request: name as sent -> entry; and its `seq`.
+    pub model_tools: Option<(u64, Vec<(String, Value)>)>,
+}
+
+impl Inventory {
+    pub fn server(&self, name: &str) -> Option<&Server> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+/// Reads a trace's [`Inventory`].
+pub fn inventory(events: &[Event], report: &Report) -> Inventory {
+    let index_of: HashMap<u64, usize> =
+        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+    let derived = &report.rpc.derived;
+    let mut lanes: Vec<(Lane, Server)> = Vec::new();
+    // (lane, primitive) -> listing being filled by pages, and whether it is still open.
+    let mut filling: HashMap<(Lane, &'static str), (Vec<Entry>, bool)> = HashMap::new();
+    let json = |i: usize| serde_json::from_str::<Value>(&events[i].text()).ok();
+    for (i, (event, d)) in events.iter().zip(derived).enumerate() {
+        if !event.channel.carries_jsonrpc() {
+            continue;
+        }
+        let (server_lane, from_server) = if event.from.is_server() {
+            (&event.from, true)
+        } else if event.to.is_server() {
+            (&event.to, false)
+        } else {
+            continue;
+        };
+        let at = match lanes.iter().position(|(l, _)| l == server_lane) {
+            Some(at) => at,
+            None => {
+                let name = server_lane.server_name().unwrap_or_default().to_string();
+                lanes.push((
+                    server_lane.clone(),
+                    Server {
+                        name,
+                        ..Server::default()
+                    },
+                ));
+                lanes.len() - 1
+            }
+        };
+        let server = &mut lanes[at].1;
+        let method = d.method.as_deref().unwrap_or_default();
+        if !from_server && d.kind == Kind::Request && method == "tools/call" {
+            let Some(msg) = json(i) else { continue };
+            let tool = msg
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let arguments =
+                canonical_json(msg.pointer("/params/arguments").unwrap_or(&Value::Null));
+            let answer = match d.pairing {
+                Pairing::AnsweredBy(seq) => index_of.get(&seq).copied(),
+                _ => None,
+            };
+            let outcome = match answer {
+                None => Outcome::Unanswered,
+                Some(a) => outcome(json(a).as_ref(), &derived[a]),
+            };
+            server.calls.push(Call {
+                tool,
+                arguments,
+                seq: event.seq,
+                answer: answer.map(|a| events[a].seq),
+                outcome,
+                latency_us: d.latency_us,
+            });
+            continue;
+        }
+        if !from_server || d.kind != Kind::Response {
+            continue;
+        }
+        if matches!(method, "initialize" | "server/discover") {
+            let Some(result) = json(i).and_then(|v| v.get("result").cloned()) else {
+                continue;
+            };
+            if let Some(name) = result
+                .pointer("/serverInfo/name")
+                .or_else(|| result.pointer("/_meta/io.modelcontextprotocol~1serverInfo/name"))
+                .and_then(Value::as_str)
+            {
+                server.name = name.to_string();
+            }
+            server.handshake = Some(event.seq);
+            server.revision = d.revision.as_deref().map(str::to_string);
+            server.capabilities = result.get("capabilities").cloned();
+            server.instructions = result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            continue;
+        }
+        let Some(&(kind, _, member, key)) = PRIMITIVES.iter().find(|p| p.1 == method) else {
+            continue;
+        };
+        let Some(result) = json(i).and_then(|v| v.get("result").cloned()) else {
+            continue;
+        };
+        let continues = match d.pairing {
+            Pairing::Answers(seq) => index_of
+                .get(&seq)
+                .and_then(|&r| json(r))
+                .and_then(|v| v.pointer("/params/cursor").cloned())
+                .is_some_and(|c| !c.is_null()),
+            _ => false,
+        };
+        let entries = result
+            .get(member)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|def| Entry {
+                key: def
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                definition: def.clone(),
+                seq: event.seq,
+            });
+        let slot = filling
+            .entry((server_lane.clone(), kind))
+            .or_insert_with(|| (Vec::new(), false));
+        if !(continues && slot.1) {
+            slot.0.clear();
+        }
+        slot.0.extend(entries);
+        slot.1 = result.get("nextCursor").is_some_and(|c| !c.is_null());
+        if !slot.1 {
+            server.lists.insert(kind, slot.0.clone());
+        }
+    }
+    let model_tools = report
+        .llm
+        .iter()
+        .rev()
+        .find(|x| x.shape.is_some())
+        .map(|x| {
+            let entries = x
+                .tool_entries
+                .iter()
+                .enumerate()
+                .map(|(n, entry)| (x.tools.get(n).cloned().unwrap_or_default(), entry.clone()))
+                .collect();
+            (events[x.request].seq, entries)
+        });
+    Inventory {
+        servers: lanes.into_iter().map(|(_, s)| s).collect(),
+        model_tools,
+    }
+}
+
+fn outcome(msg: Option<&Value>, d: &crate::trace::Derived) -> Outcome {
+    if let Some((code, message)) = d.error() {
+        return Outcome::Error {
+            code,
+            message: message.to_string(),
+        };
+    }
+    let mut result = msg
+        .and_then(|m| m.get("result"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    if let Some(obj) = result.as_object_mut() {
+        obj.remove("_meta");
+    }
+    Outcome::Result {
+        is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
+        result,
+    }
+}

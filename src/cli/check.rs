@@ -1,0 +1,163 @@
+//! `sightline check TRACE [rules] [--format text|junit|sarif] [--out FILE]`: a trace as a CI
+//! gate (see [`crate::analysis::check`]).
+//!
+//! Exit status 0 when every test passes, 1 when one fails, 2 when the trace, the pin file or
+//! a rule cannot be read, or the report cannot be written. The report goes to `--out FILE`
+//! (written whole, after the checks) or stdout.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+
+use crate::analysis::check::{self, CheckOptions, Class};
+use crate::analysis::pins::PinStore;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Junit,
+    Sarif,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The trace file (JSON Lines) or session folder.
+    trace: PathBuf,
+    /// A tool that must have been called (MCP name or `server/tool`). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    expect_tool: Vec<String>,
+    /// A tool that must not have been called. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    forbid_tool: Vec<String>,
+    /// A tool the model must see in its `tools` parameter (from the doctor). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    expect_visible: Vec<String>,
+    /// The longest a tools/call may take: `500ms`, `2s`, `1.5s`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    max_latency: Option<Duration>,
+    /// The most tokens the tools parameter of an LLM request may cost.
+    #[arg(long, value_name = "N")]
+    max_tool_tokens: Option<usize>,
+    /// Finding classes that fail the check, comma separated: error, invalid, unanswered,
+    /// schema, drift, poison, hidden, deprecated, secret.
+    #[arg(long, value_name = "CLASSES", value_delimiter = ',', value_parser = parse_class,
+          default_value = "error,invalid,unanswered,schema,poison")]
+    fail_on: Vec<Class>,
+    /// The pin file `drift` also checks against (default: none, only drift within the trace).
+    #[arg(long, value_name = "FILE")]
+    pins: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Write the report here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+fn parse_class(s: &str) -> Result<Class, String> {
+    Class::parse(s.trim()).ok_or_else(|| {
+        let all: Vec<&str> = Class::ALL.iter().map(|c| c.as_str()).collect();
+        format!("unknown class `{s}`; the classes are {}", all.join(", "))
+    })
+}
+
+/// `250ms`, `2s`, `1.5s`, `300us`; a bare number is milliseconds.
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let (number, unit) = match t.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(i) => t.split_at(i),
+        None => (t, "ms"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 500ms, 2s)"))?;
+    let secs = match unit {
+        "us" | "µs" => value / 1e6,
+        "ms" => value / 1e3,
+        "s" => value,
+        "m" | "min" => value * 60.0,
+        _ => {
+            return Err(format!(
+                "`{s}`: unknown unit `{unit}` (use us, ms, s or min)"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("`{s}`: {e}"))
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    super::diff::or_trouble(check(args))
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let loaded = super::load_trace(&args.trace)?;
+    let report = crate::analysis::report(&loaded.events);
+    let store = match &args.pins {
+        Some(path) => Some(
+            PinStore::open(path)
+                .with_context(|| format!("cannot read the pin file {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let options = CheckOptions {
+        expect_tool: args.expect_tool,
+        forbid_tool: args.forbid_tool,
+        expect_visible: args.expect_visible,
+        max_latency_us: args
+            .max_latency
+            .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
+        max_tool_tokens: args.max_tool_tokens,
+        fail_on: args.fail_on,
+    };
+    let result = check::check(&loaded.events, &report, &options, store.as_ref());
+    let trace = args.trace.display().to_string();
+    let out = match args.format {
+        Format::Text => crate::export::check::text(&result),
+        Format::Junit => crate::export::check::junit(&result, &trace),
+        Format::Sarif => {
+            let lines = if args.trace.is_file() {
+                std::fs::read_to_string(&args.trace)
+                    .map(|t| crate::export::check::event_lines(&t))
+                    .unwrap_or_default()
+            } else {
+                Default::default()
+            };
+            crate::export::check::sarif(&result, &trace, &lines)
+        }
+    };
+    match &args.out {
+        Some(path) => std::fs::write(path, &out).with_context(|| {
+            format!(
+                "cannot write the {} report to {}",
+                format!("{:?}", args.format).to_lowercase(),
+                path.display()
+            )
+        })?,
+        None => super::pins::write_stdout(&out)?,
+    }
+    if args.out.is_some() {
+        eprintln!(
+            "sightline: {} of {} test(s) failed",
+            result.failed(),
+            result.tests.len()
+        );
+    }
+    Ok(ExitCode::from(u8::from(result.failed() > 0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_take_units_and_bare_milliseconds() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("250"), Ok(Duration::from_millis(250)));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3h").is_err());
+    }
+}

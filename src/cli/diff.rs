@@ -1,0 +1,92 @@
+//! `sightline diff A B [--exit-code] [--json] [--ignore POINTER]... [--latency-ratio R]
+//! [--latency-min-ms MS]`: what changed between two recordings (see
+//! [`crate::analysis::diff`]).
+//!
+//! Without `--exit-code` the status is 0 whatever changed (like `git diff`); with it, 1 when a
+//! change fails ([`crate::analysis::diff::Change::fails`]). 2 when a trace cannot be read or
+//! the two traces speak different revisions.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::analysis::compare::{Ignore, Pattern};
+use crate::analysis::diff::{self, DiffOptions};
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier trace (file or session folder).
+    a: PathBuf,
+    /// The later trace (file or session folder).
+    b: PathBuf,
+    /// Exit 1 on a removal, a changed definition, a worse or changed outcome or a slowdown.
+    #[arg(long)]
+    exit_code: bool,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Leave out this JSON pointer when comparing definitions and results (`*`: any index or
+    /// key), e.g. `--ignore /content/*/text`. Repeatable.
+    #[arg(long, value_name = "POINTER", value_parser = parse_pattern)]
+    ignore: Vec<Pattern>,
+    /// A call is slower when it takes this many times as long as in A...
+    #[arg(long, default_value_t = 2.0, value_name = "RATIO")]
+    latency_ratio: f64,
+    /// ...and at least this many milliseconds longer.
+    #[arg(long, default_value_t = 100, value_name = "MS")]
+    latency_min_ms: u64,
+}
+
+pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
+    Pattern::parse(s).map_err(|e| e.to_string())
+}
+
+pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
+    or_trouble(diff(args))
+}
+
+/// Exit status 2 for an error (printed once on stderr), so a CI script can tell "differs" (1)
+/// from "could not compare" (2).
+pub(super) fn or_trouble(result: anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
+    result.or_else(|err| {
+        eprintln!("sightline: error: {err:#}");
+        Ok(ExitCode::from(2))
+    })
+}
+
+fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
+    if !(args.latency_ratio.is_finite() && args.latency_ratio >= 1.0) {
+        anyhow::bail!(
+            "--latency-ratio {}: must be a number of at least 1",
+            args.latency_ratio
+        );
+    }
+    let side = |path: &std::path::Path| -> anyhow::Result<diff::Inventory> {
+        let loaded = super::load_trace(path)?;
+        let report = crate::analysis::report(&loaded.events);
+        Ok(diff::inventory(&loaded.events, &report))
+    };
+    let (a, b) = (side(&args.a)?, side(&args.b)?);
+    let options = DiffOptions {
+        ignore: args
+            .ignore
+            .into_iter()
+            .fold(Ignore::defaults(), Ignore::with),
+        latency_ratio: args.latency_ratio,
+        latency_min_us: i64::try_from(args.latency_min_ms.saturating_mul(1000)).unwrap_or(i64::MAX),
+    };
+    let result = diff::diff(&a, &b, &options)
+        .map_err(|e| anyhow::anyhow!("{} vs {}: {e}", args.a.display(), args.b.display()))?;
+    let out = if args.json {
+        crate::export::diff::json(&result)
+    } else {
+        crate::export::diff::text(&result)
+    };
+    super::pins::write_stdout(&out)?;
+    Ok(ExitCode::from(if args.exit_code {
+        result.exit_status()
+    } else {
+        0
+    }))
+}
