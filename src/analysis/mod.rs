@@ -21,7 +21,6 @@ mod links;
 mod llm;
 pub mod pins;
 pub mod poison;
-#[cfg(feature = "native")]
 pub mod tokens;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
