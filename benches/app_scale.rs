@@ -3,55 +3,21 @@
 //! visible rows are drawn). The baseline in the same run is reading the same file into memory
 //! and splitting its lines, the least any viewer must do.
 //!
-//! Run with `cargo bench --bench app_scale` (add `-- 100000` to skip the 1M case).
+//! Both of the benches' mixes (`traces.rs`). Also: typing into the message list's text filter
+//! (per keystroke), and following a growing 100,000-event trace (100 events appended, until
+//! drawn, against opening it).
+//!
+//! Run with `cargo bench --bench app_scale` (add `-- 100000` to skip the 1M case, `-- tool` or
+//! `-- weather` for one mix).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use sightline::trace::{Channel, Event, Header, Lane, TraceWriter, now};
+#[path = "traces.rs"]
+mod traces;
 use sightline::ui::SightlineApp;
 use sightline::ui::command::Command;
-
-/// One weather loop as the host records it: 12 events.
-fn loop_events(k: u64) -> Vec<(Lane, Lane, Channel, String)> {
-    let s = || Lane::server("weather");
-    let id = 1 + 2 * k;
-    vec![
-        (Lane::User, Lane::Host, Channel::Note, format!("What's the weather in city {k}?")),
-        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#)),
-        (s(), Lane::Host, Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"get_weather","description":"Get current weather information for a location","inputSchema":{{"type":"object","properties":{{"location":{{"type":"string"}}}},"required":["location"]}}}}]}}}}"#)),
-        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"location":"city {k}"}}}}}}"#, id + 1)),
-        (s(), Lane::Host, Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[{{"type":"text","text":"city {k}: 15C, partly cloudy"}}],"isError":false}}}}"#, id + 1)),
-        (s(), Lane::Host, Channel::Stdio, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"served"}}"#.to_string()),
-        (s(), Lane::Host, Channel::Stderr, format!("served city {k}")),
-        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{k},"progress":1}}}}"#)),
-        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":"p{k}","method":"ping"}}"#)),
-        (s(), Lane::Host, Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":"p{k}","result":{{}}}}"#)),
-        (s(), Lane::Host, Channel::Stdio, "debug output that is not JSON".to_string()),
-        (Lane::Host, Lane::User, Channel::Note, format!("city {k}: 15C, partly cloudy")),
-    ]
-}
-
-fn write_trace(path: &std::path::Path, n: u64) -> u64 {
-    let mut writer = TraceWriter::create(path, &Header::new("synthetic")).expect("create");
-    let t0 = now();
-    let mut seq = 0;
-    let mut k = 0;
-    while seq < n {
-        for (from, to, channel, raw) in loop_events(k) {
-            if seq == n {
-                break;
-            }
-            let time = t0 + chrono::Duration::microseconds(seq as i64 * 50);
-            let event = Event::with_bytes(seq, time, from, to, channel, raw.into_bytes());
-            writer.append(&event).expect("append");
-            seq += 1;
-        }
-        k += 1;
-    }
-    writer.flush().expect("flush");
-    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
-}
+use traces::Mix;
 
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -76,64 +42,173 @@ fn frame(ctx: &egui::Context, app: &mut SightlineApp) -> Duration {
     start.elapsed()
 }
 
+/// Writes `n + extra` events of `mix`; returns the trace's text cut after `n` events and the
+/// `extra` lines after them.
+fn split_trace(dir: &std::path::Path, mix: Mix, n: u64, extra: u64) -> (Vec<u8>, Vec<u8>) {
+    let whole = dir.join("whole.jsonl");
+    mix.write(&whole, n + extra);
+    let text = std::fs::read(&whole).expect("read");
+    let _ = std::fs::remove_file(&whole);
+    // The header line, then n events.
+    let cut = text
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(n as usize)
+        .map_or(text.len(), |(i, _)| i + 1);
+    (text[..cut].to_vec(), text[cut..].to_vec())
+}
+
+/// Following a growing trace: `n` events on screen, then 100 more appended to the file;
+/// the time from reading them to the frame that shows them.
+fn follow(dir: &std::path::Path, mix: Mix, n: u64) {
+    const APPENDS: usize = 5;
+    const BATCH: u64 = 100;
+    let (head, tail) = split_trace(dir, mix, n, BATCH * APPENDS as u64);
+    let path = dir.join("followed.jsonl");
+    std::fs::write(&path, &head).expect("write");
+    let ctx = egui::Context::default();
+    let start = Instant::now();
+    let mut app = SightlineApp::follow(&path, std::sync::Arc::new(|| {}));
+    frame(&ctx, &mut app);
+    let first = start.elapsed();
+    let lines: Vec<&[u8]> = tail.split_inclusive(|&b| b == b'\n').collect();
+    let mut times = Vec::new();
+    for batch in lines.chunks(BATCH as usize) {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open for append");
+        for line in batch {
+            file.write_all(line).expect("append");
+        }
+        drop(file);
+        let start = Instant::now();
+        app.poll_following_now();
+        frame(&ctx, &mut app);
+        times.push(start.elapsed());
+        assert_eq!(app.store().len(), n as usize + times.len() * BATCH as usize);
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "  follow: open {n} events and draw {:>9.1} ms (the baseline: a full analysis)",
+        ms(first)
+    );
+    println!(
+        "  follow: +{BATCH} events until drawn  median {:.1} ms, max {:.1} ms over {APPENDS} appends ({:.3}x the open; target <= 20 ms)",
+        ms(times[APPENDS / 2]),
+        ms(times[APPENDS - 1]),
+        ms(times[APPENDS / 2]) / ms(first)
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Typing into the message list's text filter, one keystroke at a time.
+fn filter(app: &SightlineApp, word: &str) {
+    let store = app.store();
+    let mut list = sightline::ui::list::MessageList::default();
+    let mut times = Vec::new();
+    let mut hits = 0;
+    for end in 1..=word.len() {
+        list.filter.text = word[..end].to_string();
+        let start = Instant::now();
+        hits = list.matches(store).map_or(0, <[usize]>::len);
+        times.push(start.elapsed());
+    }
+    // Deleting the last character again (a wider filter: everything is looked at again).
+    list.filter.text = word[..word.len() - 1].to_string();
+    let start = Instant::now();
+    let _ = list.matches(store);
+    let back = start.elapsed();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let worst = times.iter().max().copied().unwrap_or_default();
+    println!(
+        "  text filter \"{word}\": first keystroke {:.1} ms, worst {:.1} ms, backspace {:.1} ms, {hits} hits (target <= 100 ms)",
+        ms(times[0]),
+        ms(worst),
+        ms(back)
+    );
+}
+
 fn main() {
-    let sizes: Vec<u64> = match std::env::args().skip(1).find_map(|a| a.parse().ok()) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sizes: Vec<u64> = match args.iter().find_map(|a| a.parse().ok()) {
         Some(n) => vec![n],
         None => vec![100_000, 1_000_000],
     };
+    let mixes: Vec<Mix> = Mix::ALL
+        .into_iter()
+        .filter(|m| {
+            let word = m.name().split([' ', '-']).next().unwrap_or_default();
+            !args.iter().any(|a| a == "tool" || a == "weather") || args.iter().any(|a| a == word)
+        })
+        .collect();
     let dir = std::env::temp_dir().join(format!("sightline-app-scale-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    for n in sizes {
-        let path = dir.join(format!("synthetic-{n}.jsonl"));
-        let bytes = write_trace(&path, n);
+    for mix in mixes {
+        for &n in &sizes {
+            let path = dir.join(format!("synthetic-{n}.jsonl"));
+            let bytes = mix.write(&path, n);
 
-        let start = Instant::now();
-        let text = std::fs::read(&path).expect("read");
-        let lines = text.split(|&b| b == b'\n').count();
-        let baseline = start.elapsed();
-        drop(text);
+            let start = Instant::now();
+            let text = std::fs::read(&path).expect("read");
+            let lines = text.split(|&b| b == b'\n').count();
+            let baseline = start.elapsed();
+            drop(text);
 
-        let before = rss_bytes();
-        let start = Instant::now();
-        let mut app = SightlineApp::from_trace(&path).expect("open");
-        let open = start.elapsed();
-        let memory = rss_bytes().saturating_sub(before);
+            let before = rss_bytes();
+            let start = Instant::now();
+            let mut app = SightlineApp::from_trace(&path).expect("open");
+            let open = start.elapsed();
+            let memory = rss_bytes().saturating_sub(before);
 
-        let ctx = egui::Context::default();
-        let first = frame(&ctx, &mut app);
-        let mut frames = Vec::new();
-        for step in 0..60u64 {
-            let target = ((step * 7919) % n) as usize;
-            app.apply(Command::Select(target));
-            frames.push(frame(&ctx, &mut app));
+            let ctx = egui::Context::default();
+            let first = frame(&ctx, &mut app);
+            let mut frames = Vec::new();
+            for step in 0..60u64 {
+                let target = ((step * 7919) % n) as usize;
+                app.apply(Command::Select(target));
+                frames.push(frame(&ctx, &mut app));
+            }
+            frames.sort();
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "{} trace, {n} events, {:.1} MB file ({lines} lines)",
+                mix.name(),
+                bytes as f64 / 1e6
+            );
+            println!("  read + split lines (baseline)  {:>9.1} ms", ms(baseline));
+            println!(
+                "  open: load + analyse + layout  {:>9.1} ms  ({:.1}x the baseline; target <= 4x)",
+                ms(open),
+                ms(open) / ms(baseline)
+            );
+            println!(
+                "  memory after open              {:>9.1} MB  ({:.2}x the file; target <= 1.7x)",
+                memory as f64 / 1e6,
+                memory as f64 / bytes as f64
+            );
+            println!("  first frame                    {:>9.2} ms", ms(first));
+            println!(
+                "  frame while jumping around     p50 {:.2} ms, p90 {:.2} ms, max {:.2} ms (target < 8 ms)",
+                ms(frames[30]),
+                ms(frames[54]),
+                ms(frames[59])
+            );
+            let word = match mix {
+                Mix::Weather => "get_weather",
+                Mix::ToolHeavy => "summarize",
+            };
+            filter(&app, word);
+            let _ = std::io::stdout().flush();
+            drop(app);
+            let _ = std::fs::remove_file(&path);
+            if n <= 100_000 {
+                follow(&dir, mix, n);
+            }
+            let _ = std::io::stdout().flush();
         }
-        frames.sort();
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        println!(
-            "{n} events, {:.1} MB file ({lines} lines)",
-            bytes as f64 / 1e6
-        );
-        println!("  read + split lines (baseline)  {:>9.1} ms", ms(baseline));
-        println!(
-            "  open: load + analyse + layout  {:>9.1} ms  ({:.1}x the baseline; target < 3000 ms at 1M)",
-            ms(open),
-            ms(open) / ms(baseline)
-        );
-        println!(
-            "  memory after open              {:>9.1} MB  ({:.2}x the file; target < 2x)",
-            memory as f64 / 1e6,
-            memory as f64 / bytes as f64
-        );
-        println!("  first frame                    {:>9.2} ms", ms(first));
-        println!(
-            "  frame while jumping around     p50 {:.2} ms, p90 {:.2} ms, max {:.2} ms (target < 8 ms)",
-            ms(frames[30]),
-            ms(frames[54]),
-            ms(frames[59])
-        );
-        let _ = std::io::stdout().flush();
-        drop(app);
-        let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -958,6 +958,130 @@ fn primitives_tour_fact(revision: &str, run: &Run) -> Result<(), String> {
             "no retry on {revision}"
         );
     }
+    sampling_goes_through_the_model(revision, run)?;
+    elicitation_goes_to_the_user(revision, run)?;
+    ensure!(
+        run.events().iter().any(|e| e.from == Lane::Host
+            && e.to == Lane::Host
+            && e.text().contains("roots/list")
+            && e.text().contains("its own configuration")),
+        "no host note saying roots come from the host's configuration"
+    );
+    Ok(())
+}
+
+/// Where the server's question is on the wire: the `sampling/createMessage` (or
+/// `elicitation/create`) request on 2025-11-25, the `input_required` result that carries it on
+/// 2026-07-28; and where the host's answer goes back (its result, or the retry).
+fn question_and_answer(
+    revision: &str,
+    run: &Run,
+    method: &str,
+    tool: &str,
+) -> Result<(usize, usize), String> {
+    if revision == "2025-11-25" {
+        let (asked, _) = run
+            .requests(method, true)
+            .into_iter()
+            .next()
+            .ok_or(format!("the server never sent {method}"))?;
+        let answered = run
+            .answer_of(asked)
+            .ok_or(format!("{method} not answered"))?;
+        return Ok((asked, answered));
+    }
+    let calls: Vec<usize> = run
+        .requests("tools/call", false)
+        .into_iter()
+        .filter(|(_, m)| m["params"]["name"] == tool)
+        .map(|(i, _)| i)
+        .collect();
+    let first = *calls.first().ok_or(format!("no tools/call {tool}"))?;
+    let asked = run
+        .answer_of(first)
+        .filter(|a| run.analysis.derived[*a].input_required)
+        .ok_or(format!("tools/call {tool} got no input_required result"))?;
+    let retry = *calls
+        .get(1)
+        .ok_or(format!("tools/call {tool} was not retried"))?;
+    Ok((asked, retry))
+}
+
+/// The article's lesson: sampling asks the *client's model*. Between the server's question and
+/// the host's answer there is an LLM request (marked as sampling for this server) and its
+/// response, and the model's text is what the server got back.
+fn sampling_goes_through_the_model(revision: &str, run: &Run) -> Result<(), String> {
+    let (asked, answered) =
+        question_and_answer(revision, run, "sampling/createMessage", "summarize")?;
+    let between = asked + 1..answered;
+    let request = between
+        .clone()
+        .find(|&i| is_llm_request(&run.events()[i]))
+        .ok_or(format!(
+            "no LLM request between the sampling question #{asked} and its answer #{answered}"
+        ))?;
+    let marked = run.events()[request].http.as_ref().is_some_and(|h| {
+        h.headers
+            .iter()
+            .any(|(k, v)| k == "x-sightline-sampling-for" && v == "tour")
+    });
+    ensure!(
+        marked,
+        "the sampling LLM request #{request} is not marked as sampling for tour"
+    );
+    let body = llm_body(&run.events()[request]);
+    ensure!(
+        body.get("tools").is_none(),
+        "a sampling request offers tools: {body}"
+    );
+    let response = between
+        .clone()
+        .find(|&i| i > request && is_llm_response(&run.events()[i]))
+        .ok_or(format!(
+            "no LLM response before the sampling answer #{answered}"
+        ))?;
+    let said = answer_text(ApiShape::Anthropic, &llm_body(&run.events()[response]));
+    ensure!(
+        !said.is_empty(),
+        "the model said nothing to the sampling request"
+    );
+    let summarize_result = run
+        .requests("tools/call", false)
+        .into_iter()
+        .filter(|(_, m)| m["params"]["name"] == "summarize")
+        .filter_map(|(i, _)| run.answer_of(i))
+        .filter_map(|a| stdio_json(&run.events()[a]))
+        .map(|m| m.to_string())
+        .collect::<String>();
+    ensure!(
+        summarize_result.contains(&said),
+        "the model's sampling answer {said:?} is not what the server got back: {summarize_result}"
+    );
+    Ok(())
+}
+
+/// Elicitation asks the *user*: the host shows the question on the user lane and brings back
+/// the user's answer, between the server's question and the host's answer.
+fn elicitation_goes_to_the_user(revision: &str, run: &Run) -> Result<(), String> {
+    let (asked, answered) =
+        question_and_answer(revision, run, "elicitation/create", "confirm_action")?;
+    let events = &run.events()[asked + 1..answered];
+    ensure!(
+        events.iter().any(|e| e.from == Lane::Host
+            && e.to == Lane::User
+            && e.text().contains("asks the user")),
+        "no host -> user question between #{asked} and #{answered}"
+    );
+    ensure!(
+        events.iter().any(|e| e.from == Lane::User
+            && e.to == Lane::Host
+            && e.text().contains("the user answers")),
+        "no user -> host answer between #{asked} and #{answered}"
+    );
+    ensure!(
+        !events.iter().any(is_llm_request),
+        "elicitation went to the model instead of the user"
+    );
     Ok(())
 }
 
@@ -1431,4 +1555,86 @@ fn provider_errors_end_the_run_with_one_clear_line() {
         assert_no_model_server_traffic(&run, what);
         drop(api);
     }
+}
+
+/// The scenario's explanation says how each shape carries an image and an error; keep it true:
+/// Responses gets an `input_image`, Chat a description, and neither OpenAI shape an error flag
+/// (the error is text starting with `Error`).
+#[test]
+fn tool_error_and_image_convert_as_the_explanation_says_for_openai_shapes() {
+    let path = repo("scenarios/tool-error-and-image.toml");
+    for (provider, image_as) in [("openai", "input_image"), ("openai-chat", "[image: ")] {
+        let run = sightline_run(&path, &["--provider", provider], &[]);
+        assert!(run.output.status.success(), "{}", run.describe());
+        let requests = run.llm_requests();
+        let (_, second) = requests.get(1).expect("a second LLM request");
+        let outputs: Vec<String> = match provider {
+            "openai" => second["input"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|item| item["type"] == "function_call_output")
+                .map(|item| item["output"].to_string())
+                .collect(),
+            _ => second["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| m["content"].to_string())
+                .collect(),
+        };
+        assert_eq!(outputs.len(), 2, "{provider}: {second}");
+        assert!(
+            outputs.iter().any(|o| o.contains(image_as)),
+            "{provider}: the image is not carried as {image_as}: {outputs:?}"
+        );
+        assert!(
+            outputs.iter().any(|o| o.starts_with("\"Error")),
+            "{provider}: the error is not text starting with Error: {outputs:?}"
+        );
+        assert!(
+            !second.to_string().contains("is_error"),
+            "{provider}: {second}"
+        );
+    }
+    let text = std::fs::read_to_string(&path).expect("scenario");
+    assert!(
+        text.contains("input_image") && text.contains("no error flag"),
+        "{text}"
+    );
+}
+
+/// The article's demo prints the server's instructions and the cost of the tools: `run` and
+/// `summary` do too (with and without the summary).
+#[test]
+fn run_and_summary_show_instructions_and_the_tools_token_cost() {
+    let path = repo("scenarios/weather.toml");
+    for args in [&[][..], &["--no-summary"][..]] {
+        let run = sightline_run(&path, args, &[]);
+        assert!(run.output.status.success(), "{}", run.describe());
+        for needle in [
+            "-- server:weather instructions: ",
+            "-- the model saw 1 tool in request #",
+            "get_weather ~",
+            "tool-use system prompt Anthropic adds: 286-675 tokens",
+        ] {
+            assert!(
+                run.stdout.contains(needle),
+                "{args:?}: no {needle:?} in\n{}",
+                run.stdout
+            );
+        }
+    }
+    let run = sightline_run(&path, &[], &[]);
+    let summary = Command::new(util::bin())
+        .args(["summary", &run.trace_path.display().to_string()])
+        .output()
+        .expect("summary");
+    let text = String::from_utf8_lossy(&summary.stdout);
+    assert!(
+        text.contains("-- the model saw 1 tool in request #"),
+        "{text}"
+    );
+    assert!(text.contains("-- server:weather instructions: "), "{text}");
 }

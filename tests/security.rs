@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::Value;
-use sightline::analysis::pins;
+use sightline::analysis::definitions;
 use sightline::servers::{poisoned, rugpull};
 use sightline::trace::{Event, Kind};
 
@@ -180,7 +180,7 @@ fn pins_accepted_on_day_one_catch_the_change_on_day_seven() {
     let elsewhere = dir.path().join("elsewhere.json");
     let (out, stdout) = sightline(&elsewhere, &["pins", "list", "--pins", path(&pins_file)]);
     assert!(out.status.success(), "{stdout}");
-    let day1_defs = pins::definitions(
+    let day1_defs = definitions::definitions(
         &util::load(&day1).events,
         &sightline::trace::analyze(&util::load(&day1).events),
     );

@@ -16,12 +16,12 @@ use crate::util::*;
 const PROMPT: &str = "What's the weather in Seoul right now?";
 const SECRET: &str = "sk-ant-EXTERNAL-HOST-SECRET";
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
     listener.local_addr().expect("local addr").port()
 }
 
-fn spawn_listening(cmd: &mut Command, port: u16) -> Child {
+pub fn spawn_listening(cmd: &mut Command, port: u16) -> Child {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -37,7 +37,7 @@ fn spawn_listening(cmd: &mut Command, port: u16) -> Child {
 }
 
 /// SIGTERM, then wait for the exit (the proxy flushes its trace first).
-fn stop(child: Child) {
+pub fn stop(child: Child) {
     let pid = i32::try_from(child.id()).expect("pid");
     // SAFETY: signalling a child we spawned and have not yet reaped.
     unsafe {
@@ -213,4 +213,49 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
     let merged = load(&merged);
     assert_eq!(merged.events, trace.events);
     assert_eq!(merged.header.extra["session"], "demo");
+}
+
+/// Records the weather loop of an external host (the TS SDK peer) through `llm-proxy --session`
+/// and a wrapped `proxy --session` into `dir/demo`, and returns the session folder.
+pub fn record_external_session(dir: &std::path::Path) -> std::path::PathBuf {
+    let session = dir.join("demo");
+    let session_arg = session.display().to_string();
+    let model_port = free_port();
+    let model = spawn_listening(
+        Command::new(bin())
+            .args(["scripted-model", "--scenario", "scenarios/weather.toml"])
+            .args(["--listen", &format!("127.0.0.1:{model_port}")])
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        model_port,
+    );
+    let llm_port = free_port();
+    let llm = spawn_listening(
+        Command::new(bin())
+            .args(["llm-proxy", "--listen", &format!("127.0.0.1:{llm_port}")])
+            .args(["--upstream", &format!("http://127.0.0.1:{model_port}")])
+            .args(["--session", &session_arg]),
+        llm_port,
+    );
+    let out = run(
+        Command::new("node")
+            .arg(peer("external-host.mjs"))
+            .arg(format!("http://127.0.0.1:{llm_port}"))
+            .arg(PROMPT)
+            .arg("--")
+            .arg(bin())
+            .args([
+                "proxy",
+                "--name",
+                "weather",
+                "--session",
+                &session_arg,
+                "--",
+            ])
+            .args([bin(), "demo-server", "weather"]),
+        Duration::from_secs(40),
+    );
+    assert!(out.status.success(), "host failed: {}", text(&out.stderr));
+    stop(llm);
+    stop(model);
+    session
 }

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::pins::canonical_json;
+use super::canonical::canonical_json;
 
 /// One place where two values differ. `old` is `None` when the member is new, `new` is `None`
 /// when it is gone.

@@ -36,7 +36,9 @@ use std::collections::HashMap;
 use crate::analysis::Report;
 use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
-pub use labels::{is_invisible, row_text, visible};
+pub use labels::{
+    has_message_label, is_invisible, message_label, row_text, tool_result_is_error, visible,
+};
 
 /// A whole trace as a sequence diagram.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -310,17 +312,24 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     let row = |i: usize| {
         let e = &events[i];
         let (from, to) = row_lanes(e);
-        let text = ctx.describe(i);
-        let problem = match text.status {
-            Status::Problem => text.problem.map(|p| (i, Shared::from(p))),
+        // Most rows' status needs no text; the others are described in full.
+        let (style, status, problem) = match ctx.style_status(i) {
+            Some((style, status)) => (style, status, None),
+            None => {
+                let text = ctx.describe(i);
+                (text.style, text.status, text.problem)
+            }
+        };
+        let problem = match status {
+            Status::Problem => problem.map(|p| (i, Shared::from(p))),
             _ => None,
         };
         let row = Row {
             event: i,
             from: lane_index[from],
             to: lane_index[to],
-            style: text.style,
-            status: text.status,
+            style,
+            status,
             pair: None,
         };
         (row, problem)

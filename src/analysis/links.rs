@@ -83,39 +83,64 @@ pub fn link(
             && rpc.derived[i].method.as_deref() == Some("tools/call")
     };
 
+    // Which requests return each call id, in order (for `returned_in`).
+    let mut returns: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (n, x) in llm.iter().enumerate() {
+        for id in &x.tool_results {
+            let at = returns.entry(id.as_str()).or_default();
+            if at.last() != Some(&n) {
+                at.push(n);
+            }
+        }
+    }
     let mut chains = Vec::new();
     let mut used = vec![false; events.len()];
     for (n, x) in llm.iter().enumerate() {
         let Some(asked_in) = x.response else { continue };
+        // The host sends a turn's calls before its next LLM request: look no further. Each
+        // `tools/call` of the turn is read once: (index, tool name, params).
+        let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
+        let sent: Vec<(usize, String, Value)> = if x.tool_calls.is_empty() {
+            Vec::new()
+        } else {
+            (asked_in + 1..until)
+                .filter(|&i| is_tools_call(i))
+                .map(|i| {
+                    let params = json(&events[i])
+                        .and_then(|mut v| v.get_mut("params").map(Value::take))
+                        .unwrap_or(Value::Null);
+                    let name = params
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
+                    (i, name, params)
+                })
+                .collect()
+        };
         for (call_id, tool, args) in &x.tool_calls {
-            // The host sends a turn's calls before its next LLM request: look no further.
-            let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
-            let tools_call = (asked_in + 1..until).find(|&i| {
-                if used[i] || !is_tools_call(i) {
-                    return false;
-                }
-                let params = json(&events[i])
-                    .and_then(|v| v.get("params").cloned())
-                    .unwrap_or(Value::Null);
-                let name = params
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let same_tool = tool == name
-                    || tool.ends_with(&format!("__{name}"))
-                    || *tool == convert::sanitize_name(name);
-                let same_args = args
-                    .as_ref()
-                    .is_none_or(|a| params.get("arguments").unwrap_or(&Value::Null) == a);
-                same_tool && same_args
-            });
+            let tools_call = sent
+                .iter()
+                .find(|(i, name, params)| {
+                    if used[*i] {
+                        return false;
+                    }
+                    let same_tool = tool == name
+                        || tool.ends_with(&format!("__{name}"))
+                        || *tool == convert::sanitize_name(name);
+                    let same_args = args
+                        .as_ref()
+                        .is_none_or(|a| params.get("arguments").unwrap_or(&Value::Null) == a);
+                    same_tool && same_args
+                })
+                .map(|(i, _, _)| *i);
             if let Some(i) = tools_call {
                 used[i] = true;
             }
-            let returned_in = llm[n + 1..]
-                .iter()
-                .find(|y| y.tool_results.contains(call_id))
-                .map(|y| y.request);
+            let returned_in = returns
+                .get(call_id.as_str())
+                .and_then(|at| at.get(at.partition_point(|&m| m <= n)))
+                .map(|&m| llm[m].request);
             chains.push(CallChain {
                 call_id: call_id.clone(),
                 tool: tool.clone(),

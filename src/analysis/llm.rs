@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::trace::{Channel, Event, Lane};
-use crate::wire::api::ApiShape;
+use crate::wire::api::{ApiShape, SAMPLING_HEADER};
 use crate::wire::convert;
 use crate::wire::{reassemble::reassemble, sse::SseParser};
 
@@ -39,6 +39,47 @@ pub struct LlmExchange {
     pub streamed: bool,
     /// Why the response could not be read, if it could not.
     pub problem: Option<String>,
+    /// The MCP server this request asks the model for (`sampling/createMessage`), when the
+    /// host marked it so ([`SAMPLING_HEADER`]): not a turn of the agent loop.
+    pub sampling_for: Option<String>,
+    /// The request's `model`, `max_tokens` (or `max_output_tokens`), `temperature`, `top_p`.
+    pub model: Option<String>,
+    pub max_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    /// The response's `model` and `id`.
+    pub response_model: Option<String>,
+    pub response_id: Option<String>,
+    /// The response's usage block, read the same way for every shape.
+    pub usage: Usage,
+}
+
+/// Token counts from a response's `usage` block (absent counts stay `None`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: Option<u64>,
+    pub output: Option<u64>,
+    pub cache_read: Option<u64>,
+    pub cache_creation: Option<u64>,
+    pub reasoning: Option<u64>,
+}
+
+impl Usage {
+    /// Anthropic `input_tokens`/`output_tokens`/`cache_*_input_tokens`; OpenAI Responses
+    /// `input_tokens`/`output_tokens` with `*_details`; Chat `prompt_tokens`/`completion_tokens`.
+    fn read(usage: &Value) -> Usage {
+        let n = |path: &str| usage.pointer(path).and_then(Value::as_u64);
+        Usage {
+            input: n("/input_tokens").or_else(|| n("/prompt_tokens")),
+            output: n("/output_tokens").or_else(|| n("/completion_tokens")),
+            cache_read: n("/cache_read_input_tokens")
+                .or_else(|| n("/input_tokens_details/cached_tokens"))
+                .or_else(|| n("/prompt_tokens_details/cached_tokens")),
+            cache_creation: n("/cache_creation_input_tokens"),
+            reasoning: n("/output_tokens_details/reasoning_tokens")
+                .or_else(|| n("/completion_tokens_details/reasoning_tokens")),
+        }
+    }
 }
 
 fn shape_of(url: &str) -> Option<ApiShape> {
@@ -51,6 +92,8 @@ fn shape_of(url: &str) -> Option<ApiShape> {
 /// Pairs every host -> llm request with the llm -> host response that follows it, and reads both.
 pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
     let mut out: Vec<LlmExchange> = Vec::new();
+    // Exchanges still waiting for a response; a response answers the latest of them.
+    let mut open: Vec<usize> = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if e.channel != Channel::LlmHttp {
             continue;
@@ -58,10 +101,17 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
         if e.from == Lane::Host && e.to == Lane::Llm {
             let url = e.http.as_ref().and_then(|h| h.url.clone());
             let shape = url.as_deref().and_then(shape_of);
+            let sampling_for = e.http.as_ref().and_then(|h| {
+                h.headers
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(SAMPLING_HEADER))
+                    .map(|(_, value)| value.clone())
+            });
             let mut x = LlmExchange {
                 request: i,
                 shape,
                 url,
+                sampling_for,
                 ..LlmExchange::default()
             };
             if let (Some(shape), Ok(body)) = (shape, serde_json::from_str::<Value>(&e.text())) {
@@ -72,10 +122,20 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
                     .cloned()
                     .unwrap_or_default();
                 x.tool_results = convert::tool_result_ids_in_request(shape, &body);
+                x.model = body
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                x.max_tokens = ["max_tokens", "max_output_tokens", "max_completion_tokens"]
+                    .iter()
+                    .find_map(|k| body.get(*k).and_then(Value::as_u64));
+                x.temperature = body.get("temperature").and_then(Value::as_f64);
+                x.top_p = body.get("top_p").and_then(Value::as_f64);
             }
+            open.push(out.len());
             out.push(x);
         } else if e.from == Lane::Llm && e.to == Lane::Host {
-            let Some(x) = out.iter_mut().rev().find(|x| x.response.is_none()) else {
+            let Some(x) = open.pop().map(|n| &mut out[n]) else {
                 continue;
             };
             x.response = Some(i);
@@ -99,6 +159,12 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
     } else {
         serde_json::from_str::<Value>(&text).map_err(|err| format!("not JSON: {err}"))
     };
+    if let Ok(b) = &body {
+        let text = |k: &str| b.get(k).and_then(Value::as_str).map(str::to_string);
+        x.response_model = text("model");
+        x.response_id = text("id");
+        x.usage = b.get("usage").map(Usage::read).unwrap_or_default();
+    }
     let turn = body.and_then(|b| convert::parse_response(shape, &b).map_err(|err| err.to_string()));
     match turn {
         Ok(turn) => {

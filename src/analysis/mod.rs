@@ -10,21 +10,26 @@
 //! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod canonical;
+pub mod chars;
 pub mod check;
 pub mod compare;
 pub mod conformance;
+pub mod definitions;
 pub mod diagram;
 pub mod diff;
 pub mod doctor;
 pub mod explain;
 mod links;
 mod llm;
+mod lookup;
 pub mod pins;
 pub mod poison;
+pub mod replay;
 pub mod tokens;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
-pub use llm::{LlmExchange, LlmRole, llm_exchanges};
+pub use llm::{LlmExchange, LlmRole, Usage, llm_exchanges};
 
 use crate::trace::{Analysis, Event, analyze};
 
@@ -32,20 +37,66 @@ use crate::trace::{Analysis, Event, analyze};
 #[derive(Debug, Clone)]
 pub struct Report {
     pub rpc: Analysis,
+    /// The agent loop's exchanges with the model, in order.
     pub llm: Vec<LlmExchange>,
+    /// The exchanges the host had with the model on behalf of a server's sampling request:
+    /// the server asked the client's model, so they are not turns of the loop.
+    pub sampling: Vec<LlmExchange>,
     pub chains: Vec<CallChain>,
     pub tools: Vec<ToolView>,
+    /// Event -> exchange and event -> chain lookups (see the methods below).
+    lookup: lookup::Lookup,
 }
 
 /// Computes the whole analysis of a trace.
 pub fn report(events: &[Event]) -> Report {
     let rpc = analyze(events);
-    let llm = llm_exchanges(events);
+    let (sampling, llm): (Vec<_>, Vec<_>) = llm_exchanges(events)
+        .into_iter()
+        .partition(|x| x.sampling_for.is_some());
     let (chains, tools) = link(events, &rpc, &llm);
+    let lookup = lookup::Lookup::new(&llm, &chains);
     Report {
         rpc,
         llm,
+        sampling,
         chains,
         tools,
+        lookup,
+    }
+}
+
+impl Report {
+    /// The LLM exchange event `i` is the request or the response of (its index in `llm`).
+    pub fn llm_of(&self, i: usize) -> Option<(usize, LlmRole)> {
+        self.lookup.llm(i)
+    }
+
+    /// The LLM exchange whose request is event `i`.
+    pub fn llm_request(&self, i: usize) -> Option<(usize, &LlmExchange)> {
+        match self.llm_of(i)? {
+            (n, LlmRole::Request) => Some((n, &self.llm[n])),
+            _ => None,
+        }
+    }
+
+    /// The LLM exchange whose response is event `i`.
+    pub fn llm_response(&self, i: usize) -> Option<&LlmExchange> {
+        match self.llm_of(i)? {
+            (n, LlmRole::Response) => Some(&self.llm[n]),
+            _ => None,
+        }
+    }
+
+    /// The (first) model call whose `tools/call` is event `i`.
+    pub fn chain_of_call(&self, i: usize) -> Option<&CallChain> {
+        self.lookup.chain_of_call(i).map(|k| &self.chains[k])
+    }
+
+    /// The chain of model call `call_id` asked for by the LLM response at event `i`.
+    pub fn chain_asked(&self, i: usize, call_id: &str) -> Option<&CallChain> {
+        self.chains[self.lookup.asked_in(i)]
+            .iter()
+            .find(|c| c.call_id == call_id)
     }
 }

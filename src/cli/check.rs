@@ -13,7 +13,6 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use crate::analysis::check::{self, CheckOptions, Class};
-use crate::analysis::pins::PinStore;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -88,15 +87,11 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    super::diff::or_trouble(check(args))
-}
-
-fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = super::load_trace(&args.trace)?;
     let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {
         Some(path) => Some(
-            PinStore::open(path)
+            super::pins::file::open(path)
                 .with_context(|| format!("cannot read the pin file {}", path.display()))?,
         ),
         None => None,
@@ -144,7 +139,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             result.tests.len()
         );
     }
-    Ok(ExitCode::from(u8::from(result.failed() > 0)))
+    Ok(super::exit::findings(result.failed() > 0))
 }
 
 #[cfg(test)]

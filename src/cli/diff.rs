@@ -42,20 +42,9 @@ pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
     Pattern::parse(s).map_err(|e| e.to_string())
 }
 
-pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
-    or_trouble(diff(args))
-}
-
-/// Exit status 2 for an error (printed once on stderr), so a CI script can tell "differs" (1)
+/// Errors reach `cli::exit::trouble` (exit status 2), so a CI script can tell "differs" (1)
 /// from "could not compare" (2).
-pub(super) fn or_trouble(result: anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
-    result.or_else(|err| {
-        eprintln!("sightline: error: {err:#}");
-        Ok(ExitCode::from(2))
-    })
-}
-
-fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     if !(args.latency_ratio.is_finite() && args.latency_ratio >= 1.0) {
         anyhow::bail!(
             "--latency-ratio {}: must be a number of at least 1",
@@ -84,9 +73,7 @@ fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
         crate::export::diff::text(&result)
     };
     super::pins::write_stdout(&out)?;
-    Ok(ExitCode::from(if args.exit_code {
-        result.exit_status()
-    } else {
-        0
-    }))
+    Ok(super::exit::findings(
+        args.exit_code && result.exit_status() == 1,
+    ))
 }

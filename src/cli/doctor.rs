@@ -69,10 +69,7 @@ pub struct DoctorArgs {
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let diagnosis = match diagnose(&args) {
         Ok(d) => d,
-        Err(err) => {
-            eprintln!("sightline: error: {err:#}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(err) => return Ok(super::exit::trouble(&err)),
     };
     let out = if args.json {
         doctor::json_lines(&diagnosis)
@@ -87,12 +84,12 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => {
-            eprintln!("sightline: error: cannot write to stdout: {e}");
-            return Ok(ExitCode::from(2));
+            let err = anyhow::Error::new(e).context("cannot write to stdout");
+            return Ok(super::exit::trouble(&err));
         }
         Ok(()) => {}
     }
-    Ok(ExitCode::from(diagnosis.exit_status()))
+    Ok(super::exit::findings(!diagnosis.all_visible()))
 }
 
 fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {

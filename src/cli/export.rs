@@ -1,6 +1,12 @@
-//! `sightline export TRACE --format mermaid|svg|html [--out FILE] [--lang en|pt|es]`: the
-//! sequence diagram of a trace, as Mermaid text or a standalone SVG, or the whole viewer and the
-//! trace in one HTML file (`crate::export::html`), to stdout or a file.
+//! `sightline export TRACE --format mermaid|svg|otlp|html [--from SEQ] [--to SEQ] [--out FILE |
+//! --endpoint URL] [--lang en|pt|es]`: the sequence diagram of a trace (or of a range of its
+//! events) as Mermaid text or a standalone SVG, the trace as OpenTelemetry spans (OTLP/JSON to
+//! a file, or OTLP/HTTP to a tracing backend), or the whole viewer and the trace in one HTML
+//! file (`crate::export::html`).
+//!
+//! Diagrams are written as they are made, so a trace of any size exports in the memory its
+//! analysis takes. Past the sizes a format's readers cope with, the command says so on stderr
+//! and suggests a range.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,17 +15,41 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
+use super::otlp::OtlpArgs;
+use crate::export::otlp;
+use crate::trace::Event;
+
+/// Mermaid renderers refuse longer text by default (`maxTextSize`, 50,000 characters; GitHub's
+/// included).
+const MERMAID_MAX_TEXT: u64 = 50_000;
+/// SVG rows past which browsers and slide tools become slow to open the file (30 px a row: a
+/// document 150,000 px tall, ~3 MB).
+const SVG_MAX_ROWS: usize = 5_000;
+
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The trace file (JSON Lines).
+    /// The trace file (JSON Lines), or a session folder.
     trace: PathBuf,
     /// What to write: `mermaid` (a `sequenceDiagram` for Markdown), `svg` (for slides) or
-    /// `html` (the app's viewer and the trace in one file that opens from disk, no network).
+    /// `otlp` (OpenTelemetry spans: OTLP/JSON with --out, OTLP/HTTP with --endpoint) or `html`
+    /// (the app's viewer and the trace in one file that opens from disk, no network).
     #[arg(long, value_enum)]
     format: Format,
+    /// Start at the event with this `seq` (as `summary` numbers them; default: the first).
+    #[arg(long, value_name = "SEQ")]
+    from: Option<u64>,
+    /// End at the event with this `seq`, included (default: the last).
+    #[arg(long, value_name = "SEQ")]
+    to: Option<u64>,
     /// Write here instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// With --format otlp: send the spans to this OTLP/HTTP traces endpoint (a base URL such
+    /// as http://127.0.0.1:4318 gets /v1/traces added) instead of writing them.
+    #[arg(long, value_name = "URL", conflicts_with = "out")]
+    endpoint: Option<String>,
+    #[command(flatten)]
+    otlp: OtlpArgs,
     /// The HTML page's language: en, pt or es (default: the browser's).
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
@@ -29,7 +59,61 @@ pub struct ExportArgs {
 enum Format {
     Mermaid,
     Svg,
+    Otlp,
     Html,
+}
+
+/// Counts what passes through.
+struct Counting<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The event indices `--from`/`--to` select (by `seq`, both included).
+fn range(
+    events: &[Event],
+    from: Option<u64>,
+    to: Option<u64>,
+) -> anyhow::Result<std::ops::Range<usize>> {
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        anyhow::bail!("--from {from} is after --to {to}");
+    }
+    let start = match from {
+        Some(from) => events.iter().position(|e| e.seq >= from),
+        None => Some(0),
+    };
+    let end = match to {
+        Some(to) => events.iter().rposition(|e| e.seq <= to).map(|i| i + 1),
+        None => Some(events.len()),
+    };
+    match (start, end) {
+        (Some(start), Some(end)) if start < end || events.is_empty() => Ok(start..end),
+        _ => {
+            let (first, last) = (
+                events.first().map_or(0, |e| e.seq),
+                events.last().map_or(0, |e| e.seq),
+            );
+            anyhow::bail!(
+                "no events in the range {}..={} (the trace's events are #{first} to #{last})",
+                from.map_or(String::new(), |f| f.to_string()),
+                to.map_or(String::new(), |t| t.to_string()),
+            )
+        }
+    }
 }
 
 /// `--lang` checked: one of the app's languages, by code.
@@ -58,19 +142,107 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--lang is for --format html");
     }
     let loaded = super::load_trace(&args.trace)?;
-    let text = match args.format {
-        Format::Mermaid => {
-            let report = crate::analysis::report(&loaded.events);
-            crate::export::mermaid::mermaid(&loaded.events, &report)
+    let events = &loaded.events;
+    let rows = range(events, args.from, args.to)?;
+    let report = crate::analysis::report(events);
+    if args.format == Format::Otlp {
+        return export_otlp(&args, &loaded, &report);
+    }
+    if args.format == Format::Html {
+        if args.from.is_some() || args.to.is_some() {
+            anyhow::bail!("--from and --to are for mermaid and svg: html shows the whole trace");
         }
-        Format::Svg => {
-            let report = crate::analysis::report(&loaded.events);
-            crate::export::svg::svg(&loaded.events, &report)
-        }
-        Format::Html => html(&args.trace, &loaded, lang)?,
+        let page = html(&args.trace, &loaded, lang)?;
+        return write_text(args.out.as_deref(), &page);
+    }
+    let diagram = crate::analysis::diagram::build(events, &report);
+    let count = rows.len();
+
+    let sink: Box<dyn std::io::Write> = match &args.out {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
     };
-    match &args.out {
-        Some(path) => write_file(path, &text)?,
+    let mut out = Counting {
+        inner: std::io::BufWriter::with_capacity(1 << 16, sink),
+        bytes: 0,
+    };
+    let written = match args.format {
+        Format::Mermaid => {
+            crate::export::mermaid::write(&mut out, &diagram, events, &report, rows.clone())
+        }
+        Format::Svg | Format::Otlp | Format::Html => {
+            crate::export::svg::write(&mut out, &diagram, events, &report, rows)
+        }
+    }
+    .and_then(|()| out.flush());
+    let target = args
+        .out
+        .as_ref()
+        .map_or("stdout".to_string(), |p| p.display().to_string());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && args.out.is_none() => {}
+        other => other.with_context(|| format!("cannot write to {target}"))?,
+    }
+    let whole = if count == events.len() {
+        "the whole trace"
+    } else {
+        "this range"
+    };
+    match args.format {
+        Format::Mermaid if out.bytes > MERMAID_MAX_TEXT => eprintln!(
+            "sightline: the Mermaid text of {whole} ({count} events) is {} characters; Mermaid \
+             renderers (GitHub's too) refuse more than {MERMAID_MAX_TEXT} by default: export \
+             fewer events with --from SEQ --to SEQ",
+            out.bytes
+        ),
+        Format::Svg if count > SVG_MAX_ROWS => eprintln!(
+            "sightline: the SVG of {whole} ({count} events) is {:.1} MB and {} px tall; \
+             browsers and slide tools struggle past {SVG_MAX_ROWS} rows: export fewer events \
+             with --from SEQ --to SEQ, or open the trace in the app",
+            out.bytes as f64 / 1e6,
+            (count as f64 * crate::export::svg::ROW_H) as u64
+        ),
+        _ => {}
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--format otlp`: the spans to a file or stdout (one ExportTraceServiceRequest per line, as
+/// the Collector's file exporter writes), or to an OTLP/HTTP endpoint.
+fn export_otlp(
+    args: &ExportArgs,
+    loaded: &crate::trace::LoadedTrace,
+    report: &crate::analysis::Report,
+) -> anyhow::Result<ExitCode> {
+    let options = args.otlp.options();
+    let spans = otlp::spans(&loaded.header, &loaded.events, report, &options);
+    let count = spans.len();
+    let requests = otlp::requests(spans, &options);
+    let wants_endpoint =
+        args.endpoint.is_some() || (args.out.is_none() && args.otlp.env_endpoint().is_some());
+    if wants_endpoint {
+        let endpoint = args.otlp.endpoint(args.endpoint.as_deref())?;
+        let url = endpoint.url.clone();
+        send_all(endpoint, &requests)?;
+        eprintln!("sightline: sent {count} spans to {url}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = String::new();
+    for request in &requests {
+        text.push_str(&otlp::to_json(request));
+        text.push('\n');
+    }
+    write_text(args.out.as_deref(), &text)
+}
+
+/// `text` to `out`, or to stdout (a closed pipe is not an error).
+fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<ExitCode> {
+    match out {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
         None => {
             let mut stdout = std::io::stdout().lock();
             match stdout
@@ -85,8 +257,21 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+fn send_all(
+    endpoint: otlp::send::Endpoint,
+    requests: &[opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest],
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let sender = otlp::send::Sender::new(endpoint)?;
+        for request in requests {
+            sender.send(request).await?;
+        }
+        anyhow::Ok(())
+    })
 }
 
 /// The viewer with the trace: a file's bytes as they are (its bad lines too, so the page warns

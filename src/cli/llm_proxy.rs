@@ -34,7 +34,7 @@ pub struct LlmProxyArgs {
     trace: Option<PathBuf>,
     /// Record into session NAME beside the MCP proxies of the same session (see `sightline
     /// proxy --session`), so the host's whole loop is one trace. Conflicts with --trace.
-    #[arg(long, value_name = "NAME", conflicts_with = "trace")]
+    #[arg(long, value_name = "NAME", conflicts_with = "trace", value_parser = crate::tap::paths::session_name)]
     session: Option<String>,
     /// Accept connections from other machines (a --listen address that is not loopback).
     #[arg(long)]

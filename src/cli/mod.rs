@@ -7,12 +7,15 @@
 mod check;
 mod diff;
 mod doctor;
+pub mod exit;
 mod export;
 mod import;
 mod llm_proxy;
+mod otlp;
 mod pins;
 mod poison;
 mod proxy;
+mod replay;
 mod run;
 mod serve;
 mod session;
@@ -66,10 +69,12 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
-    /// Draw a trace as a sequence diagram (Mermaid text, a standalone SVG), or write the app's
-    /// viewer and the trace as one HTML file that opens from disk with no network.
+    /// Draw a trace as a sequence diagram (Mermaid text or a standalone SVG), export it as
+    /// OpenTelemetry spans (OTLP/JSON to a file, OTLP/HTTP to a tracing backend), or write the
+    /// app's viewer and the trace as one HTML file that opens from disk with no network.
     ///
     /// Examples: `sightline export weather.jsonl --format svg --out weather.svg`,
+    /// `sightline export weather.jsonl --format otlp --endpoint http://127.0.0.1:4318`,
     /// `sightline export weather.jsonl --format html --out weather.html --lang pt`
     Export(export::ExportArgs),
     /// Serve the web viewer and a trace or session folder over HTTP, followed live, read-only.
@@ -110,6 +115,12 @@ enum Command {
     /// Example: `sightline check run.jsonl --forbid-tool delete_repo --expect-visible
     /// get_weather --format junit --out check.xml` (exit status 1 when a test fails)
     Check(check::CheckArgs),
+    /// Send a recorded client session again to a live server and compare each answer with
+    /// the recorded one (structurally; ids, progress tokens and `_meta` times ignored).
+    ///
+    /// Example: `sightline replay session.jsonl -- node build/server.js` (exit status 1 when an
+    /// answer differs, 2 when the replay could not be done)
+    Replay(replay::ReplayArgs),
     /// What changed between two recordings: tools, prompts, resources, instructions,
     /// capabilities, what the model was sent, and each call's outcome and latency.
     ///
@@ -174,10 +185,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(err) => {
-            eprintln!("sightline: error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) => exit::trouble(&err),
     }
 }
 
@@ -187,6 +195,8 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: a log file or a pipe gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }
@@ -211,6 +221,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json } => summary(&trace, json),
@@ -265,10 +276,22 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
     let loaded = crate::trace::load(path).map_err(|err| match err {
         // Already names the file.
         crate::trace::TraceError::Open { .. } => anyhow::anyhow!(err),
+        crate::trace::TraceError::BadHeader(_)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("toml")) =>
+        {
+            anyhow::anyhow!(
+                "{} is a scenario, not a trace: run it first with `sightline run {} --trace \
+                 TRACE.jsonl`, then give TRACE.jsonl",
+                path.display(),
+                path.display()
+            )
+        }
         other => anyhow::anyhow!("{}: {other}", path.display()),
     })?;
     for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning} (skipped)", path.display());
+        eprintln!("sightline: {}: {warning}", path.display());
     }
     Ok(loaded)
 }
@@ -276,17 +299,14 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
 fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
-    let out = if json {
-        crate::export::summary::json_lines(&loaded.events, &report)
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if json {
+        crate::export::summary::write_json_lines(&mut stdout, &loaded.events, &report)
     } else {
-        crate::export::summary::text(&loaded.events, &report)
+        crate::export::summary::write_text(&mut stdout, &loaded.events, &report)
     };
     use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match written.and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.context("cannot write to stdout")?,
     }

@@ -12,7 +12,10 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand};
 
-use crate::analysis::pins::{self, Finding, PinStore, ToolList};
+use crate::analysis::definitions::{self, Definitions, ToolList};
+use crate::analysis::pins::{self, Finding, PinStore};
+
+pub(super) mod file;
 
 #[derive(Debug, Args)]
 pub struct PinsArgs {
@@ -48,11 +51,11 @@ enum PinsCommand {
 }
 
 pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
-    let path = PinStore::path_for(args.pins.as_deref())?;
+    let path = file::path_for(args.pins.as_deref())?;
     let mut out = String::new();
     let status = match args.command {
         PinsCommand::List => {
-            list(&PinStore::open(&path)?, &mut out);
+            list(&file::open(&path)?, &mut out);
             ExitCode::SUCCESS
         }
         PinsCommand::Accept { trace } => {
@@ -63,9 +66,9 @@ pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
                     trace.display()
                 );
             }
-            let mut store = PinStore::open(&path)?;
+            let mut store = file::open(&path)?;
             let accepted = store.accept(&lists, chrono::Utc::now());
-            store.save()?;
+            file::save(&store)?;
             for a in &accepted {
                 let was = match &a.previous {
                     None => "new".to_string(),
@@ -87,12 +90,12 @@ pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         PinsCommand::Forget { target } => {
-            let mut store = PinStore::open(&path)?;
+            let mut store = file::open(&path)?;
             let removed = store.forget(&target);
             if removed.is_empty() {
                 bail!("no pins match `{target}` in {}", path.display());
             }
-            store.save()?;
+            file::save(&store)?;
             for (server, tool) in &removed {
                 out.push_str(&format!("forgot {server}/{tool}\n"));
             }
@@ -100,10 +103,7 @@ pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
         }
         PinsCommand::Check { trace, json } => match check(&trace, &path, json, &mut out) {
             Ok(status) => status,
-            Err(err) => {
-                eprintln!("sightline: error: {err:#}");
-                ExitCode::from(2)
-            }
+            Err(err) => super::exit::trouble(&err),
         },
     };
     write_stdout(&out)?;
@@ -115,10 +115,10 @@ fn short(sha: &str) -> &str {
 }
 
 /// Loads a trace and reads its tool listings.
-pub(super) fn load(trace: &Path) -> anyhow::Result<crate::analysis::pins::Definitions> {
+pub(super) fn load(trace: &Path) -> anyhow::Result<Definitions> {
     let loaded = super::load_trace(trace)?;
     let rpc = crate::trace::analyze(&loaded.events);
-    Ok(pins::definitions(&loaded.events, &rpc))
+    Ok(definitions::definitions(&loaded.events, &rpc))
 }
 
 fn tool_lists(trace: &Path) -> anyhow::Result<Vec<ToolList>> {
@@ -174,7 +174,7 @@ fn list(store: &PinStore, out: &mut String) {
 
 fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Result<ExitCode> {
     let lists = tool_lists(trace)?;
-    let store = PinStore::open(path)?;
+    let store = file::open(path)?;
     let findings = pins::check_trace(&lists, Some(&store));
     let rug_pulls = findings.iter().filter(|f| f.is_rug_pull()).count();
     if json {
@@ -213,11 +213,7 @@ fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Res
             )
         });
     }
-    Ok(if rug_pulls > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::exit::findings(rug_pulls > 0))
 }
 
 pub(super) fn write_stdout(text: &str) -> anyhow::Result<()> {

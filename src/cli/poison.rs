@@ -25,10 +25,7 @@ pub struct PoisonArgs {
 pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
     let defs = match super::pins::load(&args.trace) {
         Ok(defs) => defs,
-        Err(err) => {
-            eprintln!("sightline: error: {err:#}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(err) => return Ok(super::exit::trouble(&err)),
     };
     let findings = poison::scan_definitions(&defs);
     let mut out = String::new();
@@ -73,9 +70,5 @@ pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
     }
     super::pins::write_stdout(&out)?;
     let serious = findings.iter().any(|f| f.severity >= Severity::Warning);
-    Ok(if serious {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::exit::findings(serious))
 }

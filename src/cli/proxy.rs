@@ -26,7 +26,7 @@ pub struct ProxyArgs {
     /// Record into session NAME (a folder under the data dir's `sessions/`, or a path when it
     /// contains `/`) beside the other proxies of that session, so that a host's LLM requests and
     /// its servers' traffic load, and show live, as one trace. Conflicts with --trace.
-    #[arg(long, value_name = "NAME", conflicts_with = "trace")]
+    #[arg(long, value_name = "NAME", conflicts_with = "trace", value_parser = paths::session_name)]
     session: Option<String>,
     /// The server's name in the trace (its lane is `server:NAME`). Default: from the command.
     #[arg(long)]

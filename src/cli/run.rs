@@ -110,7 +110,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         Err(err) => {
             eprintln!("sightline: run failed: {err}");
-            ExitCode::FAILURE
+            ExitCode::from(super::exit::TROUBLE)
         }
     };
     say(&format!(
@@ -118,9 +118,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         path.display(),
         report.events
     ));
-    if !args.no_summary {
-        let loaded = crate::trace::load(&path)?;
-        let report = crate::analysis::report(&loaded.events);
+    let loaded = crate::trace::load(&path)?;
+    let report = crate::analysis::report(&loaded.events);
+    if args.no_summary {
+        // What the model was given (tools and their tokens, instructions) is part of the lesson.
+        say(crate::export::context::lines(&loaded.events, &report).trim_end());
+    } else {
         say(crate::export::summary::text(&loaded.events, &report).trim_end());
     }
     Ok(status)

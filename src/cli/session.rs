@@ -21,16 +21,19 @@ pub enum SessionCommand {
     /// Print the folder of session NAME (for the commands that read a trace).
     Path {
         /// The session's name (or its folder).
+        #[arg(value_parser = crate::tap::paths::session_name)]
         name: String,
     },
     /// Open the app on session NAME and show its events live as the proxies record them.
     Watch {
         /// The session's name (or its folder).
+        #[arg(value_parser = crate::tap::paths::session_name)]
         name: String,
     },
     /// Write the session's traces merged in time order into one trace file.
     Merge {
         /// The session's name (or its folder).
+        #[arg(value_parser = crate::tap::paths::session_name)]
         name: String,
         /// Where to write the merged trace.
         #[arg(long, value_name = "OUT")]

@@ -3,7 +3,8 @@
 //!
 //! Text output is one line per violation, `#seq revision definition pointer: message`, then a
 //! count. `--json` prints one JSON object: `checked`, `unpaired`, `unknown` (method -> count)
-//! and `violations`. The exit status is 1 when there is at least one violation.
+//! and `violations`. The exit status is 1 when there is at least one violation, 2 when the trace
+//! cannot be read ([`super::exit`]).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -43,11 +44,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.context("cannot write to stdout")?,
     }
-    Ok(if result.violations.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit::findings(!result.violations.is_empty()))
 }
 
 /// The text report: one line per violation, then the counts.

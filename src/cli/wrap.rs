@@ -39,7 +39,7 @@ pub struct WrapArgs {
     /// Record every server (and, with --serve, every HTTP server's proxy) into session NAME,
     /// so that `sightline llm-proxy --session NAME` completes the host's loop in one trace
     /// (see `sightline session`).
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["undo", "trace_dir"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["undo", "trace_dir"], value_parser = paths::session_name)]
     session: Option<String>,
     /// The first local port for HTTP servers' proxies (each takes the next free one).
     #[arg(

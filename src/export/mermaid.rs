@@ -40,6 +40,21 @@ pub fn mermaid(events: &[Event], report: &Report) -> String {
 
 /// Renders an already built diagram of `events`.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write(&mut out, d, events, report, 0..d.rows.len());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes the Mermaid text of rows `rows` of the diagram to `w`, one line at a time.
+pub fn write(
+    w: &mut dyn std::io::Write,
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    rows: std::ops::Range<usize>,
+) -> std::io::Result<()> {
+    let rows = rows.start.min(d.rows.len())..rows.end.min(d.rows.len());
     let aliases = aliases(d);
     let mut out = String::from("sequenceDiagram\n");
     for (i, lane) in d.lanes.iter().enumerate() {
@@ -57,7 +72,10 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
             out.push_str(&line);
         }
     }
-    for (i, row) in d.rows.iter().enumerate() {
+    for i in rows {
+        w.write_all(out.as_bytes())?;
+        out.clear();
+        let row = &d.rows[i];
         let RowText {
             label,
             detail,
@@ -107,7 +125,7 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
             aliases[llm], aliases[last]
         );
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// `U`, `H`, `L`, `S1`, `S2`, ..., `X1`, ... in lane order.

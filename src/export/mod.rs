@@ -2,12 +2,16 @@
 //!
 //! Each exporter reads a trace and its [`crate::analysis::Report`] and writes text; none of them
 //! changes the trace. `mermaid` and `svg` draw the sequence diagram built by
-//! [`crate::analysis::diagram`], the same model the app draws.
+//! [`crate::analysis::diagram`], the same model the app draws; `otlp` maps the trace to
+//! OpenTelemetry spans and sends them to a tracing backend.
 
 pub mod check;
+pub mod context;
 pub mod diff;
 pub mod html;
 pub mod mermaid;
+pub mod otlp;
+pub mod replay;
 pub mod summary;
 pub mod svg;
 

@@ -22,10 +22,24 @@ const PREVIEW_CHARS: usize = 100;
 
 /// Renders the human summary of a trace.
 pub fn text(events: &[Event], report: &Report) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_text(&mut out, events, report);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes the human summary of a trace to `w`, a line at a time.
+pub fn write_text(
+    w: &mut dyn std::io::Write,
+    events: &[Event],
+    report: &Report,
+) -> std::io::Result<()> {
     let names = LaneNames::new(events);
     let t0 = events.first().map(|e| e.time);
     let mut out = String::new();
     for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
+        w.write_all(out.as_bytes())?;
+        out.clear();
         let offset = t0.map_or(0.0, |t0| seconds_since(t0, event.time));
         let mut text = line(event, d, &names);
         if event.channel == Channel::LlmHttp {
@@ -34,7 +48,7 @@ pub fn text(events: &[Event], report: &Report) -> String {
         if event.channel == Channel::Http && matches!(d.kind, Kind::Other | Kind::Invalid) {
             text = http_line(events, i, report, &names).unwrap_or(text);
         }
-        if let Some(chain) = report.chains.iter().find(|c| c.tools_call == Some(i)) {
+        if let Some(chain) = report.chain_of_call(i) {
             let _ = write!(
                 text,
                 "  (model call {} from #{})",
@@ -44,7 +58,8 @@ pub fn text(events: &[Event], report: &Report) -> String {
         let _ = writeln!(out, "{:>5}  {:>+9.3}s  {}", event.seq, offset, text);
     }
     let _ = write!(out, "{}", footer(events, &report.rpc));
-    out
+    out.push_str(&super::context::lines(events, report));
+    w.write_all(out.as_bytes())
 }
 
 /// An MCP HTTP exchange without a message (`DELETE /mcp (end session)`, `202 Accepted`) or an
@@ -68,7 +83,7 @@ fn http_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> 
 fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> Option<String> {
     let arrow = names.arrow(&events[i]);
     let seq = |i: usize| events[i].seq;
-    if let Some((n, x)) = report.llm.iter().enumerate().find(|(_, x)| x.request == i) {
+    if let Some((n, x)) = report.llm_request(i) {
         let shape = x.shape.map_or("?", |s| s.as_str());
         let mut s = format!(
             "{arrow}  {shape} request: {} tool(s) [{}]",
@@ -98,9 +113,28 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
         }
         return Some(s);
     }
-    let x = report.llm.iter().find(|x| x.response == Some(i))?;
+    if let Some(x) = report
+        .sampling
+        .iter()
+        .find(|x| x.request == i || x.response == Some(i))
+    {
+        let server = x.sampling_for.as_deref().unwrap_or("?");
+        return Some(match x.request == i {
+            true => format!(
+                "{arrow}  {} request for {server}'s sampling/createMessage (no tools)",
+                x.shape.map_or("?", |s| s.as_str())
+            ),
+            false => format!(
+                "{arrow}  {} {} \"{}\" (the answer the host returns to {server})",
+                x.status.map_or("?".to_string(), |s| s.to_string()),
+                x.stop_reason.as_deref().unwrap_or("?"),
+                preview(&x.text)
+            ),
+        });
+    }
+    let x = report.llm_response(i)?;
     let status = x.status.map_or("?".to_string(), |s| s.to_string());
-    let latency = (events[i].time - events[x.request].time).num_milliseconds();
+    let latency = crate::trace::latency_us(events[x.request].time, events[i].time);
     let mut s = format!(
         "{arrow}  {status} {}",
         x.stop_reason.as_deref().unwrap_or("?")
@@ -110,11 +144,7 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
     }
     for (id, name, _) in &x.tool_calls {
         let _ = write!(s, " {name} [{id}]");
-        if let Some(c) = report
-            .chains
-            .iter()
-            .find(|c| &c.call_id == id && c.asked_in == i)
-        {
+        if let Some(c) = report.chain_asked(i, id) {
             match (c.tools_call, c.tools_result, c.returned_in) {
                 (Some(call), result, back) => {
                     let _ = write!(s, " -> tools/call #{}", seq(call));
@@ -138,14 +168,30 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
     if let Some(p) = &x.problem {
         let _ = write!(s, "  !! {}", preview(p));
     }
-    let _ = write!(s, " ({latency} ms)");
+    if let Some(us) = latency {
+        let _ = write!(s, " ({} ms)", us / 1000);
+    }
     Some(s)
 }
 
 /// One derived JSON record per event (`sightline summary --json`), one per line.
 pub fn json_lines(events: &[Event], report: &Report) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_json_lines(&mut out, events, report);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes [`json_lines`] to `w`, a record at a time.
+pub fn write_json_lines(
+    w: &mut dyn std::io::Write,
+    events: &[Event],
+    report: &Report,
+) -> std::io::Result<()> {
     let mut out = String::new();
     for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
+        w.write_all(out.as_bytes())?;
+        out.clear();
         let (paired, unanswered, cancelled_by) = match &d.pairing {
             Pairing::AnsweredBy(s) | Pairing::Answers(s) => (Some(*s), None, None),
             Pairing::Unanswered(why) => (None, Some(why.clone()), None),
@@ -175,10 +221,7 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
             "subscription": d.subscription(),
         });
         let mut record = strip_nulls(record);
-        let llm = report
-            .llm
-            .iter()
-            .find(|x| x.request == i || x.response == Some(i));
+        let llm = report.llm_of(i).map(|(n, _)| &report.llm[n]);
         if let (Some(x), Value::Object(map)) = (llm, &mut record) {
             let calls: Vec<Value> = x
                 .tool_calls
@@ -192,10 +235,7 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
             };
             map.insert("llm".into(), llm);
         }
-        if let (Some(c), Value::Object(map)) = (
-            report.chains.iter().find(|c| c.tools_call == Some(i)),
-            &mut record,
-        ) {
+        if let (Some(c), Value::Object(map)) = (report.chain_of_call(i), &mut record) {
             map.insert(
                 "model_call".into(),
                 json!({"id": c.call_id, "asked_in": events[c.asked_in].seq}),
@@ -203,7 +243,7 @@ pub fn json_lines(events: &[Event], report: &Report) -> String {
         }
         let _ = writeln!(out, "{record}");
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// The id as it was on the wire: a JSON number stays a number, a string a string.

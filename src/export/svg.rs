@@ -33,7 +33,7 @@ const HEADER_Y: f64 = 44.0;
 const HEADER_H: f64 = 40.0;
 /// Room under the headers for the lesson text.
 const LESSON_H: f64 = 80.0;
-const ROW_H: f64 = 30.0;
+pub const ROW_H: f64 = 30.0;
 /// Approximate width of one character of 12px text.
 const CHAR_W: f64 = 6.6;
 /// How far labels and notes may run right of the last lifeline, at most.
@@ -48,16 +48,31 @@ pub fn svg(events: &[Event], report: &Report) -> String {
 
 /// Renders an already built diagram of `events`.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write(&mut out, d, events, report, 0..d.rows.len());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes the SVG of rows `rows` of the diagram to `out` as it goes: what it holds at any time
+/// is one row's text, whatever the size of the trace. The rows' texts are computed twice (once
+/// for the document's width, once to draw them) rather than kept.
+pub fn write(
+    out: &mut dyn std::io::Write,
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    rows: std::ops::Range<usize>,
+) -> std::io::Result<()> {
+    let rows = rows.start.min(d.rows.len())..rows.end.min(d.rows.len());
     let xs = lane_xs(d);
-    let texts = d.texts(events, report);
+    let count = rows.len();
     let rows_top = HEADER_Y + HEADER_H + LESSON_H;
-    let rows_end = rows_top + d.rows.len() as f64 * ROW_H;
+    let rows_end = rows_top + count as f64 * ROW_H;
     let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
-    let text_right = d
-        .rows
-        .iter()
-        .zip(&texts)
-        .map(|(row, text)| row_text(row, text, &xs).1)
+    let text_right = rows
+        .clone()
+        .map(|i| row_text(&d.rows[i], &d.text(events, report, i), &xs).1)
         .fold(last_x + BOX_W, f64::max);
     let width = (text_right + 16.0).min(last_x + MAX_RIGHT).ceil();
     let (legend, legend_h) = legend(width);
@@ -72,8 +87,7 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
     let servers = d.server_lanes().len();
     let _ = writeln!(
         s,
-        "<title>Sightline sequence diagram: {} events, {servers} server(s)</title>",
-        d.rows.len()
+        "<title>Sightline sequence diagram: {count} events, {servers} server(s)</title>"
     );
     s.push_str(&defs());
     let _ = writeln!(
@@ -82,14 +96,16 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        r#"<text x="16" y="24" font-size="14" font-weight="bold">Sightline: {} events, {servers} server(s)</text>"#,
-        d.rows.len()
+        r#"<text x="16" y="24" font-size="14" font-weight="bold">Sightline: {count} events, {servers} server(s)</text>"#
     );
+    out.write_all(s.as_bytes())?;
 
     // Zebra stripes and the time column.
-    for (i, row) in d.rows.iter().enumerate() {
-        let y = rows_top + i as f64 * ROW_H;
-        if i % 2 == 1 {
+    for (k, i) in rows.clone().enumerate() {
+        s.clear();
+        let row = &d.rows[i];
+        let y = rows_top + k as f64 * ROW_H;
+        if k % 2 == 1 {
             let _ = writeln!(
                 s,
                 r##"<rect x="0" y="{y}" width="{width}" height="{ROW_H}" fill="#f7f7f7"/>"##
@@ -103,8 +119,10 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
             TIME_W - 14.0,
             diagram::offset_us(events, row.event) as f64 / 1e6
         );
+        out.write_all(s.as_bytes())?;
     }
 
+    s.clear();
     lesson(&mut s, d, &xs, rows_top, rows_end);
 
     // Lifelines and headers.
@@ -143,19 +161,25 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
             );
         }
     }
+    out.write_all(s.as_bytes())?;
 
-    for (i, (row, text)) in d.rows.iter().zip(&texts).enumerate() {
+    for (k, i) in rows.enumerate() {
+        s.clear();
+        let row = &d.rows[i];
+        let text = d.text(events, report, i);
         let seq = events.get(row.event).map_or(0, |e| e.seq);
-        draw_row(&mut s, row, seq, text, &xs, rows_top + i as f64 * ROW_H);
+        draw_row(&mut s, row, seq, &text, &xs, rows_top + k as f64 * ROW_H);
+        out.write_all(s.as_bytes())?;
     }
 
+    s.clear();
     let _ = writeln!(
         s,
         r#"<g class="legend" transform="translate(16 {})">{legend}</g>"#,
         rows_end + 20.0
     );
     s.push_str("</svg>\n");
-    s
+    out.write_all(s.as_bytes())
 }
 
 /// Lifeline x positions: evenly spaced, with a wider gap between the LLM and the first server.

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::mcp::{ConnectError, McpConnection};
 use super::provider::{Provider, ProviderConfig, ProviderError};
+use super::sampling::Sampler;
 use super::scenario::{Protocol, Scenario, ServerSpec};
 use super::scripted::ScriptedModel;
 use crate::tap::{Recorder, ServerCommand};
@@ -82,9 +83,13 @@ pub async fn run(
 
     let scripted = if model == super::scenario::SCRIPTED_MODEL && options.base_url.is_none() {
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let m = ScriptedModel::start(scenario.script.clone(), addr)
-            .await
-            .map_err(|e| RunError::Scripted(e.to_string()))?;
+        let m = ScriptedModel::start_with_sampling(
+            scenario.script.clone(),
+            scenario.host.sampling_reply.clone(),
+            addr,
+        )
+        .await
+        .map_err(|e| RunError::Scripted(e.to_string()))?;
         Some(m)
     } else {
         None
@@ -97,14 +102,21 @@ pub async fn run(
     let api_key = std::env::var(shape.key_variable())
         .ok()
         .filter(|k| !k.is_empty());
-    let provider = Provider::new(ProviderConfig {
+    let provider = Arc::new(Provider::new(ProviderConfig {
         shape,
         base_url: base_url.clone(),
         api_key,
         stream,
         timeout: options.timeout.unwrap_or(Duration::from_secs(120)),
         extra_headers: Vec::new(),
-    })?;
+    })?);
+    // Sampling asks the client's model: the same model and provider as the loop.
+    let sampler = Arc::new(Sampler {
+        provider: provider.clone(),
+        shape,
+        model: model.clone(),
+        max_tokens: host.max_tokens,
+    });
 
     recorder.record_note(Lane::User, Lane::Host, &scenario.prompt);
     progress(&format!("user: {}", scenario.prompt));
@@ -118,8 +130,14 @@ pub async fn run(
                 spec.name,
                 protocol_name = protocol.as_str()
             ));
-            let connection =
-                McpConnection::connect(&cmd, recorder.clone(), protocol, host.clone()).await?;
+            let connection = McpConnection::connect_with_model(
+                &cmd,
+                recorder.clone(),
+                protocol,
+                host.clone(),
+                Some(sampler.clone()),
+            )
+            .await?;
             connections.push(connection);
         }
         let ctx = Loop {

@@ -30,6 +30,7 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
+use super::sampling::Sampler;
 use super::scenario::{HostOptions, Protocol};
 use crate::tap::{Recorder, ServerCommand, StdioTap, TapError};
 use crate::trace::Lane;
@@ -48,18 +49,31 @@ pub enum ConnectError {
     },
 }
 
-/// Answers the server's requests from the scenario and notices `list_changed`.
+/// Answers the server's requests as a host does, and notices `list_changed`: sampling goes to
+/// the host's model (a recorded LLM request), elicitation to the user (the scenario's answer,
+/// drawn on the user lane), roots come from the host's configuration.
 #[derive(Clone)]
 pub struct HostClient {
     info: ClientConfig,
     options: Arc<HostOptions>,
+    /// The server's name, for the notes the host records.
+    server: String,
+    recorder: Arc<Recorder>,
+    /// The host's model, asked for `sampling/createMessage`; `None` when the host has none.
+    sampler: Option<Arc<Sampler>>,
     tools_changed: Arc<AtomicBool>,
     /// How many `list_changed` notifications rmcp has delivered (handler or listen stream).
     delivered: Arc<AtomicU64>,
 }
 
 impl HostClient {
-    fn new(protocol: Protocol, options: Arc<HostOptions>) -> Self {
+    fn new(
+        protocol: Protocol,
+        options: Arc<HostOptions>,
+        server: String,
+        recorder: Arc<Recorder>,
+        sampler: Option<Arc<Sampler>>,
+    ) -> Self {
         #[allow(deprecated)] // roots and sampling, see the import
         let capabilities = ClientCapabilities::builder()
             .enable_roots()
@@ -77,6 +91,9 @@ impl HostClient {
         HostClient {
             info,
             options,
+            server,
+            recorder,
+            sampler,
             tools_changed: Arc::new(AtomicBool::new(false)),
             delivered: Arc::new(AtomicU64::new(0)),
         }
@@ -91,22 +108,54 @@ impl ClientHandler for HostClient {
     #[allow(deprecated)] // sampling, see the import
     async fn create_message(
         &self,
-        _params: CreateMessageRequestParams,
+        params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
-        Ok(CreateMessageResult::new(
-            SamplingMessage::assistant_text(self.options.sampling_reply.clone()),
-            "sightline-host".into(),
+        let Some(sampler) = &self.sampler else {
+            let text = format!(
+                "host has no model to answer the sampling request of server `{}`",
+                self.server
+            );
+            self.recorder.record_note(Lane::Host, Lane::Host, &text);
+            return Err(McpError::internal_error(text, None));
+        };
+        let (text, model) = sampler
+            .sample(&self.server, &params, &self.recorder)
+            .await
+            .map_err(|text| {
+                self.recorder.record_note(Lane::Host, Lane::Host, &text);
+                McpError::internal_error(text, None)
+            })?;
+        Ok(
+            CreateMessageResult::new(SamplingMessage::assistant_text(text), model)
+                .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN),
         )
-        .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN))
     }
 
     async fn create_elicitation(
         &self,
-        _request: ElicitRequestParams,
+        request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
         let answer = &self.options.elicitation;
+        // Elicitation asks the user, not the model: the host shows the question on the user
+        // lane and brings back the user's answer (scripted by the scenario).
+        let question = serde_json::to_value(&request)
+            .ok()
+            .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        self.recorder.record_note(
+            Lane::Host,
+            Lane::User,
+            &format!("server `{}` asks the user: {question}", self.server),
+        );
+        let reply = match &answer.content {
+            Some(content) if answer.action == "accept" => {
+                format!("the user answers: accept {content}")
+            }
+            _ => format!("the user answers: {}", answer.action),
+        };
+        self.recorder.record_note(Lane::User, Lane::Host, &reply);
         let action = match answer.action.as_str() {
             "accept" => ElicitationAction::Accept,
             "cancel" => ElicitationAction::Cancel,
@@ -125,6 +174,19 @@ impl ClientHandler for HostClient {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, McpError> {
+        let uris: Vec<&str> = self.options.roots.iter().map(|r| r.uri.as_str()).collect();
+        self.recorder.record_note(
+            Lane::Host,
+            Lane::Host,
+            &format!(
+                "host answers roots/list of server `{}` from its own configuration (no model, no user): {}",
+                self.server,
+                match uris.is_empty() {
+                    true => "no roots".to_string(),
+                    false => uris.join(", "),
+                }
+            ),
+        );
         let roots = self
             .options
             .roots
@@ -169,12 +231,27 @@ pub struct ServerFacts {
 }
 
 impl McpConnection {
-    /// Spawns `cmd` behind the tap and connects rmcp to it with the chosen lifecycle.
+    /// Spawns `cmd` behind the tap and connects rmcp to it with the chosen lifecycle. This
+    /// host has no model: it refuses sampling requests (see [`connect_with_model`]).
+    ///
+    /// [`connect_with_model`]: McpConnection::connect_with_model
     pub async fn connect(
         cmd: &ServerCommand,
         recorder: Arc<Recorder>,
         protocol: Protocol,
         options: Arc<HostOptions>,
+    ) -> Result<McpConnection, ConnectError> {
+        Self::connect_with_model(cmd, recorder, protocol, options, None).await
+    }
+
+    /// [`connect`](McpConnection::connect), answering the server's sampling requests with
+    /// `sampler`, the host's model.
+    pub async fn connect_with_model(
+        cmd: &ServerCommand,
+        recorder: Arc<Recorder>,
+        protocol: Protocol,
+        options: Arc<HostOptions>,
+        sampler: Option<Arc<Sampler>>,
     ) -> Result<McpConnection, ConnectError> {
         let (host_end, tap_end) = UnixStream::pair().map_err(ConnectError::Socket)?;
         let tap_in = tap_end.try_clone().map_err(ConnectError::Socket)?;
@@ -197,7 +274,7 @@ impl McpConnection {
         });
         let tap = StdioTap::spawn_observed(
             cmd,
-            recorder,
+            recorder.clone(),
             Lane::Host,
             Box::new(tap_in),
             Box::new(ShutdownOnDrop(tap_end)),
@@ -208,7 +285,7 @@ impl McpConnection {
             .set_nonblocking(true)
             .map_err(ConnectError::Socket)?;
         let stream = tokio::net::UnixStream::from_std(host_end).map_err(ConnectError::Socket)?;
-        let handler = HostClient::new(protocol, options);
+        let handler = HostClient::new(protocol, options, cmd.name.clone(), recorder, sampler);
         let tools_changed = handler.tools_changed.clone();
         let delivered = handler.delivered.clone();
         let lifecycle = match protocol {

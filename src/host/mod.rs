@@ -15,5 +15,7 @@
 pub mod agent;
 pub mod mcp;
 pub mod provider;
+pub mod replay;
+pub mod sampling;
 pub mod scenario;
 pub mod scripted;

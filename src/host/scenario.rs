@@ -113,7 +113,8 @@ pub struct HostOptions {
     pub on_invalid_tool: OnInvalidTool,
     /// Tools the host will not show the model, as `server/tool` or `tool`.
     pub deny: Vec<String>,
-    /// The host's answer to sampling requests (`sampling/createMessage`).
+    /// What the scripted model answers when the host asks it on behalf of a server's
+    /// sampling request (`sampling/createMessage`). A real model answers for itself.
     pub sampling_reply: String,
     pub elicitation: ElicitationAnswer,
     pub roots: Vec<Root>,
@@ -133,7 +134,7 @@ impl Default for HostOptions {
             prefix: Prefix::default(),
             on_invalid_tool: OnInvalidTool::default(),
             deny: Vec::new(),
-            sampling_reply: "(the host's model would answer here)".into(),
+            sampling_reply: crate::host::scripted::DEFAULT_SAMPLING_REPLY.into(),
             elicitation: ElicitationAnswer::default(),
             roots: Vec::new(),
             attach_resources: Vec::new(),

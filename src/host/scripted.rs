@@ -97,9 +97,14 @@ pub fn error_body(shape: ApiShape, error: &RequestError) -> Value {
     }
 }
 
+pub use crate::wire::api::SAMPLING_HEADER;
+
+/// What the scripted model answers a sampling request with when the scenario says nothing.
+pub const DEFAULT_SAMPLING_REPLY: &str = "Here is what the host's model answers the server.";
+
 /// The scripted model's answer to `request` in `shape`'s non-streamed response form.
 pub fn respond(script: &Script, shape: ApiShape, request: &Value) -> Result<Value, RequestError> {
-    Ok(shapes::body(shape, &answer(script, shape, request)?))
+    Ok(shapes::body(shape, &answer(script, shape, request, None)?))
 }
 
 /// The same answer as a server-sent event stream, one event per string, as sent for
@@ -115,15 +120,31 @@ pub fn respond_stream(
         .unwrap_or(false);
     Ok(stream::events(
         shape,
-        &answer(script, shape, request)?,
+        &answer(script, shape, request, None)?,
         include_usage,
     ))
 }
 
-/// The decision: which step, and what it says given the request.
-fn answer(script: &Script, shape: ApiShape, request: &Value) -> Result<Answer, RequestError> {
+/// The decision: which step, and what it says given the request. `sampling` is the reply to
+/// give when the host asks on behalf of a server (the request carried [`SAMPLING_HEADER`]):
+/// such a request is not a turn of the script.
+fn answer(
+    script: &Script,
+    shape: ApiShape,
+    request: &Value,
+    sampling: Option<&str>,
+) -> Result<Answer, RequestError> {
     let conversation = read::read(shape, request)?;
-    let (text, calls, stop) = match script.steps.get(conversation.turn) {
+    let step = match sampling {
+        Some(_) => None,
+        None => script.steps.get(conversation.turn),
+    };
+    let (text, calls, stop) = match step {
+        None if sampling.is_some() => (
+            sampling.map(|reply| fill(reply, &conversation.results, None)),
+            Vec::new(),
+            StopReason::EndTurn,
+        ),
         None => (
             Some(NO_MORE_STEPS.to_string()),
             Vec::new(),
@@ -180,5 +201,6 @@ fn answer(script: &Script, shape: ApiShape, request: &Value) -> Result<Answer, R
         calls,
         stop,
         created,
+        sampling: sampling.is_some(),
     })
 }

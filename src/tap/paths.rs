@@ -33,6 +33,27 @@ pub fn session_dir(name: &str) -> PathBuf {
     }
 }
 
+/// Checks a session name given on the command line (a clap value parser): a name is one
+/// folder under `sessions/`, so `..`, `.` and the empty name, which would name the data dir, the
+/// sessions folder itself or nothing, are refused; a name with a `/` is a path, as the user
+/// wrote it.
+pub fn session_name(name: &str) -> Result<String, String> {
+    if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) {
+        return Ok(name.to_string());
+    }
+    match name.trim() {
+        "" => Err("a session needs a name".into()),
+        "." | ".." => Err(format!(
+            "`{name}` would escape the sessions folder: name the session (`demo`), or give \
+             its folder as a path with a `/` (`./demo`)"
+        )),
+        _ if name.chars().any(char::is_control) => {
+            Err("a session name cannot hold control characters".into())
+        }
+        _ => Ok(name.to_string()),
+    }
+}
+
 /// A fresh trace path for one recorder (`member`: a server's or the LLM proxy's name) joining
 /// the session in `dir`. The process id keeps two recorders of the same name apart.
 pub fn session_member_path(dir: &Path, member: &str) -> PathBuf {
@@ -63,8 +84,20 @@ pub fn sessions() -> Vec<(String, PathBuf)> {
     found.into_iter().map(|(_, n, p)| (n, p)).collect()
 }
 
+/// `TIME-NAME.jsonl`: the name is a server's or a recorder's, so a `/`, `\\` or control
+/// character in it becomes `_` and the file stays in its folder.
 fn stamped(name: &str) -> String {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
     format!("{stamp}-{name}.jsonl")
 }
 
@@ -77,6 +110,24 @@ mod tests {
         assert_eq!(session_dir("/tmp/s1"), PathBuf::from("/tmp/s1"));
         assert_eq!(session_dir("./s1"), PathBuf::from("./s1"));
         assert!(session_dir("demo").ends_with("sessions/demo"));
+    }
+
+    #[test]
+    fn session_names_that_escape_the_sessions_folder_are_refused() {
+        for name in ["..", ".", "", " ", "a\nb"] {
+            assert!(session_name(name).is_err(), "{name:?}");
+        }
+        for name in ["demo", "...", "../elsewhere", "/tmp/s1", "a..b"] {
+            assert_eq!(session_name(name).as_deref(), Ok(name));
+        }
+    }
+
+    #[test]
+    fn recorder_names_stay_in_their_folder() {
+        let p = session_member_path(Path::new("/s"), "../../etc/x");
+        assert_eq!(p.parent(), Some(Path::new("/s")), "{}", p.display());
+        let p = default_trace_path("a/b\\c");
+        assert_eq!(p.parent(), Some(data_dir().join("traces").as_path()));
     }
 
     #[test]

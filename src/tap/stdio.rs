@@ -179,6 +179,11 @@ impl StdioTap {
             Err(source) => {
                 let hint = match source.kind() {
                     io::ErrorKind::NotFound => " (is it installed and on PATH?)",
+                    io::ErrorKind::PermissionDenied
+                        if std::path::Path::new(&cmd.program).is_dir() =>
+                    {
+                        " (it is a directory, not a program)"
+                    }
                     io::ErrorKind::PermissionDenied => " (is it executable?)",
                     _ => "",
                 };

@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::event::{Channel, Event, Lane};
@@ -201,6 +202,12 @@ struct State {
 }
 
 /// Interprets every event of a trace.
+/// Microseconds from `asked` to `answered`; `None` when the answer is recorded before the
+/// question (events out of time order, which the loader warns about): never a negative latency.
+pub fn latency_us(asked: DateTime<Utc>, answered: DateTime<Utc>) -> Option<i64> {
+    (answered - asked).num_microseconds().filter(|us| *us >= 0)
+}
+
 pub fn analyze(events: &[Event]) -> Analysis {
     let mut state = State::default();
     let mut derived: Vec<Derived> = Vec::with_capacity(events.len());
@@ -445,7 +452,7 @@ impl State {
             return;
         };
         let request = &events[pending.index];
-        let latency = (event.time - request.time).num_microseconds();
+        let latency = latency_us(request.time, event.time);
         d.method = Some(pending.method.clone());
         d.detail = pending.name.clone();
         d.pairing = Pairing::Answers(request.seq);

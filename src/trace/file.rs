@@ -319,6 +319,12 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) {
         }
         match serde_json::from_slice::<Event>(buf) {
             Ok(event) => {
+                if let Some(message) = payload_problem(&event) {
+                    warnings.push(LoadWarning {
+                        line: line_no,
+                        message,
+                    });
+                }
                 events.push(event);
                 lines.push(line_no);
             }
@@ -326,7 +332,7 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) {
                 line: line_no,
                 message: format!(
                     "the last line is truncated ({} bytes, no newline; the recorder was probably \
-                     stopped while writing it): {e}",
+                     stopped while writing it), skipped: {e}",
                     buf.len()
                 ),
             }),
@@ -336,6 +342,24 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) {
             }),
         }
     }
+}
+
+/// What is wrong with an event's payload fields, if anything: both `raw` and `raw_b64` (the
+/// event keeps `raw`), or a `raw_b64` that is not base64 (the event has no payload). The event
+/// is kept either way, so the `seq` order stays whole.
+pub(super) fn payload_problem(event: &Event) -> Option<String> {
+    let b64 = event.raw_b64.as_deref()?;
+    if event.raw.is_some() {
+        return Some(
+            "the event has both `raw` and `raw_b64` (one payload field is allowed); `raw` is \
+             used"
+                .into(),
+        );
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(b64.as_bytes())
+        .err()
+        .map(|e| format!("`raw_b64` is not valid base64 ({e}); the event has no payload"))
 }
 
 /// Loads a trace from any reader; see [`load`].
@@ -447,6 +471,21 @@ fn load_in_chunks(
                 message: format!(
                     "seq is {} where {expected} was expected: events are missing or out of order",
                     pair[1].seq
+                ),
+            });
+        }
+        if pair[1].time < pair[0].time {
+            warnings.push(LoadWarning {
+                line: lines[i + 1],
+                message: format!(
+                    "time {} is {:.3} ms before the event on line {} ({}): events are out of \
+                     time order, and no latency is measured across them",
+                    format_time(pair[1].time),
+                    (pair[0].time - pair[1].time)
+                        .num_microseconds()
+                        .map_or(f64::INFINITY, |us| us as f64 / 1000.0),
+                    lines[i],
+                    format_time(pair[0].time),
                 ),
             });
         }

@@ -35,7 +35,7 @@ pub fn load_dir(dir: &Path) -> Result<LoadedTrace, TraceError> {
                 line: member.line_no + 1,
                 message: format!(
                     "{}: the last line is truncated ({} bytes, no newline; the recorder was \
-                     probably stopped while writing it)",
+                     probably stopped while writing it), skipped",
                     member.file_name(),
                     member.partial.len()
                 ),
@@ -195,6 +195,12 @@ impl Member {
                                 event.seq,
                                 last.wrapping_add(1)
                             ),
+                        });
+                    }
+                    if let Some(problem) = super::file::payload_problem(&event) {
+                        warnings.push(LoadWarning {
+                            line: self.line_no,
+                            message: format!("{}: {problem}", self.file_name()),
                         });
                     }
                     self.last_seq = Some(event.seq);

@@ -13,7 +13,7 @@ use super::Tr;
 use super::theme::Palette;
 use crate::analysis::conformance::{self, Violation};
 use crate::analysis::doctor::{self, Code, Diagnosis, DoctorOptions};
-use crate::analysis::{Report, pins, poison};
+use crate::analysis::{Report, definitions, pins, poison};
 use crate::trace::Event;
 
 /// What kind of finding a mark stands for; the most serious kind colours the badge.
@@ -94,7 +94,7 @@ impl Findings {
         let index_of = |seq: u64| events.binary_search_by_key(&seq, |e| e.seq).ok();
         let diagnosis = doctor::diagnose(events, report, &DoctorOptions::default());
         let violations = conformance::validate(events, &report.rpc);
-        let defs = pins::definitions(events, &report.rpc);
+        let defs = definitions::definitions(events, &report.rpc);
         let poison = poison::scan_definitions(&defs);
         let rug_pulls: Vec<RugPull> = pins::check_trace(&defs.lists, None)
             .iter()
@@ -193,7 +193,7 @@ pub fn pointer(v: &Violation) -> &str {
 }
 
 /// The side-by-side view of a rug pull, with both definitions read from the listings.
-fn rug_pull(finding: &pins::Finding, defs: &pins::Definitions) -> Option<RugPull> {
+fn rug_pull(finding: &pins::Finding, defs: &definitions::Definitions) -> Option<RugPull> {
     let pins::Finding::RugPull {
         server,
         tool,
@@ -209,7 +209,7 @@ fn rug_pull(finding: &pins::Finding, defs: &pins::Definitions) -> Option<RugPull
             .iter()
             .find(|l| l.seq == seq && l.server.name == *server)
             .and_then(|l| l.tool(tool))
-            .map(pins::ToolDef::pretty)
+            .map(definitions::ToolDef::pretty)
     };
     let before = pretty(*before_seq).unwrap_or_default();
     let after = pretty(*after_seq).unwrap_or_default();

@@ -4,6 +4,8 @@
 //! of event indices; the table lays out only the rows in view (`TableBuilder::rows`). With
 //! "limit the diagram to the filter" on, the diagram shows the same subset.
 
+use std::collections::HashMap;
+
 use egui::{Align, ComboBox, Sense, TextEdit, Ui};
 use egui_extras::{Column, TableBuilder};
 
@@ -11,6 +13,7 @@ use super::Tr;
 use super::command::Command;
 use super::store::TraceStore;
 use super::visible;
+use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 
 /// Text filters over at least this many events run on two threads.
@@ -32,8 +35,9 @@ impl Filter {
         *self != Filter::default()
     }
 
-    /// Whether event `i` passes.
-    pub fn matches(&self, store: &TraceStore, i: usize, needle: &str) -> bool {
+    /// Whether event `i` passes. `needle` is the text in lower case; `labels` remembers, for
+    /// the labels that repeat, whether they hold it.
+    pub fn matches(&self, store: &TraceStore, i: usize, needle: &str, labels: &mut Labels) -> bool {
         let e = &store.events[i];
         let d = &store.report.rpc.derived[i];
         if self
@@ -54,13 +58,66 @@ impl Filter {
             return false;
         }
         if !needle.is_empty() {
-            return e.text().to_lowercase().contains(needle)
-                || store
-                    .diagram
-                    .row_of_event(i)
-                    .is_some_and(|r| store.row_label(r).to_lowercase().contains(needle));
+            return contains_folded(&e.text(), needle) || label_matches(store, i, needle, labels);
         }
         true
+    }
+}
+
+/// Whether labels shared by many rows hold the needle: (kind, method, qualifier,
+/// input_required) -> (without `isError`, with it).
+pub type Labels = HashMap<(u8, usize, usize, bool), (bool, bool)>;
+
+/// Case-insensitive `contains` (as `hay.to_lowercase().contains(needle)` with `needle` in
+/// lower case), without a copy of `hay` when both are ASCII.
+fn contains_folded(hay: &str, needle: &str) -> bool {
+    if !hay.is_ascii() || !needle.is_ascii() {
+        return hay.to_lowercase().contains(needle);
+    }
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    let mut from = 0;
+    while let Some(at) = memchr::memchr2(first, first.to_ascii_uppercase(), &hay[from..]) {
+        let start = from + at + 1;
+        match hay.get(start..start + rest.len()) {
+            Some(tail) if tail.eq_ignore_ascii_case(rest) => return true,
+            Some(_) => from = start,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Whether the label of event `i`'s row holds the needle. The labels of requests, results and
+/// notifications repeat (method and qualifier), so each distinct one is looked at once.
+fn label_matches(store: &TraceStore, i: usize, needle: &str, labels: &mut Labels) -> bool {
+    let e = &store.events[i];
+    let d = &store.report.rpc.derived[i];
+    let ptr = |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
+    if !diagram::has_message_label(e, d) {
+        return store
+            .diagram
+            .row_of_event(i)
+            .is_some_and(|r| contains_folded(&store.row_label(r), needle));
+    }
+    let key = (
+        d.kind as u8,
+        ptr(&d.method),
+        ptr(&d.detail),
+        d.input_required,
+    );
+    let (plain, flagged) = *labels.entry(key).or_insert_with(|| {
+        (
+            contains_folded(&diagram::message_label(d, false), needle),
+            contains_folded(&diagram::message_label(d, true), needle),
+        )
+    });
+    if plain == flagged || !diagram::tool_result_is_error(e) {
+        plain
+    } else {
+        flagged
     }
 }
 
@@ -93,10 +150,33 @@ impl MessageList {
         if !fresh {
             let needle = self.filter.text.to_lowercase();
             let filter = &self.filter;
+            // Typing one more character narrows the filter: only what matched before can match.
+            let narrower = self.cache.as_ref().filter(|(f, g, n, _)| {
+                *g == store.generation
+                    && *n == store.len()
+                    && Filter {
+                        text: self.filter.text.clone(),
+                        ..f.clone()
+                    } == self.filter
+                    && needle.contains(&f.text.to_lowercase())
+            });
+            let previous: Option<&[usize]> = narrower.map(|c| c.3.as_slice());
             let hits = |range: std::ops::Range<usize>| -> Vec<usize> {
-                range
-                    .filter(|&i| filter.matches(store, i, &needle))
-                    .collect()
+                let mut labels = Labels::new();
+                match previous {
+                    Some(before) => {
+                        let from = before.partition_point(|&i| i < range.start);
+                        let to = before.partition_point(|&i| i < range.end);
+                        before[from..to]
+                            .iter()
+                            .copied()
+                            .filter(|&i| filter.matches(store, i, &needle, &mut labels))
+                            .collect()
+                    }
+                    None => range
+                        .filter(|&i| filter.matches(store, i, &needle, &mut labels))
+                        .collect(),
+                }
             };
             // Labels are computed on demand, so a text filter over a big trace reads every
             // row's label: on two threads.
@@ -338,5 +418,91 @@ mod tests {
         let hits = list.matches(&store).map(<[usize]>::to_vec);
         let expected: Vec<usize> = (0..store.len()).step_by(1000).collect();
         assert_eq!(hits, Some(expected));
+    }
+
+    /// Typing, narrowing and the shared labels find what a plain scan of every payload and
+    /// every label finds, `isError` results and HTTP statuses included.
+    #[test]
+    fn typed_filters_match_a_plain_scan() {
+        let tour = include_str!("../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl");
+        let mut events = crate::trace::load_from_reader(tour.as_bytes())
+            .expect("fixture")
+            .events;
+        let t0 = events[0].time;
+        let s = Lane::server("tour");
+        let mut add = |from: Lane, to: Lane, channel: Channel, raw: &str, status: Option<u16>| {
+            let seq = events.len() as u64;
+            let mut e = Event::with_bytes(seq, t0, from, to, channel, raw.as_bytes().to_vec());
+            if let Some(code) = status {
+                e.http = Some(Box::new(crate::trace::HttpInfo {
+                    status: Some(code),
+                    ..Default::default()
+                }));
+            }
+            events.push(e);
+        };
+        for (id, error) in [(900, "true"), (901, "false")] {
+            let call = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo"}}}}"#
+            );
+            add(Lane::Host, s.clone(), Channel::Stdio, &call, None);
+            let result = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"isError":{error}}}}}"#
+            );
+            add(s.clone(), Lane::Host, Channel::Stdio, &result, None);
+        }
+        add(
+            Lane::Host,
+            s.clone(),
+            Channel::Http,
+            r#"{"jsonrpc":"2.0","id":902,"method":"ping"}"#,
+            None,
+        );
+        add(
+            s.clone(),
+            Lane::Host,
+            Channel::Http,
+            r#"{"jsonrpc":"2.0","id":902,"result":{}}"#,
+            Some(404),
+        );
+        let store = TraceStore::new("t".into(), Source::Memory, events);
+        let plain = |needle: &str| -> Vec<usize> {
+            (0..store.len())
+                .filter(|&i| {
+                    store.events[i].text().to_lowercase().contains(needle)
+                        || store.row_label(i).to_lowercase().contains(needle)
+                })
+                .collect()
+        };
+        for word in [
+            "result tools/call echo iserror",
+            "404 not",
+            "SAMPLING",
+            "input_required",
+            "ü",
+        ] {
+            let mut list = MessageList::default();
+            for end in (1..=word.len()).filter(|&n| word.is_char_boundary(n)) {
+                list.filter.text = word[..end].to_string();
+                let hits = list.matches(&store).map(<[usize]>::to_vec);
+                assert_eq!(
+                    hits,
+                    Some(plain(&word[..end].to_lowercase())),
+                    "{:?}",
+                    &word[..end]
+                );
+            }
+        }
+        let mut list = MessageList::default();
+        list.filter.text = "iserror".into();
+        let hits = list
+            .matches(&store)
+            .map(<[usize]>::to_vec)
+            .unwrap_or_default();
+        assert!(
+            hits.iter()
+                .any(|&i| store.row_label(i).ends_with("isError")),
+            "{hits:?}"
+        );
     }
 }

@@ -9,6 +9,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The request header by which Sightline's host marks an LLM request it sends on behalf of an
+/// MCP server's `sampling/createMessage` (the value is the server's name). The analysis keeps
+/// such exchanges apart from the agent loop's turns; the scripted model answers them with the
+/// scenario's sampling reply; a real API ignores the header.
+pub const SAMPLING_HEADER: &str = "x-sightline-sampling-for";
+
 /// Which wire shape a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "native", derive(clap::ValueEnum))]

@@ -112,7 +112,7 @@ pub fn find(
             }
         }
         Class::Drift => {
-            let defs = pins::definitions(events, &report.rpc);
+            let defs = crate::analysis::definitions::definitions(events, &report.rpc);
             for f in pins::check_trace(&defs.lists, pins)
                 .into_iter()
                 .filter(pins::Finding::is_rug_pull)

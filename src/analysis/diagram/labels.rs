@@ -122,6 +122,43 @@ impl Context<'_> {
         }
     }
 
+    /// The style and status of event `i`'s row without its text, for the common rows (JSON-RPC
+    /// messages, stderr, notes) whose status needs no label: laying out a big trace asks this
+    /// of every row. `None` for the rest (LLM, process, HTTP statuses, unknown channels),
+    /// which [`Context::describe`] answers. Always what `describe` says, with no problem.
+    pub fn style_status(&self, i: usize) -> Option<(Style, Status)> {
+        let e = &self.events[i];
+        let d = self.report.rpc.derived.get(i)?;
+        let (style, mut status) = match d.kind {
+            Kind::Request => (Style::Request, Status::Ok),
+            Kind::Response => (Style::Response, Status::Ok),
+            Kind::Error => (Style::Error, Status::Error),
+            Kind::Notification => (Style::Notification, Status::Ok),
+            Kind::Invalid => (Style::Invalid, Status::Invalid),
+            Kind::Stderr => return Some((Style::Stderr, Status::Ok)),
+            Kind::Note => return Some((Style::Note, Status::Ok)),
+            Kind::Process | Kind::LlmHttp | Kind::Other => return None,
+        };
+        if e.channel == Channel::Http
+            && e.http
+                .as_deref()
+                .is_some_and(|h| h.status.is_some_and(|c| c != 200))
+        {
+            return None;
+        }
+        match &d.pairing {
+            Pairing::Unanswered(_) => status = Status::Unanswered,
+            Pairing::Cancelled(_) => status = Status::Cancelled,
+            Pairing::Orphan
+                if matches!(d.kind, Kind::Response | Kind::Error) && status == Status::Ok =>
+            {
+                status = Status::Orphan;
+            }
+            _ => {}
+        }
+        Some((style, status))
+    }
+
     fn other(&self, e: &Event) -> Text {
         Text {
             style: Style::Note,
@@ -149,22 +186,22 @@ impl Context<'_> {
         let mut parts = Parts::default();
         let mut status = Status::Ok;
         let (style, label) = match d.kind {
-            Kind::Request => (Style::Request, with_qualifier(method.to_string())),
+            Kind::Request | Kind::Notification => {
+                let style = match d.kind {
+                    Kind::Request => Style::Request,
+                    _ => Style::Notification,
+                };
+                (style, message_head(d, false).unwrap_or_default())
+            }
             Kind::Response => {
                 if let Some(us) = d.latency_us {
                     parts.add(ms(us));
                 }
-                let mut label = match &d.method {
-                    Some(m) => with_qualifier(format!("result {m}")),
-                    None => "result".to_string(),
-                };
-                if d.input_required {
-                    label.push_str(" input_required");
-                }
-                if method == "tools/call" && tool_result_is_error(e) {
-                    label.push_str(" isError");
-                }
-                (Style::Response, label)
+                let is_error = method == "tools/call" && tool_result_is_error(e);
+                (
+                    Style::Response,
+                    message_head(d, is_error).unwrap_or_default(),
+                )
             }
             Kind::Error => {
                 status = Status::Error;
@@ -177,7 +214,6 @@ impl Context<'_> {
                 }
                 (Style::Error, format!("error {code} {message}"))
             }
-            Kind::Notification => (Style::Notification, with_qualifier(method.to_string())),
             _ => {
                 status = Status::Invalid;
                 let problem = d.problem().unwrap_or("not JSON-RPC");
@@ -203,7 +239,7 @@ impl Context<'_> {
         {
             parts.add(format!("stream #{sub}"));
         }
-        if let Some(c) = self.report.chains.iter().find(|c| c.tools_call == Some(i)) {
+        if let Some(c) = self.report.chain_of_call(i) {
             parts.add(format!(
                 "model call {} from #{}",
                 c.call_id,
@@ -237,6 +273,57 @@ impl Context<'_> {
     }
 }
 
+/// The label of a request, result or notification row before it is cut: its method and
+/// qualifier, from the analysis alone, and whether a `tools/call` result says `isError`.
+/// `None` for other kinds.
+fn message_head(d: &Derived, is_error: bool) -> Option<String> {
+    let method = d.method.as_deref().unwrap_or("?");
+    let with_qualifier = |head: String| match d.detail.as_deref() {
+        Some(q) => format!("{head} {}", visible(q, NAME_CHARS)),
+        None => head,
+    };
+    match d.kind {
+        Kind::Request | Kind::Notification => Some(with_qualifier(method.to_string())),
+        Kind::Response => {
+            let mut label = match &d.method {
+                Some(m) => with_qualifier(format!("result {m}")),
+                None => "result".to_string(),
+            };
+            if d.input_required {
+                label.push_str(" input_required");
+            }
+            if is_error {
+                label.push_str(" isError");
+            }
+            Some(label)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the label of event `i`'s row is [`message_label`]'s: a request, result or
+/// notification whose label nothing but its analysis decides (no HTTP status shown).
+pub fn has_message_label(e: &Event, d: &Derived) -> bool {
+    let status_shown = e.channel == Channel::Http
+        && e.http
+            .as_deref()
+            .is_some_and(|h| h.status.is_some_and(|c| c != 200));
+    matches!(d.kind, Kind::Request | Kind::Response | Kind::Notification) && !status_shown
+}
+
+/// The label of a row [`has_message_label`] is true of, from the analysis alone; for the result
+/// of a `tools/call`, as it reads when the result says `isError` or not. What
+/// [`Context::describe`] labels it. Labels repeat across a trace, so a filter can look at each
+/// distinct one once.
+pub fn message_label(d: &Derived, is_error: bool) -> String {
+    let is_error =
+        is_error && d.kind == Kind::Response && d.method.as_deref() == Some("tools/call");
+    nonempty(visible(
+        &message_head(d, is_error).unwrap_or_default(),
+        LABEL_CHARS,
+    ))
+}
+
 pub(super) fn nonempty(label: String) -> String {
     if label.is_empty() {
         "(empty)".into()
@@ -246,7 +333,7 @@ pub(super) fn nonempty(label: String) -> String {
 }
 
 /// Whether a `tools/call` result says `isError: true`.
-fn tool_result_is_error(e: &Event) -> bool {
+pub fn tool_result_is_error(e: &Event) -> bool {
     serde_json::from_str::<Value>(&e.text())
         .ok()
         .and_then(|v| v.pointer("/result/isError").and_then(Value::as_bool))
@@ -310,5 +397,42 @@ fn process(e: &Event) -> Text {
         problem,
         label: visible(&label, LABEL_CHARS),
         detail: parts.done(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Context;
+    use crate::analysis::report;
+    use crate::trace::load_from_reader;
+
+    const FIXTURES: [&str; 4] = [
+        include_str!("../../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl"),
+        include_str!("../../../benches/fixtures/primitives-tour-2025-11-25.jsonl"),
+        include_str!("../../../tests/fixtures/narration/weather.jsonl"),
+        include_str!("../../../tests/fixtures/narration/rug-pull.jsonl"),
+    ];
+
+    /// The status-only pass says what the full description says, row for row.
+    #[test]
+    fn style_status_agrees_with_describe() {
+        let mut fast = 0;
+        for text in FIXTURES {
+            let events = load_from_reader(text.as_bytes()).expect("fixture").events;
+            let r = report(&events);
+            let ctx = Context {
+                events: &events,
+                report: &r,
+            };
+            for i in 0..events.len() {
+                let full = ctx.describe(i);
+                if let Some(quick) = ctx.style_status(i) {
+                    fast += 1;
+                    assert_eq!(quick, (full.style, full.status.clone()), "event {i}");
+                    assert_eq!(full.problem, None, "event {i}");
+                }
+            }
+        }
+        assert!(fast > 50, "{fast} rows took the quick path");
     }
 }

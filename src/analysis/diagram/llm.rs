@@ -11,12 +11,14 @@ use crate::wire::api::ApiShape;
 
 impl Context<'_> {
     pub(super) fn llm(&self, i: usize, e: &Event) -> Text {
-        let llm = &self.report.llm;
-        if let Some((n, x)) = llm.iter().enumerate().find(|(_, x)| x.request == i) {
+        if let Some((n, x)) = self.report.llm_request(i) {
             return self.llm_request(n, x, e);
         }
-        if let Some(x) = llm.iter().find(|x| x.response == Some(i)) {
+        if let Some(x) = self.report.llm_response(i) {
             return self.llm_response(i, x);
+        }
+        if let Some(text) = self.sampling(i) {
+            return text;
         }
         // An llm-http event that pairs with nothing: a response without a request, or one
         // between lanes other than host and llm.
@@ -35,6 +37,45 @@ impl Context<'_> {
             label: visible(&format!("llm-http: {}", e.text()), LABEL_CHARS),
             detail,
         }
+    }
+
+    /// A request the host sent the model for a server's `sampling/createMessage`, or its
+    /// answer: labelled as such, never checked as a turn of the loop.
+    fn sampling(&self, i: usize) -> Option<Text> {
+        let x = self
+            .report
+            .sampling
+            .iter()
+            .find(|x| x.request == i || x.response == Some(i))?;
+        let server = x.sampling_for.as_deref().unwrap_or("?");
+        let shape = x.shape.map_or("?", |s| s.as_str());
+        let (style, label, detail) = if x.request == i {
+            (
+                Style::LlmRequest,
+                format!("sampling for {}", visible(server, NAME_CHARS)),
+                format!(
+                    "{shape} request the host sends for server `{server}`'s sampling/createMessage"
+                ),
+            )
+        } else {
+            let stop = x.stop_reason.as_deref().unwrap_or("?");
+            (
+                Style::LlmResponse,
+                format!("{stop} \"{}\"", visible(&x.text, DETAIL_CHARS)),
+                format!("the model's answer, which the host returns to `{server}`"),
+            )
+        };
+        let status = match x.status {
+            Some(code) if code >= 400 => Status::Error,
+            _ => Status::Ok,
+        };
+        Some(Text {
+            style,
+            status,
+            problem: None,
+            label: visible(&label, LABEL_CHARS),
+            detail: Some(detail),
+        })
     }
 
     fn llm_request(&self, n: usize, x: &LlmExchange, e: &Event) -> Text {
@@ -124,19 +165,15 @@ impl Context<'_> {
         if let Some(s) = x.status {
             parts.add(format!("HTTP {s}"));
         }
-        let latency = (self.events[i].time - self.events[x.request].time)
-            .num_microseconds()
-            .unwrap_or(0);
-        parts.add(ms(latency));
+        if let Some(us) = crate::trace::latency_us(self.events[x.request].time, self.events[i].time)
+        {
+            parts.add(ms(us));
+        }
         if x.streamed {
             parts.add("streamed");
         }
         for (id, name, _) in &x.tool_calls {
-            let chain = self
-                .report
-                .chains
-                .iter()
-                .find(|c| &c.call_id == id && c.asked_in == i);
+            let chain = self.report.chain_asked(i, id);
             match chain {
                 Some(c) if c.tools_call.is_none() && c.returned_in.is_none() => {
                     if status == Status::Ok {

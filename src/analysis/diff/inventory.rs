@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use crate::analysis::Report;
-use crate::analysis::pins::canonical_json;
+use crate::analysis::canonical::canonical_json;
 use crate::trace::{Event, Kind, Lane, Pairing};
 
 /// The primitives a server lists, and the member that names each entry.

@@ -20,8 +20,8 @@ use serde::Serialize;
 
 pub use inventory::{Call, Entry, Inventory, Outcome, PRIMITIVES, Server, inventory};
 
+use super::canonical::shape_hash;
 use super::compare::{Difference, Ignore, compare};
-use super::pins::shape_hash;
 
 /// How two traces are compared.
 #[derive(Debug, Clone)]

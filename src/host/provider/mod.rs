@@ -199,12 +199,37 @@ impl Provider {
         body: &Value,
         recorder: &Recorder,
     ) -> Result<ProviderReply, ProviderError> {
+        self.send_with_headers(body, &[], recorder).await
+    }
+
+    /// [`send`](Self::send) with `extra` headers on this request only (after the configured
+    /// ones), for example the host's mark on a request it sends for a server's sampling.
+    pub async fn send_with_headers(
+        &self,
+        body: &Value,
+        extra: &[(&str, &str)],
+        recorder: &Recorder,
+    ) -> Result<ProviderReply, ProviderError> {
         let deadline = Instant::now() + self.config.timeout;
         let bytes = self.request_body(body)?;
         let mut recorded_body = bytes.clone();
         self.scrub(&mut recorded_body);
-        // What the transport adds after our headers, so the record matches the wire.
+        let mut header_map = self.header_map.clone();
         let mut headers = self.headers.clone();
+        for (name, value) in extra {
+            let (Ok(header), Ok(header_value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) else {
+                return Err(ProviderError::Config {
+                    url: self.url.clone(),
+                    detail: format!("the header `{name}` cannot be sent"),
+                });
+            };
+            header_map.append(header, header_value);
+            headers.push((name.to_string(), value.to_string()));
+        }
+        // What the transport adds after our headers, so the record matches the wire.
         headers.push(("host".into(), self.host.clone()));
         headers.push(("content-length".into(), bytes.len().to_string()));
         let request_info = HttpInfo {
@@ -221,11 +246,7 @@ impl Provider {
             recorded_body,
         );
         tracing::debug!(url = %self.url, bytes = bytes.len(), "sending LLM API request");
-        let request = self
-            .client
-            .post(&self.url)
-            .headers(self.header_map.clone())
-            .body(bytes);
+        let request = self.client.post(&self.url).headers(header_map).body(bytes);
         let mut response = match timeout_at(deadline, request.send()).await {
             Ok(Ok(response)) => response,
             Ok(Err(err)) if err.is_timeout() => return Err(self.no_response(recorder, None)),

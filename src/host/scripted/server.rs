@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
@@ -27,6 +27,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 struct Shared {
     script: Script,
+    /// The answer to a request the host sends for a server's `sampling/createMessage`.
+    sampling_reply: String,
     requests: AtomicU64,
 }
 
@@ -45,18 +47,30 @@ impl ScriptedModel {
     /// Binds `addr` (e.g. `127.0.0.1:0` for an ephemeral port) and serves all three shapes
     /// until dropped or shut down. Must be called within a Tokio runtime.
     pub async fn start(script: Script, addr: SocketAddr) -> Result<ScriptedModel, ScriptedError> {
+        Self::start_with_sampling(script, super::DEFAULT_SAMPLING_REPLY.into(), addr).await
+    }
+
+    /// [`start`](Self::start), answering sampling requests (those the host marks with
+    /// [`SAMPLING_HEADER`](super::SAMPLING_HEADER)) with `sampling_reply`.
+    pub async fn start_with_sampling(
+        script: Script,
+        sampling_reply: String,
+        addr: SocketAddr,
+    ) -> Result<ScriptedModel, ScriptedError> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| ScriptedError::Bind { addr, source })?;
         let addr = listener.local_addr().map_err(ScriptedError::LocalAddr)?;
         let shared = Arc::new(Shared {
             script,
+            sampling_reply,
             requests: AtomicU64::new(0),
         });
         let route = |shape: ApiShape| {
             post(
-                move |State(shared): State<Arc<Shared>>, body: Bytes| async move {
-                    handle(&shared, shape, &body)
+                move |State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes| async move {
+                    let sampling = headers.contains_key(super::SAMPLING_HEADER);
+                    handle(&shared, shape, &body, sampling)
                 },
             )
         };
@@ -118,11 +132,12 @@ impl Drop for ScriptedModel {
     }
 }
 
-fn handle(shared: &Shared, shape: ApiShape, body: &[u8]) -> Response {
+fn handle(shared: &Shared, shape: ApiShape, body: &[u8], sampling: bool) -> Response {
     let number = shared.requests.fetch_add(1, Ordering::Relaxed);
+    let sampling = sampling.then_some(shared.sampling_reply.as_str());
     let mut response = match serde_json::from_slice::<Value>(body) {
         Err(error) => bad_request(shape, &RequestError::NotJson(error.to_string())),
-        Ok(request) => match answer(&shared.script, shape, &request) {
+        Ok(request) => match answer(&shared.script, shape, &request, sampling) {
             Err(error) => bad_request(shape, &error),
             Ok(answer) => {
                 tracing::debug!(

@@ -17,6 +17,9 @@ pub(super) struct Answer {
     pub output_tokens: u64,
     /// Unix seconds, for `created` / `created_at`.
     pub created: u64,
+    /// An answer to a request the host sent for a server's sampling request (not a script
+    /// turn): its ids say so, so they never collide with the loop's.
+    pub sampling: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -32,38 +35,46 @@ impl Answer {
         self.conversation.turn
     }
 
+    /// What the ids carry after `sl_`: the turn, or `sampling_<turn>`.
+    fn tag(&self) -> String {
+        match self.sampling {
+            true => format!("sampling_{}", self.turn()),
+            false => self.turn().to_string(),
+        }
+    }
+
     pub fn model(&self) -> &str {
         &self.conversation.model
     }
 
     /// `msg_sl_<turn>`: the Anthropic message id and the Responses message item id.
     pub fn message_id(&self) -> String {
-        format!("msg_sl_{}", self.turn())
+        format!("msg_sl_{}", self.tag())
     }
 
     /// `toolu_sl_<turn>_<n>`.
     pub fn anthropic_call_id(&self, n: usize) -> String {
-        format!("toolu_sl_{}_{n}", self.turn())
+        format!("toolu_sl_{}_{n}", self.tag())
     }
 
     /// `fc_sl_<turn>_<n>`: the Responses function_call item id.
     pub fn item_id(&self, n: usize) -> String {
-        format!("fc_sl_{}_{n}", self.turn())
+        format!("fc_sl_{}_{n}", self.tag())
     }
 
     /// `call_sl_<turn>_<n>`: the Responses `call_id` and the Chat tool call id.
     pub fn call_id(&self, n: usize) -> String {
-        format!("call_sl_{}_{n}", self.turn())
+        format!("call_sl_{}_{n}", self.tag())
     }
 
     /// `resp_sl_<turn>` (read back from `previous_response_id`).
     pub fn response_id(&self) -> String {
-        format!("resp_sl_{}", self.turn())
+        format!("resp_sl_{}", self.tag())
     }
 
     /// `chatcmpl-sl_<turn>`.
     pub fn completion_id(&self) -> String {
-        format!("chatcmpl-sl_{}", self.turn())
+        format!("chatcmpl-sl_{}", self.tag())
     }
 }
 

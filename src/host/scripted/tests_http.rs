@@ -337,3 +337,50 @@ async fn malformed_requests_get_400_in_the_provider_error_shape() {
         "still listening after shutdown"
     );
 }
+
+#[tokio::test]
+async fn a_request_marked_as_sampling_gets_the_sampling_reply_not_a_script_turn() {
+    let addr = SocketAddr::from(([127, 0, 0, 1], 0));
+    let model = match ScriptedModel::start_with_sampling(weather(), "A short summary.".into(), addr)
+        .await
+    {
+        Ok(model) => model,
+        Err(error) => panic!("cannot start the scripted model: {error}"),
+    };
+    let client = reqwest::Client::new();
+    for shape in ApiShape::ALL {
+        let url = format!("{}{}", model.base_url(), shape.path());
+        let body = first_request(shape, &["get_weather"]);
+        let send = |marked: bool| {
+            let mut request = client.post(&url).json(&body);
+            if marked {
+                request = request.header(SAMPLING_HEADER, "tour");
+            }
+            request.send()
+        };
+        let marked: Value = match send(true).await {
+            Ok(r) => r.json().await.expect("json"),
+            Err(e) => panic!("POST {url}: {e}"),
+        };
+        let plain: Value = match send(false).await {
+            Ok(r) => r.json().await.expect("json"),
+            Err(e) => panic!("POST {url}: {e}"),
+        };
+        let marked_text = marked.to_string();
+        assert!(
+            marked_text.contains("A short summary."),
+            "{shape:?}: {marked}"
+        );
+        let call = marked_text.contains("\"tool_use\"") || marked_text.contains("\"arguments\"");
+        assert!(!call, "{shape:?} sampling made a call: {marked}");
+        assert!(
+            marked_text.contains("sl_sampling_0"),
+            "{shape:?} ids: {marked}"
+        );
+        // Without the mark, the same body is turn 0 of the script: the weather call.
+        let plain_text = plain.to_string();
+        let call = plain_text.contains("\"tool_use\"") || plain_text.contains("\"arguments\"");
+        assert!(call, "{shape:?} turn 0 made no call: {plain}");
+    }
+    model.shutdown().await;
+}

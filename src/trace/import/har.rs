@@ -11,7 +11,8 @@
 //! Header values and URL query parameters go through the caller's redaction hook before they
 //! become events, so credentials (`Authorization`, cookies, API keys) never reach a trace.
 //! NAME is the caller's, or the URL's host. An entry that cannot be read is reported by its
-//! 1-based number and skipped.
+//! 1-based number and skipped. Entries overlap (a GET stream stays open while POSTs come and
+//! go), so the events are sorted by time before they are numbered.
 
 use base64::Engine as _;
 use chrono::{DateTime, TimeDelta, Utc};
@@ -53,6 +54,12 @@ pub fn parse(text: &str, name: Option<&str>, hooks: HttpHooks) -> Result<Importe
                 message,
             });
         }
+    }
+    // Entries overlap (a long GET stream, concurrent POSTs): a trace is in time order, so the
+    // events are sorted by time (each entry's own order kept among equal times) and numbered.
+    out.events.sort_by_key(|e| e.time);
+    for (seq, event) in out.events.iter_mut().enumerate() {
+        event.seq = seq as u64;
     }
     Ok(out)
 }
@@ -315,6 +322,26 @@ mod tests {
                 .unwrap()
                 .contains("s3cret")
         );
+    }
+
+    #[test]
+    fn overlapping_entries_become_events_in_time_order() {
+        let har = r#"{"log":{"entries":[
+          {"startedDateTime":"2025-06-11T10:00:00.000Z","time":5000,
+           "request":{"method":"GET","url":"http://localhost:3000/mcp","headers":[]},
+           "response":{"status":200,"headers":[],
+             "content":{"mimeType":"text/event-stream","text":"data: {\"late\":1}\n\n"}}},
+          {"startedDateTime":"2025-06-11T10:00:01.000Z","time":10,
+           "request":{"method":"POST","url":"http://localhost:3000/mcp","headers":[],
+             "postData":{"text":"{}"}},
+           "response":{"status":202,"headers":[],"content":{"text":""}}}
+        ]}}"#;
+        let got = parse(har, None, HOOKS).expect("har");
+        let times: Vec<_> = got.events.iter().map(|e| e.time).collect();
+        assert!(times.is_sorted(), "{times:?}");
+        let seqs: Vec<u64> = got.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [0, 1, 2, 3]);
+        assert_eq!(got.events[3].raw.as_deref(), Some(r#"{"late":1}"#));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! - [`inspector`]: the MCP Inspector's Protocol (history) exports.
 //!
 //! An importer never fails on a bad line or entry: it reports it as an [`ImportWarning`] (by
-//! 1-based line or entry number) and goes on. Like the rest of [`crate::trace`], this module
+//! 1-based line or entry number) and goes on; a file in which nothing at all could be read is
+//! not the named format, and [`import_file`] refuses it ([`ImportError::NothingMatched`]). Like the rest of [`crate::trace`], this module
 //! depends on nothing else in the crate; what it needs from elsewhere (header redaction, the SSE
 //! parser) the caller passes in as [`HttpHooks`]. [`import_file`] is the one way from a file to
 //! a header and events, for `sightline import` and the app's File > Import alike.
@@ -71,6 +72,15 @@ pub enum Format {
 impl Format {
     pub const ALL: [Format; 3] = [Format::ClaudeDesktop, Format::Inspector, Format::Har];
 
+    /// What a file of this format is, for "not ..." messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Format::ClaudeDesktop => "a Claude Desktop log",
+            Format::Inspector => "an MCP Inspector export",
+            Format::Har => "a HAR of MCP traffic",
+        }
+    }
+
     /// The name on the command line: `claude-desktop`, `inspector`, `har`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -87,6 +97,17 @@ impl Format {
 pub enum ImportError {
     #[error("cannot read {path}: {error}")]
     Read { path: String, error: std::io::Error },
+    /// Nothing in the file could be read as the format: a file of another kind (a README given
+    /// as a Claude Desktop log), not an empty import to write.
+    #[error("{path}: not {what} (no {unit} matched{first})")]
+    NothingMatched {
+        path: String,
+        what: &'static str,
+        unit: &'static str,
+        /// `; the first: ...` when the importer said why it skipped something other than the
+        /// format's shape (empty for Claude Desktop logs, where it is always "no timestamp").
+        first: String,
+    },
     #[error("{path}: {error}")]
     Har { path: String, error: har::HarError },
     #[error("{path}: {error}")]
@@ -141,6 +162,19 @@ pub fn import_file(
             })?
         }
     };
+    if imported.events.is_empty() && (!imported.warnings.is_empty() || text.trim().is_empty()) {
+        let (unit, first) = match (format, imported.warnings.first()) {
+            (Format::ClaudeDesktop, _) => ("line", String::new()),
+            (_, Some(w)) => (w.unit, format!("; {w}")),
+            (_, None) => ("entry", String::new()),
+        };
+        return Err(ImportError::NothingMatched {
+            path: shown,
+            what: format.what(),
+            unit,
+            first,
+        });
+    }
     let mut header = Header::new(format!("sightline import {} {shown}", format.as_str()));
     if imported.synthetic_times {
         header

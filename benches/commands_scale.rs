@@ -1,0 +1,135 @@
+//! Every trace-reading command on 100,000 and 1,000,000 events, on both of the benches' mixes
+//! (`traces.rs`: the weather loop and the tool-heavy tour): `summary`, `summary --json`,
+//! `export --format mermaid`, `export --format svg`, `doctor`, `validate` and `poison`, run as
+//! the real binary with its output to /dev/null. Each must stay linear: on 1M events at most
+//! 2x its own 100k time x 10 (the ratio printed), and at most 10 s. Peak memory (the child's
+//! maximum RSS) is printed beside, against the file's size.
+//!
+//! Run with `cargo bench --bench commands_scale` (add `-- 100000` for one size, `-- tool` or
+//! `-- weather` for one mix, a command's name to run only that one).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "traces.rs"]
+mod traces;
+use traces::Mix;
+
+const COMMANDS: &[(&str, &[&str])] = &[
+    ("summary", &["summary"]),
+    ("summary --json", &["summary", "--json"]),
+    ("export mermaid", &["export", "--format", "mermaid"]),
+    ("export svg", &["export", "--format", "svg"]),
+    ("doctor", &["doctor"]),
+    ("validate", &["validate"]),
+    ("poison", &["poison"]),
+];
+
+/// Wall time and peak RSS (bytes) of the binary run with `args` and the trace.
+fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
+    let start = Instant::now();
+    // SIGHTLINE_BIN: another build to measure (a baseline kept aside), default this one.
+    let bin =
+        std::env::var_os("SIGHTLINE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
+    // Reaped by the wait4 below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(bin)
+        .args(args)
+        .arg(trace)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn sightline");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for the child just spawned (its pid), writing into locals we own.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    assert!(pid > 0, "wait4 failed");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (elapsed, usage.ru_maxrss as u64 * 1024, code)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sizes: Vec<u64> = match args.iter().find_map(|a| a.parse().ok()) {
+        Some(n) => vec![n],
+        None => vec![100_000, 1_000_000],
+    };
+    let mixes: Vec<Mix> = Mix::ALL
+        .into_iter()
+        .filter(|m| {
+            let word = m.name().split([' ', '-']).next().unwrap_or_default();
+            !args.iter().any(|a| a == "tool" || a == "weather") || args.iter().any(|a| a == word)
+        })
+        .collect();
+    let only: Vec<&(&str, &[&str])> = COMMANDS
+        .iter()
+        .filter(|(name, _)| {
+            !args.iter().any(|a| COMMANDS.iter().any(|c| c.0 == a))
+                || args.iter().any(|a| a == name)
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("sightline-commands-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let secs = |d: Duration| d.as_secs_f64();
+    for mix in mixes {
+        let mut times: Vec<Vec<Duration>> = vec![Vec::new(); only.len()];
+        let mut files = Vec::new();
+        for &n in &sizes {
+            let path = dir.join(format!("{}-{n}.jsonl", mix.name().replace(' ', "-")));
+            let bytes = mix.write(&path, n);
+            let start = Instant::now();
+            let text = std::fs::read(&path).expect("read");
+            let lines = text.split(|&b| b == b'\n').count();
+            let baseline = start.elapsed();
+            drop(text);
+            println!(
+                "{} trace, {n} events, {:.1} MB ({lines} lines), read + split {:.0} ms",
+                mix.name(),
+                bytes as f64 / 1e6,
+                secs(baseline) * 1e3
+            );
+            for (k, (name, cmd)) in only.iter().enumerate() {
+                let (t, rss, code) = run(cmd, &path);
+                times[k].push(t);
+                println!(
+                    "  {name:<16} {:>8.2} s  peak {:>7.1} MB ({:.2}x the file)  exit {code}",
+                    secs(t),
+                    rss as f64 / 1e6,
+                    rss as f64 / bytes as f64
+                );
+            }
+            files.push(path);
+        }
+        if sizes.len() == 2 {
+            let scale = (sizes[1] / sizes[0]) as f64;
+            println!(
+                "  {}: each command at {} events against {scale}x its {} time (goal <= 2.0x and <= 10 s)",
+                mix.name(),
+                sizes[1],
+                sizes[0]
+            );
+            for (k, (name, _)) in only.iter().enumerate() {
+                let (small, big) = (secs(times[k][0]), secs(times[k][1]));
+                let ratio = big / (small * scale);
+                let verdict = if ratio <= 2.0 && big <= 10.0 {
+                    "ok"
+                } else {
+                    "NOT MET"
+                };
+                println!("  {name:<16} {ratio:>6.2}x  ({big:.2} s)  {verdict}");
+            }
+        }
+        for f in files {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,188 @@
+//! The benches' synthetic traces, shared (`#[path = "traces.rs"] mod traces;`), so every bench
+//! measures the same two mixes and a path that is quadratic in one of them cannot hide:
+//!
+//! - **weather**: the seed article's loop, 12 small events (a prompt, `tools/list`, one
+//!   `tools/call`, a log and a progress notification, a ping, stderr, a non-JSON line, the
+//!   answer);
+//! - **tool-heavy**: the primitives tour as Sightline recorded it (`tests/fixtures/narration`,
+//!   `benches/fixtures`), run again and again: each run spawns the server, does the handshake,
+//!   reads a resource and a prompt, lists 7 tools, sends 2 LLM requests of 3-4 KB, makes 4 tool
+//!   calls (progress notifications, logs, sampling, elicitation, roots) and exits. The runs
+//!   rotate between 2026-07-28 over stdio (`input_required` and retries), 2025-11-25 over stdio
+//!   (the server's own requests to the host) and 2026-07-28 over Streamable HTTP (`http`
+//!   events with request lines, statuses and headers). Model call ids and message ids are made
+//!   unique per run.
+
+#![allow(dead_code)]
+
+use chrono::{DateTime, Utc};
+use sightline::trace::{Channel, Event, Header, HttpInfo, Lane, TraceWriter, now};
+
+/// Which mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mix {
+    Weather,
+    ToolHeavy,
+}
+
+impl Mix {
+    pub const ALL: [Mix; 2] = [Mix::Weather, Mix::ToolHeavy];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mix::Weather => "weather loop",
+            Mix::ToolHeavy => "tool-heavy",
+        }
+    }
+
+    /// Exactly `n` events of this mix.
+    pub fn events(self, n: u64) -> Vec<Event> {
+        let mut out = Vec::with_capacity(n as usize);
+        self.each(n, |e| out.push(e));
+        out
+    }
+
+    /// Calls `f` with each of the `n` events, in order (no need to hold them all).
+    pub fn each(self, n: u64, mut f: impl FnMut(Event)) {
+        let t0 = now();
+        match self {
+            Mix::Weather => weather(n, t0, &mut f),
+            Mix::ToolHeavy => tool_heavy(n, t0, &mut f),
+        }
+    }
+
+    /// Writes `n` events as a trace file; returns its size in bytes.
+    pub fn write(self, path: &std::path::Path, n: u64) -> u64 {
+        let mut writer = TraceWriter::create(path, &Header::new("synthetic")).expect("create");
+        self.each(n, |e| writer.append(&e).expect("append"));
+        writer.flush().expect("flush");
+        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+    }
+}
+
+/// One weather loop as the host records it: 12 events.
+fn loop_events(k: u64) -> Vec<(Lane, Lane, Channel, String)> {
+    let s = || Lane::server("weather");
+    let id = 1 + 2 * k;
+    vec![
+        (Lane::User, Lane::Host, Channel::Note, format!("What's the weather in city {k}?")),
+        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#)),
+        (s(), Lane::Host, Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"get_weather","description":"Get current weather information for a location","inputSchema":{{"type":"object","properties":{{"location":{{"type":"string"}}}},"required":["location"]}}}}]}}}}"#)),
+        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"location":"city {k}"}}}}}}"#, id + 1)),
+        (s(), Lane::Host, Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[{{"type":"text","text":"city {k}: 15C, partly cloudy"}}],"isError":false}}}}"#, id + 1)),
+        (s(), Lane::Host, Channel::Stdio, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"served"}}"#.to_string()),
+        (s(), Lane::Host, Channel::Stderr, format!("served city {k}")),
+        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{k},"progress":1}}}}"#)),
+        (Lane::Host, s(), Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":"p{k}","method":"ping"}}"#)),
+        (s(), Lane::Host, Channel::Stdio, format!(r#"{{"jsonrpc":"2.0","id":"p{k}","result":{{}}}}"#)),
+        (s(), Lane::Host, Channel::Stdio, "debug output that is not JSON".to_string()),
+        (Lane::Host, Lane::User, Channel::Note, format!("city {k}: 15C, partly cloudy")),
+    ]
+}
+
+fn weather(n: u64, t0: DateTime<Utc>, f: &mut impl FnMut(Event)) {
+    let mut seq = 0;
+    let mut k = 0;
+    while seq < n {
+        for (from, to, channel, raw) in loop_events(k) {
+            if seq == n {
+                return;
+            }
+            let time = t0 + chrono::Duration::microseconds(seq as i64 * 50);
+            f(Event::with_bytes(
+                seq,
+                time,
+                from,
+                to,
+                channel,
+                raw.into_bytes(),
+            ));
+            seq += 1;
+        }
+        k += 1;
+    }
+}
+
+const TOUR_2026: &str =
+    include_str!("../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl");
+const TOUR_2025: &str = include_str!("fixtures/primitives-tour-2025-11-25.jsonl");
+
+/// The events of a recorded trace (its header skipped).
+fn template(text: &str) -> Vec<Event> {
+    text.lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("template event"))
+        .collect()
+}
+
+/// The stdio exchanges of a run moved to Streamable HTTP, as `proxy --http` records them:
+/// requests with their request line and headers, answers as SSE events of a 200 response.
+fn over_http(mut e: Event, port: u16) -> Event {
+    if e.channel != Channel::Stdio {
+        return e;
+    }
+    e.channel = Channel::Http;
+    let mut info = HttpInfo::default();
+    if e.from == Lane::Host {
+        info.method = Some("POST".into());
+        info.url = Some(format!("http://127.0.0.1:{port}/mcp"));
+        info.headers = vec![
+            ("content-type".into(), "application/json".into()),
+            (
+                "accept".into(),
+                "application/json, text/event-stream".into(),
+            ),
+            ("mcp-protocol-version".into(), "2026-07-28".into()),
+        ];
+    } else {
+        info.status = Some(200);
+        info.headers = vec![
+            ("content-type".into(), "text/event-stream".into()),
+            ("cache-control".into(), "no-cache".into()),
+        ];
+        info.extra.insert("sse_event".into(), "message".into());
+    }
+    e.http = Some(Box::new(info));
+    e
+}
+
+fn tool_heavy(n: u64, t0: DateTime<Utc>, f: &mut impl FnMut(Event)) {
+    let runs = [template(TOUR_2026), template(TOUR_2025)];
+    let mut seq = 0u64;
+    let mut clock = t0;
+    let mut k = 0u64;
+    while seq < n {
+        // 2026 stdio, 2025 stdio, 2026 HTTP, ...
+        let (run, http) = match k % 3 {
+            0 => (&runs[0], false),
+            1 => (&runs[1], false),
+            _ => (&runs[0], true),
+        };
+        let start = run[0].time;
+        let mut last = clock;
+        for e in run {
+            if seq == n {
+                return;
+            }
+            let mut e = e.clone();
+            e.seq = seq;
+            e.time = clock + (e.time - start);
+            last = e.time;
+            if let Some(raw) = &e.raw
+                && e.channel == Channel::LlmHttp
+            {
+                let unique = raw
+                    .replace("toolu_sl_", &format!("toolu_sl_r{k}_"))
+                    .replace("msg_sl_", &format!("msg_sl_r{k}_"));
+                e.raw = Some(unique.into_boxed_str());
+            }
+            if http {
+                e = over_http(e, 40_000 + (k % 1000) as u16);
+            }
+            f(e);
+            seq += 1;
+        }
+        clock = last + chrono::Duration::milliseconds(5);
+        k += 1;
+    }
+}

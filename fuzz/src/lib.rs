@@ -1,0 +1,90 @@
+//! The modules under fuzz, compiled from the product's own source files.
+//!
+//! Sightline is one package whose library also holds the desktop app, so depending on it
+//! would build eframe, wgpu, tokio, rmcp and reqwest with coverage instrumentation: minutes of
+//! CI for code no target reaches. The modules fuzzed here are the pure ones, which by the
+//! architecture's rules use nothing else in the crate (`trace` uses no other module; the line
+//! splitter, the wire module's SSE parser and header redaction, and the wrap editor use only
+//! std, serde_json and memchr). So this crate compiles those very files (`#[path]`, not copies) under the same
+//! module paths, with the same dependencies and features. A module that starts to use
+//! another part of the crate breaks this build, which `.ci/fuzz` reports.
+
+#![allow(dead_code, unused_imports)]
+
+#[path = "../../src/trace/mod.rs"]
+pub mod trace;
+
+// Flat `#[path]`s (a `#[path]` inside an inline module resolves through a folder that does not
+// exist here), re-exported under the product's module paths.
+#[path = "../../src/tap/lines.rs"]
+#[doc(hidden)]
+pub mod tap_lines;
+#[path = "../../src/tap/wrap.rs"]
+#[doc(hidden)]
+pub mod tap_wrap;
+#[path = "../../src/wire/redact.rs"]
+#[doc(hidden)]
+pub mod wire_redact;
+#[path = "../../src/wire/sse.rs"]
+#[doc(hidden)]
+pub mod wire_sse;
+
+pub mod tap {
+    pub use super::tap_lines as lines;
+    pub use super::tap_wrap as wrap;
+}
+
+pub mod wire {
+    pub use super::wire_redact as redact;
+    pub use super::wire_sse as sse;
+}
+
+/// The HTTP hooks the HAR importer gets in the product (`host::provider::import_hooks`): the
+/// wire module's header redaction and SSE parser.
+pub fn import_hooks() -> trace::import::HttpHooks {
+    trace::import::HttpHooks {
+        redact: wire::redact::redact_headers,
+        sse_data: |bytes| {
+            wire::sse::SseParser::parse(bytes)
+                .into_iter()
+                .map(|e| e.data)
+                .collect()
+        },
+    }
+}
+
+/// Splits `data` into chunks whose sizes come from its own first bytes, so one input gives the
+/// fuzzer both a stream and a way to cut it.
+pub fn chunks(data: &[u8]) -> (Vec<&[u8]>, &[u8]) {
+    let (sizes, rest) = data.split_at(data.len().min(8));
+    let mut out = Vec::new();
+    let mut left = rest;
+    for &size in sizes
+        .iter()
+        .cycle()
+        .take(if sizes.is_empty() { 0 } else { 4096 })
+    {
+        if left.is_empty() {
+            break;
+        }
+        let n = (usize::from(size) % 64 + 1).min(left.len());
+        let (chunk, after) = left.split_at(n);
+        out.push(chunk);
+        left = after;
+    }
+    if !left.is_empty() {
+        out.push(left);
+    }
+    (out, rest)
+}
+
+/// What every importer promises: events numbered 0, 1, 2, ... and warnings numbered from 1
+/// (at most `units`, the number of lines when the importer counts lines).
+pub fn check_imported(imported: &trace::import::Imported, units: usize) {
+    for (i, event) in imported.events.iter().enumerate() {
+        assert_eq!(event.seq, i as u64, "events are numbered in order");
+    }
+    for warning in &imported.warnings {
+        assert!(warning.number >= 1 && warning.number <= units, "{warning}");
+    }
+}

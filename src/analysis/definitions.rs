@@ -1,0 +1,246 @@
+//! What a trace says about each server's tools: every `tools/list` result and `instructions`
+//! text, with the server's identity and each definition's hash. The pins compare these
+//! definitions over time; the poisoning scan reads their text.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::canonical::{canonical_json, canonical_json_pretty, sha256_hex, shape_hash};
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
+
+/// Who a server is, for pinning: its `serverInfo.name` and, for stdio, its command line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ServerId {
+    pub name: String,
+    /// Program and arguments from the spawn event, when the trace has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+}
+
+impl fmt::Display for ServerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if let Some(command) = &self.command {
+            write!(f, " ({})", command.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+/// One tool definition as a server listed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    /// `name`, or empty when the definition has none.
+    pub name: String,
+    /// The definition exactly as received (every field).
+    pub definition: Value,
+    /// [`canonical_json`] of `definition`.
+    pub canonical: String,
+    /// Hex SHA-256 of `canonical`: the pin.
+    pub sha256: String,
+    /// `seq` of the `tools/list` result event it came in.
+    pub seq: u64,
+}
+
+impl ToolDef {
+    pub fn new(definition: Value, seq: u64) -> Self {
+        let name = definition
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let canonical = canonical_json(&definition);
+        let sha256 = sha256_hex(&canonical);
+        ToolDef {
+            name,
+            definition,
+            canonical,
+            sha256,
+            seq,
+        }
+    }
+
+    /// Hash of the definition without `name` (see [`shape_hash`]).
+    pub fn shape_sha256(&self) -> String {
+        shape_hash(&self.definition)
+    }
+
+    /// The definition as indented canonical JSON.
+    pub fn pretty(&self) -> String {
+        canonical_json_pretty(&self.definition)
+    }
+}
+
+/// One complete listing of a server's tools: a `tools/list` result, with the pages that
+/// followed it (requests carrying a `cursor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolList {
+    pub lane: Lane,
+    pub server: ServerId,
+    /// `seq` of the (first page's) result event.
+    pub seq: u64,
+    pub tools: Vec<ToolDef>,
+    /// `false` when the last page received still had a `nextCursor`.
+    pub complete: bool,
+}
+
+impl ToolList {
+    /// The first tool of this name.
+    pub fn tool(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+}
+
+/// A server's `instructions`, from an `initialize` or `server/discover` result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instructions {
+    pub lane: Lane,
+    pub server: ServerId,
+    pub text: String,
+    /// `seq` of the result event.
+    pub seq: u64,
+}
+
+/// Every tool listing and every `instructions` text of a trace, in trace order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Definitions {
+    pub lists: Vec<ToolList>,
+    pub instructions: Vec<Instructions>,
+}
+
+#[derive(Default)]
+struct LaneState {
+    name: Option<String>,
+    command: Option<Vec<String>>,
+    /// Index in `lists` of the listing a next page would continue.
+    open: Option<usize>,
+}
+
+impl LaneState {
+    fn id(&self, lane: &Lane) -> ServerId {
+        ServerId {
+            name: self
+                .name
+                .clone()
+                .or_else(|| lane.server_name().map(str::to_string))
+                .unwrap_or_else(|| lane.to_string()),
+            command: self.command.clone(),
+        }
+    }
+}
+
+fn parse(event: &Event) -> Option<Value> {
+    serde_json::from_slice(&event.bytes()?).ok()
+}
+
+/// Reads every tool listing and `instructions` out of a trace. `rpc` is the trace's
+/// [`crate::trace::analyze`] result (`Report::rpc`).
+pub fn definitions(events: &[Event], rpc: &Analysis) -> Definitions {
+    let index_of: HashMap<u64, usize> =
+        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+    let mut lanes: HashMap<Lane, LaneState> = HashMap::new();
+    let mut out = Definitions::default();
+    for (i, event) in events.iter().enumerate() {
+        if event.channel == Channel::Process {
+            let Some(info) = &event.process else { continue };
+            let Some(lane) = [&event.from, &event.to].into_iter().find(|l| l.is_server()) else {
+                continue;
+            };
+            if info.event == "spawn" {
+                lanes.insert(
+                    lane.clone(),
+                    LaneState {
+                        command: (!info.command.is_empty()).then(|| info.command.clone()),
+                        ..LaneState::default()
+                    },
+                );
+            }
+            continue;
+        }
+        if !event.channel.carries_jsonrpc() || !event.from.is_server() {
+            continue;
+        }
+        let Some(d) = rpc.derived.get(i) else {
+            continue;
+        };
+        if d.kind != Kind::Response {
+            continue;
+        }
+        let method = d.method.as_deref().unwrap_or_default();
+        if !matches!(method, "initialize" | "server/discover" | "tools/list") {
+            continue;
+        }
+        let Some(result) = parse(event).and_then(|v| v.get("result").cloned()) else {
+            continue;
+        };
+        let lane = event.from.clone();
+        let state = lanes.entry(lane.clone()).or_default();
+        if method == "tools/list" {
+            let cursor = match d.pairing {
+                Pairing::Answers(seq) => index_of
+                    .get(&seq)
+                    .and_then(|&r| parse(&events[r]))
+                    .and_then(|v| v.pointer("/params/cursor").cloned())
+                    .filter(|c| !c.is_null()),
+                _ => None,
+            };
+            let tools: Vec<ToolDef> = result
+                .get("tools")
+                .and_then(Value::as_array)
+                .map(|tools| {
+                    tools
+                        .iter()
+                        .filter(|t| t.is_object())
+                        .map(|t| ToolDef::new(t.clone(), event.seq))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
+            match (cursor, state.open) {
+                (Some(_), Some(open)) => {
+                    let list = &mut out.lists[open];
+                    list.tools.extend(tools);
+                    list.complete = !more;
+                }
+                _ => {
+                    out.lists.push(ToolList {
+                        lane: lane.clone(),
+                        server: state.id(&lane),
+                        seq: event.seq,
+                        tools,
+                        complete: !more,
+                    });
+                    state.open = Some(out.lists.len() - 1);
+                }
+            }
+            if !more {
+                state.open = None;
+            }
+            continue;
+        }
+        let name = result
+            .pointer("/serverInfo/name")
+            .or_else(|| {
+                result
+                    .get("_meta")
+                    .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+                    .and_then(|info| info.get("name"))
+            })
+            .and_then(Value::as_str);
+        if let Some(name) = name {
+            state.name = Some(name.to_string());
+        }
+        if let Some(text) = result.get("instructions").and_then(Value::as_str) {
+            out.instructions.push(Instructions {
+                lane: lane.clone(),
+                server: state.id(&lane),
+                text: text.to_string(),
+                seq: event.seq,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,69 @@
+//! Excerpts: a finding's characters quoted with what does not show written out.
+
+use crate::analysis::chars::{is_invisible, is_tag};
+
+/// `text` with invisible characters written as `\u{...}` and newlines as `\n`.
+pub fn escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        push_escaped(&mut out, c);
+    }
+    out
+}
+
+pub(super) fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        c if is_invisible(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// Escapes `chars`, writing a run of more than 4 tag characters as its first and last
+/// (`\u{E0041}…\u{E002E}`): the decoded text is in the finding's `hidden`.
+pub(super) fn push_segment(out: &mut String, chars: &[char]) {
+    let mut i = 0;
+    while i < chars.len() {
+        let run = chars[i..].iter().take_while(|&&c| is_tag(c)).count();
+        if run > 4 {
+            push_escaped(out, chars[i]);
+            out.push('…');
+            push_escaped(out, chars[i + run - 1]);
+            i += run;
+        } else {
+            push_escaped(out, chars[i]);
+            i += 1;
+        }
+    }
+}
+
+/// The span in brackets with up to 24 characters of context each side, invisible characters
+/// as `\u{...}`; a long span is cut in the middle, a long run of tag characters shortened.
+pub fn excerpt(text: &str, span: (usize, usize)) -> String {
+    const CONTEXT: usize = 24;
+    const LONG: usize = 120;
+    let chars: Vec<char> = text.chars().collect();
+    let (s, e) = (span.0.min(chars.len()), span.1.min(chars.len()));
+    let from = s.saturating_sub(CONTEXT);
+    let to = (e + CONTEXT).min(chars.len());
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    push_segment(&mut out, &chars[from..s]);
+    out.push('[');
+    if e - s > LONG {
+        push_segment(&mut out, &chars[s..s + LONG / 2]);
+        out.push_str(&format!(" …({} chars)… ", e - s - LONG / 2 - LONG / 4));
+        push_segment(&mut out, &chars[e - LONG / 4..e]);
+    } else {
+        push_segment(&mut out, &chars[s..e]);
+    }
+    out.push(']');
+    push_segment(&mut out, &chars[e..to]);
+    if to < chars.len() {
+        out.push('…');
+    }
+    out
+}

@@ -1,0 +1,123 @@
+//! `sightline replay TRACE [--server NAME] [--ignore POINTER]... [--trace OUT] [--timeout D]
+//! [--json] -- CMD [ARGS...]`: a recorded client session sent again to a live server, and
+//! each answer compared with the recorded one.
+//!
+//! Composition only: [`crate::host::replay`] plays the recorded client through the tap into
+//! OUT, [`crate::analysis::replay`] compares OUT with TRACE, [`crate::export::replay`] prints.
+//! Exit status 0 when every answer matches, 1 when one differs or is missing, 2 when the
+//! replay could not be done (no requests, the server would not start or died), keeping what
+//! was recorded in OUT.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::analysis::compare::Pattern;
+use crate::analysis::replay::{Side, compare_replay, default_ignore};
+use crate::host::replay::{plan, replay_stdio};
+use crate::tap::{Recorder, ServerCommand};
+use crate::trace::{Header, TraceWriter};
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The recorded trace (file or session folder).
+    trace: PathBuf,
+    /// Which recorded server to replay, when the trace has several.
+    #[arg(long, value_name = "NAME")]
+    server: Option<String>,
+    /// Leave out this JSON pointer when comparing answers (`*`: any index or key), e.g.
+    /// `--ignore /result/content/*/text`. Repeatable.
+    #[arg(long, value_name = "POINTER", value_parser = super::diff::parse_pattern)]
+    ignore: Vec<Pattern>,
+    /// Where the replay is recorded. Default: a new file in the data directory.
+    #[arg(long = "trace", value_name = "OUT")]
+    out: Option<PathBuf>,
+    /// How long to wait for each answer: `10s`, `500ms`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = super::check::parse_duration)]
+    timeout: Duration,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The server to replay against, and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let recorded = super::load_trace(&args.trace)?;
+    let rpc = crate::trace::analyze(&recorded.events);
+    let plan = plan(&recorded.events, &rpc, args.server.as_deref())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.trace.display()))?;
+    let lane = plan.lane.clone().context("the plan names its server")?;
+    let name = lane.server_name().unwrap_or("server").to_string();
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::tap::paths::default_trace_path(&format!("replay-{name}")));
+    let mut header = Header::new(format!("sightline replay {}", args.trace.display()));
+    header
+        .extra
+        .insert("replay_of".into(), args.trace.display().to_string().into());
+    let writer = TraceWriter::create(&out_path, &header)?;
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let (program, rest) = args.command.split_first().context("no server command")?;
+    let cmd = ServerCommand::new(name.clone(), program.clone(), rest.to_vec());
+    let replayed = replay_stdio(&plan, &cmd, recorder.clone(), args.timeout);
+    let report = recorder.finish();
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    let replayed = replayed.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot replay {} against `{}`: {e} (recorded in {})",
+            args.trace.display(),
+            args.command.join(" "),
+            out_path.display()
+        )
+    })?;
+    eprintln!("sightline: replay recorded in {}", out_path.display());
+    let new = super::load_trace(&out_path)?;
+    let new_rpc = crate::trace::analyze(&new.events);
+    let ignore = args
+        .ignore
+        .into_iter()
+        .fold(default_ignore(), |i, p| i.with(p));
+    let results = compare_replay(
+        &Side {
+            events: &recorded.events,
+            rpc: &rpc,
+            lane: &lane,
+        },
+        &Side {
+            events: &new.events,
+            rpc: &new_rpc,
+            lane: &cmd.lane(),
+        },
+        &ignore,
+    );
+    let text = if args.json {
+        crate::export::replay::json(&results)
+    } else {
+        crate::export::replay::text(&results)
+    };
+    super::pins::write_stdout(&text)?;
+    if !replayed.unanswerable.is_empty() {
+        eprintln!(
+            "sightline: the server asked {} time(s) for what the recording has no answer to: {}",
+            replayed.unanswerable.len(),
+            replayed.unanswerable.join(", ")
+        );
+    }
+    if let Some(failure) = replayed.failure {
+        anyhow::bail!(
+            "could not finish the replay: {failure}; what was recorded is in {}",
+            out_path.display()
+        );
+    }
+    Ok(ExitCode::from(u8::from(!crate::export::replay::all_same(
+        &results,
+    ))))
+}

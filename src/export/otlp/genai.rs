@@ -1,0 +1,307 @@
+//! The GenAI half: the `invoke_agent` root, `chat {model}` per LLM exchange, and
+//! `execute_tool {tool}` per model tool call (from [`crate::analysis::CallChain`]).
+
+use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind};
+use serde_json::{Value, json};
+
+use super::{Ctx, Val, error_status, ids, kv, nanos, opt, server_address};
+use crate::analysis::LlmExchange;
+use crate::trace::Header;
+use crate::wire::api::ApiShape;
+
+/// The root: one per recording (a `run`, a proxy's file, a session), from its first event to
+/// its last. Sightline's own host is the agent `sightline`; an external host has no name here.
+pub(super) fn root(ctx: &Ctx<'_>, header: &Header) -> Span {
+    let start = ctx.events.iter().map(|e| e.time).min();
+    let end = ctx.events.iter().map(|e| e.time).max();
+    let ours = header.extra.contains_key("scenario");
+    let mut attributes = vec![kv("gen_ai.operation.name", "invoke_agent")];
+    if ours {
+        attributes.push(kv("gen_ai.agent.name", "sightline"));
+    }
+    attributes.push(kv("sightline.trace.title", header.title.as_str()));
+    if let Some(session) = header.extra.get("session").and_then(Value::as_str) {
+        attributes.push(kv("sightline.session", session));
+    }
+    Span {
+        trace_id: ctx.trace.to_vec(),
+        span_id: ctx.root.to_vec(),
+        name: if ours {
+            "invoke_agent sightline".into()
+        } else {
+            "invoke_agent".into()
+        },
+        kind: SpanKind::Internal as i32,
+        start_time_unix_nano: start.map_or(0, nanos),
+        end_time_unix_nano: end.map_or(0, nanos),
+        attributes,
+        ..Span::default()
+    }
+}
+
+/// An `execute_tool` span and the `tools/call` request it is the parent of.
+pub(super) struct ToolSpan {
+    pub span: Span,
+    pub tools_call: Option<usize>,
+}
+
+/// One `execute_tool` span per model tool call: from the response that asked for it to the
+/// server's answer (or to the `tools/call`, or the ask itself, when the trace ends earlier).
+pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
+    ctx.report
+        .chains
+        .iter()
+        .map(|chain| {
+            let asked = &ctx.events[chain.asked_in];
+            let last = chain
+                .tools_result
+                .or(chain.tools_call)
+                .unwrap_or(chain.asked_in);
+            let key_time = nanos(asked.time).to_string();
+            let mut attributes = vec![
+                kv("gen_ai.operation.name", "execute_tool"),
+                kv("gen_ai.tool.name", chain.tool.as_str()),
+                kv("gen_ai.tool.call.id", chain.call_id.as_str()),
+                kv("gen_ai.tool.type", "extension"),
+            ];
+            let server = chain
+                .tools_call
+                .and_then(|i| ctx.events[i].to.server_name().map(str::to_string));
+            opt(&mut attributes, "sightline.server.name", server);
+            let error = chain
+                .tools_result
+                .and_then(|r| super::mcp::error_of(ctx, r))
+                .map(|(kind, _)| kind);
+            let status = error.as_ref().and_then(|_| error_status(""));
+            opt(&mut attributes, "error.type", error);
+            ToolSpan {
+                span: Span {
+                    trace_id: ctx.trace.to_vec(),
+                    span_id: ids::span_id(
+                        &ctx.trace,
+                        "execute_tool",
+                        &[chain.call_id.as_bytes(), key_time.as_bytes()],
+                    )
+                    .to_vec(),
+                    parent_span_id: ctx.root.to_vec(),
+                    name: format!("execute_tool {}", chain.tool),
+                    kind: SpanKind::Internal as i32,
+                    start_time_unix_nano: nanos(asked.time),
+                    end_time_unix_nano: nanos(ctx.events[last].time),
+                    attributes,
+                    status,
+                    ..Span::default()
+                },
+                tools_call: chain.tools_call,
+            }
+        })
+        .collect()
+}
+
+/// One `chat {model}` CLIENT span per LLM exchange.
+pub(super) fn chats(ctx: &Ctx<'_>) -> Vec<Span> {
+    ctx.report.llm.iter().map(|x| chat(ctx, x)).collect()
+}
+
+/// The `gen_ai.provider.name` of an API shape: the provider whose wire format it is (a Chat
+/// Completions request to Ollama or vLLM is still `openai` on the wire).
+fn provider(shape: Option<ApiShape>) -> &'static str {
+    match shape {
+        Some(ApiShape::Anthropic) => "anthropic",
+        Some(_) => "openai",
+        None => "unknown",
+    }
+}
+
+fn chat(ctx: &Ctx<'_>, x: &LlmExchange) -> Span {
+    let request = &ctx.events[x.request];
+    let response = x.response.map(|r| &ctx.events[r]);
+    let mut attributes = vec![
+        kv("gen_ai.operation.name", "chat"),
+        kv("gen_ai.provider.name", provider(x.shape)),
+    ];
+    opt(&mut attributes, "gen_ai.request.model", x.model.clone());
+    opt(&mut attributes, "gen_ai.request.max_tokens", x.max_tokens);
+    opt(&mut attributes, "gen_ai.request.temperature", x.temperature);
+    opt(&mut attributes, "gen_ai.request.top_p", x.top_p);
+    opt(
+        &mut attributes,
+        "gen_ai.response.model",
+        x.response_model.clone(),
+    );
+    opt(&mut attributes, "gen_ai.response.id", x.response_id.clone());
+    if let Some(reason) = &x.stop_reason {
+        attributes.push(kv(
+            "gen_ai.response.finish_reasons",
+            Val::Strs(vec![reason.clone()]),
+        ));
+    }
+    let u = x.usage;
+    opt(&mut attributes, "gen_ai.usage.input_tokens", u.input);
+    opt(&mut attributes, "gen_ai.usage.output_tokens", u.output);
+    opt(
+        &mut attributes,
+        "gen_ai.usage.cache_read.input_tokens",
+        u.cache_read,
+    );
+    opt(
+        &mut attributes,
+        "gen_ai.usage.cache_creation.input_tokens",
+        u.cache_creation,
+    );
+    opt(
+        &mut attributes,
+        "gen_ai.usage.reasoning.output_tokens",
+        u.reasoning,
+    );
+    server_address(&mut attributes, x.url.as_deref());
+    opt(
+        &mut attributes,
+        "http.response.status_code",
+        x.status.map(i64::from),
+    );
+    if x.streamed {
+        attributes.push(kv("gen_ai.request.stream", true));
+    }
+    let mut status = None;
+    if let Some(code) = x.status.filter(|s| *s >= 400) {
+        attributes.push(kv("error.type", code.to_string()));
+        status = error_status(&format!("HTTP {code}"));
+    } else if response.is_none() {
+        attributes.push(kv("error.type", "unanswered"));
+        status = error_status("no response was recorded");
+    }
+    if ctx.options.content {
+        content(&mut attributes, x, request.text().as_ref());
+    }
+    let name = match &x.model {
+        Some(model) => format!("chat {model}"),
+        None => "chat".into(),
+    };
+    let key_time = nanos(request.time).to_string();
+    Span {
+        trace_id: ctx.trace.to_vec(),
+        span_id: ids::span_id(
+            &ctx.trace,
+            "chat",
+            &[
+                key_time.as_bytes(),
+                x.url.as_deref().unwrap_or("").as_bytes(),
+            ],
+        )
+        .to_vec(),
+        parent_span_id: ctx.root.to_vec(),
+        name,
+        kind: SpanKind::Client as i32,
+        start_time_unix_nano: nanos(request.time),
+        end_time_unix_nano: nanos(response.unwrap_or(request).time),
+        attributes,
+        status,
+        ..Span::default()
+    }
+}
+
+/// Opt-in content: the request's messages, system instructions and tool definitions, and the
+/// response as one assistant message, in the conventions' message schema (`role`, `parts`).
+fn content(
+    attrs: &mut Vec<opentelemetry_proto::tonic::common::v1::KeyValue>,
+    x: &LlmExchange,
+    request: &str,
+) {
+    let Ok(body) = serde_json::from_str::<Value>(request) else {
+        return;
+    };
+    let messages = body
+        .get("messages")
+        .or_else(|| body.get("input"))
+        .and_then(Value::as_array)
+        .map(|m| m.iter().map(message).collect::<Vec<_>>());
+    if let Some(messages) = messages {
+        attrs.push(kv(
+            "gen_ai.input.messages",
+            Value::from(messages).to_string(),
+        ));
+    }
+    let system = match body.get("system").or_else(|| body.get("instructions")) {
+        Some(Value::String(s)) => Some(json!([{"type": "text", "content": s}])),
+        Some(Value::Array(blocks)) => Some(Value::from(
+            blocks.iter().filter_map(part).collect::<Vec<_>>(),
+        )),
+        _ => None,
+    };
+    opt(
+        attrs,
+        "gen_ai.system_instructions",
+        system.map(|s| s.to_string()),
+    );
+    if !x.tool_entries.is_empty() {
+        let defs: Vec<Value> = x
+            .tool_entries
+            .iter()
+            .map(|t| {
+                let f = t.get("function").unwrap_or(t);
+                json!({
+                    "type": "function",
+                    "name": f.get("name"),
+                    "description": f.get("description"),
+                    "parameters": f.get("parameters").or_else(|| f.get("input_schema")),
+                })
+            })
+            .collect();
+        attrs.push(kv("gen_ai.tool.definitions", Value::from(defs).to_string()));
+    }
+    if x.response.is_some() {
+        let mut parts = Vec::new();
+        if !x.text.is_empty() {
+            parts.push(json!({"type": "text", "content": x.text}));
+        }
+        for (id, name, args) in &x.tool_calls {
+            parts.push(json!({"type": "tool_call", "id": id, "name": name, "arguments": args}));
+        }
+        let out = json!([{"role": "assistant", "parts": parts, "finish_reason": x.stop_reason}]);
+        attrs.push(kv("gen_ai.output.messages", out.to_string()));
+    }
+}
+
+/// One provider message as `{role, parts}`: text, tool calls and tool results of the three
+/// shapes (Anthropic blocks, Responses items, Chat messages).
+fn message(m: &Value) -> Value {
+    let role = m.get("role").and_then(Value::as_str);
+    let parts: Vec<Value> = match m.get("content") {
+        _ if role == Some("tool") => vec![json!({"type": "tool_call_response",
+            "id": m.get("tool_call_id"), "response": m.get("content")})],
+        Some(Value::String(s)) => vec![json!({"type": "text", "content": s})],
+        Some(Value::Array(blocks)) => blocks.iter().filter_map(part).collect(),
+        _ => part(m).into_iter().collect(),
+    };
+    let mut parts = parts;
+    if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+        parts.extend(calls.iter().map(|c| {
+            json!({"type": "tool_call", "id": c.get("id"), "name": c.pointer("/function/name"),
+                   "arguments": c.pointer("/function/arguments")})
+        }));
+    }
+    let role = match (role, m.get("type").and_then(Value::as_str)) {
+        (Some(r), _) => r,
+        (None, Some("function_call")) => "assistant",
+        (None, Some("function_call_output")) => "tool",
+        _ => "user",
+    };
+    json!({"role": role, "parts": parts})
+}
+
+fn part(b: &Value) -> Option<Value> {
+    let kind = b.get("type").and_then(Value::as_str).unwrap_or("text");
+    Some(match kind {
+        "text" | "input_text" | "output_text" => {
+            json!({"type": "text", "content": b.get("text")?})
+        }
+        "tool_use" | "function_call" => json!({"type": "tool_call",
+            "id": b.get("id").or_else(|| b.get("call_id")), "name": b.get("name"),
+            "arguments": b.get("input").or_else(|| b.get("arguments"))}),
+        "tool_result" | "function_call_output" => json!({"type": "tool_call_response",
+            "id": b.get("tool_use_id").or_else(|| b.get("call_id")),
+            "response": b.get("content").or_else(|| b.get("output"))}),
+        other => json!({"type": other}),
+    })
+}

@@ -1,0 +1,456 @@
+//! The MCP half: one span per request/response pair, by the MCP semantic conventions.
+//!
+//! - A request from the client side (our host, or the host a proxy stands in front of) is a
+//!   CLIENT span; a request the server sends (sampling, roots, elicitation) is a SERVER span,
+//!   nested under the client request it arrived during.
+//! - `tools/call` sits under the `execute_tool` span of the model call it carried.
+//! - A `traceparent` in the request's `params._meta` (SEP-414) is the span's parent: the
+//!   caller's trace gets the span, with a link back to our root.
+//! - A notification is an event on the request it belongs to (progress token, cancelled id,
+//!   listen stream) or on the innermost request open on that connection; with none open it is a
+//!   zero-length span.
+//! - A 2026-07-28 `input_required` retry is a span of its own, linked to the leg before it.
+
+use std::collections::HashMap;
+
+use opentelemetry_proto::tonic::common::v1::KeyValue;
+use opentelemetry_proto::tonic::trace::v1::{Span, span};
+use serde_json::Value;
+
+use super::genai::ToolSpan;
+use super::{Ctx, SpanId, error_status, ids, kv, nanos, opt, server_address};
+use crate::trace::{Channel, Event, Kind, Lane, Pairing, RpcId};
+
+/// One request's span while the spans are built.
+struct Open {
+    request: usize,
+    /// Index of the answer (or of the event that ended it); `usize::MAX` when still open.
+    until: usize,
+    server: Lane,
+    from_client: bool,
+    span: usize,
+}
+
+fn json(e: &Event) -> Option<Value> {
+    serde_json::from_str(&e.text()).ok()
+}
+
+fn server_of(e: &Event) -> Option<(Lane, bool)> {
+    if e.to.is_server() {
+        Some((e.to.clone(), true))
+    } else if e.from.is_server() {
+        Some((e.from.clone(), false))
+    } else {
+        None
+    }
+}
+
+/// The id of the span of the request at `i` (from what a session merge keeps).
+pub(super) fn span_id_of(ctx: &Ctx<'_>, i: usize) -> SpanId {
+    let e = &ctx.events[i];
+    let id = ctx.report.rpc.derived[i]
+        .id
+        .as_ref()
+        .map(rpc_id)
+        .unwrap_or_default();
+    let (from, to, time) = (
+        e.from.to_string(),
+        e.to.to_string(),
+        nanos(e.time).to_string(),
+    );
+    ids::span_id(
+        &ctx.trace,
+        "mcp",
+        &[
+            from.as_bytes(),
+            to.as_bytes(),
+            time.as_bytes(),
+            id.as_bytes(),
+        ],
+    )
+}
+
+/// `jsonrpc.request.id`: the id in its string form (a string id without quotes).
+fn rpc_id(id: &RpcId) -> String {
+    match id {
+        RpcId::String(s) => s.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// `error.type` and the status description of the response at `r`: the JSON-RPC error code and
+/// message, or `tool_error` for a `CallToolResult` with `isError: true`.
+pub(super) fn error_of(ctx: &Ctx<'_>, r: usize) -> Option<(String, String)> {
+    let d = &ctx.report.rpc.derived[r];
+    if let Some((code, message)) = d.error() {
+        return Some((code.to_string(), message.to_string()));
+    }
+    let e = &ctx.events[r];
+    if d.kind == Kind::Response && e.text().contains("\"isError\"") {
+        let is_error = json(e)
+            .and_then(|v| v.pointer("/result/isError").and_then(Value::as_bool))
+            .unwrap_or(false);
+        if is_error {
+            return Some(("tool_error".into(), String::new()));
+        }
+    }
+    None
+}
+
+fn session_id(events: [Option<&Event>; 2]) -> Option<String> {
+    events.into_iter().flatten().find_map(|e| {
+        e.http
+            .as_ref()?
+            .headers
+            .iter()
+            .find_map(|(k, v)| k.eq_ignore_ascii_case("mcp-session-id").then(|| v.clone()))
+    })
+}
+
+/// What every MCP span and zero-length notification span carries about its connection.
+fn connection(attrs: &mut Vec<KeyValue>, ctx: &Ctx<'_>, i: usize, answer: Option<usize>) {
+    let e = &ctx.events[i];
+    let d = &ctx.report.rpc.derived[i];
+    if let Some(method) = &d.method {
+        attrs.push(kv("mcp.method.name", &**method));
+    }
+    opt(attrs, "mcp.protocol.version", d.revision.as_deref());
+    if e.channel == Channel::Http {
+        attrs.push(kv("network.transport", "tcp"));
+        attrs.push(kv("network.protocol.name", "http"));
+        opt(
+            attrs,
+            "mcp.session.id",
+            session_id([Some(e), answer.map(|r| &ctx.events[r])]),
+        );
+        if e.to.is_server() {
+            server_address(attrs, e.http.as_ref().and_then(|h| h.url.as_deref()));
+        }
+    } else {
+        attrs.push(kv("network.transport", "pipe"));
+    }
+    if let Some(server) = e.to.server_name().or(e.from.server_name()) {
+        attrs.push(kv("sightline.server.name", server));
+    }
+}
+
+pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Span> {
+    let derived = &ctx.report.rpc.derived;
+    let parent_tool: HashMap<usize, Vec<u8>> = tools
+        .iter()
+        .filter_map(|t| Some((t.tools_call?, t.span.span_id.clone())))
+        .collect();
+    let mut out: Vec<Span> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    let mut by_request: HashMap<usize, usize> = HashMap::new();
+    let last = ctx.events.iter().map(|e| nanos(e.time)).max().unwrap_or(0);
+
+    for (i, e) in ctx.events.iter().enumerate() {
+        let d = &derived[i];
+        if d.kind != Kind::Request || !e.channel.carries_jsonrpc() {
+            continue;
+        }
+        let Some((server, from_client)) = server_of(e) else {
+            continue;
+        };
+        let message = json(e);
+        let params = message.as_ref().and_then(|m| m.get("params"));
+        let method = d.method.as_deref().unwrap_or_default();
+        let until = match &d.pairing {
+            Pairing::AnsweredBy(seq) | Pairing::Cancelled(seq) => {
+                ctx.index_of(*seq).unwrap_or(usize::MAX)
+            }
+            _ => usize::MAX,
+        };
+        let (answer, end, unanswered) = match &d.pairing {
+            Pairing::AnsweredBy(seq) => match ctx.index_of(*seq) {
+                Some(r) => (Some(r), nanos(ctx.events[r].time), None),
+                None => (
+                    None,
+                    last,
+                    Some(("unanswered", "no response was recorded".into())),
+                ),
+            },
+            Pairing::Cancelled(seq) => (
+                None,
+                ctx.index_of(*seq)
+                    .map_or(last, |c| nanos(ctx.events[c].time)),
+                Some(("cancelled", "cancelled by the sender".to_string())),
+            ),
+            Pairing::Unanswered(why) => (None, last, Some(("unanswered", why.to_string()))),
+            _ => (
+                None,
+                last,
+                Some(("unanswered", "no response was recorded".into())),
+            ),
+        };
+        let start = nanos(e.time);
+
+        let mut attributes = Vec::new();
+        connection(&mut attributes, ctx, i, answer);
+        if let Some(id) = &d.id {
+            attributes.push(kv("jsonrpc.request.id", rpc_id(id)));
+        }
+        let name_param = params
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let target = match method {
+            "tools/call" => {
+                attributes.push(kv("gen_ai.operation.name", "execute_tool"));
+                opt(&mut attributes, "gen_ai.tool.name", name_param.clone());
+                name_param
+            }
+            "prompts/get" => {
+                opt(&mut attributes, "gen_ai.prompt.name", name_param.clone());
+                name_param
+            }
+            _ => None,
+        };
+        if matches!(
+            method,
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe"
+        ) {
+            let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
+            opt(&mut attributes, "mcp.resource.uri", uri);
+        }
+        let mut status = None;
+        if let Some(r) = answer {
+            if let Some((kind, message)) = error_of(ctx, r) {
+                if kind != "tool_error" {
+                    attributes.push(kv("rpc.response.status_code", kind.clone()));
+                }
+                attributes.push(kv("error.type", kind));
+                status = error_status(&message);
+            }
+            if derived[r].input_required {
+                attributes.push(kv("sightline.mcp.input_required", true));
+            }
+        } else if let Some((kind, why)) = unanswered {
+            attributes.push(kv("error.type", kind));
+            status = error_status(&why);
+        }
+        if ctx.options.content {
+            content(
+                &mut attributes,
+                method,
+                params,
+                answer.map(|r| &ctx.events[r]),
+            );
+        }
+
+        // The parent: a caller's traceparent, the execute_tool span, the client request a
+        // server request arrived during, or the root.
+        let meta = params.and_then(|p| p.get("_meta"));
+        let caller = meta
+            .and_then(|m| m.get("traceparent"))
+            .and_then(Value::as_str)
+            .and_then(ids::parse_traceparent);
+        let mut trace_id = ctx.trace.to_vec();
+        let mut trace_state = String::new();
+        let mut links = Vec::new();
+        let parent = if let Some(caller) = caller {
+            trace_id = caller.trace_id.to_vec();
+            trace_state = meta
+                .and_then(|m| m.get("tracestate"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            links.push(span::Link {
+                trace_id: ctx.trace.to_vec(),
+                span_id: ctx.root.to_vec(),
+                attributes: vec![kv("sightline.link", "recording")],
+                ..span::Link::default()
+            });
+            caller.span_id.to_vec()
+        } else if let Some(tool) = parent_tool.get(&i) {
+            tool.clone()
+        } else if !from_client && let Some(o) = innermost(&open, &server, true, i) {
+            out[o].span_id.clone()
+        } else {
+            ctx.root.to_vec()
+        };
+        if let Some(prev) = d.retry_of().and_then(|seq| ctx.index_of(seq)) {
+            links.push(span::Link {
+                trace_id: ctx.trace.to_vec(),
+                span_id: span_id_of(ctx, prev).to_vec(),
+                attributes: vec![kv("sightline.link", "input_required retry of")],
+                ..span::Link::default()
+            });
+        }
+        let name = match target {
+            Some(t) => format!("{method} {t}"),
+            None => method.to_string(),
+        };
+        by_request.insert(i, out.len());
+        open.push(Open {
+            request: i,
+            until,
+            server,
+            from_client,
+            span: out.len(),
+        });
+        out.push(Span {
+            trace_id,
+            span_id: span_id_of(ctx, i).to_vec(),
+            trace_state,
+            parent_span_id: parent,
+            name,
+            kind: if from_client {
+                span::SpanKind::Client as i32
+            } else {
+                span::SpanKind::Server as i32
+            },
+            start_time_unix_nano: start,
+            end_time_unix_nano: end.max(start),
+            attributes,
+            links,
+            status,
+            ..Span::default()
+        });
+    }
+
+    notifications(ctx, &open, &by_request, &mut out);
+    out
+}
+
+/// The latest request on `server` (sent by the client when `from_client`) recorded before the
+/// event at `i` and not yet answered by then.
+fn innermost(open: &[Open], server: &Lane, from_client: bool, i: usize) -> Option<usize> {
+    let before = open.partition_point(|o| o.request < i);
+    open[..before]
+        .iter()
+        .rev()
+        .take(256)
+        .find(|o| o.from_client == from_client && &o.server == server && i < o.until)
+        .map(|o| o.span)
+}
+
+fn notifications(
+    ctx: &Ctx<'_>,
+    open: &[Open],
+    by_request: &HashMap<usize, usize>,
+    out: &mut Vec<Span>,
+) {
+    let derived = &ctx.report.rpc.derived;
+    // Progress tokens of the requests, by server lane.
+    let mut tokens: HashMap<(Lane, String), usize> = HashMap::new();
+    for o in open {
+        let e = &ctx.events[o.request];
+        if e.text().contains("progressToken")
+            && let Some(token) =
+                json(e).and_then(|v| v.pointer("/params/_meta/progressToken").cloned())
+        {
+            tokens.insert((o.server.clone(), token.to_string()), o.span);
+        }
+    }
+    for (i, e) in ctx.events.iter().enumerate() {
+        let d = &derived[i];
+        if d.kind != Kind::Notification || !e.channel.carries_jsonrpc() {
+            continue;
+        }
+        let Some((server, from_client)) = server_of(e) else {
+            continue;
+        };
+        let method = d.method.as_deref().unwrap_or_default();
+        let t = nanos(e.time);
+        let message = json(e);
+        let params = message.as_ref().and_then(|m| m.get("params"));
+        let related = match method {
+            "notifications/progress" => params
+                .and_then(|p| p.get("progressToken"))
+                .and_then(|tok| tokens.get(&(server.clone(), tok.to_string())).copied()),
+            "notifications/cancelled" => params.and_then(|p| p.get("requestId")).and_then(|id| {
+                open.iter()
+                    .rev()
+                    .find(|o| {
+                        o.server == server
+                            && o.from_client == from_client
+                            && derived[o.request]
+                                .id
+                                .as_ref()
+                                .is_some_and(|r| r.matches(id))
+                    })
+                    .map(|o| o.span)
+            }),
+            _ => None,
+        };
+        let target = related
+            .or_else(|| {
+                d.subscription()
+                    .and_then(|seq| ctx.index_of(seq))
+                    .and_then(|r| by_request.get(&r).copied())
+            })
+            .or_else(|| innermost(open, &server, true, i))
+            .or_else(|| innermost(open, &server, false, i));
+        let mut attributes = vec![kv("mcp.method.name", method)];
+        if method == "notifications/resources/updated" {
+            let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
+            opt(&mut attributes, "mcp.resource.uri", uri);
+        }
+        match target {
+            Some(s) => out[s].events.push(span::Event {
+                time_unix_nano: t,
+                name: method.to_string(),
+                attributes,
+                ..span::Event::default()
+            }),
+            None => {
+                attributes.clear();
+                connection(&mut attributes, ctx, i, None);
+                if method == "notifications/resources/updated" {
+                    let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
+                    opt(&mut attributes, "mcp.resource.uri", uri);
+                }
+                out.push(Span {
+                    trace_id: ctx.trace.to_vec(),
+                    span_id: span_id_of(ctx, i).to_vec(),
+                    parent_span_id: ctx.root.to_vec(),
+                    name: method.to_string(),
+                    kind: if from_client {
+                        span::SpanKind::Client as i32
+                    } else {
+                        span::SpanKind::Server as i32
+                    },
+                    start_time_unix_nano: t,
+                    end_time_unix_nano: t,
+                    attributes,
+                    ..Span::default()
+                });
+            }
+        }
+    }
+}
+
+/// Opt-in content: a tool call's arguments and result, a prompt's variables.
+fn content(
+    attrs: &mut Vec<KeyValue>,
+    method: &str,
+    params: Option<&Value>,
+    answer: Option<&Event>,
+) {
+    match method {
+        "tools/call" => {
+            let args = params
+                .and_then(|p| p.get("arguments"))
+                .map(Value::to_string);
+            opt(attrs, "gen_ai.tool.call.arguments", args);
+            let result = answer
+                .and_then(json)
+                .and_then(|v| v.get("result").map(Value::to_string));
+            opt(attrs, "gen_ai.tool.call.result", result);
+        }
+        "prompts/get" => {
+            if let Some(args) = params
+                .and_then(|p| p.get("arguments"))
+                .and_then(Value::as_object)
+            {
+                for (k, v) in args {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    attrs.push(kv(&format!("gen_ai.prompt.variable.{k}"), v));
+                }
+            }
+        }
+        _ => {}
+    }
+}

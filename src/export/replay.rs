@@ -1,0 +1,86 @@
+//! `sightline replay` as text and JSON: one block per request whose answer differs, then the
+//! counts.
+//!
+//! ```text
+//! tools/call echo  recorded #14 -> #15, replayed #13 -> #14: differs
+//!     /result/content/0/text: "Echo: hi" -> "Echo (changed): hi"
+//! 5 request(s) replayed: 3 same, 2 differ, 0 not answered, 0 not sent
+//! ```
+
+use std::fmt::Write as _;
+
+use crate::analysis::replay::{RequestResult, Status};
+
+fn seqs(a: Option<u64>, b: Option<u64>) -> String {
+    let s = |x: Option<u64>| x.map_or("?".to_string(), |x| format!("#{x}"));
+    format!("{} -> {}", s(a), s(b))
+}
+
+/// The text report: only requests that did not match, then the counts.
+pub fn text(results: &[RequestResult]) -> String {
+    let mut out = String::new();
+    let (mut same, mut differ, mut silent, mut unsent) = (0, 0, 0, 0);
+    for r in results {
+        let name = r
+            .name
+            .as_deref()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        let head = format!(
+            "{}{name}  recorded {}, replayed {}",
+            r.method,
+            seqs(Some(r.recorded_seq), r.recorded_answer),
+            seqs(r.replay_seq, r.replay_answer)
+        );
+        match &r.status {
+            Status::Same => same += 1,
+            Status::Differs { differences } => {
+                differ += 1;
+                let _ = writeln!(out, "{head}: differs");
+                for d in differences {
+                    let pointer = if d.pointer.is_empty() {
+                        "(whole answer)"
+                    } else {
+                        &d.pointer
+                    };
+                    let _ = writeln!(out, "    {pointer}: {}", d.values_line());
+                    if let Some(diff) = d.text_diff() {
+                        for line in diff.lines() {
+                            let _ = writeln!(out, "      {line}");
+                        }
+                    }
+                }
+            }
+            Status::NoAnswer => {
+                silent += 1;
+                let _ = writeln!(out, "{head}: the server did not answer");
+            }
+            Status::NotSent => {
+                unsent += 1;
+                let _ = writeln!(out, "{head}: not sent (the replay stopped before it)");
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{} request(s) replayed: {same} same, {differ} differ, {silent} not answered, {unsent} not sent",
+        results.len()
+    );
+    out
+}
+
+/// Whether the replay matched: every request answered the same.
+pub fn all_same(results: &[RequestResult]) -> bool {
+    results.iter().all(|r| r.status == Status::Same)
+}
+
+/// One JSON object: `requests` (each with its `status` and `differences`) and `same`.
+pub fn json(results: &[RequestResult]) -> String {
+    let mut s = serde_json::to_string_pretty(&serde_json::json!({
+        "requests": results,
+        "same": all_same(results),
+    }))
+    .unwrap_or_default();
+    s.push('\n');
+    s
+}
