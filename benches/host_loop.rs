@@ -194,6 +194,7 @@ fn main() {
             base_recorder.clone(),
             Protocol::default(),
             Arc::new(HostOptions::default()),
+            sightline::host::mcp::DEFAULT_REQUEST_TIMEOUT,
         )
         .await
         .expect("connect to the weather server");

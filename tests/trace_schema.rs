@@ -259,6 +259,7 @@ fn every_kind_of_event_the_writer_can_write_validates() {
     }));
     events[6].http = Some(Box::new(HttpInfo {
         status: Some(200),
+        redacted: vec![[0, 10]],
         ..HttpInfo::default()
     }));
     events[7].http = Some(Box::new(HttpInfo::default()));

@@ -180,7 +180,10 @@ fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
         .name
         .clone()
         .unwrap_or_else(|| super::proxy::default_name(&args.command));
-    let header = Header::new(format!("sightline doctor -- {}", args.command.join(" ")));
+    let header = Header::new(format!(
+        "sightline doctor -- {}",
+        crate::wire::redact_url::redact_argv(&args.command).join(" ")
+    ));
     let writer = TraceWriter::create(path, &header)?;
     eprintln!(
         "sightline: probing server `{name}`, recording to {}",

@@ -39,6 +39,10 @@ pub struct LlmProxyArgs {
     /// Accept connections from other machines (a --listen address that is not loopback).
     #[arg(long)]
     allow_remote: bool,
+    /// Seconds to wait for the API's response headers before answering 504 and noting it in
+    /// the trace (0: wait forever). Not applied to a GET.
+    #[arg(long, value_name = "SECS", default_value_t = crate::tap::llm_proxy::HEADER_TIMEOUT.as_secs())]
+    header_timeout: u64,
 }
 
 pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
@@ -49,7 +53,8 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             args.listen
         );
     }
-    let mut header = Header::new(format!("sightline llm-proxy --upstream {}", args.upstream));
+    let shown = crate::wire::redact_url::redact_url(args.upstream.trim_end_matches('/')).0;
+    let mut header = Header::new(format!("sightline llm-proxy --upstream {shown}"));
     let path = super::proxy::trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
@@ -60,12 +65,13 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
-        let proxy = LlmProxy::bind(args.listen, &args.upstream, recorder.clone()).await?;
+        let proxy = LlmProxy::bind(args.listen, &args.upstream, recorder.clone())
+            .await?
+            .header_timeout(
+                (args.header_timeout > 0).then(|| Duration::from_secs(args.header_timeout)),
+            );
         let base = format!("http://{}", proxy.local_addr());
-        eprintln!(
-            "sightline: llm-proxy listening on {base}, forwarding to {}",
-            args.upstream.trim_end_matches('/')
-        );
+        eprintln!("sightline: llm-proxy listening on {base}, forwarding to {shown}");
         eprintln!("sightline: recording to {}", path.display());
         eprintln!(
             "sightline: point a host at it: ANTHROPIC_BASE_URL={base}  OPENAI_BASE_URL={base}/v1"

@@ -51,6 +51,10 @@ pub struct ProxyArgs {
     /// loopback).
     #[arg(long, requires = "http")]
     allow_remote: bool,
+    /// With --http: seconds to wait for the server's response headers before answering 504 and
+    /// noting it in the trace (0: wait forever). Not applied to a GET (the standalone stream).
+    #[arg(long, value_name = "SECS", requires = "http", default_value_t = crate::tap::llm_proxy::HEADER_TIMEOUT.as_secs())]
+    header_timeout: u64,
 }
 
 pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
@@ -65,7 +69,10 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         .name
         .clone()
         .unwrap_or_else(|| default_name(&args.command));
-    let mut header = Header::new(format!("sightline proxy -- {}", args.command.join(" ")));
+    let mut header = Header::new(format!(
+        "sightline proxy -- {}",
+        crate::wire::redact_url::redact_argv(&args.command).join(" ")
+    ));
     let path = trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
@@ -82,7 +89,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let unbuffered =
         |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
     let stdin = unbuffered(std::io::stdin().as_fd()).context("cannot use stdin")?;
-    let stdout = unbuffered(std::io::stdout().as_fd()).context("cannot use stdout")?;
+    let stdout = crate::tap::stdio::OwnStdout::new().context("cannot use stdout")?;
     let tap = match StdioTap::spawn(
         &cmd,
         recorder.clone(),
@@ -134,7 +141,8 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .and_then(|url| url.host_str().map(sanitize))
             .unwrap_or_else(|| "server".into()),
     };
-    let mut header = Header::new(format!("sightline proxy --http --upstream {upstream}"));
+    let shown = crate::wire::redact_url::redact_url(&upstream).0;
+    let mut header = Header::new(format!("sightline proxy --http --upstream {shown}"));
     let path = trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
@@ -145,10 +153,14 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
-        let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone()).await?;
+        let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone())
+            .await?
+            .header_timeout(
+                (args.header_timeout > 0).then(|| Duration::from_secs(args.header_timeout)),
+            );
         if !args.quiet {
             eprintln!(
-                "sightline: proxy listening on http://{}, forwarding to {upstream}",
+                "sightline: proxy listening on http://{}, forwarding to {shown}",
                 proxy.local_addr()
             );
             eprintln!("sightline: recording server `{name}` to {}", path.display());

@@ -3,9 +3,16 @@
 //! With the scenario's default model (`scripted`) nothing leaves the machine: the scripted model
 //! listens on 127.0.0.1 and the servers are built in. Naming a real model sends the requests to
 //! the provider (key from `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`) or to `--base-url`.
+//!
+//! Nothing is left behind and nothing good is lost: each MCP request waits at most
+//! `--timeout` for its answer; on Ctrl-C or SIGTERM the servers' process groups are stopped
+//! and their exits recorded; the trace is written to a temporary file beside `--trace` and
+//! renamed over it only when the run succeeds (a failed run's trace goes to `NAME.failed.jsonl`
+//! when `--trace` already exists).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
@@ -42,6 +49,9 @@ pub struct RunArgs {
     /// Do not print the summary at the end.
     #[arg(long)]
     no_summary: bool,
+    /// How long each MCP request waits for the server's answer (`30s`, `500ms`, `2m`).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    timeout: Duration,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -70,6 +80,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         protocol: args.protocol,
         stream: args.stream.then_some(true),
         timeout: None,
+        mcp_timeout: Some(args.timeout),
     };
     let path = args
         .trace
@@ -80,7 +91,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         "scenario".into(),
         serde_json::json!(args.scenario.display().to_string()),
     );
-    let writer = TraceWriter::create(&path, &header)?;
+    let staging = staging_path(&path);
+    let writer = TraceWriter::create(staging.as_deref().unwrap_or(&path), &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
 
     say(&format!("== {}", scenario.title));
@@ -89,30 +101,48 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut print = |line: &str| say(line);
-    let outcome = runtime.block_on(agent::run(
-        &scenario,
-        &options,
-        recorder.clone(),
-        &mut print,
-    ));
+    let ended = runtime.block_on(async {
+        tokio::select! {
+            outcome = agent::run(&scenario, &options, recorder.clone(), &mut print) => Ok(outcome),
+            // Dropping the run stops its servers (see host::mcp) and records their exits.
+            signal = stop_signal() => Err(signal),
+        }
+    });
+    if let Err(signal) = ended {
+        let name = crate::trace::signal_name(signal);
+        recorder.record_note(
+            crate::trace::Lane::User,
+            crate::trace::Lane::Host,
+            &format!("sightline run: stopped by {name}; the servers were stopped"),
+        );
+    }
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");
     }
     drop(runtime);
-    let status = match &outcome {
-        Ok(done) => {
+    let status = match &ended {
+        Err(signal) => {
+            eprintln!(
+                "sightline: run stopped by {}; its servers were stopped",
+                crate::trace::signal_name(*signal)
+            );
+            ExitCode::from(u8::try_from(128 + signal).unwrap_or(1))
+        }
+        Ok(Ok(done)) => {
             say(&format!(
                 "== answer ({} model turns, stop: {}): {}",
                 done.model_turns, done.stop_reason, done.answer
             ));
             ExitCode::SUCCESS
         }
-        Err(err) => {
+        Ok(Err(err)) => {
             eprintln!("sightline: run failed: {err}");
             ExitCode::from(super::exit::TROUBLE)
         }
     };
+    let succeeded = matches!(ended, Ok(Ok(_)));
+    let path = keep_trace(staging, &path, succeeded)?;
     say(&format!(
         "== trace: {} ({} events)",
         path.display(),
@@ -141,5 +171,102 @@ fn say(line: &str) {
     let mut out = std::io::stdout().lock();
     if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
         GONE.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Where the trace is written while the run lasts: a hidden file beside `path`, unless
+/// `path` is something other than a regular file (`/dev/stdout`), which is written directly.
+fn staging_path(path: &Path) -> Option<PathBuf> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy();
+    Some(path.with_file_name(format!(".{name}.sightline-tmp-{}", std::process::id())))
+}
+
+/// Moves the staged trace into place: over `path` when the run succeeded or `path` does not
+/// exist; else beside it as `NAME.failed.jsonl`, so a good trace is never replaced by a
+/// failed run's. Returns where the trace is.
+fn keep_trace(staging: Option<PathBuf>, path: &Path, succeeded: bool) -> anyhow::Result<PathBuf> {
+    let Some(staging) = staging else {
+        return Ok(path.to_path_buf());
+    };
+    let target = if succeeded || !path.exists() {
+        path.to_path_buf()
+    } else {
+        let stem = path
+            .file_stem()
+            .map_or("trace".into(), |s| s.to_string_lossy());
+        let failed = path.with_file_name(format!("{stem}.failed.jsonl"));
+        eprintln!(
+            "sightline: {} is left as it was; this failed run's trace is {}",
+            path.display(),
+            failed.display()
+        );
+        failed
+    };
+    std::fs::rename(&staging, &target).with_context(|| {
+        format!(
+            "cannot move the trace {} to {}",
+            staging.display(),
+            target.display()
+        )
+    })?;
+    Ok(target)
+}
+
+/// Waits for Ctrl-C, SIGTERM or SIGHUP and says which.
+async fn stop_signal() -> i32 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let wait = |kind: SignalKind| async move {
+        match signal(kind) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = wait(SignalKind::interrupt()) => libc::SIGINT,
+        () = wait(SignalKind::terminate()) => libc::SIGTERM,
+        () = wait(SignalKind::hangup()) => libc::SIGHUP,
+    }
+}
+
+/// `30s`, `500ms`, `2m`, or a number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (try 30s, 500ms or 2m)"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" | "min" => value * 60.0,
+        _ => return Err(format!("`{text}`: the unit must be ms, s or m")),
+    };
+    if !(seconds > 0.0 && seconds < 1e9) {
+        return Err(format!("`{text}` must be more than zero"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_with_their_unit() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("5h").unwrap_err().contains("unit"));
+        assert!(parse_duration("soon").is_err());
     }
 }

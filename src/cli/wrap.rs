@@ -1,10 +1,12 @@
 //! `sightline wrap CONFIG [--undo] [--trace-dir DIR] [--http-port PORT] [--serve]`: put a
 //! host's servers behind the proxies.
 //!
-//! The rewriting itself is [`crate::tap::wrap`]; this reads and writes the file. Before a change
-//! is written, the file as it was is copied to `CONFIG.sightline-backup`; the new text replaces
-//! the config atomically (a temporary file renamed over it). Nothing changes, and nothing is
-//! written, when every server is already as asked.
+//! The rewriting itself is [`crate::tap::wrap`] (the text edited in place); this reads the file
+//! and has [`crate::tap::wrap::file`] write it. Before a change is written, the file as it was
+//! is saved as a backup (`CONFIG.sightline-backup`, never overwritten); the new text replaces
+//! the config atomically, through a symbolic link to its target, with the same mode and owner;
+//! a read-only config is refused. Nothing changes, and nothing is written, when every server
+//! is already as asked.
 //!
 //! The host starts the proxy of a stdio server itself; the proxies of HTTP servers must already
 //! listen when the host connects: `--serve` runs them (one listener per wrapped HTTP server,
@@ -21,8 +23,9 @@ use clap::Args;
 use crate::tap::Recorder;
 use crate::tap::http_proxy::HttpProxy;
 use crate::tap::paths;
-use crate::tap::wrap::{self, HttpRoute, WrapOptions};
+use crate::tap::wrap::{self, HttpRoute, WrapOptions, file};
 use crate::trace::{Header, TraceWriter};
+use crate::wire::redact_url::redact_url;
 
 #[derive(Debug, Args)]
 pub struct WrapArgs {
@@ -64,10 +67,8 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    let mut config = wrap::parse_config(&text).with_context(|| format!("{}", path.display()))?;
-    let backup = backup_path(path);
-    let report = if args.undo {
-        wrap::unwrap(&mut config)
+    let rewrite = if args.undo {
+        wrap::unwrap(&text)
     } else {
         let sightline =
             std::env::current_exe().context("cannot find the path of this sightline executable")?;
@@ -80,7 +81,7 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
             None => None,
         };
         wrap::wrap(
-            &mut config,
+            &text,
             &WrapOptions {
                 sightline: sightline.display().to_string(),
                 trace_dir,
@@ -92,32 +93,30 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     }
     .with_context(|| format!("{}", path.display()))?;
 
-    for server in &report {
+    for server in &rewrite.servers {
         println!("{}: {}", server.name, server.action.describe());
     }
-    let routes = wrap::http_routes(&config);
-    if !report.iter().any(|s| s.action.changed()) {
+    let routes = wrap::http_routes(&rewrite.text)?;
+    if !rewrite.changed() {
         println!("{}: nothing to change", path.display());
         return finish(&args, &routes);
     }
-    let mut new_text = wrap::render_like(&config, &text);
+    let mut new_text = rewrite.text;
     if args.undo {
-        // When the backup holds exactly this config, give back its very bytes.
-        if let Ok(old) = std::fs::read_to_string(&backup)
-            && wrap::parse_config(&old).is_ok_and(|v| v == config)
+        // When a backup holds this very config, give back its exact bytes.
+        let config = wrap::parse_config(&new_text)?;
+        if let Some(old) = file::backups(path)
+            .iter()
+            .rev()
+            .filter_map(|b| std::fs::read_to_string(b).ok())
+            .find(|old| wrap::parse_config(old).is_ok_and(|v| v == config))
         {
             new_text = old;
         }
     }
-    std::fs::write(&backup, &text)
-        .with_context(|| format!("cannot write the backup {}", backup.display()))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.sightline-tmp",
-        path.file_name()
-            .map_or("config".into(), |n| n.to_string_lossy())
-    ));
-    std::fs::write(&tmp, &new_text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    file::check_writable(path)?;
+    let backup = file::save_backup(path, text.as_bytes())?;
+    file::replace(path, new_text.as_bytes())?;
     println!(
         "{}: updated (previous version in {}); restart the host to apply",
         path.display(),
@@ -164,10 +163,9 @@ fn serve(
         let mut tasks = Vec::new();
         for route in routes {
             let name = wrap::file_stem(&route.name);
-            let mut header = Header::new(format!(
-                "sightline wrap --serve: {} -> {}",
-                route.name, route.upstream
-            ));
+            let shown = redact_url(&route.upstream).0;
+            let mut header =
+                Header::new(format!("sightline wrap --serve: {} -> {shown}", route.name));
             let trace = super::proxy::trace_path(
                 trace_dir
                     .map(|dir| dir.join(format!("{name}.jsonl")))
@@ -185,13 +183,20 @@ fn serve(
                 .with_context(|| format!("server `{}`", route.name))?
                 .strip_prefix(&route.prefix);
             eprintln!(
-                "sightline: {}: http://{}{} -> {}, recording to {}",
+                "sightline: {}: http://{}/sightline/{} -> {shown}, recording to {}",
                 route.name,
                 proxy.local_addr(),
-                route.prefix,
-                route.upstream,
+                shown.replacen("://", "/", 1),
                 trace.display()
             );
+            if has_userinfo(&route.upstream) {
+                eprintln!(
+                    "sightline: warning: {}: the credentials in the URL are not sent upstream; \
+                     the proxy forwards only what the host sends (give the host an \
+                     `Authorization` header in the server's `headers`)",
+                    route.name
+                );
+            }
             let mut stop = stop_rx.clone();
             tasks.push(tokio::spawn(proxy.serve(
                 async move {
@@ -227,8 +232,7 @@ fn session_dir(args: &WrapArgs) -> anyhow::Result<Option<PathBuf>> {
     Ok(Some(std::path::absolute(&dir)?))
 }
 
-fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_os_string();
-    name.push(".sightline-backup");
-    PathBuf::from(name)
+/// Whether a URL carries `user[:password]@` before its host.
+fn has_userinfo(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|u| !u.username().is_empty() || u.password().is_some())
 }

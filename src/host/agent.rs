@@ -37,6 +37,9 @@ pub struct RunOptions {
     pub stream: Option<bool>,
     /// How long one LLM request may take.
     pub timeout: Option<Duration>,
+    /// How long one MCP request may wait for its answer (default
+    /// [`DEFAULT_REQUEST_TIMEOUT`](super::mcp::DEFAULT_REQUEST_TIMEOUT)).
+    pub mcp_timeout: Option<Duration>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -130,12 +133,16 @@ pub async fn run(
                 spec.name,
                 protocol_name = protocol.as_str()
             ));
+            let timeout = options
+                .mcp_timeout
+                .unwrap_or(super::mcp::DEFAULT_REQUEST_TIMEOUT);
             let connection = McpConnection::connect_with_model(
                 &cmd,
                 recorder.clone(),
                 protocol,
                 host.clone(),
                 Some(sampler.clone()),
+                timeout,
             )
             .await?;
             connections.push(connection);

@@ -8,11 +8,17 @@
 //! The client answers the server's requests (sampling, elicitation, roots, and their
 //! 2026-07-28 `input_required` forms) from the scenario, and raises a flag when the server
 //! says its tool list changed.
+//!
+//! Every request the host makes waits at most the connection's timeout for its answer
+//! ([`ConnectError::Timeout`] names the server, the request and the time). A connection that
+//! goes away without [`McpConnection::close`] (an error, a cancelled run, a panic) still
+//! stops its server: its process group gets SIGTERM, then SIGKILL, and the exit is recorded.
 
 use std::io;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
@@ -47,7 +53,16 @@ pub enum ConnectError {
         what: &'static str,
         message: String,
     },
+    #[error("server `{server}` did not answer {request} within {timeout:?} (see --timeout)")]
+    Timeout {
+        server: String,
+        request: String,
+        timeout: Duration,
+    },
 }
+
+/// How long the host waits for the answer to one MCP request unless told otherwise.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Answers the server's requests as a host does, and notices `list_changed`: sampling goes to
 /// the host's model (a recorded LLM request), elicitation to the user (the scenario's answer,
@@ -212,7 +227,9 @@ impl ClientHandler for HostClient {
 pub struct McpConnection {
     pub name: String,
     client: RunningService<RoleClient, HostClient>,
-    tap: StdioTap,
+    tap: StopOnDrop,
+    /// How long one request may wait for its answer.
+    timeout: Duration,
     tools_changed: Arc<AtomicBool>,
     /// `list_changed` notifications seen on the wire by the tap, and delivered by rmcp.
     announced: Arc<AtomicU64>,
@@ -231,8 +248,9 @@ pub struct ServerFacts {
 }
 
 impl McpConnection {
-    /// Spawns `cmd` behind the tap and connects rmcp to it with the chosen lifecycle. This
-    /// host has no model: it refuses sampling requests (see [`connect_with_model`]).
+    /// Spawns `cmd` behind the tap and connects rmcp to it with the chosen lifecycle; each
+    /// request then waits at most `timeout` for its answer. This host has no model: it refuses
+    /// sampling requests (see [`connect_with_model`]).
     ///
     /// [`connect_with_model`]: McpConnection::connect_with_model
     pub async fn connect(
@@ -240,8 +258,9 @@ impl McpConnection {
         recorder: Arc<Recorder>,
         protocol: Protocol,
         options: Arc<HostOptions>,
+        timeout: Duration,
     ) -> Result<McpConnection, ConnectError> {
-        Self::connect_with_model(cmd, recorder, protocol, options, None).await
+        Self::connect_with_model(cmd, recorder, protocol, options, None, timeout).await
     }
 
     /// [`connect`](McpConnection::connect), answering the server's sampling requests with
@@ -252,6 +271,7 @@ impl McpConnection {
         protocol: Protocol,
         options: Arc<HostOptions>,
         sampler: Option<Arc<Sampler>>,
+        timeout: Duration,
     ) -> Result<McpConnection, ConnectError> {
         let (host_end, tap_end) = UnixStream::pair().map_err(ConnectError::Socket)?;
         let tap_in = tap_end.try_clone().map_err(ConnectError::Socket)?;
@@ -272,7 +292,7 @@ impl McpConnection {
                 counter.fetch_add(1, Ordering::SeqCst);
             }
         });
-        let tap = StdioTap::spawn_observed(
+        let tap = StopOnDrop(StdioTap::spawn_observed(
             cmd,
             recorder.clone(),
             Lane::Host,
@@ -280,7 +300,7 @@ impl McpConnection {
             Box::new(ShutdownOnDrop(tap_end)),
             None,
             Some(observer),
-        )?;
+        )?);
         host_end
             .set_nonblocking(true)
             .map_err(ConnectError::Socket)?;
@@ -303,15 +323,26 @@ impl McpConnection {
         } else {
             "server/discover"
         };
-        let client = match handler.serve_with_lifecycle(stream, lifecycle).await {
+        let started =
+            tokio::time::timeout(timeout, handler.serve_with_lifecycle(stream, lifecycle));
+        let failed = match started.await {
+            Ok(Ok(client)) => Ok(client),
+            Ok(Err(e)) => Err(ConnectError::Protocol {
+                server: cmd.name.clone(),
+                what,
+                message: e.to_string(),
+            }),
+            Err(_) => Err(ConnectError::Timeout {
+                server: cmd.name.clone(),
+                request: format!("`{what}`"),
+                timeout,
+            }),
+        };
+        let client = match failed {
             Ok(client) => client,
-            Err(e) => {
-                tap.shutdown();
-                return Err(ConnectError::Protocol {
-                    server: cmd.name.clone(),
-                    what,
-                    message: e.to_string(),
-                });
+            Err(err) => {
+                tap.stop().await;
+                return Err(err);
             }
         };
         // Every tools/list must reach the wire, or the trace would not show what the host saw.
@@ -323,6 +354,7 @@ impl McpConnection {
             name: cmd.name.clone(),
             client,
             tap,
+            timeout,
             tools_changed,
             announced,
             delivered,
@@ -413,9 +445,8 @@ impl McpConnection {
     /// `tools/list`, every page, as JSON (what the server sent, as rmcp understood it).
     pub async fn list_tools(&self) -> Result<Vec<Value>, ConnectError> {
         let tools = self
-            .client
-            .list_all_tools()
-            .await
+            .answer("`tools/list`", self.client.list_all_tools())
+            .await?
             .map_err(|e| self.error("tools/list", e))?;
         Ok(tools
             .iter()
@@ -431,18 +462,16 @@ impl McpConnection {
         };
         let resources = match info.capabilities.resources {
             Some(_) => self
-                .client
-                .list_all_resources()
-                .await
+                .answer("`resources/list`", self.client.list_all_resources())
+                .await?
                 .map_err(|e| self.error("resources/list", e))?
                 .len(),
             None => 0,
         };
         let prompts = match info.capabilities.prompts {
             Some(_) => self
-                .client
-                .list_all_prompts()
-                .await
+                .answer("`prompts/list`", self.client.list_all_prompts())
+                .await?
                 .map_err(|e| self.error("prompts/list", e))?
                 .len(),
             None => 0,
@@ -452,10 +481,12 @@ impl McpConnection {
 
     /// `resources/read`: the text of every text content of the resource.
     pub async fn read_resource(&self, uri: &str) -> Result<String, ConnectError> {
-        let result = self
+        let request = self
             .client
-            .read_resource(ReadResourceRequestParams::new(uri.to_string()))
-            .await
+            .read_resource(ReadResourceRequestParams::new(uri.to_string()));
+        let result = self
+            .answer(&format!("`resources/read` {uri}"), request)
+            .await?
             .map_err(|e| self.error("resources/read", e))?;
         let value = serde_json::to_value(&result).unwrap_or_default();
         let texts: Vec<String> = value
@@ -474,10 +505,12 @@ impl McpConnection {
         name: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Result<String, ConnectError> {
-        let result = self
+        let request = self
             .client
-            .get_prompt(GetPromptRequestParams::new(name.to_string()).with_arguments(arguments))
-            .await
+            .get_prompt(GetPromptRequestParams::new(name.to_string()).with_arguments(arguments));
+        let result = self
+            .answer(&format!("`prompts/get` {name}"), request)
+            .await?
             .map_err(|e| self.error("prompts/get", e))?;
         let value = serde_json::to_value(&result).unwrap_or_default();
         let texts: Vec<String> = value
@@ -503,15 +536,32 @@ impl McpConnection {
     ) -> Result<Value, ConnectError> {
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
         let result = self
-            .client
-            .call_tool(params)
-            .await
+            .answer(
+                &format!("`tools/call` {name}"),
+                self.client.call_tool(params),
+            )
+            .await?
             .map_err(|e| self.error("tools/call", e))?;
         serde_json::to_value(&result).map_err(|e| ConnectError::Protocol {
             server: self.name.clone(),
             what: "tools/call",
             message: e.to_string(),
         })
+    }
+
+    /// `request`'s answer, or [`ConnectError::Timeout`] once the connection's timeout passed.
+    async fn answer<T>(
+        &self,
+        request: &str,
+        answer: impl Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> Result<Result<T, rmcp::ServiceError>, ConnectError> {
+        tokio::time::timeout(self.timeout, answer)
+            .await
+            .map_err(|_| ConnectError::Timeout {
+                server: self.name.clone(),
+                request: request.to_string(),
+                timeout: self.timeout,
+            })
     }
 
     fn error(&self, what: &'static str, e: rmcp::ServiceError) -> ConnectError {
@@ -529,8 +579,27 @@ impl McpConnection {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(2), listen.task).await;
         }
         let _ = self.client.cancel().await;
-        let tap = self.tap;
+        self.tap.stop().await;
+    }
+}
+
+/// The server behind a connection: stopped gracefully by [`stop`](Self::stop), and at once
+/// (SIGTERM to its process group, then SIGKILL) when dropped without it, so no exit path of
+/// the host leaves a server running.
+struct StopOnDrop(StdioTap);
+
+impl StopOnDrop {
+    /// Closes the server's stdin and waits for it to leave (SIGTERM, SIGKILL if it does not).
+    async fn stop(self) {
+        let tap = self.0.clone();
         let _ = tokio::task::spawn_blocking(move || tap.shutdown()).await;
+    }
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        // Returns at once when the server has already exited.
+        self.0.terminate();
     }
 }
 

@@ -5,7 +5,7 @@
 use axum::http::{HeaderMap, HeaderName, header};
 
 use crate::wire::redact::is_credential_header;
-use crate::wire::redact::scrub_secret;
+use crate::wire::redact::scrub_secrets;
 
 /// Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1).
 pub(crate) const HOP_BY_HOP: [&str; 8] = [
@@ -89,9 +89,23 @@ pub(crate) fn secrets_in(headers: &HeaderMap) -> Vec<String> {
     out
 }
 
-pub(crate) fn scrub(bytes: &mut Vec<u8>, secrets: &[String]) {
-    for secret in secrets {
-        scrub_secret(bytes, secret);
+/// Scrubs `secrets` out of a body about to be recorded; returns the ranges replaced (the
+/// event's `http.redacted`).
+pub(crate) fn scrub(bytes: &mut Vec<u8>, secrets: &[String]) -> Vec<[usize; 2]> {
+    scrub_secrets(bytes, secrets)
+}
+
+/// `upstream` without its userinfo (`https://user:pass@host` -> `https://host`): the proxies
+/// forward the credentials the host sends and never make up an `Authorization` from the URL
+/// (reqwest would send one for a URL with userinfo).
+pub(crate) fn without_userinfo(upstream: &str) -> String {
+    match reqwest::Url::parse(upstream) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        _ => upstream.to_string(),
     }
 }
 
@@ -121,6 +135,10 @@ pub(crate) async fn serve_with_grace(
     grace: std::time::Duration,
 ) -> std::io::Result<()> {
     let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    // No Nagle delay: an SSE event or a small JSON answer goes out the moment it is written.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let serving = axum::serve(listener, router).with_graceful_shutdown(async move {
         stop.await;
         let _ = stopped_tx.send(());
@@ -161,17 +179,18 @@ pub(crate) fn outgoing(
 ) -> Outgoing {
     let headers = forwarded_headers(client_headers);
     let mut secrets = secrets_in(&headers);
-    let (recorded_url, url_secrets) = super::llm_proxy::redact_url(url);
+    let (recorded_url, url_secrets) = crate::wire::redact_url::redact_url(url);
     secrets.extend(url_secrets);
     let mut recorded_headers = header_pairs(&headers);
     recorded_headers.push(("host".into(), upstream_host.to_string()));
     crate::wire::redact::redact_headers(&mut recorded_headers);
     let mut recorded_body = body.to_vec();
-    scrub(&mut recorded_body, &secrets);
+    let redacted = scrub(&mut recorded_body, &secrets);
     let info = crate::trace::HttpInfo {
         method: Some(method.to_string()),
         url: Some(recorded_url.clone()),
         headers: recorded_headers,
+        redacted,
         ..crate::trace::HttpInfo::default()
     };
     Outgoing {
@@ -180,5 +199,218 @@ pub(crate) fn outgoing(
         recorded_url,
         info,
         recorded_body,
+    }
+}
+
+/// Why a request must not be served (DNS rebinding protection), or `None` when it may be.
+///
+/// `Host` must name the address the proxy listens on: a loopback name or address (or, when it
+/// listens on a non-loopback address with `--allow-remote`, that address or any IP address when
+/// it listens on all of them) and the listen port. A page on `evil.example` that rebinds its
+/// name to 127.0.0.1 still sends `Host: evil.example`, so it is refused. An `Origin`, when
+/// present, must be a loopback origin or the `Host` itself. Browsers send `Origin` on every
+/// cross-origin request; programs (SDKs, curl) usually send none, and are served.
+pub(crate) fn refuse_foreign(headers: &HeaderMap, listen: std::net::SocketAddr) -> Option<String> {
+    let Some(host) = headers.get(header::HOST) else {
+        return Some("a request without a Host header".into());
+    };
+    let host = String::from_utf8_lossy(host.as_bytes()).trim().to_string();
+    if !host_matches(&host, listen) {
+        return Some(format!(
+            "a request for Host `{host}`, which is not the address it listens on ({listen})"
+        ));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes())
+            .trim()
+            .to_string();
+        let same = reqwest::Url::parse(&origin).is_ok_and(|url| {
+            url.host_str().is_some_and(|h| {
+                let with_port = match url.port_or_known_default() {
+                    Some(port) => format!("{h}:{port}"),
+                    None => h.to_string(),
+                };
+                with_port.eq_ignore_ascii_case(&host)
+            })
+        });
+        if !is_loopback_origin(&origin) && !same {
+            return Some(format!(
+                "a request with Origin `{origin}`, which is neither a loopback origin nor the \
+                 proxy itself"
+            ));
+        }
+    }
+    None
+}
+
+/// Whether a `Host` value (`name[:port]`) names `listen`.
+fn host_matches(host: &str, listen: std::net::SocketAddr) -> bool {
+    let Ok(authority) = host.parse::<axum::http::uri::Authority>() else {
+        return false;
+    };
+    if authority.port_u16().unwrap_or(80) != listen.port() {
+        return false;
+    }
+    let name = authority.host();
+    let ip = name
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>();
+    if listen.ip().is_loopback() {
+        return is_loopback_host(name);
+    }
+    match ip {
+        Ok(ip) => listen.ip().is_unspecified() || ip == listen.ip() || ip.is_loopback(),
+        Err(_) => name.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// `localhost`, `127.0.0.1`, `[::1]` and the like.
+pub(crate) fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether an `Origin` header value names a page served from this machine.
+pub(crate) fn is_loopback_origin(origin: &str) -> bool {
+    reqwest::Url::parse(origin.trim()).is_ok_and(|url| {
+        matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(is_loopback_host)
+    })
+}
+
+/// How long a proxy waits for an upstream's response headers by default (`--header-timeout`).
+/// A GET (MCP's standalone SSE stream, which a server may open only when it has something to
+/// say) is never timed out.
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Whether the header timeout applies to a request with `method`.
+pub(crate) fn header_timeout_applies(method: &axum::http::Method) -> bool {
+    method != axum::http::Method::GET
+}
+
+/// Records a note when dropped while armed: the client left (its connection closed, so the
+/// handler was dropped) before the upstream answered.
+pub(crate) struct ClientLeft {
+    recorder: std::sync::Arc<super::Recorder>,
+    from: crate::trace::Lane,
+    to: crate::trace::Lane,
+    what: String,
+    since: std::time::Instant,
+    armed: bool,
+}
+
+impl ClientLeft {
+    pub(crate) fn arm(
+        recorder: std::sync::Arc<super::Recorder>,
+        from: crate::trace::Lane,
+        to: crate::trace::Lane,
+        what: String,
+    ) -> ClientLeft {
+        ClientLeft {
+            recorder,
+            from,
+            to,
+            what,
+            since: std::time::Instant::now(),
+            armed: true,
+        }
+    }
+
+    pub(crate) fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for ClientLeft {
+    fn drop(&mut self) {
+        if self.armed {
+            let note = format!(
+                "{}: the client left after {:.1} s, before the upstream sent its response headers",
+                self.what,
+                self.since.elapsed().as_secs_f64()
+            );
+            self.recorder
+                .record_note(self.from.clone(), self.to.clone(), &note);
+        }
+    }
+}
+
+/// Answers `request` with what the upstream sent, giving up after `timeout` (when given).
+pub(crate) async fn send_with_timeout(
+    request: reqwest::RequestBuilder,
+    timeout: Option<std::time::Duration>,
+) -> Result<reqwest::Response, SendError> {
+    let sent = request.send();
+    match timeout {
+        Some(limit) => match tokio::time::timeout(limit, sent).await {
+            Ok(result) => result.map_err(SendError::Transport),
+            Err(_) => Err(SendError::Timeout(limit)),
+        },
+        None => sent.await.map_err(SendError::Transport),
+    }
+}
+
+pub(crate) enum SendError {
+    Transport(reqwest::Error),
+    Timeout(std::time::Duration),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_origins_pass() {
+        assert!(is_loopback_origin("http://localhost:6274"));
+        assert!(is_loopback_origin("http://127.0.0.1"));
+        assert!(is_loopback_origin("https://[::1]:8080"));
+        assert!(!is_loopback_origin("http://evil.example"));
+        assert!(!is_loopback_origin("http://127.0.0.1.evil.example"));
+        assert!(!is_loopback_origin("null"));
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut out = HeaderMap::new();
+        for (name, value) in pairs {
+            out.insert(*name, axum::http::HeaderValue::from_static(value));
+        }
+        out
+    }
+
+    #[test]
+    fn host_must_name_the_listen_address() {
+        let local: std::net::SocketAddr = "127.0.0.1:3001".parse().expect("addr");
+        let ok = |pairs| refuse_foreign(&headers(pairs), local).is_none();
+        assert!(ok(&[("host", "127.0.0.1:3001")]));
+        assert!(ok(&[("host", "localhost:3001")]));
+        assert!(ok(&[("host", "[::1]:3001")]));
+        assert!(!ok(&[("host", "evil.example:3001")]));
+        assert!(!ok(&[("host", "127.0.0.1:3002")]));
+        assert!(!ok(&[("host", "127.0.0.1")]));
+        assert!(!ok(&[]));
+        assert!(ok(&[
+            ("host", "127.0.0.1:3001"),
+            ("origin", "http://localhost:6274")
+        ]));
+        assert!(!ok(&[
+            ("host", "127.0.0.1:3001"),
+            ("origin", "http://evil.example")
+        ]));
+        let all: std::net::SocketAddr = "0.0.0.0:8080".parse().expect("addr");
+        let remote = |pairs| refuse_foreign(&headers(pairs), all).is_none();
+        assert!(remote(&[("host", "192.168.1.20:8080")]));
+        assert!(remote(&[
+            ("host", "192.168.1.20:8080"),
+            ("origin", "http://192.168.1.20:8080")
+        ]));
+        assert!(!remote(&[("host", "evil.example:8080")]));
+        assert!(!remote(&[
+            ("host", "192.168.1.20:8080"),
+            ("origin", "http://evil.example")
+        ]));
     }
 }

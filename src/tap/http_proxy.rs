@@ -26,8 +26,12 @@
 //!   status and headers;
 //! - a response cut short or a client that leaves mid-stream: a `note` after what was recorded;
 //!   an unreachable upstream: `502` to the client and a `note`;
-//! - a request whose `Origin` header is present and is not a loopback origin (DNS rebinding):
-//!   `403` to the client and a `note`; it is not forwarded.
+//! - a request whose `Host` is not the address the proxy listens on, or whose `Origin` is
+//!   neither a loopback origin nor the proxy itself (DNS rebinding): `403` to the client and a
+//!   `note`; it is not forwarded;
+//! - an upstream that sends no response headers within the header timeout (not applied to a
+//!   GET): `504` and a `note`; a client that leaves before the headers came: a `note`;
+//! - a request body over [`BODY_LIMIT`]: the request line and headers, a `note`, and `413`.
 //!
 //! Credentials never reach the trace: credential headers are redacted, credential query
 //! parameters too, and their values are scrubbed from recorded bodies.
@@ -48,7 +52,11 @@ use futures_util::Stream;
 use serde_json::{Map, Value, json};
 
 use super::Recorder;
-use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
+use super::http_common::{
+    ClientLeft, HEADER_TIMEOUT, Outgoing, SendError, describe, header_pairs,
+    header_timeout_applies, is_loopback_host, outgoing, refuse_foreign, scrub, send_with_timeout,
+    without_hop_by_hop,
+};
 use super::llm_proxy::BODY_LIMIT;
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
@@ -78,6 +86,10 @@ struct Shared {
     recorder: Arc<Recorder>,
     /// Taken off the start of request paths (empty: none).
     prefix: String,
+    /// Where the proxy listens: the `Host` every request must name.
+    listen: SocketAddr,
+    /// How long to wait for the upstream's response headers (not for a GET).
+    header_timeout: Option<Duration>,
 }
 
 /// The proxy, bound and ready: [`serve`](HttpProxy::serve) runs it.
@@ -96,14 +108,23 @@ impl HttpProxy {
         name: &str,
         recorder: Arc<Recorder>,
     ) -> Result<HttpProxy, HttpProxyError> {
-        let parsed = reqwest::Url::parse(upstream)
-            .map_err(|_| HttpProxyError::Upstream(upstream.to_string()))?;
+        let parsed = reqwest::Url::parse(upstream).map_err(|_| {
+            HttpProxyError::Upstream(crate::wire::redact_url::redact_url(upstream).0)
+        })?;
         let Some(host) = parsed.host_str().map(str::to_string) else {
-            return Err(HttpProxyError::Upstream(upstream.to_string()));
+            return Err(HttpProxyError::Upstream(
+                crate::wire::redact_url::redact_url(upstream).0,
+            ));
         };
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(HttpProxyError::Upstream(upstream.to_string()));
+            return Err(HttpProxyError::Upstream(
+                crate::wire::redact_url::redact_url(upstream).0,
+            ));
         }
+        // Credentials in the URL are not sent: the proxy forwards what the host sends.
+        let mut parsed = parsed;
+        let _ = parsed.set_username("");
+        let _ = parsed.set_password(None);
         let upstream_host = match parsed.port() {
             Some(port) => format!("{host}:{port}"),
             None => host.clone(),
@@ -135,6 +156,8 @@ impl HttpProxy {
                 server: Lane::server(name),
                 recorder,
                 prefix: String::new(),
+                listen: addr,
+                header_timeout: Some(HEADER_TIMEOUT),
             },
         })
     }
@@ -143,6 +166,13 @@ impl HttpProxy {
     /// do not start with it go upstream unchanged.
     pub fn strip_prefix(mut self, prefix: &str) -> HttpProxy {
         self.shared.prefix = prefix.trim_end_matches('/').to_string();
+        self
+    }
+
+    /// How long to wait for the upstream's response headers before answering `504` (and
+    /// recording a note); `None` waits forever. A GET is never timed out.
+    pub fn header_timeout(mut self, timeout: Option<Duration>) -> HttpProxy {
+        self.shared.header_timeout = timeout;
         self
     }
 
@@ -163,23 +193,6 @@ impl HttpProxy {
             .with_state(Arc::new(self.shared));
         super::http_common::serve_with_grace(self.listener, router, stop, grace).await
     }
-}
-
-/// `localhost`, `127.0.0.1`, `[::1]` and the like.
-fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Whether an `Origin` header value names a page served from this machine.
-fn is_loopback_origin(origin: &str) -> bool {
-    reqwest::Url::parse(origin.trim()).is_ok_and(|url| {
-        matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(is_loopback_host)
-    })
 }
 
 /// `path_and_query` without `prefix` when it starts with it (as whole path segments).
@@ -211,24 +224,39 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let host = Lane::Host;
     let server = shared.server.clone();
-    if let Some(origin) = parts.headers.get(header::ORIGIN) {
-        let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
-        if !is_loopback_origin(&origin) {
-            let message = format!(
-                "sightline proxy: refused a {} request with Origin `{origin}`, which is not a \
-                 loopback origin (DNS rebinding protection)",
-                parts.method
-            );
-            shared.recorder.record_note(host, server, &message);
-            return error_response(StatusCode::FORBIDDEN, &message);
-        }
+    if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
+        let message =
+            format!("sightline proxy: refused {why} (DNS rebinding protection); not forwarded");
+        shared.recorder.record_note(host, server, &message);
+        return error_response(StatusCode::FORBIDDEN, &message);
     }
     let path = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let url = upstream_url(&shared.upstream, &without_prefix(&shared.prefix, path));
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(body) => body,
         Err(err) => {
-            let message = format!("sightline proxy: cannot read the request body: {err}");
+            let message = format!(
+                "sightline proxy: cannot read the request body ({err}; the limit is {} MiB): \
+                 not forwarded, answered 413",
+                BODY_LIMIT >> 20
+            );
+            let Outgoing { info, .. } = outgoing(
+                &parts.method,
+                &parts.headers,
+                &url,
+                &shared.upstream_host,
+                &[],
+            );
+            shared.recorder.batch(|b| {
+                b.record_http(
+                    host.clone(),
+                    server.clone(),
+                    Channel::Http,
+                    info,
+                    Vec::new(),
+                );
+                b.record_note(host, server, &message);
+            });
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
     };
@@ -253,16 +281,34 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         recorded_body,
     );
 
-    let sent = shared
+    let left = ClientLeft::arm(
+        shared.recorder.clone(),
+        host.clone(),
+        server.clone(),
+        format!("sightline proxy: {} {recorded_url}", parts.method),
+    );
+    let request = shared
         .client
         .request(parts.method.clone(), &url)
         .headers(forwarded)
-        .body(body)
-        .send()
-        .await;
+        .body(body);
+    let timeout = shared
+        .header_timeout
+        .filter(|_| header_timeout_applies(&parts.method));
+    let sent = send_with_timeout(request, timeout).await;
+    left.disarm();
     let upstream = match sent {
         Ok(upstream) => upstream,
-        Err(err) => {
+        Err(SendError::Timeout(limit)) => {
+            let message = format!(
+                "sightline proxy: the upstream {recorded_url} sent no response headers within \
+                 {} s; answered 504",
+                limit.as_secs_f64()
+            );
+            shared.recorder.record_note(server, host, &message);
+            return error_response(StatusCode::GATEWAY_TIMEOUT, &message);
+        }
+        Err(SendError::Transport(err)) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
                 scrub_secret_str(&mut detail, secret);
@@ -300,6 +346,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         secrets,
         url: recorded_url,
         request_seq,
+        queued: Vec::new(),
+        ending: None,
     };
     let mut response = Response::new(Body::from_stream(copy));
     *response.status_mut() = status;
@@ -365,23 +413,49 @@ struct RecordingStream {
     /// event of the response (concurrent exchanges, such as a GET stream beside POSTs, cannot
     /// be paired by order).
     request_seq: u64,
+    /// Events of the chunks being coalesced, written in one batch before they are passed on.
+    queued: Vec<Queued>,
+    /// How the upstream body ended, held back while the bytes before it are passed on.
+    ending: Option<Option<io::Result<Bytes>>>,
 }
+
+enum Queued {
+    Http(HttpInfo, Vec<u8>),
+    Note(String),
+}
+
+/// At most this much of what is already waiting is passed on in one write.
+const COALESCE: usize = 256 * 1024;
 
 impl RecordingStream {
     /// Records one event; the first one recorded carries the status and headers.
     fn record(&mut self, extra: Map<String, Value>, mut body: Vec<u8>) {
-        scrub(&mut body, &self.secrets);
+        let redacted = scrub(&mut body, &self.secrets);
         let mut info = self.first.take().unwrap_or_default();
+        info.redacted = redacted;
         info.extra.extend(extra);
         info.extra
             .insert("in_reply_to".into(), Value::from(self.request_seq));
-        self.recorder.record_http(
-            self.from.clone(),
-            self.to.clone(),
-            Channel::Http,
-            info,
-            body,
-        );
+        self.queued.push(Queued::Http(info, body));
+    }
+
+    /// Writes the queued events (one write), before the bytes they came in are passed on.
+    fn write_queued(&mut self) {
+        if self.queued.is_empty() {
+            return;
+        }
+        let queued = std::mem::take(&mut self.queued);
+        let (from, to) = (&self.from, &self.to);
+        self.recorder.batch(|b| {
+            for q in queued {
+                match q {
+                    Queued::Http(info, body) => {
+                        b.record_http(from.clone(), to.clone(), Channel::Http, info, body)
+                    }
+                    Queued::Note(text) => b.record_note(from.clone(), to.clone(), &text),
+                };
+            }
+        });
     }
 
     fn record_sse(&mut self, event: SseEvent) {
@@ -395,7 +469,9 @@ impl RecordingStream {
         if let Some(retry) = event.retry {
             extra.insert("retry".into(), Value::from(retry));
         }
-        self.record(extra, event.data.into_bytes());
+        // Exact bytes: data that is not UTF-8 is recorded as it came (`raw_b64`).
+        let data = event.raw_data.unwrap_or_else(|| event.data.into_bytes());
+        self.record(extra, data);
     }
 
     fn chunk(&mut self, chunk: &[u8]) {
@@ -441,8 +517,7 @@ impl RecordingStream {
                 scrub_secret_str(&mut problem, secret);
             }
             let note = format!("sightline proxy: {} ({problem})", self.url);
-            self.recorder
-                .record_note(self.from.clone(), self.to.clone(), &note);
+            self.queued.push(Queued::Note(note));
         }
     }
 }
@@ -450,27 +525,62 @@ impl RecordingStream {
 impl Stream for RecordingStream {
     type Item = io::Result<Bytes>;
 
+    /// Takes every chunk the upstream already has (up to [`COALESCE`] bytes), records the
+    /// events they complete in one write, and passes them on as one chunk: the same bytes in
+    /// the same order, in fewer writes.
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match self.inner.as_mut().poll_next(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(Some(Ok(chunk))) => {
-                self.chunk(&chunk);
-                Poll::Ready(Some(Ok(chunk)))
-            }
-            Poll::Ready(Some(Err(err))) => {
-                let problem = format!(
-                    "the upstream cut the response body after {} bytes: {}",
-                    self.received,
-                    describe(&err.without_url())
-                );
-                self.end(Some(problem.clone()));
-                Poll::Ready(Some(Err(io::Error::other(problem))))
-            }
-            Poll::Ready(None) => {
-                self.end(None);
-                Poll::Ready(None)
+        if let Some(ending) = self.ending.take() {
+            return Poll::Ready(ending);
+        }
+        let mut first: Option<Bytes> = None;
+        let mut more: Option<Vec<u8>> = None;
+        let mut size = 0;
+        while size < COALESCE {
+            match self.inner.as_mut().poll_next(cx) {
+                Poll::Pending => break,
+                Poll::Ready(Some(Ok(chunk))) => {
+                    self.chunk(&chunk);
+                    size += chunk.len();
+                    match (&first, &mut more) {
+                        (None, _) => first = Some(chunk),
+                        (Some(head), None) => {
+                            let mut joined = Vec::with_capacity(COALESCE);
+                            joined.extend_from_slice(head);
+                            joined.extend_from_slice(&chunk);
+                            more = Some(joined);
+                        }
+                        (Some(_), Some(joined)) => joined.extend_from_slice(&chunk),
+                    }
+                }
+                Poll::Ready(Some(Err(err))) => {
+                    let problem = format!(
+                        "the upstream cut the response body after {} bytes: {}",
+                        self.received,
+                        describe(&err.without_url())
+                    );
+                    self.end(Some(problem.clone()));
+                    self.ending = Some(Some(Err(io::Error::other(problem))));
+                    break;
+                }
+                Poll::Ready(None) => {
+                    self.end(None);
+                    self.ending = Some(None);
+                    break;
+                }
             }
         }
+        self.write_queued();
+        let out = match (more, first) {
+            (Some(joined), _) => Bytes::from(joined),
+            (None, Some(chunk)) => chunk,
+            (None, None) => {
+                return match self.ending.take() {
+                    Some(ending) => Poll::Ready(ending),
+                    None => Poll::Pending,
+                };
+            }
+        };
+        Poll::Ready(Some(Ok(out)))
     }
 }
 
@@ -483,22 +593,13 @@ impl Drop for RecordingStream {
             );
             self.end(Some(problem));
         }
+        self.write_queued();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_loopback_origins_pass() {
-        assert!(is_loopback_origin("http://localhost:6274"));
-        assert!(is_loopback_origin("http://127.0.0.1"));
-        assert!(is_loopback_origin("https://[::1]:8080"));
-        assert!(!is_loopback_origin("http://evil.example"));
-        assert!(!is_loopback_origin("http://127.0.0.1.evil.example"));
-        assert!(!is_loopback_origin("null"));
-    }
 
     #[test]
     fn requests_go_to_the_endpoint_or_its_origin() {

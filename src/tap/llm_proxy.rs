@@ -18,12 +18,16 @@
 //!   upstream cuts, or that the client stops reading (a disconnect mid-stream), is recorded as
 //!   far as it went, followed by a `note` saying so;
 //! - an upstream that cannot be reached: the client gets `502` with a JSON error body and the
-//!   trace a `note`.
+//!   trace a `note`; one that sends no response headers within the header timeout (not applied
+//!   to a GET): `504` and a `note`; a client that leaves before the headers came: a `note`;
+//! - a request whose `Host` is not the proxy's listen address, or whose `Origin` is neither a
+//!   loopback origin nor the proxy itself (DNS rebinding): `403` and a `note`, not forwarded;
+//! - a request body over [`BODY_LIMIT`]: the request line and headers, a `note`, and `413`.
 //!
 //! Credentials never reach the trace: credential headers are redacted by
-//! [`redact_headers`](crate::wire::redact::redact_headers), credential query parameters
-//! (`key=`, `api_key=`, any name [`is_credential_header`] flags) are redacted in the recorded
-//! URL, and the secret values found there are also scrubbed from the recorded bodies (an API
+//! [`redact_headers`](crate::wire::redact::redact_headers), the upstream's userinfo and
+//! credential query parameters (`key=`, `api_key=`...) are redacted in the recorded URL by
+//! [`redact_url`](crate::wire::redact_url::redact_url), and the secret values found there are also scrubbed from the recorded bodies (an API
 //! that echoes a key in an error would otherwise leak it). Only the record is changed; the
 //! bytes forwarded are never touched.
 //!
@@ -46,10 +50,13 @@ use futures_util::Stream;
 use serde_json::json;
 
 use super::Recorder;
-pub use super::http_common::is_hop_by_hop;
-use super::http_common::{Outgoing, describe, header_pairs, outgoing, scrub, without_hop_by_hop};
+use super::http_common::{
+    ClientLeft, Outgoing, SendError, describe, header_pairs, header_timeout_applies, outgoing,
+    refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
+};
+pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
 use crate::trace::{Channel, HttpInfo, Lane};
-use crate::wire::redact::{REDACTED, is_credential_header, redact_headers};
+use crate::wire::redact::redact_headers;
 
 /// The largest request body accepted (the Anthropic API's own limit).
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
@@ -74,6 +81,10 @@ struct Shared {
     upstream: String,
     upstream_host: String,
     recorder: Arc<Recorder>,
+    /// Where the proxy listens: the `Host` every request must name.
+    listen: SocketAddr,
+    /// How long to wait for the upstream's response headers (not for a GET).
+    header_timeout: Option<Duration>,
 }
 
 /// The proxy, bound and ready: [`serve`](LlmProxy::serve) runs it.
@@ -91,10 +102,13 @@ impl LlmProxy {
         upstream: &str,
         recorder: Arc<Recorder>,
     ) -> Result<LlmProxy, LlmProxyError> {
-        let parsed = reqwest::Url::parse(upstream)
-            .map_err(|_| LlmProxyError::Upstream(upstream.to_string()))?;
+        let parsed = reqwest::Url::parse(upstream).map_err(|_| {
+            LlmProxyError::Upstream(crate::wire::redact_url::redact_url(upstream).0)
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err(LlmProxyError::Upstream(upstream.to_string()));
+            return Err(LlmProxyError::Upstream(
+                crate::wire::redact_url::redact_url(upstream).0,
+            ));
         }
         let upstream_host = match (parsed.host_str(), parsed.port()) {
             (Some(host), Some(port)) => format!("{host}:{port}"),
@@ -135,11 +149,24 @@ impl LlmProxy {
             addr,
             shared: Arc::new(Shared {
                 client,
-                upstream: upstream.trim_end_matches('/').to_string(),
+                upstream: super::http_common::without_userinfo(upstream)
+                    .trim_end_matches('/')
+                    .to_string(),
                 upstream_host,
                 recorder,
+                listen: addr,
+                header_timeout: Some(HEADER_TIMEOUT),
             }),
         })
+    }
+
+    /// How long to wait for the upstream's response headers before answering `504` (and
+    /// recording a note); `None` waits forever. A GET is never timed out.
+    pub fn header_timeout(mut self, timeout: Option<Duration>) -> LlmProxy {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.header_timeout = timeout;
+        }
+        self
     }
 
     /// Where it listens.
@@ -168,10 +195,31 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .map_or("/", |pq| pq.as_str())
         .to_string();
     let url = format!("{}{path}", shared.upstream);
+    if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
+        let message =
+            format!("sightline llm-proxy: refused {why} (DNS rebinding protection); not forwarded");
+        shared.recorder.record_note(Lane::Host, Lane::Llm, &message);
+        return error_response(StatusCode::FORBIDDEN, &message);
+    }
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(body) => body,
         Err(err) => {
-            let message = format!("sightline llm-proxy: cannot read the request body: {err}");
+            let message = format!(
+                "sightline llm-proxy: cannot read the request body ({err}; the limit is {} MiB): \
+                 not forwarded, answered 413",
+                BODY_LIMIT >> 20
+            );
+            let Outgoing { info, .. } = outgoing(
+                &parts.method,
+                &parts.headers,
+                &url,
+                &shared.upstream_host,
+                &[],
+            );
+            shared.recorder.batch(|b| {
+                b.record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, Vec::new());
+                b.record_note(Lane::Host, Lane::Llm, &message);
+            });
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
         }
     };
@@ -192,16 +240,34 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .recorder
         .record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, recorded_body);
 
-    let sent = shared
+    let left = ClientLeft::arm(
+        shared.recorder.clone(),
+        Lane::Host,
+        Lane::Llm,
+        format!("sightline llm-proxy: {} {recorded_url}", parts.method),
+    );
+    let request = shared
         .client
         .request(parts.method.clone(), &url)
         .headers(forwarded)
-        .body(body)
-        .send()
-        .await;
+        .body(body);
+    let timeout = shared
+        .header_timeout
+        .filter(|_| header_timeout_applies(&parts.method));
+    let sent = send_with_timeout(request, timeout).await;
+    left.disarm();
     let upstream = match sent {
         Ok(upstream) => upstream,
-        Err(err) => {
+        Err(SendError::Timeout(limit)) => {
+            let message = format!(
+                "sightline llm-proxy: the upstream {recorded_url} sent no response headers \
+                 within {} s; answered 504",
+                limit.as_secs_f64()
+            );
+            shared.recorder.record_note(Lane::Llm, Lane::Host, &message);
+            return error_response(StatusCode::GATEWAY_TIMEOUT, &message);
+        }
+        Err(SendError::Transport(err)) => {
             let mut detail = describe(&err.without_url());
             for secret in &secrets {
                 crate::wire::redact::scrub_secret_str(&mut detail, secret);
@@ -237,65 +303,6 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     *response.status_mut() = status;
     *response.headers_mut() = without_hop_by_hop(&received);
     response
-}
-
-/// The URL with the value of every credential query parameter (`key`, `api_key`, `token`,
-/// any name [`is_credential_header`] flags) replaced by `[redacted]`, and those values.
-pub fn redact_url(url: &str) -> (String, Vec<String>) {
-    let Some((base, query)) = url.split_once('?') else {
-        return (url.to_string(), Vec::new());
-    };
-    let (query, fragment) = match query.split_once('#') {
-        Some((q, f)) => (q, Some(f)),
-        None => (query, None),
-    };
-    let mut secrets = Vec::new();
-    let params: Vec<String> = query
-        .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((name, value)) if is_credential_header(name) && !value.is_empty() => {
-                secrets.push(value.to_string());
-                if let Some(decoded) = percent_decode(value) {
-                    secrets.push(decoded);
-                }
-                format!("{name}={REDACTED}")
-            }
-            _ => param.to_string(),
-        })
-        .collect();
-    let mut out = format!("{base}?{}", params.join("&"));
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
-    }
-    (out, secrets)
-}
-
-fn percent_decode(value: &str) -> Option<String> {
-    if !value.contains('%') && !value.contains('+') {
-        return None;
-    }
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn error_response(status: StatusCode, message: &str) -> Response {
@@ -335,7 +342,7 @@ impl RecordingStream {
             return;
         };
         let mut body = std::mem::take(&mut self.received);
-        scrub(&mut body, &pending.secrets);
+        pending.info.redacted = scrub(&mut body, &pending.secrets);
         let recorder = pending.recorder.clone();
         recorder.record_http(
             Lane::Llm,
@@ -503,23 +510,6 @@ mod tests {
         recorder.finish();
         let all = format!("{:?}", sink.snapshot());
         assert!(!all.contains("SECRET"), "{all}");
-    }
-
-    #[test]
-    fn credential_query_parameters_are_redacted() {
-        let (url, secrets) = redact_url(
-            "http://h/v1beta/models/x:generate?alt=sse&key=AIzaSECRET123&api_key=sk-abcdefgh",
-        );
-        assert_eq!(
-            url,
-            "http://h/v1beta/models/x:generate?alt=sse&key=[redacted]&api_key=[redacted]"
-        );
-        assert_eq!(secrets, vec!["AIzaSECRET123", "sk-abcdefgh"]);
-        let (url, secrets) = redact_url("http://h/v1/messages?beta=true");
-        assert_eq!(url, "http://h/v1/messages?beta=true");
-        assert!(secrets.is_empty());
-        let (url, _) = redact_url("http://h/p?token=a%2Bb#frag");
-        assert_eq!(url, "http://h/p?token=[redacted]#frag");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! [`crate::trace`]'s job, on load).
 //!
 //! - [`lines`]: cutting a byte stream into newline-delimited records without holding a line twice.
-//! - [`recorder`]: one clock, one sequence, one writer thread appending to the trace.
+//! - [`recorder`]: one clock, one sequence, each event written to the trace before it is forwarded.
 //! - [`stdio`]: spawning a server and pumping its stdin, stdout and stderr.
 //! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap and
 //!   its HTTP servers behind the HTTP proxy.
@@ -25,5 +25,5 @@ pub mod stdio;
 pub mod wrap;
 
 pub use lines::Lines;
-pub use recorder::{EventSink, LineBatch, MemorySink, Recorder, RecorderReport};
+pub use recorder::{Batch, EventSink, LineBatch, MemorySink, Recorder, RecorderReport};
 pub use stdio::{ExitOutcome, ServerCommand, StdioTap, TapError};

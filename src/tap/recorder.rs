@@ -1,22 +1,25 @@
-//! The recorder: one clock, one sequence, one writer.
+//! The recorder: one clock, one sequence, one write.
 //!
-//! Every pump (and later the host and the LLM providers) records through one [`Recorder`].
-//! Taking the time and the next `seq` under one lock keeps both in the same order. Writing
-//! happens on a dedicated thread, so the forwarding path never waits for the disk: a pump
-//! hands over the line it already owns and goes back to forwarding. The writer flushes
-//! whenever its queue is empty, so the file is never behind by more than what is in flight.
+//! Every pump (and the host, the LLM providers and the HTTP proxies) records through one
+//! [`Recorder`]. Taking the time and the next `seq`, and writing the event to every sink, happen
+//! under one lock, so `seq` order is file order. A record call returns only once its event has
+//! been handed to the operating system (a `write(2)` of the trace file, not an `fsync`): the
+//! pumps record a chunk's lines *before* they forward the chunk, so whatever a peer has
+//! received is in the trace even if Sightline is killed with SIGKILL the next instant, and a
+//! recorder slower than its sender slows the sender the way a full pipe would (nothing queues
+//! up in memory). [`Recorder::batch`] records several events with one write.
 
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 
 use chrono::{DateTime, Utc};
 
 use super::lines::Lines;
 use crate::trace::{Channel, Event, HttpInfo, Lane, ProcessInfo, TraceError, TraceWriter};
 
-/// Where recorded events go. The writer thread calls `write` for each event and `flush` when
-/// it has nothing more queued.
+/// Where recorded events go. The recorder calls `write` (or `write_lines`) for each event and
+/// then `flush`, under its lock and before the bytes recorded are forwarded: a sink must be quick
+/// (a sink that talks to the network should queue and send from its own thread), and `flush`
+/// must hand what was written to the operating system.
 pub trait EventSink: Send {
     fn write(&mut self, event: &Event) -> Result<(), TraceError>;
     fn flush(&mut self) -> Result<(), TraceError>;
@@ -114,13 +117,7 @@ impl LineBatch {
     }
 }
 
-/// What the recorder queue carries to the writer thread.
-enum Queued {
-    Event(Box<Event>),
-    Lines(LineBatch),
-}
-
-/// What the writer thread did, reported when recording finishes.
+/// What the recorder did, reported when recording finishes.
 #[derive(Debug, Default)]
 pub struct RecorderReport {
     pub events: u64,
@@ -128,42 +125,93 @@ pub struct RecorderReport {
     pub errors: Vec<TraceError>,
 }
 
-struct Clock {
+struct State {
     next_seq: u64,
-    tx: Option<Sender<Queued>>,
+    sinks: Vec<Box<dyn EventSink>>,
+    /// Sinks that failed once are not written again (their error is in the report).
+    failed: Vec<bool>,
+    report: RecorderReport,
+    /// After [`Recorder::finish`], events still get a `seq` but are not written.
+    finished: bool,
 }
 
-/// Assigns `seq` and `time` to everything that crosses and hands it to the writer thread.
+impl State {
+    fn each_sink(&mut self, mut f: impl FnMut(&mut dyn EventSink) -> Result<(), TraceError>) {
+        let State {
+            sinks,
+            failed,
+            report,
+            ..
+        } = self;
+        for (sink, failed) in sinks.iter_mut().zip(failed.iter_mut()) {
+            if !*failed && let Err(err) = f(sink.as_mut()) {
+                tracing::error!("{err}; recording into it stops here, forwarding goes on");
+                report.errors.push(err);
+                *failed = true;
+            }
+        }
+    }
+
+    fn take_seq(&mut self, count: u64) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += count;
+        seq
+    }
+
+    fn write(&mut self, event: &Event) {
+        if !self.finished {
+            self.each_sink(|sink| sink.write(event));
+            self.report.events += 1;
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.finished {
+            self.each_sink(|sink| sink.flush());
+        }
+    }
+}
+
+/// Assigns `seq` and `time` to everything that crosses and writes it to every sink.
 pub struct Recorder {
-    clock: Mutex<Clock>,
-    writer: Mutex<Option<JoinHandle<RecorderReport>>>,
+    state: Mutex<State>,
 }
 
 impl Recorder {
-    /// Starts the writer thread over `sinks`.
+    /// A recorder writing into `sinks`.
     pub fn start(sinks: Vec<Box<dyn EventSink>>) -> Arc<Self> {
-        let (tx, rx) = mpsc::channel();
-        let writer = std::thread::Builder::new()
-            .name("sightline-recorder".into())
-            .spawn(move || {
-                yield_to_forwarding();
-                write_loop(rx, sinks)
-            })
-            .ok();
-        if writer.is_none() {
-            tracing::error!("could not start the recorder thread: nothing will be recorded");
-        }
+        let failed = vec![false; sinks.len()];
         Arc::new(Recorder {
-            clock: Mutex::new(Clock {
+            state: Mutex::new(State {
                 next_seq: 0,
-                tx: Some(tx),
+                sinks,
+                failed,
+                report: RecorderReport::default(),
+                finished: false,
             }),
-            writer: Mutex::new(writer),
         })
     }
 
-    fn clock(&self) -> MutexGuard<'_, Clock> {
-        self.clock.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Adds a sink that sees every event recorded from now on (a live view, an exporter).
+    pub fn add_sink(&self, sink: Box<dyn EventSink>) {
+        let mut state = self.state();
+        state.sinks.push(sink);
+        state.failed.push(false);
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records several events as one write: each gets the next `seq`, and all of them reach the
+    /// sinks (and the operating system) before this returns. The HTTP proxy records the SSE
+    /// events of one coalesced chunk this way.
+    pub fn batch<T>(&self, f: impl FnOnce(&mut Batch<'_>) -> T) -> T {
+        let mut state = self.state();
+        let mut batch = Batch { state: &mut state };
+        let out = f(&mut batch);
+        state.flush();
+        out
     }
 
     fn record(
@@ -174,19 +222,7 @@ impl Recorder {
         bytes: Vec<u8>,
         process: Option<ProcessInfo>,
     ) -> u64 {
-        let mut clock = self.clock();
-        let seq = clock.next_seq;
-        clock.next_seq += 1;
-        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, bytes);
-        if process.is_some() {
-            event.raw = None;
-            event.process = process.map(Box::new);
-        }
-        if let Some(tx) = &clock.tx {
-            // The receiver only goes away after `finish`, when `tx` is already gone.
-            let _ = tx.send(Queued::Event(Box::new(event)));
-        }
-        seq
+        self.batch(|b| b.record(from, to, channel, bytes, process))
     }
 
     /// Records bytes that crossed (a stdio line, a stderr line, an HTTP body). Returns its `seq`.
@@ -195,24 +231,24 @@ impl Recorder {
     }
 
     /// Records the lines completed by one read from a pipe: they crossed at the same moment,
-    /// so they get consecutive `seq`s and one timestamp, and reach the writer in one hand-over.
+    /// so they get consecutive `seq`s and one timestamp, and reach the file in one write.
     pub fn record_lines(&self, from: &Lane, to: &Lane, channel: &Channel, lines: Lines) {
         if lines.is_empty() {
             return;
         }
-        let mut clock = self.clock();
-        let first_seq = clock.next_seq;
-        clock.next_seq += lines.len() as u64;
+        let mut state = self.state();
         let batch = LineBatch {
-            first_seq,
+            first_seq: state.take_seq(lines.len() as u64),
             time: crate::trace::now(),
             from: from.clone(),
             to: to.clone(),
             channel: channel.clone(),
             lines,
         };
-        if let Some(tx) = &clock.tx {
-            let _ = tx.send(Queued::Lines(batch));
+        if !state.finished {
+            state.each_sink(|sink| sink.write_lines(&batch));
+            state.report.events += batch.lines.len() as u64;
+            state.flush();
         }
     }
 
@@ -226,15 +262,7 @@ impl Recorder {
         info: HttpInfo,
         body: Vec<u8>,
     ) -> u64 {
-        let mut clock = self.clock();
-        let seq = clock.next_seq;
-        clock.next_seq += 1;
-        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, body);
-        event.http = Some(Box::new(info));
-        if let Some(tx) = &clock.tx {
-            let _ = tx.send(Queued::Event(Box::new(event)));
-        }
-        seq
+        self.batch(|b| b.record_http(from, to, channel, info, body))
     }
 
     /// Records a process spawn or exit.
@@ -247,23 +275,59 @@ impl Recorder {
         self.record(from, to, Channel::Note, text.as_bytes().to_vec(), None)
     }
 
-    /// Stops accepting events, waits until every recorded event is written and flushed.
-    /// Later calls return an empty report.
+    /// Stops recording: flushes every sink and returns what was written. Events recorded later
+    /// get a `seq` but are not written; later calls return an empty report.
     pub fn finish(&self) -> RecorderReport {
-        drop(self.clock().tx.take());
-        let handle = self
-            .writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        match handle.map(JoinHandle::join) {
-            Some(Ok(report)) => report,
-            Some(Err(_)) => {
-                tracing::error!("the recorder thread panicked; the trace may be incomplete");
-                RecorderReport::default()
-            }
-            None => RecorderReport::default(),
+        let mut state = self.state();
+        state.flush();
+        state.finished = true;
+        std::mem::take(&mut state.report)
+    }
+}
+
+/// Events recorded together by [`Recorder::batch`].
+pub struct Batch<'a> {
+    state: &'a mut State,
+}
+
+impl Batch<'_> {
+    fn record(
+        &mut self,
+        from: Lane,
+        to: Lane,
+        channel: Channel,
+        bytes: Vec<u8>,
+        process: Option<ProcessInfo>,
+    ) -> u64 {
+        let seq = self.state.take_seq(1);
+        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, bytes);
+        if process.is_some() {
+            event.raw = None;
+            event.process = process.map(Box::new);
         }
+        self.state.write(&event);
+        seq
+    }
+
+    /// Like [`Recorder::record_http`].
+    pub fn record_http(
+        &mut self,
+        from: Lane,
+        to: Lane,
+        channel: Channel,
+        info: HttpInfo,
+        body: Vec<u8>,
+    ) -> u64 {
+        let seq = self.state.take_seq(1);
+        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, body);
+        event.http = Some(Box::new(info));
+        self.state.write(&event);
+        seq
+    }
+
+    /// Like [`Recorder::record_note`].
+    pub fn record_note(&mut self, from: Lane, to: Lane, text: &str) -> u64 {
+        self.record(from, to, Channel::Note, text.as_bytes().to_vec(), None)
     }
 }
 
@@ -274,50 +338,4 @@ impl Drop for Recorder {
             tracing::error!("{err}");
         }
     }
-}
-
-/// Lowers the writer thread's priority: when the CPU is short, forwarding goes first and the
-/// writer catches up as soon as the link goes quiet (its queue keeps everything meanwhile).
-fn yield_to_forwarding() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: gettid and setpriority on the calling thread only; a failure changes nothing.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
-    }
-}
-
-fn write_loop(rx: Receiver<Queued>, mut sinks: Vec<Box<dyn EventSink>>) -> RecorderReport {
-    let mut report = RecorderReport::default();
-    let mut failed = vec![false; sinks.len()];
-    let mut each_sink =
-        |report: &mut RecorderReport,
-         f: &mut dyn FnMut(&mut dyn EventSink) -> Result<(), TraceError>| {
-            for (sink, failed) in sinks.iter_mut().zip(failed.iter_mut()) {
-                if !*failed && let Err(err) = f(sink.as_mut()) {
-                    tracing::error!("{err}; recording into it stops here, forwarding goes on");
-                    report.errors.push(err);
-                    *failed = true;
-                }
-            }
-        };
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
-        while let Some(queued) = next {
-            match &queued {
-                Queued::Event(event) => {
-                    each_sink(&mut report, &mut |sink| sink.write(event));
-                    report.events += 1;
-                }
-                Queued::Lines(batch) => {
-                    each_sink(&mut report, &mut |sink| sink.write_lines(batch));
-                    report.events += batch.lines.len() as u64;
-                }
-            }
-            next = rx.try_recv().ok();
-        }
-        // Nothing more queued: push what was written to the file.
-        each_sink(&mut report, &mut |sink| sink.flush());
-    }
-    report
 }

@@ -2,8 +2,12 @@
 //!
 //! Four threads per server, all blocking I/O (the simplest thing that keeps up with a pipe):
 //! client -> server stdin, server stdout -> client, server stderr -> our stderr, and a waiter
-//! that records the exit once the server's output is drained. Recording a line only hands it
-//! to the recorder's queue, so a slow disk never slows the protocol.
+//! that records the exit once the server's output is drained. Each chunk read is recorded (its
+//! completed lines written to the trace) before it is forwarded, and the pump reads the next
+//! chunk only once this one is passed on: memory stays at one chunk plus the line being
+//! completed whatever the sender floods, and a sender faster than the client or the disk waits,
+//! as it would on a pipe. When the server closes its stdout, the client's side is closed at
+//! once (EOF), even if the server keeps running.
 //!
 //! Shutting down follows rmcp's child-process transport: close stdin, wait, SIGTERM, wait,
 //! SIGKILL. The server runs in its own process group so a `sh -c 'a | b'` wrapper goes as one.
@@ -169,7 +173,7 @@ impl StdioTap {
             command.current_dir(cwd);
         }
         let spawn_info = ProcessInfo {
-            command: cmd.argv(),
+            command: crate::wire::redact_url::redact_argv(&cmd.argv()),
             cwd: cmd.cwd.as_ref().map(|p| p.display().to_string()),
             env: cmd.env.iter().map(|(k, _)| k.clone()).collect(),
             ..ProcessInfo::default()
@@ -488,4 +492,48 @@ fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Lines)) 
         record(Lines::single(rest));
     }
     let _ = dst.flush();
+    // Dropping `dst` here closes it: the reader sees EOF now, not when the server exits.
+    drop(dst);
+}
+
+/// Our own stdout as a pump destination: unbuffered (each chunk goes out in one write, at once),
+/// and when dropped it closes the client's end, so the client sees EOF when the server closes
+/// its stdout even though this process goes on (descriptor 1 then points at `/dev/null`, so it
+/// is never reused by a file opened later).
+pub struct OwnStdout(Option<std::fs::File>);
+
+impl OwnStdout {
+    pub fn new() -> io::Result<OwnStdout> {
+        use std::os::fd::AsFd as _;
+        let dup = io::stdout().as_fd().try_clone_to_owned()?;
+        Ok(OwnStdout(Some(std::fs::File::from(dup))))
+    }
+}
+
+impl Write for OwnStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.0 {
+            Some(file) => file.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for OwnStdout {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd as _;
+        drop(self.0.take());
+        match std::fs::OpenOptions::new().write(true).open("/dev/null") {
+            // SAFETY: dup2 onto descriptor 1, which this process owns; it atomically replaces
+            // the pipe to the client with /dev/null.
+            Ok(null) => unsafe {
+                libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
+            },
+            Err(e) => tracing::warn!("cannot open /dev/null to close stdout: {e}"),
+        }
+    }
 }

@@ -2,20 +2,27 @@
 //!
 //! This lives in the tap because it is the tap's front door: the result of a wrap is that the
 //! host spawns `sightline proxy` (the stdio tap) instead of each server. The logic here is pure
-//! (a JSON value in, a JSON value and a report out); `sightline wrap` does the file handling.
+//! (the config's text in, the new text and a report out); [`file`] replaces the file safely and
+//! `sightline wrap` drives both.
 //!
 //! Hosts and their files:
 //! - Claude Desktop `claude_desktop_config.json`, Cursor `.cursor/mcp.json`, Claude Code
 //!   `.mcp.json`: a top-level `mcpServers` object.
-//! - VS Code `mcp.json`: a top-level `servers` object.
+//! - VS Code `mcp.json`: a top-level `servers` object, in JSONC (comments, trailing commas).
+//!
+//! The config is edited in place ([`jsonc`]): only the `command`, `args` and `url` values of
+//! the servers it wraps change; comments, trailing commas, a byte order mark, numbers, key
+//! order, duplicate keys and indentation elsewhere stay exactly as written.
 //!
 //! A stdio server (`command`, optional `args`) becomes
-//! `SIGHTLINE proxy --name NAME [--trace DIR/NAME.jsonl] -- COMMAND ARGS...`; every other field
-//! (`env`, `cwd`, `type`, unknown ones) and the order of keys are kept. A server whose command is
-//! already a `sightline` executable running `proxy ... --` is left alone, so wrapping twice
-//! changes nothing; unwrapping reads the original command back from the proxy's arguments, so
-//! it needs no backup. One thing cannot be told apart afterwards: a server with no `args` key and
-//! one with `"args": []` both come back without the key.
+//! `SIGHTLINE proxy --name NAME [--trace DIR/NAME.jsonl] -- COMMAND ARGS...`: the proxy's
+//! arguments go in front of the original ones, whose text is kept. A server whose `args` have
+//! that shape (`proxy`, then only `--name`, `--trace` or `--session` options, then `--` and a
+//! command) is recognised as wrapped whatever the executable is called, so wrapping twice
+//! changes nothing and `--undo` works after the binary was renamed or moved; unwrapping reads
+//! the original command back from the proxy's arguments, so it needs no backup. One thing
+//! cannot be told apart afterwards: a server with no `args` key and one with `"args": []` both
+//! come back without the key.
 //!
 //! An HTTP server (`url`, or `type` `http`/`sse`/`streamable-http`) cannot be started by the
 //! host, so the host is pointed at a local HTTP proxy instead: its `url` becomes
@@ -28,9 +35,14 @@
 //! derives from the URL (OAuth discovery under `/.well-known/`, a legacy SSE server's message
 //! endpoint) going to the right upstream. Every other field (`headers`, `type`...) is kept.
 
+pub mod file;
+pub mod jsonc;
+
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use jsonc::{Edits, Kind, Member, Node};
 
 /// What went wrong with the config as a whole.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +58,16 @@ pub enum WrapError {
          Claude Code) or `servers` object (VS Code)"
     )]
     NoServers,
+}
+
+impl From<jsonc::SyntaxError> for WrapError {
+    fn from(e: jsonc::SyntaxError) -> Self {
+        WrapError::Json {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
 }
 
 /// How to wrap.
@@ -69,6 +91,8 @@ pub struct WrapOptions {
 const PROXY_HOST: &str = "127.0.0.1";
 /// The first path segment of a wrapped URL.
 const MARK: &str = "sightline";
+/// The proxy options a wrapped server's `args` may hold between `proxy` and `--`.
+const PROXY_OPTIONS: [&str; 3] = ["--name", "--trace", "--session"];
 
 /// A wrapped HTTP server, as `sightline wrap CONFIG --serve` runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,111 +148,191 @@ pub struct ServerReport {
     pub action: Action,
 }
 
-/// Parses a config, naming the line and column of a syntax error.
+/// The config's new text and what happened to each server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    pub text: String,
+    pub servers: Vec<ServerReport>,
+}
+
+impl Rewrite {
+    pub fn changed(&self) -> bool {
+        self.servers.iter().any(|s| s.action.changed())
+    }
+}
+
+/// The config as plain JSON (comments dropped), naming the line and column of a syntax error.
 pub fn parse_config(text: &str) -> Result<Value, WrapError> {
-    serde_json::from_str(text).map_err(|e| WrapError::Json {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })
+    Ok(jsonc::parse(text)?.value(text))
 }
 
 /// Puts every stdio server behind `sightline proxy` and points every HTTP server at a local
 /// HTTP proxy.
-pub fn wrap(config: &mut Value, options: &WrapOptions) -> Result<Vec<ServerReport>, WrapError> {
-    let mut taken: Vec<u16> = http_routes(config).iter().map(|r| r.port).collect();
-    for_each_server(config, |name, server| {
+pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
+    let mut taken: Vec<u16> = http_routes(text)?.iter().map(|r| r.port).collect();
+    rewrite(text, |name, server, edits| {
         if is_http(server) {
-            return wrap_http(server, options, &mut taken);
+            return wrap_http(text, server, options, &mut taken, edits);
         }
-        if let Some(action) = not_stdio(server) {
-            return action;
-        }
-        if proxied_command(server).is_some() {
+        let Some(command) = server.get("command") else {
+            return Action::Skipped("no `command` or `url`".into());
+        };
+        if proxied(server).is_some() {
             return Action::AlreadyWrapped;
         }
-        let Some(Value::String(command)) = server.get("command").cloned() else {
+        let command = &command.value;
+        if command.as_str().is_none() {
             return Action::Skipped("`command` is not a string".into());
-        };
-        let original_args = match server.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(args)) => args.clone(),
-            Some(_) => return Action::Skipped("`args` is not a list".into()),
-        };
-        let mut args = vec![Value::from("proxy"), "--name".into(), name.into()];
+        }
+        let mut prefix = vec![quote("proxy"), quote("--name"), quote(name)];
         if let Some(dir) = &options.trace_dir {
             let file = Path::new(dir).join(format!("{}.jsonl", file_stem(name)));
-            args.extend(["--trace".into(), file.display().to_string().into()]);
+            prefix.extend([quote("--trace"), quote(&file.display().to_string())]);
         } else if let Some(session) = &options.session {
-            args.extend(["--session".into(), session.clone().into()]);
+            prefix.extend([quote("--session"), quote(session)]);
         }
-        args.extend(["--".into(), Value::String(command)]);
-        args.extend(original_args);
-        set_command(server, options.sightline.clone().into(), Value::Array(args));
+        prefix.extend([quote("--"), text[command.start..command.end].to_string()]);
+        match server.get("args").map(|m| &m.value) {
+            None => edits.insert(command.end, format!(", \"args\": [{}]", prefix.join(", "))),
+            Some(args) => match &args.kind {
+                Kind::Scalar if &text[args.start..args.end] == "null" => {
+                    edits.replace(args.start, args.end, format!("[{}]", prefix.join(", ")));
+                }
+                Kind::Array(elements) if elements.is_empty() => {
+                    edits.insert(args.start + 1, prefix.join(", "));
+                }
+                Kind::Array(elements) => {
+                    let sep = separator(text, elements);
+                    edits.insert(elements[0].start, prefix.join(sep) + sep);
+                }
+                _ => return Action::Skipped("`args` is not a list".into()),
+            },
+        }
+        edits.replace(command.start, command.end, quote(&options.sightline));
         Action::Wrapped
     })
 }
 
 /// Restores every wrapped server's original `command` and `args` from the proxy's arguments,
 /// and every wrapped HTTP server's `url` from its local URL.
-pub fn unwrap(config: &mut Value) -> Result<Vec<ServerReport>, WrapError> {
-    for_each_server(config, |_, server| {
+pub fn unwrap(text: &str) -> Result<Rewrite, WrapError> {
+    rewrite(text, |_, server, edits| {
         if is_http(server) {
-            let Some(route) = server
-                .get("url")
-                .and_then(Value::as_str)
-                .and_then(parse_local)
-            else {
+            let Some(url) = server.get("url").map(|m| &m.value) else {
                 return Action::NotWrapped;
             };
-            server.insert("url".into(), route.upstream.into());
+            let Some(route) = url.as_str().and_then(parse_local) else {
+                return Action::NotWrapped;
+            };
+            edits.replace(url.start, url.end, quote(&route.upstream));
             return Action::Unwrapped;
         }
-        if let Some(action) = not_stdio(server) {
-            return action;
-        }
-        let Some(original) = proxied_command(server) else {
+        let Some(command) = server.get("command") else {
+            return Action::Skipped("no `command` or `url`".into());
+        };
+        let Some(dashes) = proxied(server) else {
             return Action::NotWrapped;
         };
-        let mut original = original.into_iter();
-        let Some(command) = original.next() else {
-            return Action::Skipped("the proxy has no command after `--`".into());
+        let members = server.members().unwrap_or_default();
+        let Some((args_index, args)) = members
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, m)| m.key == "args")
+        else {
+            return Action::NotWrapped;
         };
-        let args: Vec<Value> = original.collect();
-        set_command(server, command, Value::Array(args));
-        if server
-            .get("args")
-            .and_then(Value::as_array)
-            .is_some_and(Vec::is_empty)
-        {
-            server.remove("args");
+        let elements = args.value.elements().unwrap_or_default();
+        let original = &elements[dashes + 1];
+        if original.as_str().is_none() {
+            return Action::Skipped("the command after the proxy's `--` is not a string".into());
+        }
+        let command = &command.value;
+        edits.replace(
+            command.start,
+            command.end,
+            &text[original.start..original.end],
+        );
+        match elements.get(dashes + 2) {
+            Some(first_kept) => edits.replace(elements[0].start, first_kept.start, ""),
+            None => edits.remove_member(members, args_index),
         }
         Action::Unwrapped
     })
 }
 
 /// The wrapped HTTP servers of a config, in its order.
-pub fn http_routes(config: &Value) -> Vec<HttpRoute> {
-    let Some(root) = config.as_object() else {
-        return Vec::new();
+pub fn http_routes(text: &str) -> Result<Vec<HttpRoute>, WrapError> {
+    let root = jsonc::parse(text)?;
+    let Some(table) = server_table(&root) else {
+        return Ok(Vec::new());
     };
-    let Some(servers) = ["mcpServers", "servers"]
-        .into_iter()
-        .find_map(|k| root.get(k).and_then(Value::as_object))
-    else {
-        return Vec::new();
-    };
-    servers
+    Ok(table
+        .members()
+        .unwrap_or_default()
         .iter()
-        .filter_map(|(name, server)| {
-            let url = server.get("url")?.as_str()?;
-            let route = parse_local(url)?;
+        .filter_map(|m| {
+            let route = parse_local(m.value.get("url")?.value.as_str()?)?;
             Some(HttpRoute {
-                name: name.clone(),
+                name: m.key.clone(),
                 ..route
             })
         })
-        .collect()
+        .collect())
+}
+
+/// Runs `f` on every server of the table, then makes the edits it asked for.
+fn rewrite(
+    text: &str,
+    mut f: impl FnMut(&str, &Node, &mut Edits) -> Action,
+) -> Result<Rewrite, WrapError> {
+    let root = jsonc::parse(text)?;
+    let table = server_table(&root).ok_or(WrapError::NoServers)?;
+    let mut edits = Edits::default();
+    let servers = table
+        .members()
+        .unwrap_or_default()
+        .iter()
+        .map(|Member { key, value, .. }| ServerReport {
+            name: key.clone(),
+            action: match value.kind {
+                Kind::Object(_) => f(key, value, &mut edits),
+                _ => Action::Skipped("not an object".into()),
+            },
+        })
+        .collect();
+    Ok(Rewrite {
+        text: edits.apply(text),
+        servers,
+    })
+}
+
+/// The server table: `mcpServers`, else `servers`.
+fn server_table(root: &Node) -> Option<&Node> {
+    ["mcpServers", "servers"].into_iter().find_map(|key| {
+        let table = &root.get(key)?.value;
+        matches!(table.kind, Kind::Object(_)).then_some(table)
+    })
+}
+
+/// A JSON string literal.
+fn quote(s: &str) -> String {
+    Value::from(s).to_string()
+}
+
+/// The separator between the first two elements when it is only a comma and whitespace (so a
+/// list written one element per line stays so), else `, `.
+fn separator<'a>(text: &'a str, elements: &[Node]) -> &'a str {
+    match elements {
+        [a, b, ..] => {
+            let between = &text[a.end..b.start];
+            match between.strip_prefix(',') {
+                Some(rest) if rest.trim().is_empty() => between,
+                _ => ", ",
+            }
+        }
+        _ => ", ",
+    }
 }
 
 /// The local proxy URL for `upstream`, or why there is none.
@@ -238,7 +342,8 @@ fn local_url(upstream: &str, port: u16) -> Result<String, String> {
             Ok(format!("http://{PROXY_HOST}:{port}/{MARK}/{scheme}/{rest}"))
         }
         _ => Err(format!(
-            "`url` `{upstream}` is not an http:// or https:// URL"
+            "`url` `{}` is not an http:// or https:// URL",
+            crate::wire::redact_url::redact_url(upstream).0
         )),
     }
 }
@@ -265,17 +370,19 @@ fn parse_local(url: &str) -> Option<HttpRoute> {
 
 /// Points an HTTP server at a local proxy on a port of its own.
 fn wrap_http(
-    server: &mut Map<String, Value>,
+    text: &str,
+    server: &Node,
     options: &WrapOptions,
     taken: &mut Vec<u16>,
+    edits: &mut Edits,
 ) -> Action {
-    let Some(url) = server.get("url") else {
+    let Some(url) = server.get("url").map(|m| &m.value) else {
         return Action::Skipped("an HTTP server without a `url`".into());
     };
-    let Some(url) = url.as_str() else {
+    let Some(upstream) = url.as_str() else {
         return Action::Skipped("`url` is not a string".into());
     };
-    if parse_local(url).is_some() {
+    if parse_local(upstream).is_some() {
         return Action::AlreadyWrapped;
     }
     let Some(port) = (options.http_port..=u16::MAX)
@@ -283,88 +390,44 @@ fn wrap_http(
     else {
         return Action::Skipped(format!("no free local port from {}", options.http_port));
     };
-    match local_url(url, port) {
+    match local_url(upstream, port) {
         Ok(local) => {
             taken.push(port);
-            server.insert("url".into(), local.into());
+            debug_assert!(url.end <= text.len());
+            edits.replace(url.start, url.end, quote(&local));
             Action::Wrapped
         }
         Err(why) => Action::Skipped(why),
     }
 }
 
-/// The server table: `mcpServers`, else `servers`.
-fn for_each_server(
-    config: &mut Value,
-    mut f: impl FnMut(&str, &mut Map<String, Value>) -> Action,
-) -> Result<Vec<ServerReport>, WrapError> {
-    let root = config.as_object_mut().ok_or(WrapError::NoServers)?;
-    let key = ["mcpServers", "servers"]
-        .into_iter()
-        .find(|k| root.get(*k).is_some_and(Value::is_object))
-        .ok_or(WrapError::NoServers)?;
-    let servers = root
-        .get_mut(key)
-        .and_then(Value::as_object_mut)
-        .ok_or(WrapError::NoServers)?;
-    Ok(servers
-        .iter_mut()
-        .map(|(name, server)| ServerReport {
-            name: name.clone(),
-            action: match server.as_object_mut() {
-                Some(server) => f(name, server),
-                None => Action::Skipped("not an object".into()),
-            },
-        })
-        .collect())
-}
-
 /// Whether a server is reached over HTTP.
-fn is_http(server: &Map<String, Value>) -> bool {
-    let kind = server.get("type").and_then(Value::as_str).unwrap_or("");
-    server.contains_key("url") || matches!(kind, "http" | "sse" | "streamable-http")
+fn is_http(server: &Node) -> bool {
+    let kind = server
+        .get("type")
+        .and_then(|m| m.value.as_str())
+        .unwrap_or("");
+    server.get("url").is_some() || matches!(kind, "http" | "sse" | "streamable-http")
 }
 
-/// `Some` for stdio servers wrap cannot touch: ones without a command.
-fn not_stdio(server: &Map<String, Value>) -> Option<Action> {
-    if !server.contains_key("command") {
-        return Some(Action::Skipped("no `command` or `url`".into()));
-    }
-    None
-}
-
-/// For a wrapped server, the original command and arguments (everything after the proxy's `--`).
-fn proxied_command(server: &Map<String, Value>) -> Option<Vec<Value>> {
-    let command = server.get("command")?.as_str()?;
-    let program = command.rsplit(['/', '\\']).next().unwrap_or(command);
-    let program = program.strip_suffix(".exe").unwrap_or(program);
-    if program != "sightline" {
-        return None;
-    }
-    let args = server.get("args")?.as_array()?;
+/// For a wrapped server (`args` of the form `proxy [--name|--trace|--session VALUE]... --
+/// COMMAND ...`), the index of the `--` in its `args`.
+fn proxied(server: &Node) -> Option<usize> {
+    let args = server.get("args")?.value.elements()?;
     if args.first()?.as_str()? != "proxy" {
         return None;
     }
-    let dashes = args.iter().position(|a| a.as_str() == Some("--"))?;
-    Some(args[dashes + 1..].to_vec())
-}
-
-/// Sets `command` and `args`, keeping `command` where it was and `args` right after it when it
-/// is new.
-fn set_command(server: &mut Map<String, Value>, command: Value, args: Value) {
-    if server.contains_key("args") {
-        server.insert("command".into(), command);
-        server.insert("args".into(), args);
-        return;
-    }
-    let old = std::mem::take(server);
-    for (key, value) in old {
-        if key == "command" {
-            server.insert("command".into(), command.clone());
-            server.insert("args".into(), args.clone());
-        } else {
-            server.insert(key, value);
+    let mut i = 1;
+    loop {
+        let arg = args.get(i)?.as_str()?;
+        if arg == "--" {
+            return (i + 1 < args.len()).then_some(i);
         }
+        if !PROXY_OPTIONS.contains(&arg) {
+            return None;
+        }
+        args.get(i + 1)?.as_str()?;
+        i += 2;
     }
 }
 
@@ -387,223 +450,5 @@ pub fn file_stem(name: &str) -> String {
     }
 }
 
-/// Writes `value` the way `original` was written: its indentation and its final newline.
-pub fn render_like(value: &Value, original: &str) -> String {
-    use serde::Serialize as _;
-    let indent = original
-        .lines()
-        .skip(1)
-        .find(|l| l.starts_with([' ', '\t']))
-        .map(|l| {
-            let n = l.len() - l.trim_start_matches([' ', '\t']).len();
-            l[..n].to_string()
-        })
-        .unwrap_or_else(|| "  ".into());
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    value
-        .serialize(&mut ser)
-        .expect("a JSON value always serializes");
-    let mut text = String::from_utf8(out).expect("serde_json writes UTF-8");
-    if original.ends_with('\n') {
-        text.push('\n');
-    }
-    text
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn options() -> WrapOptions {
-        WrapOptions {
-            sightline: "/opt/bin/sightline".into(),
-            trace_dir: Some("/tmp/traces".into()),
-            session: None,
-            http_port: 6280,
-            port_is_free: |_| true,
-        }
-    }
-
-    #[test]
-    fn a_session_goes_on_every_proxy_and_undo_takes_it_off() {
-        let original = json!({"mcpServers": {"weather": {"command": "node", "args": ["w.mjs"]}}});
-        let mut config = original.clone();
-        let with_session = WrapOptions {
-            trace_dir: None,
-            session: Some("/data/sessions/demo".into()),
-            ..options()
-        };
-        wrap(&mut config, &with_session).expect("wrap");
-        assert_eq!(
-            config["mcpServers"]["weather"]["args"],
-            json!([
-                "proxy",
-                "--name",
-                "weather",
-                "--session",
-                "/data/sessions/demo",
-                "--",
-                "node",
-                "w.mjs"
-            ])
-        );
-        unwrap(&mut config).expect("unwrap");
-        assert_eq!(config, original);
-    }
-
-    #[test]
-    fn wraps_stdio_servers_keeps_the_rest_and_undoes() {
-        let original = json!({
-            "globalShortcut": "Ctrl+Space",
-            "mcpServers": {
-                "weather": {"command": "node", "args": ["w.mjs", "--x"], "env": {"K": "v"}},
-                "bare": {"env": {}, "command": "uvx"},
-                "remote": {"type": "http", "url": "https://example.com/mcp"}
-            }
-        });
-        let mut config = original.clone();
-        let report = wrap(&mut config, &options()).expect("wrap");
-        let actions: Vec<_> = report.iter().map(|r| r.action.clone()).collect();
-        assert_eq!(actions, [Action::Wrapped, Action::Wrapped, Action::Wrapped]);
-        assert_eq!(
-            config["mcpServers"]["remote"],
-            json!({"type": "http", "url": "http://127.0.0.1:6280/sightline/https/example.com/mcp"})
-        );
-        assert_eq!(
-            config["mcpServers"]["weather"]["args"],
-            json!([
-                "proxy",
-                "--name",
-                "weather",
-                "--trace",
-                "/tmp/traces/weather.jsonl",
-                "--",
-                "node",
-                "w.mjs",
-                "--x"
-            ])
-        );
-        let bare: Vec<_> = config["mcpServers"]["bare"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        assert_eq!(bare, ["env", "command", "args"]);
-        let wrapped = config.clone();
-        let again = wrap(&mut config, &options()).expect("wrap");
-        assert!(again.iter().all(|r| !r.action.changed()));
-        assert_eq!(config, wrapped);
-        unwrap(&mut config).expect("undo");
-        assert_eq!(config, original);
-        assert_eq!(
-            serde_json::to_string(&config).unwrap(),
-            serde_json::to_string(&original).unwrap(),
-            "key order too"
-        );
-    }
-
-    #[test]
-    fn vs_code_servers_key_and_errors() {
-        let mut config = json!({"servers": {"a": {"type": "stdio", "command": "a"}}});
-        let report = wrap(&mut config, &options()).expect("wrap");
-        assert_eq!(report[0].action, Action::Wrapped);
-        assert!(matches!(
-            wrap(&mut json!({"other": {}}), &options()),
-            Err(WrapError::NoServers)
-        ));
-        let err = parse_config("{\n  \"a\": ,\n}").unwrap_err();
-        assert!(matches!(err, WrapError::Json { line: 2, .. }), "{err}");
-    }
-
-    #[test]
-    fn http_servers_get_a_port_each_and_their_url_back() {
-        let upstreams = [
-            "https://example.com/mcp?token=abc&x=1",
-            "http://127.0.0.1:3001",
-            "https://user@example.com:8443/a/b/",
-            "https://example.com#frag",
-        ];
-        let mut servers = Map::new();
-        for (i, url) in upstreams.iter().enumerate() {
-            servers.insert(format!("s{i}"), json!({"url": url, "headers": {"X": "y"}}));
-        }
-        servers.insert(
-            "legacy".into(),
-            json!({"type": "sse", "url": "ws://example.com"}),
-        );
-        servers.insert("nourl".into(), json!({"type": "http"}));
-        // A server wrapped before keeps its port; the busy port 6282 is skipped.
-        servers.insert(
-            "old".into(),
-            json!({"url": "http://127.0.0.1:6281/sightline/https/old.example/mcp"}),
-        );
-        let original = json!({ "servers": servers });
-        let mut config = original.clone();
-        let options = WrapOptions {
-            port_is_free: |p| p != 6282,
-            ..options()
-        };
-        let report = wrap(&mut config, &options).expect("wrap");
-        let actions: Vec<String> = report.iter().map(|r| r.action.describe()).collect();
-        assert_eq!(
-            actions,
-            [
-                "wrapped",
-                "wrapped",
-                "wrapped",
-                "wrapped",
-                "skipped: `url` `ws://example.com` is not an http:// or https:// URL",
-                "skipped: an HTTP server without a `url`",
-                "already wrapped, left alone",
-            ]
-        );
-        let urls: Vec<&str> = (0..4)
-            .map(|i| config["servers"][format!("s{i}")]["url"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            urls,
-            [
-                "http://127.0.0.1:6280/sightline/https/example.com/mcp?token=abc&x=1",
-                "http://127.0.0.1:6283/sightline/http/127.0.0.1:3001",
-                "http://127.0.0.1:6284/sightline/https/user@example.com:8443/a/b/",
-                "http://127.0.0.1:6285/sightline/https/example.com#frag",
-            ]
-        );
-        assert_eq!(config["servers"]["s0"]["headers"], json!({"X": "y"}));
-
-        let routes = http_routes(&config);
-        let ports: Vec<u16> = routes.iter().map(|r| r.port).collect();
-        assert_eq!(ports, [6280, 6283, 6284, 6285, 6281]);
-        assert_eq!(
-            routes[0],
-            HttpRoute {
-                name: "s0".into(),
-                port: 6280,
-                prefix: "/sightline/https/example.com".into(),
-                upstream: upstreams[0].into(),
-            }
-        );
-        assert_eq!(routes[1].prefix, "/sightline/http/127.0.0.1:3001");
-        assert_eq!(routes[2].prefix, "/sightline/https/user@example.com:8443");
-
-        let wrapped = config.clone();
-        wrap(&mut config, &options).expect("again");
-        assert_eq!(config, wrapped, "wrapping twice changes nothing");
-        unwrap(&mut config).expect("undo");
-        let mut expected = original.clone();
-        expected["servers"]["old"]["url"] = json!("https://old.example/mcp");
-        assert_eq!(config, expected);
-        assert!(http_routes(&config).is_empty());
-    }
-
-    #[test]
-    fn rendering_keeps_indentation_and_final_newline() {
-        let text = "{\n    \"a\": [\n        1\n    ]\n}\n";
-        let value = parse_config(text).unwrap();
-        assert_eq!(render_like(&value, text), text);
-    }
-}
+mod tests;

@@ -259,6 +259,10 @@ pub struct HttpInfo {
     /// `[name, value]` pairs, in order, duplicates kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<(String, String)>,
+    /// Where a credential was replaced by `[redacted]` in the payload, as `[start, end)` byte
+    /// ranges of the recorded bytes: outside them the payload is exactly what crossed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<[usize; 2]>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

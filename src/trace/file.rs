@@ -1,9 +1,10 @@
 //! Reading and writing trace files (JSON Lines: a header, then one event per line).
 //!
-//! The writer appends one line per event; the recorder flushes it whenever its queue is empty,
-//! so the file is behind the wire only by what is in flight (a recorder killed outright loses
-//! that, and possibly leaves a half-written last line, which the reader reports and skips). The reader is forgiving in the way a crash demands: a bad or
-//! truncated line is reported by number and skipped, and every good event is kept.
+//! The writer appends one line per event; the recorder flushes it after each record call, before
+//! the bytes recorded are forwarded, so the file is never behind what was delivered (a recorder
+//! killed outright may leave a half-written last line, which the reader reports and skips).
+//! The reader is forgiving in the way a crash demands: a bad or truncated line is reported by
+//! number and skipped, and every good event is kept.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};

@@ -11,10 +11,12 @@
 //! - [`sse`]: the Server-Sent Events parser.
 //! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
 //! - [`redact`]: credential headers and secrets, kept out of traces and logs.
+//! - [`redact_url`]: credentials in URLs and command lines, the same way.
 
 pub mod api;
 pub mod catalog;
 pub mod convert;
 pub mod reassemble;
 pub mod redact;
+pub mod redact_url;
 pub mod sse;

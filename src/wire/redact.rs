@@ -76,27 +76,42 @@ fn is_rate_limit_figure(name: &str, value: &str) -> bool {
     rate_limit && figure && !lower.contains("secret") && !lower.contains("api-key")
 }
 
-/// Replaces every occurrence of `secret` in `bytes` with `[redacted]`. Returns whether
-/// anything was replaced. Secrets shorter than 8 bytes are left alone: replacing them would
-/// mangle ordinary text, and no real API key is that short.
-pub fn scrub_secret(bytes: &mut Vec<u8>, secret: &str) -> bool {
-    let needle = secret.as_bytes();
-    if needle.len() < 8 || memmem::find(bytes, needle).is_none() {
-        return false;
+/// Replaces every occurrence of each of `secrets` (those of 8 bytes or more; at one place the
+/// longest that matches) with `[redacted]`, in one pass. Shorter secrets are left alone:
+/// replacing them would mangle ordinary text, and no real API key is that short. Returns where the replacements sit
+/// in the result, as `[start, end)` byte ranges in order: what a recorded event lists in its
+/// `redacted` field, so the trace never claims exact bytes where it holds none.
+pub fn scrub_secrets(bytes: &mut Vec<u8>, secrets: &[String]) -> Vec<[usize; 2]> {
+    let mut needles: Vec<&[u8]> = secrets
+        .iter()
+        .map(|s| s.as_bytes())
+        .filter(|s| s.len() >= 8)
+        .collect();
+    needles.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    let mut ranges = Vec::new();
+    if needles.iter().all(|n| memmem::find(bytes, n).is_none()) {
+        return ranges;
     }
     let mut out = Vec::with_capacity(bytes.len());
     let mut rest = bytes.as_slice();
-    while let Some(at) = memmem::find(rest, needle) {
+    loop {
+        // The earliest match; at equal places the longest (the needles are longest first).
+        let next = needles
+            .iter()
+            .filter_map(|n| memmem::find(rest, n).map(|at| (at, n.len())))
+            .min_by_key(|(at, _)| *at);
+        let Some((at, len)) = next else { break };
         out.extend_from_slice(&rest[..at]);
+        ranges.push([out.len(), out.len() + REDACTED.len()]);
         out.extend_from_slice(REDACTED.as_bytes());
-        rest = &rest[at + needle.len()..];
+        rest = &rest[at + len..];
     }
     out.extend_from_slice(rest);
     *bytes = out;
-    true
+    ranges
 }
 
-/// [`scrub_secret`] for a string.
+/// [`scrub_secrets`] for one secret in a string.
 pub fn scrub_secret_str(text: &mut String, secret: &str) {
     if secret.len() >= 8 && text.contains(secret) {
         *text = text.replace(secret, REDACTED);
@@ -192,13 +207,30 @@ mod tests {
     }
 
     #[test]
+    fn scrubbing_several_secrets_reports_where_the_replacements_are() {
+        let secrets = [
+            "sk-test-12345678".to_string(),
+            "sk-test-1234567890".into(),
+            "short".into(),
+        ];
+        let mut bytes = b"a sk-test-1234567890 b sk-test-12345678 short".to_vec();
+        let ranges = scrub_secrets(&mut bytes, &secrets);
+        assert_eq!(bytes, b"a [redacted] b [redacted] short");
+        assert_eq!(ranges, [[2, 12], [15, 25]]);
+        for [start, end] in ranges {
+            assert_eq!(&bytes[start..end], REDACTED.as_bytes());
+        }
+        assert!(scrub_secrets(&mut bytes, &secrets).is_empty());
+    }
+
+    #[test]
     fn secrets_are_scrubbed_from_bytes_and_text() {
+        let secret = ["sk-test-12345678".to_string()];
         let mut bytes = b"key sk-test-12345678 and again sk-test-12345678.".to_vec();
-        assert!(scrub_secret(&mut bytes, "sk-test-12345678"));
+        assert_eq!(scrub_secrets(&mut bytes, &secret).len(), 2);
         assert_eq!(bytes, b"key [redacted] and again [redacted].");
-        assert!(!scrub_secret(&mut bytes, "sk-test-12345678"));
         let mut short = b"abc".to_vec();
-        assert!(!scrub_secret(&mut short, "abc"));
+        assert!(scrub_secrets(&mut short, &["abc".into()]).is_empty());
         let mut text = "echo sk-test-12345678".to_string();
         scrub_secret_str(&mut text, "sk-test-12345678");
         assert_eq!(text, "echo [redacted]");

@@ -6,7 +6,7 @@
 //! `event:` names the event; `id:` sets the last event ID, which every later event carries;
 //! `retry:` (digits only) sets the reconnection time. An event with no `data:` line is not
 //! dispatched. A UTF-8 byte order mark at the very start is skipped; invalid UTF-8 becomes
-//! U+FFFD.
+//! U+FFFD in `data`, and the exact bytes are kept beside it (`raw_data`) for a recorder.
 //!
 //! One deliberate leniency: [`SseParser::finish`] dispatches an event whose blank line never
 //! came (the stream ended right after its last `data:` line), where a browser would drop it.
@@ -23,6 +23,9 @@ pub struct SseEvent {
     pub id: Option<String>,
     /// The `retry:` value given in this event's block, in milliseconds.
     pub retry: Option<u64>,
+    /// The data's exact bytes when they are not UTF-8 (`data` then holds U+FFFD in their
+    /// place); `None` when `data` is exact.
+    pub raw_data: Option<Vec<u8>>,
 }
 
 impl SseEvent {
@@ -40,6 +43,8 @@ pub struct SseParser {
     first_line_seen: bool,
     event: Option<String>,
     data: String,
+    /// The data's bytes, kept only once a line of this event was not UTF-8.
+    raw_data: Option<Vec<u8>>,
     retry: Option<u64>,
     last_id: Option<String>,
     reconnection_time: Option<u64>,
@@ -104,7 +109,9 @@ impl SseParser {
 
     fn end_line(&mut self, out: &mut Vec<SseEvent>) {
         let bytes = std::mem::take(&mut self.line);
+        let exact = std::str::from_utf8(&bytes).is_ok();
         let mut line = String::from_utf8_lossy(&bytes).into_owned();
+        let bom = !self.first_line_seen && bytes.starts_with("\u{feff}".as_bytes());
         if !self.first_line_seen {
             self.first_line_seen = true;
             if let Some(stripped) = line.strip_prefix('\u{feff}') {
@@ -125,6 +132,18 @@ impl SseParser {
         match field {
             "event" => self.event = Some(value.to_string()),
             "data" => {
+                if !exact && self.raw_data.is_none() {
+                    self.raw_data = Some(self.data.as_bytes().to_vec());
+                }
+                if let Some(raw) = &mut self.raw_data {
+                    let line = &bytes[if bom { 3 } else { 0 }..];
+                    let value = line
+                        .iter()
+                        .position(|&b| b == b':')
+                        .map_or(&[][..], |at| &line[at + 1..]);
+                    raw.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+                    raw.push(b'\n');
+                }
                 self.data.push_str(value);
                 self.data.push('\n');
             }
@@ -147,11 +166,16 @@ impl SseParser {
         }
         let mut data = std::mem::take(&mut self.data);
         data.pop(); // the `\n` after the last data line
+        let raw_data = self.raw_data.take().map(|mut raw| {
+            raw.pop();
+            raw
+        });
         out.push(SseEvent {
             event,
             data,
             id: self.last_id.clone(),
             retry,
+            raw_data,
         });
     }
 }
@@ -166,6 +190,7 @@ mod tests {
             data: data.to_string(),
             id: id.map(str::to_string),
             retry: None,
+            raw_data: None,
         }
     }
 
@@ -265,7 +290,9 @@ mod tests {
 
     #[test]
     fn invalid_utf8_becomes_replacement_characters() {
-        let events = SseParser::parse(b"data: a\xffb\n\n");
-        assert_eq!(events, vec![ev(None, "a\u{fffd}b", None)]);
+        let events = SseParser::parse(b"data: ok\ndata: a\xffb\ndata:c\n\ndata: d\n\n");
+        let mut lossy = ev(None, "ok\na\u{fffd}b\nc", None);
+        lossy.raw_data = Some(b"ok\na\xffb\nc".to_vec());
+        assert_eq!(events, vec![lossy, ev(None, "d", None)]);
     }
 }

@@ -214,6 +214,7 @@ impl Trace {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect(),
             extra: extra.as_object().cloned().unwrap_or_default(),
+            ..HttpInfo::default()
         }));
     }
 }

@@ -103,7 +103,12 @@ pub struct ProviderReply {
 pub struct Provider {
     client: reqwest::Client,
     config: ProviderConfig,
+    /// The URL as recorded and shown: userinfo and credential query parameters redacted.
     url: String,
+    /// The URL requests go to.
+    send_url: String,
+    /// What must never be recorded: the API key and the credentials in the URL.
+    secrets: Vec<String>,
     /// Request headers in the order they are sent, credentials included.
     headers: Vec<(String, String)>,
     /// The `host` header the transport sends after them.
@@ -124,12 +129,14 @@ impl Provider {
     /// Checks the configuration and builds the client. Fails with
     /// [`ProviderError::MissingKey`] when there is no key for an endpoint off this machine.
     pub fn new(config: ProviderConfig) -> Result<Provider, ProviderError> {
-        let url = endpoint(&config.base_url, config.shape);
+        let send_url = endpoint(&config.base_url, config.shape);
+        let (url, mut secrets) = crate::wire::redact_url::redact_url(&send_url);
+        secrets.extend(config.api_key.clone());
         let invalid = |detail: String| ProviderError::Config {
             url: url.clone(),
             detail,
         };
-        let parsed = reqwest::Url::parse(&url)
+        let parsed = reqwest::Url::parse(&send_url)
             .map_err(|err| invalid(format!("the base URL is not a URL ({err})")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(invalid(format!(
@@ -176,6 +183,8 @@ impl Provider {
             client,
             config,
             url,
+            send_url,
+            secrets,
             headers,
             host,
             header_map,
@@ -213,7 +222,7 @@ impl Provider {
         let deadline = Instant::now() + self.config.timeout;
         let bytes = self.request_body(body)?;
         let mut recorded_body = bytes.clone();
-        self.scrub(&mut recorded_body);
+        let redacted = self.scrub(&mut recorded_body);
         let mut header_map = self.header_map.clone();
         let mut headers = self.headers.clone();
         for (name, value) in extra {
@@ -236,6 +245,7 @@ impl Provider {
             method: Some("POST".into()),
             url: Some(self.url.clone()),
             headers: self.recorded(headers),
+            redacted,
             ..HttpInfo::default()
         };
         let request_seq = recorder.record_http(
@@ -246,7 +256,11 @@ impl Provider {
             recorded_body,
         );
         tracing::debug!(url = %self.url, bytes = bytes.len(), "sending LLM API request");
-        let request = self.client.post(&self.url).headers(header_map).body(bytes);
+        let request = self
+            .client
+            .post(&self.send_url)
+            .headers(header_map)
+            .body(bytes);
         let mut response = match timeout_at(deadline, request.send()).await {
             Ok(Ok(response)) => response,
             Ok(Err(err)) if err.is_timeout() => return Err(self.no_response(recorder, None)),
@@ -288,10 +302,11 @@ impl Provider {
             }
         }
         // The key must not reach the trace, nor the caller, even if the API echoes it.
-        self.scrub(&mut received);
+        let redacted = self.scrub(&mut received);
         let response_info = HttpInfo {
             status: Some(status),
             headers: self.recorded(headers.clone()),
+            redacted,
             ..HttpInfo::default()
         };
         let response_seq = recorder.record_http(
@@ -335,20 +350,21 @@ impl Provider {
     /// Headers as they are recorded: credentials redacted, the key scrubbed from the rest.
     fn recorded(&self, mut headers: Vec<(String, String)>) -> Vec<(String, String)> {
         redact_headers(&mut headers);
-        if let Some(key) = &self.config.api_key {
+        for secret in &self.secrets {
             for (_, value) in headers.iter_mut() {
-                redact::scrub_secret_str(value, key);
+                redact::scrub_secret_str(value, secret);
             }
         }
         headers
     }
 
-    fn scrub(&self, bytes: &mut Vec<u8>) {
-        if let Some(key) = &self.config.api_key
-            && redact::scrub_secret(bytes, key)
-        {
+    /// Scrubs the key (and the URL's credentials) out of a body; returns where.
+    fn scrub(&self, bytes: &mut Vec<u8>) -> Vec<[usize; 2]> {
+        let redacted = redact::scrub_secrets(bytes, &self.secrets);
+        if !redacted.is_empty() {
             tracing::warn!(url = %self.url, "the API key appeared in a message body; it is recorded as [redacted]");
         }
+        redacted
     }
 
     /// The error for an exchange that got no response, recorded as a note.

@@ -1,0 +1,399 @@
+//! The HTTP proxies (`proxy --http`, `llm-proxy`) against hostile requests and bad upstreams:
+//! DNS rebinding (`Host`, `Origin`), an upstream that never answers, a client that leaves, a
+//! body over the limit, SSE data that is not UTF-8. The upstream is a small HTTP server on
+//! 127.0.0.1 in this process; the client speaks raw HTTP/1.1 so every header is as written.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use sightline::trace::Channel;
+
+use crate::util;
+
+/// The upstream: `/hang` never answers, `/sse` answers an event whose data is not UTF-8,
+/// anything else a JSON-RPC result. Counts the requests it answered.
+struct Upstream {
+    port: u16,
+    answered: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+const SSE_BODY: &[u8] = b"id: 1\ndata: caf\xe9 \xff ok\n\ndata: {\"plain\":true}\n\n";
+
+fn upstream() -> Upstream {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind upstream");
+    let port = listener.local_addr().expect("addr").port();
+    let answered = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (count, stopping) = (answered.clone(), stop.clone());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            if stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(stream) = stream else { continue };
+            let count = count.clone();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || serve_one(stream, &count, tx));
+            // A hung request's connection stays open (held) until the upstream is dropped.
+            if let Ok(Some(hung)) = rx.recv_timeout(Duration::from_secs(5)) {
+                held.push(hung);
+            }
+        }
+    });
+    Upstream {
+        port,
+        answered,
+        stop,
+    }
+}
+
+fn serve_one(
+    stream: TcpStream,
+    count: &AtomicUsize,
+    hung: std::sync::mpsc::Sender<Option<TcpStream>>,
+) {
+    let mut reader = BufReader::new(stream);
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        let _ = hung.send(None);
+        return;
+    }
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    let _ = reader.read_exact(&mut body);
+    let mut stream = reader.into_inner();
+    if request_line.contains(" /hang") {
+        let _ = hung.send(Some(stream));
+        return;
+    }
+    let _ = hung.send(None);
+    count.fetch_add(1, Ordering::SeqCst);
+    let (kind, body): (&str, &[u8]) = if request_line.contains(" /sse") {
+        ("text/event-stream", SSE_BODY)
+    } else {
+        (
+            "application/json",
+            br#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        )
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body);
+}
+
+/// A proxy process killed when dropped.
+struct Proxy {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Proxy {
+    /// Stops it with SIGTERM (so it finishes its trace) and waits.
+    fn stop(mut self) {
+        // SAFETY: kill(2) on our own child, not yet waited for.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while self.child.try_wait().expect("try_wait").is_none() {
+            assert!(Instant::now() < deadline, "the proxy did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+fn start(args: &[String], trace: &Path) -> Proxy {
+    let port = free_port();
+    let child = Command::new(util::bin())
+        .args(args)
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--trace")
+        .arg(trace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the proxy");
+    let mut proxy = Proxy { child, port };
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        if let Ok(Some(status)) = proxy.child.try_wait() {
+            panic!("the proxy exited early: {status}");
+        }
+        assert!(Instant::now() < deadline, "the proxy does not accept");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    proxy
+}
+
+fn mcp_proxy(upstream: &Upstream, trace: &Path, extra: &[&str]) -> Proxy {
+    let mut args: Vec<String> = ["proxy", "--http", "--quiet", "--name", "up", "--upstream"]
+        .map(String::from)
+        .to_vec();
+    args.push(format!("http://127.0.0.1:{}/mcp", upstream.port));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    start(&args, trace)
+}
+
+fn llm_proxy(upstream: &Upstream, trace: &Path) -> Proxy {
+    let args = [
+        "llm-proxy".to_string(),
+        "--upstream".into(),
+        format!("http://127.0.0.1:{}", upstream.port),
+    ];
+    start(&args, trace)
+}
+
+/// Sends raw `head` (without its final blank line) and `body`; returns the status and the
+/// response body.
+fn send(port: u16, head: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let head = format!(
+        "{head}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    let _ = stream.write_all(body);
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response);
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP response: {text:?}"));
+    let at = memchr_blank(&response);
+    (status, response[at..].to_vec())
+}
+
+fn memchr_blank(bytes: &[u8]) -> usize {
+    bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(bytes.len(), |p| p + 4)
+}
+
+fn post(port: u16, path: &str, host: &str, extra: &str) -> u16 {
+    let head =
+        format!("POST {path} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json{extra}");
+    send(port, &head, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).0
+}
+
+fn notes(trace: &Path) -> Vec<String> {
+    util::load(trace)
+        .events
+        .iter()
+        .filter(|e| e.channel == Channel::Note)
+        .map(|e| e.text().into_owned())
+        .collect()
+}
+
+#[test]
+fn both_proxies_refuse_a_foreign_host_or_origin() {
+    let up = upstream();
+    let dir = util::tempdir();
+    for (i, kind) in ["proxy --http", "llm-proxy"].into_iter().enumerate() {
+        let trace = dir.path().join(format!("{i}.jsonl"));
+        let proxy = if i == 0 {
+            mcp_proxy(&up, &trace, &[])
+        } else {
+            llm_proxy(&up, &trace)
+        };
+        let port = proxy.port;
+        let before = up.answered.load(Ordering::SeqCst);
+        let me = format!("127.0.0.1:{port}");
+        assert_eq!(post(port, "/mcp", &me, ""), 200, "{kind}: a local request");
+        assert_eq!(
+            post(port, "/mcp", &format!("localhost:{port}"), ""),
+            200,
+            "{kind}: localhost"
+        );
+        assert_eq!(
+            post(port, "/mcp", &me, "\r\norigin: http://localhost:6274"),
+            200,
+            "{kind}: a loopback origin"
+        );
+        assert_eq!(
+            post(port, "/mcp", "evil.example", ""),
+            403,
+            "{kind}: Host evil.example"
+        );
+        assert_eq!(
+            post(port, "/mcp", &format!("evil.example:{port}"), ""),
+            403,
+            "{kind}: a rebound name"
+        );
+        assert_eq!(
+            post(port, "/mcp", &me, "\r\norigin: http://evil.example"),
+            403,
+            "{kind}: a foreign origin"
+        );
+        assert_eq!(
+            up.answered.load(Ordering::SeqCst) - before,
+            3,
+            "{kind}: only the local requests were forwarded"
+        );
+        proxy.stop();
+        let notes = notes(&trace);
+        let refused: Vec<_> = notes.iter().filter(|n| n.contains("refused")).collect();
+        assert_eq!(refused.len(), 3, "{kind}: {notes:?}");
+        assert!(refused[0].contains("evil.example"), "{refused:?}");
+    }
+}
+
+#[test]
+fn a_hung_upstream_times_out_a_client_that_leaves_is_noted_and_a_huge_body_is_recorded() {
+    let up = upstream();
+    let dir = util::tempdir();
+    let trace = dir.path().join("t.jsonl");
+    let proxy = mcp_proxy(&up, &trace, &["--header-timeout", "2"]);
+    let port = proxy.port;
+    let me = format!("127.0.0.1:{port}");
+
+    let start = Instant::now();
+    assert_eq!(post(port, "/hang", &me, ""), 504, "a hung upstream");
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        start.elapsed()
+    );
+
+    // A client that gives up before the upstream answers.
+    let mut leaving = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let body = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let head = format!(
+        "POST /hang HTTP/1.1\r\nhost: {me}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    leaving.write_all(head.as_bytes()).expect("write");
+    leaving.write_all(body).expect("write");
+    std::thread::sleep(Duration::from_millis(300));
+    drop(leaving);
+
+    // A body over the 32 MiB limit, announced by its length.
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {me}\r\ncontent-type: application/json\r\nx-test: big"
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let head = format!("{head}\r\ncontent-length: 40000000\r\n\r\n");
+    let mut writing = stream.try_clone().expect("clone");
+    let writer = std::thread::spawn(move || {
+        let _ = writing.write_all(head.as_bytes());
+        let _ = writing.write_all(&vec![b' '; 40_000_000]);
+    });
+    let mut response = vec![0; 4096];
+    let n = stream.read(&mut response).expect("a response");
+    let text = String::from_utf8_lossy(&response[..n]).into_owned();
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    drop(stream);
+    let _ = writer.join();
+
+    std::thread::sleep(Duration::from_secs(3));
+    proxy.stop();
+    let loaded = util::load(&trace);
+    let notes = notes(&trace);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("sent no response headers within 2 s")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("the client left")),
+        "{notes:#?}"
+    );
+    assert!(notes.iter().any(|n| n.contains("413")), "{notes:#?}");
+    let big = loaded.events.iter().any(|e| {
+        e.http.as_ref().is_some_and(|h| {
+            h.method.as_deref() == Some("POST")
+                && h.headers.iter().any(|(n, v)| n == "x-test" && v == "big")
+        })
+    });
+    assert!(big, "the refused request's line and headers are recorded");
+}
+
+#[test]
+fn sse_data_that_is_not_utf8_is_recorded_exactly() {
+    let up = upstream();
+    let dir = util::tempdir();
+    let trace = dir.path().join("t.jsonl");
+    let proxy = mcp_proxy(&up, &trace, &[]);
+    let head = format!(
+        "POST /sse HTTP/1.1\r\nhost: 127.0.0.1:{}\r\naccept: text/event-stream",
+        proxy.port
+    );
+    let (status, body) = send(proxy.port, &head, b"{}");
+    assert_eq!(status, 200);
+    assert_eq!(body, SSE_BODY, "the client gets the bytes unchanged");
+    proxy.stop();
+    let loaded = util::load(&trace);
+    let data: Vec<Vec<u8>> = loaded
+        .events
+        .iter()
+        .filter(|e| {
+            e.channel == Channel::Http && e.http.as_ref().is_some_and(|h| h.method.is_none())
+        })
+        .map(|e| e.bytes().expect("payload").into_owned())
+        .collect();
+    assert_eq!(
+        data,
+        vec![b"caf\xe9 \xff ok".to_vec(), b"{\"plain\":true}".to_vec()]
+    );
+    let first = loaded
+        .events
+        .iter()
+        .find(|e| e.raw_b64.is_some())
+        .expect("an event in raw_b64");
+    assert!(first.raw.is_none());
+}

@@ -1,0 +1,180 @@
+//! `sightline wrap` on the files people really have: private modes, symbolic links, read-only
+//! files, configs wrapped by a binary of another name, and VS Code's JSONC (issue 11, items 7,
+//! 14 and 15).
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::util;
+
+fn wrap(args: &[&str]) -> (bool, String, String) {
+    let out = util::run(
+        Command::new(util::bin()).arg("wrap").args(args),
+        Duration::from_secs(30),
+    );
+    (
+        out.status.success(),
+        util::text(&out.stdout),
+        util::text(&out.stderr),
+    )
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn config_with_a_secret() -> String {
+    serde_json::to_string_pretty(&json!({"mcpServers": {"gh": {
+        "command": "npx",
+        "args": ["-y", "@modelcontextprotocol/server-github"],
+        "env": {"GITHUB_TOKEN": "ghp_not_for_other_users"}
+    }}}))
+    .unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_private_config_and_its_backup_stay_private() {
+    let dir = util::tempdir();
+    let config = dir.path().join("claude_desktop_config.json");
+    std::fs::write(&config, config_with_a_secret()).unwrap();
+    chmod(&config, 0o600);
+    let (ok, _, stderr) = wrap(&[config.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert_eq!(read_json(&config)["mcpServers"]["gh"]["args"][0], "proxy");
+    assert_eq!(mode(&config), 0o600, "the config keeps its mode");
+    let backup = dir
+        .path()
+        .join("claude_desktop_config.json.sightline-backup");
+    assert_eq!(
+        mode(&backup),
+        0o600,
+        "the backup is no wider than the config"
+    );
+    chmod(&config, 0o640);
+    let (ok, _, stderr) = wrap(&[config.to_str().unwrap(), "--undo"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(mode(&config), 0o640);
+}
+
+#[test]
+fn a_symlinked_config_stays_a_link_and_its_target_is_rewritten() {
+    let dir = util::tempdir();
+    let dotfiles = dir.path().join("dotfiles");
+    std::fs::create_dir(&dotfiles).unwrap();
+    let target = dotfiles.join("mcp.json");
+    std::fs::write(&target, config_with_a_secret()).unwrap();
+    let link = dir.path().join(".mcp.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (ok, _, stderr) = wrap(&[link.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.file_type().is_symlink(), "still a symbolic link");
+    assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    assert_eq!(read_json(&target)["mcpServers"]["gh"]["args"][0], "proxy");
+    let stray: Vec<_> = std::fs::read_dir(&dotfiles)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(stray.len(), 1, "no temporary file left: {stray:?}");
+}
+
+#[test]
+fn a_read_only_config_is_refused_and_left_alone() {
+    let dir = util::tempdir();
+    let config = dir.path().join("mcp.json");
+    let text = config_with_a_secret();
+    std::fs::write(&config, &text).unwrap();
+    chmod(&config, 0o444);
+    let (ok, _, stderr) = wrap(&[config.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains("read-only (mode 0444)"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+    assert_eq!(mode(&config), 0o444);
+    assert!(!dir.path().join("mcp.json.sightline-backup").exists());
+}
+
+#[test]
+fn a_config_wrapped_by_a_renamed_binary_is_recognised_and_its_backup_kept() {
+    let dir = util::tempdir();
+    let config = dir.path().join(".mcp.json");
+    let wrapped = serde_json::to_string_pretty(&json!({"mcpServers": {"w": {
+        "command": "/opt/elsewhere/sl-dev",
+        "args": ["proxy", "--name", "w", "--trace", "/tmp/w.jsonl", "--", "node", "w.mjs"]
+    }}}))
+    .unwrap();
+    std::fs::write(&config, &wrapped).unwrap();
+    let backup = dir.path().join(".mcp.json.sightline-backup");
+    std::fs::write(&backup, "the user's own original").unwrap();
+
+    let (ok, stdout, stderr) = wrap(&[config.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("w: already wrapped"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), wrapped);
+
+    let (ok, stdout, stderr) = wrap(&[config.to_str().unwrap(), "--undo"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("w: restored"), "{stdout}");
+    assert_eq!(
+        read_json(&config)["mcpServers"]["w"],
+        json!({"command": "node", "args": ["w.mjs"]})
+    );
+    assert_eq!(
+        std::fs::read_to_string(&backup).unwrap(),
+        "the user's own original",
+        "an existing backup is never overwritten"
+    );
+    let second = dir.path().join(".mcp.json.sightline-backup.2");
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), wrapped);
+}
+
+#[test]
+fn vs_code_jsonc_keeps_its_comments_and_undoes_byte_for_byte() {
+    let dir = util::tempdir();
+    let config = dir.path().join("mcp.json");
+    let text = "\u{feff}{\n  // Servers for this workspace\n  \"inputs\": [{\"id\": \"n\", \"default\": 1.50e3},],\n  \"servers\": {\n    /* the filesystem one */\n    \"fs\": {\n      \"type\": \"stdio\",\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"${workspaceFolder}\",],\n    },\n    \"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"x\"]},\n  },\n}\n";
+    std::fs::write(&config, text).unwrap();
+    let (ok, stdout, stderr) = wrap(&[config.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("fs: wrapped"), "{stdout}");
+    let wrapped = std::fs::read_to_string(&config).unwrap();
+    for kept in [
+        "\u{feff}{\n  // Servers for this workspace\n",
+        "{\"id\": \"n\", \"default\": 1.50e3},],",
+        "/* the filesystem one */",
+        "\"${workspaceFolder}\",],\n    },",
+    ] {
+        assert!(wrapped.contains(kept), "{kept:?} kept in:\n{wrapped}");
+    }
+    assert!(
+        wrapped.contains("\"proxy\", \"--name\", \"fs\""),
+        "{wrapped}"
+    );
+    let (ok, stdout, _) = wrap(&[config.to_str().unwrap()]);
+    assert!(ok && stdout.contains("nothing to change"), "{stdout}");
+
+    for backup in std::fs::read_dir(dir.path()).unwrap() {
+        let backup = backup.unwrap().path();
+        if backup.to_string_lossy().contains("sightline-backup") {
+            std::fs::remove_file(backup).unwrap();
+        }
+    }
+    let (ok, _, stderr) = wrap(&[config.to_str().unwrap(), "--undo"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        text,
+        "undone byte for byte, from the proxy's arguments alone"
+    );
+}
