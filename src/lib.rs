@@ -21,12 +21,24 @@
 //! - [`ui`]: the desktop app (eframe/egui): the live or saved trace as a sequence diagram, the
 //!   inspector, what the model sees, replay and teaching mode. Nothing else depends on it.
 //! - [`cli`]: the command line, parsed into settings and dispatched; `main` only calls it.
+//!
+//! # Features
+//!
+//! `native` (on by default) is everything that needs an operating system: [`tap`], [`host`],
+//! [`servers`], [`cli`] and the desktop half of [`ui`] (live runs, followed files, file
+//! dialogs). Without it the library is the viewer alone, `trace`, `analysis`, `export` and the
+//! panels of `ui`, and builds for `wasm32-unknown-unknown`; `web` adds the browser's entry point
+//! (`tools/build-web.sh`).
 
 pub mod analysis;
+#[cfg(feature = "native")]
 pub mod cli;
 pub mod export;
+#[cfg(feature = "native")]
 pub mod host;
+#[cfg(feature = "native")]
 pub mod servers;
+#[cfg(feature = "native")]
 pub mod tap;
 pub mod trace;
 pub mod ui;

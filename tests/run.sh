@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs the third-party MCP peers the tests
-# talk to (npm packages pinned in tests/peers/package-lock.json), then runs every test.
-# Extra arguments go to `cargo test` (for example a test name filter).
+# talk to (npm packages pinned in tests/peers/package-lock.json), builds the web viewer
+# (tools/build-web.sh, which the binary embeds for `export --format html` and `serve`), runs
+# every test, then the web viewer's tests in a real browser (tests/web/run.sh).
+# Extra arguments go to `cargo test` (for example a test name filter); with them the browser
+# tests are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,4 +32,8 @@ if [ ! -x "$PHOENIX_VENV/bin/arize-phoenix" ]; then
 fi
 export SIGHTLINE_PHOENIX="$PHOENIX_VENV/bin/arize-phoenix"
 
+tools/build-web.sh >/dev/null
 cargo test --locked "$@"
+if [ $# -eq 0 ]; then
+    tests/web/run.sh
+fi

@@ -36,3 +36,4 @@ mod trust_run;
 mod trust_secrets;
 mod trust_wrap;
 mod ui_app;
+mod web_page;

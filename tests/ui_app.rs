@@ -10,7 +10,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::trace::import::Format as ImportFormat;
 use sightline::ui::model_view;
-use sightline::ui::{Command, Language, SightlineApp, Strings, Tab};
+use sightline::ui::{Command, DesktopCommand, Language, SightlineApp, Strings, Tab};
 
 use crate::util;
 
@@ -238,12 +238,24 @@ fn exports_from_the_app_land_next_to_the_trace_when_there_is_no_dialog() {
     let dir = util::tempdir();
     let trace = record(dir.path(), "weather");
     let mut app = SightlineApp::from_trace(&trace).expect("open trace");
-    app.apply(Command::Export(sightline::ui::ExportFormat::Mermaid));
-    app.apply(Command::Export(sightline::ui::ExportFormat::Svg));
+    app.apply(DesktopCommand::Export(sightline::ui::ExportFormat::Mermaid).into());
+    app.apply(DesktopCommand::Export(sightline::ui::ExportFormat::Svg).into());
+    app.apply(DesktopCommand::Export(sightline::ui::ExportFormat::Html).into());
     let mermaid = std::fs::read_to_string(trace.with_extension("mmd")).expect("mermaid written");
     assert!(mermaid.starts_with("sequenceDiagram"));
     let svg = std::fs::read_to_string(trace.with_extension("svg")).expect("svg written");
     roxmltree::Document::parse(&svg).expect("the SVG parses as XML");
+    // File > Export > HTML: the viewer with this trace's bytes, in the app's language.
+    let html = std::fs::read_to_string(trace.with_extension("html")).unwrap_or_else(|e| {
+        panic!(
+            "no HTML export ({e}); the notice says: {:?} (tools/build-web.sh builds the viewer)",
+            app.notice()
+        )
+    });
+    use base64::Engine as _;
+    let bytes = std::fs::read(&trace).expect("trace");
+    assert!(html.contains(&base64::engine::general_purpose::STANDARD.encode(bytes)));
+    assert!(html.contains("<html lang=\"en\">"));
 }
 
 #[test]
@@ -433,11 +445,14 @@ fn file_import_turns_a_claude_desktop_log_into_a_trace_and_draws_its_messages() 
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/mcp-server-weather.log");
     let out = dir.path().join("imported.jsonl");
     let mut app = SightlineApp::from_events("", Vec::new());
-    app.apply(Command::Import {
-        format: ImportFormat::ClaudeDesktop,
-        file: log,
-        trace: Some(out.clone()),
-    });
+    app.apply(
+        DesktopCommand::Import {
+            format: ImportFormat::ClaudeDesktop,
+            file: log,
+            trace: Some(out.clone()),
+        }
+        .into(),
+    );
     // The same trace `sightline import claude-desktop` writes, opened.
     assert_eq!(app.store().source.path(), Some(out.as_path()));
     assert_eq!(app.store().len(), util::load(&out).events.len());
@@ -468,11 +483,14 @@ fn file_import_turns_a_claude_desktop_log_into_a_trace_and_draws_its_messages() 
 
     // A file that is not there is an error notice, and the trace shown stays.
     let mut app = h.into_state();
-    app.apply(Command::Import {
-        format: ImportFormat::Inspector,
-        file: dir.path().join("missing.json"),
-        trace: Some(dir.path().join("never.jsonl")),
-    });
+    app.apply(
+        DesktopCommand::Import {
+            format: ImportFormat::Inspector,
+            file: dir.path().join("missing.json"),
+            trace: Some(dir.path().join("never.jsonl")),
+        }
+        .into(),
+    );
     assert!(app.notice().is_some_and(|n| n.is_error));
     assert_eq!(app.store().source.path(), Some(out.as_path()));
 }

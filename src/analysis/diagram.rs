@@ -347,8 +347,9 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     };
     if events.len() >= PARALLEL_ROWS_FROM {
         let half = events.len() / 2;
-        std::thread::scope(|s| {
-            let second = s.spawn(|| {
+        let ((), (rest, more)) = crate::trace::halves::join(
+            || keep(0..half, &mut rows, &mut problems),
+            || {
                 let mut rest = Vec::with_capacity(events.len() - half);
                 let mut problems = Vec::new();
                 for i in half..events.len() {
@@ -357,16 +358,10 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
                     problems.extend(problem);
                 }
                 (rest, problems)
-            });
-            keep(0..half, &mut rows, &mut problems);
-            match second.join() {
-                Ok((rest, more)) => {
-                    rows.extend(rest);
-                    problems.extend(more);
-                }
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        });
+            },
+        );
+        rows.extend(rest);
+        problems.extend(more);
     } else {
         keep(0..events.len(), &mut rows, &mut problems);
     }

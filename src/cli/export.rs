@@ -1,14 +1,15 @@
-//! `sightline export TRACE --format mermaid|svg|otlp [--from SEQ] [--to SEQ] [--out FILE |
-//! --endpoint URL]`: the sequence diagram of a trace (or of a range of its events) as Mermaid
-//! text or a standalone SVG, or the trace as OpenTelemetry spans (OTLP/JSON to a file, or
-//! OTLP/HTTP to a tracing backend).
+//! `sightline export TRACE --format mermaid|svg|otlp|html [--from SEQ] [--to SEQ] [--out FILE |
+//! --endpoint URL] [--lang en|pt|es]`: the sequence diagram of a trace (or of a range of its
+//! events) as Mermaid text or a standalone SVG, the trace as OpenTelemetry spans (OTLP/JSON to
+//! a file, or OTLP/HTTP to a tracing backend), or the whole viewer and the trace in one HTML
+//! file (`crate::export::html`).
 //!
 //! Diagrams are written as they are made, so a trace of any size exports in the memory its
 //! analysis takes. Past the sizes a format's readers cope with, the command says so on stderr
 //! and suggests a range.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -30,7 +31,8 @@ pub struct ExportArgs {
     /// The trace file (JSON Lines), or a session folder.
     trace: PathBuf,
     /// What to write: `mermaid` (a `sequenceDiagram` for Markdown), `svg` (for slides) or
-    /// `otlp` (OpenTelemetry spans: OTLP/JSON with --out, OTLP/HTTP with --endpoint).
+    /// `otlp` (OpenTelemetry spans: OTLP/JSON with --out, OTLP/HTTP with --endpoint) or `html`
+    /// (the app's viewer and the trace in one file that opens from disk, no network).
     #[arg(long, value_enum)]
     format: Format,
     /// Start at the event with this `seq` (as `summary` numbers them; default: the first).
@@ -48,6 +50,9 @@ pub struct ExportArgs {
     endpoint: Option<String>,
     #[command(flatten)]
     otlp: OtlpArgs,
+    /// The HTML page's language: en, pt or es (default: the browser's).
+    #[arg(long, value_name = "LANG")]
+    lang: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,6 +60,7 @@ enum Format {
     Mermaid,
     Svg,
     Otlp,
+    Html,
 }
 
 /// Counts what passes through.
@@ -110,13 +116,44 @@ fn range(
     }
 }
 
+/// `--lang` checked: one of the app's languages, by code.
+pub(super) fn check_lang(lang: Option<&str>) -> anyhow::Result<Option<&'static str>> {
+    let Some(code) = lang else {
+        return Ok(None);
+    };
+    match crate::ui::Language::ALL
+        .into_iter()
+        .find(|l| l.code() == code)
+    {
+        Some(l) => Ok(Some(l.code())),
+        None => anyhow::bail!("unknown --lang `{code}`: use en, pt or es"),
+    }
+}
+
+/// A browser tab's WebAssembly memory ends at 4 GiB. The viewer holds the trace's bytes while
+/// it reads them, and then about this much per event beside the raw text (measured in headless
+/// Chromium on 100,000 events of 200 bytes: 832 bytes per event of wasm memory in all).
+const WEB_BYTES_PER_EVENT: u64 = 640;
+const WEB_MEMORY_BUDGET: u64 = 3 << 30;
+
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    let lang = check_lang(args.lang.as_deref())?;
+    if args.lang.is_some() && args.format != Format::Html {
+        anyhow::bail!("--lang is for --format html");
+    }
     let loaded = super::load_trace(&args.trace)?;
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;
     let report = crate::analysis::report(events);
     if args.format == Format::Otlp {
         return export_otlp(&args, &loaded, &report);
+    }
+    if args.format == Format::Html {
+        if args.from.is_some() || args.to.is_some() {
+            anyhow::bail!("--from and --to are for mermaid and svg: html shows the whole trace");
+        }
+        let page = html(&args.trace, &loaded, lang)?;
+        return write_text(args.out.as_deref(), &page);
     }
     let diagram = crate::analysis::diagram::build(events, &report);
     let count = rows.len();
@@ -136,7 +173,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         Format::Mermaid => {
             crate::export::mermaid::write(&mut out, &diagram, events, &report, rows.clone())
         }
-        Format::Svg | Format::Otlp => {
+        Format::Svg | Format::Otlp | Format::Html => {
             crate::export::svg::write(&mut out, &diagram, events, &report, rows)
         }
     }
@@ -198,8 +235,13 @@ fn export_otlp(
         text.push_str(&otlp::to_json(request));
         text.push('\n');
     }
-    match &args.out {
-        Some(path) => std::fs::write(path, &text)
+    write_text(args.out.as_deref(), &text)
+}
+
+/// `text` to `out`, or to stdout (a closed pipe is not an error).
+fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<ExitCode> {
+    match out {
+        Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => {
             let mut stdout = std::io::stdout().lock();
@@ -230,4 +272,46 @@ fn send_all(
         }
         anyhow::Ok(())
     })
+}
+
+/// The viewer with the trace: a file's bytes as they are (its bad lines too, so the page warns
+/// as the app does), a session folder merged.
+fn html(
+    path: &Path,
+    loaded: &crate::trace::LoadedTrace,
+    lang: Option<&str>,
+) -> anyhow::Result<String> {
+    let bundle = crate::export::html::bundle()?;
+    let size = std::fs::metadata(path).map_or(0, |m| if m.is_dir() { 0 } else { m.len() });
+    let needed = loaded.events.len() as u64 * WEB_BYTES_PER_EVENT + size;
+    if needed > WEB_MEMORY_BUDGET {
+        anyhow::bail!(
+            "{}: {} events need about {} MB in the browser, more than a tab's WebAssembly \
+             memory allows ({} MB of its 4096); export a part of it, or open it in the app",
+            path.display(),
+            loaded.events.len(),
+            needed >> 20,
+            WEB_MEMORY_BUDGET >> 20
+        );
+    }
+    let bytes = if path.is_dir() {
+        crate::trace::trace_bytes(&loaded.header, &loaded.events)
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+    };
+    let title = if loaded.header.title.is_empty() {
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    } else {
+        loaded.header.title.clone()
+    };
+    Ok(crate::export::html::render(
+        bundle,
+        &crate::export::html::Page {
+            title: &title,
+            lang,
+            trace: Some(&bytes),
+            live: None,
+        },
+    ))
 }

@@ -17,6 +17,7 @@ mod poison;
 mod proxy;
 mod replay;
 mod run;
+mod serve;
 mod session;
 mod validate;
 mod wrap;
@@ -68,12 +69,19 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
-    /// Draw a trace as a sequence diagram (Mermaid text or a standalone SVG), or export it as
-    /// OpenTelemetry spans (OTLP/JSON to a file, OTLP/HTTP to a tracing backend).
+    /// Draw a trace as a sequence diagram (Mermaid text or a standalone SVG), export it as
+    /// OpenTelemetry spans (OTLP/JSON to a file, OTLP/HTTP to a tracing backend), or write the
+    /// app's viewer and the trace as one HTML file that opens from disk with no network.
     ///
     /// Examples: `sightline export weather.jsonl --format svg --out weather.svg`,
-    /// `sightline export weather.jsonl --format otlp --endpoint http://127.0.0.1:4318`
+    /// `sightline export weather.jsonl --format otlp --endpoint http://127.0.0.1:4318`,
+    /// `sightline export weather.jsonl --format html --out weather.html --lang pt`
     Export(export::ExportArgs),
+    /// Serve the web viewer and a trace or session folder over HTTP, followed live, read-only.
+    ///
+    /// Example: `sightline serve "$(sightline session path demo)" --listen 0.0.0.0:6300` (off
+    /// the loopback every request needs the token printed in the URL)
+    Serve(serve::ServeArgs),
     /// Open a saved trace in the app (sequence diagram, inspector, teaching mode).
     ///
     /// Example: `sightline open weather.jsonl`. With no command at all, the app opens and
@@ -209,6 +217,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::ScriptedModel { scenario, listen } => scripted_model(&scenario, listen),
         Command::Export(args) => export::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),

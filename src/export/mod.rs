@@ -8,6 +8,7 @@
 pub mod check;
 pub mod context;
 pub mod diff;
+pub mod html;
 pub mod mermaid;
 pub mod otlp;
 pub mod replay;

@@ -319,17 +319,18 @@ impl Serialize for Extra {
     }
 }
 
-/// A short name for the common signals (`SIGKILL` for 9).
+/// A short name for the common signals (`SIGKILL` for 9). The numbers are the ones POSIX
+/// fixes (the same on Linux and macOS), written out so a trace reads the same in the browser.
 pub fn signal_name(signal: i32) -> &'static str {
     match signal {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGTERM => "SIGTERM",
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
         _ => "signal",
     }
 }

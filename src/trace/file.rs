@@ -220,6 +220,19 @@ pub fn write_trace(path: &Path, header: &Header, events: &[Event]) -> Result<(),
     writer.flush()
 }
 
+/// A whole trace as the bytes of its file (a page or a stream that carries one).
+pub fn trace_bytes(header: &Header, events: &[Event]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in std::iter::once(serde_json::to_vec(header))
+        .chain(events.iter().map(serde_json::to_vec))
+        .flatten()
+    {
+        out.extend_from_slice(&line);
+        out.push(b'\n');
+    }
+    out
+}
+
 /// Loads a trace file, or a session folder (its traces merged, see [`super::session`]).
 /// Fails only when the file cannot be opened or has no usable header.
 pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
@@ -255,8 +268,9 @@ fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) {
     let b_lines = count_lines(b);
     out.events.reserve(a_lines + b_lines);
     out.lines.reserve(a_lines + b_lines);
-    std::thread::scope(|s| {
-        let second = s.spawn(|| {
+    let ((), second) = super::halves::join(
+        || parse_lines(out, a, first_line),
+        || {
             let mut second = Parsed {
                 events: Vec::with_capacity(b_lines),
                 lines: Vec::with_capacity(b_lines),
@@ -264,13 +278,9 @@ fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) {
             };
             parse_lines(&mut second, b, first_line + a_lines);
             second
-        });
-        parse_lines(out, a, first_line);
-        match second.join() {
-            Ok(second) => out.append(second),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
+        },
+    );
+    out.append(second);
 }
 
 /// How many lines `text` holds, counting a last one without its newline.

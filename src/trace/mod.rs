@@ -11,6 +11,7 @@
 mod analyze;
 mod event;
 mod file;
+pub mod halves;
 pub mod import;
 mod jsonrpc;
 pub mod session;
@@ -22,7 +23,8 @@ pub use event::{
     now, signal_name,
 };
 pub use file::{
-    LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, write_trace,
+    LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, trace_bytes,
+    write_trace,
 };
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;

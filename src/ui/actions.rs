@@ -1,5 +1,5 @@
-//! Applying commands: selection, opening files, importing other tools' recordings, running
-//! scenarios, exporting.
+//! Applying the desktop's commands: opening files, following them, importing other tools'
+//! recordings, running scenarios, exporting, quitting.
 //!
 //! File dialogs run on their own thread (`rfd` blocks while the dialog is open) and hand the
 //! chosen path back through a channel the app polls each frame. Without a desktop portal
@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use super::Tr;
 use super::app::{Notice, SightlineApp};
-use super::command::{Command, ExportFormat};
+use super::command::ExportFormat;
+use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
 use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
@@ -31,6 +32,15 @@ fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
     app.notice = Some(Notice { text, is_error });
 }
 
+/// Shows `store` instead of what was shown, from the top.
+fn reset_view(app: &mut SightlineApp, store: TraceStore) {
+    app.store = store;
+    app.selected = None;
+    app.replay.cursor = 0;
+    app.replay.playing = false;
+    app.notice = None;
+}
+
 /// Whether a native file dialog can be shown (the XDG desktop portal needs a session bus).
 fn has_file_dialog() -> bool {
     std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty())
@@ -38,7 +48,6 @@ fn has_file_dialog() -> bool {
 
 pub(super) fn apply(app: &mut SightlineApp, command: Command) {
     match command {
-        Command::Select(i) => select(app, i),
         Command::Open(path) => open(app, &path),
         Command::Follow(path) => follow(app, &path),
         Command::OpenDialog => pick_file(app, Picking::Open),
@@ -50,56 +59,24 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
         } => import(app, format, &file, trace),
         Command::Run { scenario, options } => run(app, &scenario, options),
         Command::Export(format) => export(app, format),
-        Command::SetLanguage(lang) => app.lang = lang,
-        Command::SetTeaching(on) => {
-            app.replay.active = on;
-            app.replay.playing = false;
-            if on {
-                app.replay.cursor = app.selected.unwrap_or(0);
-                if !app.store.is_empty() {
-                    select(app, app.replay.cursor);
-                }
-            }
-        }
-        Command::Quit => app.quit = true,
+        Command::Quit => app.platform.quit = true,
     }
-}
-
-fn select(app: &mut SightlineApp, i: usize) {
-    if i >= app.store.len() {
-        return;
-    }
-    app.selected = Some(i);
-    app.diagram.reveal(i);
-    app.list.reveal(i);
-    // Jumping ahead in teaching mode (to a response, along a chain) reveals up to there.
-    if app.replay.active && i > app.replay.cursor {
-        app.replay.cursor = i;
-    }
-}
-
-fn reset_view(app: &mut SightlineApp, store: TraceStore) {
-    app.store = store;
-    app.selected = None;
-    app.replay.cursor = 0;
-    app.replay.playing = false;
-    app.notice = None;
 }
 
 fn open(app: &mut SightlineApp, path: &Path) {
     match TraceStore::open(path) {
         Ok(store) => {
             // A live run keeps recording to its file; the app just stops showing it.
-            app.live = None;
-            app.following = None;
+            app.platform.live = None;
+            app.platform.following = None;
             // Load warnings stay in the status bar as long as the trace is shown.
             reset_view(app, store);
-            app.recent.push(path);
+            app.platform.recent.push(path);
         }
         Err(e) => {
             load_failed(app, path, &e);
             if !path.exists() {
-                app.recent.remove(path);
+                app.platform.recent.remove(path);
             }
         }
     }
@@ -108,7 +85,7 @@ fn open(app: &mut SightlineApp, path: &Path) {
 fn follow(app: &mut SightlineApp, path: &Path) {
     match super::follow::Following::start(path) {
         Ok((mut following, events)) => {
-            app.live = None;
+            app.platform.live = None;
             let mut store = TraceStore::new(
                 following.title(),
                 Source::Follow(path.to_path_buf()),
@@ -116,7 +93,7 @@ fn follow(app: &mut SightlineApp, path: &Path) {
             );
             store.warnings = following.new_warnings();
             reset_view(app, store);
-            app.following = Some(following);
+            app.platform.following = Some(following);
         }
         Err(e) => load_failed(app, path, &e),
     }
@@ -158,7 +135,7 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
         Picking::Import(ImportFormat::Har) => ("HAR", &["har", "json"]),
     };
     let (tx, rx) = std::sync::mpsc::channel();
-    let wake = app.wake.clone();
+    let wake = app.platform.wake.clone();
     let spawned = std::thread::Builder::new()
         .name("sightline-file-dialog".into())
         .spawn(move || {
@@ -169,19 +146,19 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
             wake();
         });
     if spawned.is_ok() {
-        app.dialog = Some((picking, rx));
+        app.platform.dialog = Some((picking, rx));
     }
 }
 
 /// Opens or imports the file the dialog returned, once it has.
 pub(super) fn poll_dialog(app: &mut SightlineApp) {
-    let Some((picking, rx)) = &app.dialog else {
+    let Some((picking, rx)) = &app.platform.dialog else {
         return;
     };
     let picking = *picking;
     match rx.try_recv() {
         Ok(picked) => {
-            app.dialog = None;
+            app.platform.dialog = None;
             match (picked, picking) {
                 (Some(path), Picking::Open) => open(app, &path),
                 (Some(path), Picking::Import(format)) => import(app, format, &path, None),
@@ -189,7 +166,7 @@ pub(super) fn poll_dialog(app: &mut SightlineApp) {
             }
         }
         Err(std::sync::mpsc::TryRecvError::Empty) => {}
-        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.dialog = None,
+        Err(std::sync::mpsc::TryRecvError::Disconnected) => app.platform.dialog = None,
     }
 }
 
@@ -283,7 +260,13 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
     };
     let path = live::trace_path_for(name);
     let title = scenario.title.clone();
-    match LiveRun::start(scenario, name, options, path.clone(), app.wake.clone()) {
+    match LiveRun::start(
+        scenario,
+        name,
+        options,
+        path.clone(),
+        app.platform.wake.clone(),
+    ) {
         Ok(run) => {
             reset_view(
                 app,
@@ -296,8 +279,8 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
                     Vec::new(),
                 ),
             );
-            app.live = Some(run);
-            app.following = None;
+            app.platform.live = Some(run);
+            app.platform.following = None;
             let text = tr(app).f("app.running", &[("scenario", name.to_string())]);
             notice(app, text, false);
         }
@@ -310,7 +293,7 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
 
 /// Called once when a live run ends.
 pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, status: RunStatus) {
-    app.recent.push(path);
+    app.platform.recent.push(path);
     let text = match status {
         RunStatus::Failed(error) => {
             let text = tr(app).f("app.run_failed", &[("error", error)]);
@@ -339,15 +322,17 @@ pub fn default_export_path(source: &Source, format: ExportFormat) -> PathBuf {
 }
 
 fn export(app: &mut SightlineApp, format: ExportFormat) {
+    let s = &app.store;
     let text = match format {
-        ExportFormat::Mermaid => {
-            let s = &app.store;
-            crate::export::mermaid::render(&s.diagram, &s.events, &s.report)
-        }
-        ExportFormat::Svg => {
-            let s = &app.store;
-            crate::export::svg::render(&s.diagram, &s.events, &s.report)
-        }
+        ExportFormat::Mermaid => crate::export::mermaid::render(&s.diagram, &s.events, &s.report),
+        ExportFormat::Svg => crate::export::svg::render(&s.diagram, &s.events, &s.report),
+        ExportFormat::Html => match html_page(s, app.lang) {
+            Ok(page) => page,
+            Err(e) => {
+                let text = tr(app).f("app.export_failed", &[("error", e.to_string())]);
+                return notice(app, text, true);
+            }
+        },
     };
     let default = default_export_path(&app.store.source, format);
     let path = if has_file_dialog() {
@@ -383,4 +368,28 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
         ),
     };
     notice(app, text, failed);
+}
+
+/// The viewer and the shown trace in one page: a saved trace's file as it is, otherwise the
+/// events shown (a live run, a followed session), in the app's language.
+fn html_page(store: &TraceStore, lang: super::Language) -> Result<String, String> {
+    let bundle = crate::export::html::bundle().map_err(|e| e.to_string())?;
+    let bytes = match &store.source {
+        Source::File(path) => {
+            std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        _ => crate::trace::trace_bytes(
+            &crate::trace::Header::new(store.title.clone()),
+            &store.events,
+        ),
+    };
+    Ok(crate::export::html::render(
+        bundle,
+        &crate::export::html::Page {
+            title: &store.title,
+            lang: Some(lang.code()),
+            trace: Some(&bytes),
+            live: None,
+        },
+    ))
 }

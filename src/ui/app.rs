@@ -1,14 +1,12 @@
 //! The app: one trace store, the panels' UI state, and the commands that change them.
 //!
-//! Each frame: take in what a live run recorded since the last frame (the analysis is redone
-//! only then), draw the panels (they read the store and return [`Command`]s), then apply the
-//! commands. Layout: the menu bar at the top, teaching mode's controls and narration under it,
-//! the message list at the left, the inspector / what-the-model-sees / doctor tabs at the right, the
-//! sequence diagram in the middle and a status bar at the bottom.
-
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::mpsc::Receiver;
+//! Each frame: take in what arrived since the last frame (a live run, followed files, a served
+//! stream: [`super::platform`]'s business; the analysis is redone only then), draw the panels
+//! (they read the store and return [`Command`]s), then apply the commands. Layout: the menu bar
+//! at the top, teaching mode's controls and narration under it, the message list at the left,
+//! the inspector / what-the-model-sees / doctor tabs at the right, the sequence diagram in the
+//! middle and a status bar at the bottom. The same app runs on the desktop and in the browser;
+//! where they differ is [`super::platform::Platform`].
 
 use egui::{CentralPanel, Panel, RichText, Ui};
 
@@ -16,17 +14,13 @@ use super::Tr;
 use super::command::Command;
 use super::diagram::{DiagramView, RowSet};
 use super::doctor_panel::DoctorPanel;
-use super::follow::Following;
 use super::i18n::{Language, Strings};
 use super::inspector::Inspector;
 use super::list::MessageList;
-use super::live::{LiveRun, RunStatus};
-use super::menu::MenuState;
 use super::model_view::ModelView;
-use super::recent::RecentFiles;
+use super::platform::Platform;
 use super::replay::Replay;
 use super::store::{Source, TraceStore};
-use crate::host::agent::RunOptions;
 use crate::trace::Event;
 
 /// The tabs of the right-hand panel.
@@ -44,12 +38,9 @@ pub struct Notice {
     pub is_error: bool,
 }
 
-/// The Sightline desktop app.
+/// The Sightline app.
 pub struct SightlineApp {
     pub(super) store: TraceStore,
-    pub(super) live: Option<LiveRun>,
-    /// A trace or session other processes are writing, while one is shown.
-    pub(super) following: Option<Following>,
     pub(super) selected: Option<usize>,
     pub(super) strings: Strings,
     pub(super) lang: Language,
@@ -60,24 +51,17 @@ pub struct SightlineApp {
     pub(super) doctor: DoctorPanel,
     pub(super) list: MessageList,
     pub(super) replay: Replay,
-    pub(super) menu: MenuState,
-    pub(super) recent: RecentFiles,
     pub(super) notice: Option<Notice>,
-    /// A file dialog running on its own thread: what the picked file is for, and where its
-    /// path comes back.
-    pub(super) dialog: Option<(super::actions::Picking, Receiver<Option<PathBuf>>)>,
-    /// Wakes the UI from background threads (the live run); a no-op in tests.
-    pub(super) wake: Arc<dyn Fn() + Send + Sync>,
-    pub(super) quit: bool,
+    /// What only the desktop (live runs, files, dialogs) or only the browser (a served stream)
+    /// does.
+    pub(super) platform: Platform,
     fonts_installed: bool,
 }
 
 impl SightlineApp {
-    fn with_store(store: TraceStore) -> SightlineApp {
+    pub(super) fn with_store(store: TraceStore) -> SightlineApp {
         SightlineApp {
             store,
-            live: None,
-            following: None,
             selected: None,
             strings: Strings::embedded(),
             lang: Language::En,
@@ -88,52 +72,15 @@ impl SightlineApp {
             doctor: DoctorPanel::default(),
             list: MessageList::default(),
             replay: Replay::default(),
-            menu: MenuState::default(),
-            recent: RecentFiles::in_memory(),
             notice: None,
-            dialog: None,
-            wake: Arc::new(|| {}),
-            quit: false,
+            platform: Platform::default(),
             fonts_installed: false,
         }
-    }
-
-    /// The app showing a saved trace.
-    pub fn from_trace(path: &Path) -> anyhow::Result<SightlineApp> {
-        let store = TraceStore::open(path)?;
-        Ok(SightlineApp::with_store(store))
     }
 
     /// The app showing events already in memory.
     pub fn from_events(title: impl Into<String>, events: Vec<Event>) -> SightlineApp {
         SightlineApp::with_store(TraceStore::new(title.into(), Source::Memory, events))
-    }
-
-    /// The app running a shipped scenario live. `wake` is called when the run makes progress.
-    pub fn live(
-        scenario: &str,
-        options: RunOptions,
-        wake: Arc<dyn Fn() + Send + Sync>,
-    ) -> SightlineApp {
-        let mut app = SightlineApp::from_events("", Vec::new());
-        app.wake = wake;
-        app.apply(Command::Run {
-            scenario: scenario.to_string(),
-            options,
-        });
-        app
-    }
-
-    /// Keeps the recent-files list in `recent` (the app's data dir in normal use).
-    pub fn with_recent(mut self, recent: RecentFiles) -> SightlineApp {
-        if let Some(path) = self.store.source.path().filter(|_| self.live.is_none()) {
-            let path = path.to_path_buf();
-            self.recent = recent;
-            self.recent.push(&path);
-        } else {
-            self.recent = recent;
-        }
-        self
     }
 
     pub fn store(&self) -> &TraceStore {
@@ -161,15 +108,6 @@ impl SightlineApp {
         self.notice.as_ref()
     }
 
-    pub fn recent(&self) -> &RecentFiles {
-        &self.recent
-    }
-
-    /// The live run, while one is shown.
-    pub fn live_run(&mut self) -> Option<&mut LiveRun> {
-        self.live.as_mut()
-    }
-
     /// The narration of the current replay step, in the current language.
     pub fn narration(&mut self) -> String {
         let tr = Tr {
@@ -179,14 +117,9 @@ impl SightlineApp {
         self.replay.narration(&self.store, tr).to_string()
     }
 
-    /// Whether the user asked to quit (the window closes).
-    pub fn wants_quit(&self) -> bool {
-        self.quit
-    }
-
     /// Applies a command as if a panel had returned it.
     pub fn apply(&mut self, command: Command) {
-        super::actions::apply(self, command);
+        super::view_actions::apply(self, command);
     }
 
     /// The message list and its filter.
@@ -198,57 +131,6 @@ impl SightlineApp {
         self.tab = tab;
     }
 
-    /// Takes in the events a live run recorded since the last frame.
-    fn poll_live(&mut self, ctx: &egui::Context) {
-        let Some(live) = self.live.as_mut() else {
-            return;
-        };
-        let new = live.poll();
-        self.store.append(new);
-        match live.status() {
-            RunStatus::Running => ctx.request_repaint_after(std::time::Duration::from_millis(50)),
-            status => {
-                let last = live.poll();
-                self.store.append(last);
-                let path = live.trace_path.clone();
-                let title = live.title.clone();
-                self.live = None;
-                super::actions::run_finished(self, &title, &path, status);
-            }
-        }
-    }
-
-    /// Takes in what the followed files gained since the last look.
-    fn poll_following(&mut self, ctx: &egui::Context) {
-        let Some(following) = self.following.as_mut() else {
-            return;
-        };
-        let new = following.poll();
-        let warnings = following.new_warnings();
-        if !new.is_empty() {
-            self.store.title = following.title();
-        }
-        self.store.append(new);
-        self.store.warnings.extend(warnings);
-        ctx.request_repaint_after(super::follow::POLL_EVERY);
-    }
-
-    /// The app following a trace file or session folder as other processes write it.
-    pub fn follow(path: &Path, wake: Arc<dyn Fn() + Send + Sync>) -> SightlineApp {
-        let mut app = SightlineApp::from_events("", Vec::new());
-        app.wake = wake;
-        app.apply(Command::Follow(path.to_path_buf()));
-        app
-    }
-
-    /// Reads the followed files now (tests; the app polls every frame, at most every 200 ms).
-    pub fn poll_following_now(&mut self) {
-        if let Some(following) = self.following.as_mut() {
-            let new = following.poll_now();
-            self.store.append(new);
-        }
-    }
-
     /// Draws the whole app into `ui` and applies what the panels asked for.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
@@ -256,14 +138,11 @@ impl SightlineApp {
             install_fonts(&ctx);
             self.fonts_installed = true;
         }
-        self.poll_live(&ctx);
-        self.poll_following(&ctx);
+        super::platform::poll(self, &ctx);
         if !self.store.findings.is_ready() {
             // The findings of a big trace are computed in the background: look again soon.
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
-        super::actions::poll_dialog(self);
-        super::actions::take_dropped_files(self, &ctx);
 
         let tr = Tr {
             strings: &self.strings,
@@ -273,9 +152,9 @@ impl SightlineApp {
         let store = &self.store;
 
         Panel::top("menu-bar").show(ui, |ui| {
-            commands.extend(self.menu.bar_ui(
+            commands.extend(super::menu_bar::bar_ui(
                 ui,
-                &self.recent,
+                &mut self.platform,
                 self.replay.active,
                 !store.is_empty(),
                 tr,
@@ -288,7 +167,7 @@ impl SightlineApp {
             });
         }
         Panel::bottom("status-bar").show(ui, |ui| {
-            super::status::status_ui(ui, store, self.live.as_ref(), self.notice.as_ref(), tr);
+            super::status::status_ui(ui, store, &self.platform, self.notice.as_ref(), tr);
         });
         Panel::left("message-list")
             .resizable(true)
@@ -334,7 +213,7 @@ impl SightlineApp {
             });
         CentralPanel::default().show(ui, |ui| {
             if store.is_empty() {
-                ui.weak(tr.t(if self.live.is_some() || self.following.is_some() {
+                ui.weak(tr.t(if self.platform.is_waiting() {
                     "diagram.empty"
                 } else {
                     "app.no_trace"
@@ -354,7 +233,7 @@ impl SightlineApp {
             };
             commands.extend(self.diagram.ui(ui, store, rows, self.selected, tr));
         });
-        commands.extend(self.menu.run_window_ui(&ctx, tr));
+        commands.extend(self.platform.windows_ui(&ctx, tr));
 
         for command in commands {
             self.apply(command);
@@ -376,13 +255,4 @@ fn install_fonts(ctx: &egui::Context) {
         }
     }
     ctx.set_fonts(fonts);
-}
-
-impl eframe::App for SightlineApp {
-    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
-        SightlineApp::ui(self, ui);
-        if self.quit {
-            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-        }
-    }
 }

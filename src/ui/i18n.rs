@@ -338,6 +338,8 @@ mod tests {
             "menu.run_scenario",
             "menu.export_mermaid",
             "menu.export_svg",
+            "menu.export",
+            "menu.export_html",
             "menu.language",
             "menu.quit",
             "panel.sequence_diagram",

@@ -182,15 +182,10 @@ impl MessageList {
             // row's label: on two threads.
             let n = store.len();
             let hits = if n >= PARALLEL_FILTER_FROM && !needle.is_empty() {
-                std::thread::scope(|s| {
-                    let second = s.spawn(|| hits(n / 2..n));
-                    let mut first = hits(0..n / 2);
-                    match second.join() {
-                        Ok(rest) => first.extend(rest),
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    }
-                    first
-                })
+                let (mut first, rest) =
+                    crate::trace::halves::join(|| hits(0..n / 2), || hits(n / 2..n));
+                first.extend(rest);
+                first
             } else {
                 hits(0..n)
             };

@@ -1,16 +1,16 @@
-//! The menu bar and the "run a scenario" window.
+//! The desktop's File menu and the "run a scenario" window.
 //!
 //! File: open (native dialog, or drop a `.jsonl` on the window), open recent, import another
 //! tool's recording (Claude Desktop log, MCP Inspector history, HAR), run a shipped
 //! scenario (any protocol revision it supports, the scripted model or a real provider when its
-//! key is set), export the diagram, quit. View: teaching mode. Language: English, Portuguese,
-//! Spanish, switched at run time.
+//! key is set), export the diagram or the whole viewer as one HTML file, quit. The rest of the
+//! bar (View, Language) is `menu_bar`'s, the same in the browser.
 
 use egui::{ComboBox, Ui};
 
 use super::Tr;
-use super::command::{Command, ExportFormat};
-use super::i18n::Language;
+use super::command::ExportFormat;
+use super::desktop::Command;
 use super::recent::RecentFiles;
 use super::scenarios::{DEFAULT, SHIPPED, Shipped};
 use crate::host::agent::RunOptions;
@@ -68,92 +68,68 @@ fn default_model(shape: ApiShape) -> &'static str {
 }
 
 impl MenuState {
-    /// The menu bar. `has_trace` enables the exports.
-    pub fn bar_ui(
+    /// The File menu. `has_trace` enables the exports.
+    pub fn file_menu_ui(
         &mut self,
         ui: &mut Ui,
         recent: &RecentFiles,
-        teaching: bool,
         has_trace: bool,
         tr: Tr<'_>,
     ) -> Option<Command> {
         let mut command = None;
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button(tr.t("menu.file"), |ui| {
-                if ui.button(tr.t("menu.open")).clicked() {
-                    command = Some(Command::OpenDialog);
+        ui.menu_button(tr.t("menu.file"), |ui| {
+            if ui.button(tr.t("menu.open")).clicked() {
+                command = Some(Command::OpenDialog);
+            }
+            ui.menu_button(tr.t("menu.open_recent"), |ui| {
+                if recent.paths.is_empty() {
+                    ui.weak(tr.t("menu.open_recent_empty"));
                 }
-                ui.menu_button(tr.t("menu.open_recent"), |ui| {
-                    if recent.paths.is_empty() {
-                        ui.weak(tr.t("menu.open_recent_empty"));
+                for path in &recent.paths {
+                    if ui.button(path.display().to_string()).clicked() {
+                        command = Some(Command::Open(path.clone()));
                     }
-                    for path in &recent.paths {
-                        if ui.button(path.display().to_string()).clicked() {
-                            command = Some(Command::Open(path.clone()));
-                        }
-                    }
-                });
-                ui.menu_button(tr.t("menu.follow_session"), |ui| {
-                    let sessions = crate::tap::paths::sessions();
-                    if sessions.is_empty() {
-                        ui.weak(tr.t("menu.follow_session_empty"));
-                    }
-                    for (name, dir) in sessions.into_iter().take(20) {
-                        if ui.button(name).clicked() {
-                            command = Some(Command::Follow(dir));
-                        }
-                    }
-                });
-                ui.menu_button(tr.t("menu.import"), |ui| {
-                    for format in ImportFormat::ALL {
-                        if ui.button(tr.t(import_label(format))).clicked() {
-                            command = Some(Command::ImportDialog(format));
-                        }
-                    }
-                });
-                if ui.button(tr.t("menu.run_scenario")).clicked() {
-                    self.run_open = true;
                 }
-                ui.separator();
-                ui.add_enabled_ui(has_trace, |ui| {
+            });
+            ui.menu_button(tr.t("menu.follow_session"), |ui| {
+                let sessions = crate::tap::paths::sessions();
+                if sessions.is_empty() {
+                    ui.weak(tr.t("menu.follow_session_empty"));
+                }
+                for (name, dir) in sessions.into_iter().take(20) {
+                    if ui.button(name).clicked() {
+                        command = Some(Command::Follow(dir));
+                    }
+                }
+            });
+            ui.menu_button(tr.t("menu.import"), |ui| {
+                for format in ImportFormat::ALL {
+                    if ui.button(tr.t(import_label(format))).clicked() {
+                        command = Some(Command::ImportDialog(format));
+                    }
+                }
+            });
+            if ui.button(tr.t("menu.run_scenario")).clicked() {
+                self.run_open = true;
+            }
+            ui.separator();
+            ui.add_enabled_ui(has_trace, |ui| {
+                ui.menu_button(tr.t("menu.export"), |ui| {
                     if ui.button(tr.t("menu.export_mermaid")).clicked() {
                         command = Some(Command::Export(ExportFormat::Mermaid));
                     }
                     if ui.button(tr.t("menu.export_svg")).clicked() {
                         command = Some(Command::Export(ExportFormat::Svg));
                     }
+                    if ui.button(tr.t("menu.export_html")).clicked() {
+                        command = Some(Command::Export(ExportFormat::Html));
+                    }
                 });
-                ui.separator();
-                if ui.button(tr.t("menu.quit")).clicked() {
-                    command = Some(Command::Quit);
-                }
             });
-            ui.menu_button(tr.t("menu.view"), |ui| {
-                let mut on = teaching;
-                if ui.checkbox(&mut on, tr.t("menu.teaching_mode")).changed() {
-                    command = Some(Command::SetTeaching(on));
-                }
-            });
-            ui.menu_button(tr.t("menu.language"), |ui| {
-                for lang in Language::ALL {
-                    let selected = lang == tr.lang;
-                    if ui.selectable_label(selected, lang.name()).clicked() {
-                        command = Some(Command::SetLanguage(lang));
-                    }
-                }
-            });
-            // The language is also one click away, at the right of the bar.
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                for lang in Language::ALL.into_iter().rev() {
-                    if ui
-                        .selectable_label(lang == tr.lang, lang.code().to_uppercase())
-                        .on_hover_text(lang.name())
-                        .clicked()
-                    {
-                        command = Some(Command::SetLanguage(lang));
-                    }
-                }
-            });
+            ui.separator();
+            if ui.button(tr.t("menu.quit")).clicked() {
+                command = Some(Command::Quit);
+            }
         });
         command
     }

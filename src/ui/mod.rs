@@ -7,14 +7,19 @@
 //!
 //! # Layout
 //!
-//! - [`app`]: [`SightlineApp`], the frame loop and the panel layout; [`actions`] applies the
+//! - [`app`]: [`SightlineApp`], the frame loop and the panel layout; `view_actions` applies the
 //!   [`command::Command`]s panels return.
+//! - [`platform`]: the one seam between the viewer and where it runs. On the desktop
+//!   (feature `native`) it is `desktop`: [`live`] (a scenario running on a background thread,
+//!   recorded into a file and a live sink), [`follow`] (files other processes write), file
+//!   dialogs and exports (`actions`), the File menu and run window ([`menu`]), [`recent`] files,
+//!   the shipped [`scenarios`] and [`launch`]. In the browser it is `web`: the trace from bytes
+//!   or from `sightline serve`'s stream, and the page's entry point.
 //! - [`store`]: the trace store (events, report, diagram model), append-only.
-//! - [`live`]: a scenario running on a background thread, recorded into a file and a live sink.
 //! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
 //!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
 //!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`list`],
-//!   [`replay`], [`menu`], [`status`].
+//!   [`replay`], `menu_bar`, [`status`].
 //! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
 //!   change, and the badges that mark them on arrows and tools.
 //! - [`i18n`] and [`narration`]: every UI string and the teaching-mode narration, in English,
@@ -22,38 +27,54 @@
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
 //! - [`scenarios`]: the shipped scenarios, embedded so the app runs from any directory.
 
-mod actions;
 pub mod app;
 pub mod badges;
 pub mod command;
 pub mod diagram;
 mod diagram_paint;
 pub mod doctor_panel;
-pub mod follow;
 pub mod i18n;
 pub mod inspector;
 pub mod json_tree;
 mod legend;
 pub mod list;
-pub mod live;
-pub mod menu;
+mod menu_bar;
 pub mod model_view;
 pub mod narration;
-pub mod recent;
 pub mod replay;
 mod rowset;
-pub mod scenarios;
 mod status;
 pub mod store;
 pub mod theme;
+mod view_actions;
 pub mod visible;
 
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::Arc;
+// The seam: what only the desktop can do, or what only the browser does, and nothing else.
+#[cfg(feature = "native")]
+mod actions;
+#[cfg(feature = "native")]
+pub mod desktop;
+#[cfg(feature = "native")]
+pub mod follow;
+#[cfg(feature = "native")]
+pub mod live;
+#[cfg(feature = "native")]
+pub mod menu;
+#[cfg(feature = "native")]
+pub use desktop as platform;
+#[cfg(feature = "native")]
+pub mod recent;
+#[cfg(feature = "native")]
+pub mod scenarios;
+#[cfg(not(feature = "native"))]
+pub mod web;
+#[cfg(not(feature = "native"))]
+pub use web as platform;
 
 pub use app::{SightlineApp, Tab};
 pub use command::{Command, ExportFormat};
+#[cfg(feature = "native")]
+pub use desktop::{Command as DesktopCommand, Start, launch};
 pub use i18n::{Language, Strings};
 
 /// The UI strings in the language chosen, handed to every panel.
@@ -85,85 +106,5 @@ pub fn lane_title(tr: Tr<'_>, lane: &crate::analysis::diagram::LaneInfo) -> Stri
         LaneKind::Llm => tr.t("diagram.lane_llm"),
         LaneKind::Server => tr.f("diagram.lane_server", &[("name", lane.title.clone())]),
         LaneKind::Other => lane.title.clone(),
-    }
-}
-
-/// What the app shows first.
-#[derive(Debug, Clone)]
-pub enum Start {
-    /// Run the default scenario live (`sightline` with no arguments).
-    Live,
-    /// Open a saved trace (`sightline open TRACE`).
-    Open(PathBuf),
-    /// Show a trace file or session folder live as proxies write it (`sightline open --follow`).
-    Follow(PathBuf),
-}
-
-/// The commands that work without a display, for the message when there is none.
-const HEADLESS_HELP: &str = "Without a display, use the headless commands:
-  sightline run SCENARIO                          run a scenario, print the conversation and a summary
-  sightline summary TRACE                         one line per event of a saved trace
-  sightline export TRACE --format mermaid|svg     the sequence diagram for Markdown or slides";
-
-/// Whether a window could be opened at all (an X11 or Wayland display is named).
-fn has_display() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
-}
-
-/// Opens the app window and runs it until it is closed.
-pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
-    if !has_display() {
-        eprintln!(
-            "sightline: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the app cannot open a window.\n{HEADLESS_HELP}"
-        );
-        return Ok(ExitCode::from(2));
-    }
-    // Open the trace first, so a bad path is an ordinary command-line error.
-    let opened = match &start {
-        Start::Open(path) => Some(SightlineApp::from_trace(path)?),
-        Start::Follow(path) => {
-            crate::trace::Follower::new(path)?;
-            None
-        }
-        Start::Live => None,
-    };
-    let options = eframe::NativeOptions {
-        renderer: eframe::Renderer::Glow,
-        viewport: egui::ViewportBuilder::default()
-            .with_title("Sightline")
-            .with_app_id("sightline")
-            .with_inner_size([1400.0, 900.0])
-            .with_min_inner_size([800.0, 500.0])
-            .with_drag_and_drop(true),
-        ..Default::default()
-    };
-    let recent = recent::RecentFiles::load(recent::RecentFiles::default_file());
-    let result = eframe::run_native(
-        "Sightline",
-        options,
-        Box::new(move |cc| {
-            let ctx = cc.egui_ctx.clone();
-            let app = match (opened, start) {
-                (Some(app), _) => app,
-                (None, Start::Follow(path)) => {
-                    SightlineApp::follow(&path, Arc::new(move || ctx.request_repaint()))
-                }
-                (None, _) => SightlineApp::live(
-                    scenarios::DEFAULT,
-                    crate::host::agent::RunOptions::default(),
-                    Arc::new(move || ctx.request_repaint()),
-                ),
-            };
-            Ok(Box::new(app.with_recent(recent)))
-        }),
-    );
-    match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) => {
-            eprintln!("sightline: cannot open a window: {e}\n{HEADLESS_HELP}");
-            Ok(ExitCode::from(2))
-        }
     }
 }

@@ -1,17 +1,17 @@
-//! The status bar: where the events come from, how many there are, what a live run is doing,
-//! and the last notice (load warnings, export results, errors).
+//! The status bar: where the events come from, how many there are, what the platform is doing
+//! (a live run on the desktop), and the last notice (load warnings, export results, errors).
 
 use egui::{RichText, Ui};
 
 use super::Tr;
 use super::app::Notice;
-use super::live::LiveRun;
+use super::platform::Platform;
 use super::store::{Source, TraceStore};
 
 pub fn status_ui(
     ui: &mut Ui,
     store: &TraceStore,
-    live: Option<&LiveRun>,
+    platform: &Platform,
     notice: Option<&Notice>,
     tr: Tr<'_>,
 ) {
@@ -30,13 +30,7 @@ pub fn status_ui(
             Source::Memory => {}
         }
         ui.label(tr.f("app.events", &[("count", store.len().to_string())]));
-        if let Some(run) = live {
-            ui.spinner();
-            ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
-            if let Some(line) = run.last_progress() {
-                ui.weak(super::visible::escape(&line).into_owned());
-            }
-        }
+        platform.status_ui(ui, tr);
         if !store.warnings.is_empty() {
             let text = tr.f(
                 "app.load_warnings",

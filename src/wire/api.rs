@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 pub const SAMPLING_HEADER: &str = "x-sightline-sampling-for";
 
 /// Which wire shape a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "native", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ApiShape {
     /// Anthropic Messages API.

@@ -112,7 +112,7 @@ pub fn scrub_secrets(bytes: &mut Vec<u8>, secrets: &[String]) -> Vec<[usize; 2]>
 }
 
 /// [`scrub_secrets`] for one secret in a string.
-pub(crate) fn scrub_secret_str(text: &mut String, secret: &str) {
+pub fn scrub_secret_str(text: &mut String, secret: &str) {
     if secret.len() >= 8 && text.contains(secret) {
         *text = text.replace(secret, REDACTED);
     }

@@ -14,6 +14,8 @@
 mod genai;
 pub mod ids;
 mod mcp;
+// Sending spans is network I/O: the desktop build only.
+#[cfg(feature = "native")]
 pub mod send;
 
 use chrono::{DateTime, Utc};
@@ -237,7 +239,7 @@ pub(crate) fn error_status(message: &str) -> Option<Status> {
 
 /// `server.address` and `server.port` of a URL.
 pub(crate) fn server_address(attrs: &mut Vec<KeyValue>, url: Option<&str>) {
-    let Some(url) = url.and_then(|u| reqwest::Url::parse(u).ok()) else {
+    let Some(url) = url.and_then(|u| url::Url::parse(u).ok()) else {
         return;
     };
     if let Some(host) = url.host_str() {

@@ -13,7 +13,7 @@ use crate::trace::{Event, HttpInfo, Kind};
 
 /// `404 Not Found`, or the bare code when it has no standard reason.
 fn status_text(code: u16) -> String {
-    match axum::http::StatusCode::from_u16(code)
+    match http::StatusCode::from_u16(code)
         .ok()
         .and_then(|s| s.canonical_reason())
     {

@@ -1,0 +1,337 @@
+//! `sightline serve (TRACE | SESSION_DIR) [--listen ADDR]`: the web viewer and a trace over
+//! HTTP, followed live, so a class watches the teacher's run on their own screens.
+//!
+//! Two routes, both `GET`: `/` is the viewer's page (the same page `export --format html`
+//! writes, with the event stream's URL in place of the trace) and `/events` is a Server-Sent
+//! Events stream: the trace's header (`event: header`), then every event as one trace line
+//! (`id:` its index, so a reconnecting browser resumes where it was), then each new one as
+//! [`crate::trace::Follower`] reads it (every 100 ms), and bad lines as `event: warning`.
+//! Nothing the page can send starts a process or writes a file: there is nothing to send to.
+//!
+//! Loopback by default, and then only requests whose `Host` names the loopback (a web page
+//! elsewhere cannot reach it by rebinding a DNS name). Another address only when given with
+//! `--listen`, and then a random token, printed once in the URL, is required on every request
+//! (`?token=`); without it the answer is 403.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use clap::Args;
+
+use crate::trace::{Event, Follower};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The trace file (JSON Lines) or session folder to serve; followed as it grows.
+    trace: PathBuf,
+    /// Where to listen. Loopback by default; any other address requires the printed token.
+    #[arg(long, default_value = "127.0.0.1:6300")]
+    listen: SocketAddr,
+    /// The page's language: en, pt or es (default: the browser's).
+    #[arg(long, value_name = "LANG")]
+    lang: Option<String>,
+}
+
+/// How often the trace's files are looked at for new lines.
+const POLL_EVERY: Duration = Duration::from_millis(100);
+/// A comment line this often keeps idle streams open through proxies.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+struct Served {
+    path: PathBuf,
+    page: String,
+    /// Required on every request when listening off the loopback.
+    token: Option<String>,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let lang = super::export::check_lang(args.lang.as_deref())?;
+    let bundle = crate::export::html::bundle()?;
+    // Fails now, with the path, when it is neither a trace nor a session folder.
+    let follower = Follower::new(&args.trace).map_err(|e| anyhow::anyhow!(e))?;
+    drop(follower);
+    // The page names what it follows; the stream's header then gives the trace's own title.
+    let title = args.trace.display().to_string();
+    let token = (!args.listen.ip().is_loopback())
+        .then(new_token)
+        .transpose()?;
+    let live = match &token {
+        Some(t) => format!("events?token={t}"),
+        None => "events".to_string(),
+    };
+    let page = crate::export::html::render(
+        bundle,
+        &crate::export::html::Page {
+            title: &title,
+            lang,
+            trace: None,
+            live: Some(&live),
+        },
+    );
+    let served = Arc::new(Served {
+        path: args.trace.clone(),
+        page,
+        token,
+    });
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(serve(served, args.listen))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    let addr = listener
+        .local_addr()
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    let url = match &served.token {
+        Some(t) if addr.ip().is_unspecified() => format!(
+            "http://<this machine's address>:{}/?token={t}  (listening on every address)",
+            addr.port()
+        ),
+        Some(t) => format!("http://{addr}/?token={t}"),
+        None => format!("http://{addr}/"),
+    };
+    // The one place the token is shown. A closed stdout must not stop the server.
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "serving {} at {url}", served.path.display());
+        let _ = writeln!(out, "read-only; press Ctrl-C to stop");
+        let _ = out.flush();
+    }
+    let router = axum::Router::new()
+        .route("/", axum::routing::get(page))
+        .route("/events", axum::routing::get(events))
+        .layer(middleware::from_fn_with_state(served.clone(), guard))
+        .with_state(served);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(super::llm_proxy::stop_signal())
+        .await
+        .context("the server failed")
+}
+
+/// 32 hex digits from the operating system's random source.
+fn new_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("no random source for the token: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Every request: the token when one is required, else a loopback `Host`.
+async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) -> Response {
+    let allowed = match &served.token {
+        Some(token) => query_token(request.uri().query()).is_some_and(|t| same(t, token)),
+        None => loopback_host(request.headers()),
+    };
+    if !allowed {
+        let why = if served.token.is_some() {
+            "403 Forbidden: this page needs the token printed by `sightline serve` (?token=...)\n"
+        } else {
+            "403 Forbidden: sightline serve answers only requests addressed to the loopback\n"
+        };
+        return (StatusCode::FORBIDDEN, why).into_response();
+    }
+    let mut response = next.run(request).await;
+    let h = response.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+fn query_token(query: Option<&str>) -> Option<&str> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("token="))
+}
+
+/// Compares without stopping at the first difference.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+fn loopback_host(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    let name = name.trim_start_matches('[').trim_end_matches(']');
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn page(State(served): State<Arc<Served>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        served.page.clone(),
+    )
+        .into_response()
+}
+
+/// The trace as Server-Sent Events, from event `Last-Event-ID + 1` on.
+async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Response {
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .map_or(0, |last| last + 1);
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
+    let path = served.path.clone();
+    tokio::spawn(async move {
+        if let Err(e) = stream(&path, resume, &tx).await {
+            let _ = tx
+                .send(format!("event: warning\ndata: {}\n\n", warning_json(0, &e)))
+                .await;
+        }
+    });
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+    });
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+/// Reads the trace and its growth into `tx` until the browser goes away.
+async fn stream(
+    path: &Path,
+    resume: usize,
+    tx: &tokio::sync::mpsc::Sender<String>,
+) -> Result<(), String> {
+    let mut follower = Follower::new(path).map_err(|e| e.to_string())?;
+    let mut sent = 0usize;
+    let mut warned = 0usize;
+    let mut title = None;
+    let mut idle = Duration::ZERO;
+    loop {
+        let new = follower.poll();
+        let header = follower.header();
+        if title.as_ref() != Some(&header.title) {
+            let json = serde_json::to_string(&header).map_err(|e| e.to_string())?;
+            title = Some(header.title);
+            if tx
+                .send(format!("event: header\ndata: {json}\n\n"))
+                .await
+                .is_err()
+            {
+                return Ok(());
+            }
+        }
+        let chunk = frame(&new, &mut sent, resume);
+        let warnings = &follower.warnings[warned..];
+        let mut chunk = chunk;
+        for w in warnings {
+            chunk.push_str(&format!(
+                "event: warning\ndata: {}\n\n",
+                warning_json(w.line, &w.message)
+            ));
+        }
+        warned = follower.warnings.len();
+        if chunk.is_empty() {
+            idle += POLL_EVERY;
+            if idle >= KEEP_ALIVE {
+                chunk.push_str(": keep-alive\n\n");
+                idle = Duration::ZERO;
+            }
+        }
+        if !chunk.is_empty() && tx.send(chunk).await.is_err() {
+            return Ok(());
+        }
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+}
+
+/// The SSE messages of `events`, numbered from `sent`; those before `resume` are skipped.
+fn frame(events: &[Event], sent: &mut usize, resume: usize) -> String {
+    let mut out = String::new();
+    for event in events {
+        let id = *sent;
+        *sent += 1;
+        if id < resume {
+            continue;
+        }
+        // A trace line is one JSON object: serde_json escapes every newline inside it.
+        if let Ok(line) = serde_json::to_string(event) {
+            out.push_str(&format!("id: {id}\ndata: {line}\n\n"));
+        }
+    }
+    out
+}
+
+/// A bad line, as the page's status bar lists it (`line` 0: the stream itself failed).
+fn warning_json(line: usize, message: &str) -> String {
+    serde_json::json!({ "line": line, "message": message }).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_compared_whole() {
+        assert!(same("abc", "abc"));
+        assert!(!same("abc", "abd"));
+        assert!(!same("abc", "abcd"));
+        assert_eq!(query_token(Some("a=1&token=xyz")), Some("xyz"));
+        assert_eq!(query_token(Some("tokens=xyz")), None);
+        assert_eq!(query_token(None), None);
+    }
+
+    #[test]
+    fn only_loopback_hosts_pass_without_a_token() {
+        let host = |h: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::HOST, HeaderValue::from_str(h).expect("header"));
+            loopback_host(&m)
+        };
+        assert!(host("127.0.0.1:6300"));
+        assert!(host("localhost:6300"));
+        assert!(host("[::1]:6300"));
+        assert!(host("127.0.0.1"));
+        assert!(!host("evil.example:6300"));
+        assert!(!host("192.168.1.5:6300"));
+        assert!(!loopback_host(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn tokens_are_random_hex() {
+        let (a, b) = (new_token().expect("token"), new_token().expect("token"));
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

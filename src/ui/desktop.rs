@@ -1,0 +1,319 @@
+//! The desktop's half of the app: what a browser cannot do.
+//!
+//! The viewer (store, diagram, inspector, what the model sees, doctor, list, teaching mode) is
+//! the same everywhere. On the desktop it also runs scenarios live ([`super::live`]), follows
+//! files other processes write ([`super::follow`]), opens, imports and exports files through
+//! native dialogs ([`super::actions`]), remembers recent files and quits. All of that is held
+//! by [`Platform`] and asked for with [`Command`]; the browser's counterpart is `ui::web`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
+
+use egui::Ui;
+
+use super::Tr;
+use super::actions::Picking;
+use super::app::SightlineApp;
+use super::command::ExportFormat;
+use super::follow::Following;
+use super::live::{LiveRun, RunStatus};
+use super::menu::MenuState;
+use super::recent::RecentFiles;
+use super::store::TraceStore;
+use crate::host::agent::RunOptions;
+use crate::trace::import::Format as ImportFormat;
+
+/// A request only the desktop can carry out.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Open a trace file.
+    Open(PathBuf),
+    /// Show a trace file or session folder live as other processes write it.
+    Follow(PathBuf),
+    /// Show the native file dialog to pick a trace.
+    OpenDialog,
+    /// Show the native file dialog to pick a file of another tool's to import.
+    ImportDialog(ImportFormat),
+    /// Import `file` (written as a trace to `trace`, by default a new file in the data dir's
+    /// `traces/`) and open the result.
+    Import {
+        format: ImportFormat,
+        file: PathBuf,
+        trace: Option<PathBuf>,
+    },
+    /// Run a shipped scenario live.
+    Run {
+        scenario: String,
+        options: RunOptions,
+    },
+    /// Export the current trace (the diagram, or the whole viewer as HTML).
+    Export(ExportFormat),
+    /// Close the app window.
+    Quit,
+}
+
+/// The desktop's state beside the viewer's.
+pub struct Platform {
+    pub(super) live: Option<LiveRun>,
+    /// A trace or session other processes are writing, while one is shown.
+    pub(super) following: Option<Following>,
+    /// A file dialog running on its own thread: what the picked file is for, and where its
+    /// path comes back.
+    pub(super) dialog: Option<(Picking, Receiver<Option<PathBuf>>)>,
+    pub(super) recent: RecentFiles,
+    pub(super) menu: MenuState,
+    /// Wakes the UI from background threads (the live run); a no-op in tests.
+    pub(super) wake: Arc<dyn Fn() + Send + Sync>,
+    pub(super) quit: bool,
+}
+
+impl Default for Platform {
+    fn default() -> Self {
+        Platform {
+            live: None,
+            following: None,
+            dialog: None,
+            recent: RecentFiles::in_memory(),
+            menu: MenuState::default(),
+            wake: Arc::new(|| {}),
+            quit: false,
+        }
+    }
+}
+
+impl Platform {
+    /// Whether events are on their way (the diagram says "waiting" rather than "no trace").
+    pub fn is_waiting(&self) -> bool {
+        self.live.is_some() || self.following.is_some()
+    }
+
+    /// The File menu.
+    pub fn file_menu_ui(&mut self, ui: &mut Ui, has_trace: bool, tr: Tr<'_>) -> Option<Command> {
+        self.menu.file_menu_ui(ui, &self.recent, has_trace, tr)
+    }
+
+    /// What a live run is doing, in the status bar.
+    pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+        if let Some(run) = &self.live {
+            ui.spinner();
+            ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
+            if let Some(line) = run.last_progress() {
+                ui.weak(super::visible::escape(&line).into_owned());
+            }
+        }
+    }
+
+    /// The run window, when open.
+    pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
+        self.menu.run_window_ui(ctx, tr).map(super::Command::from)
+    }
+}
+
+pub(super) fn apply(app: &mut SightlineApp, command: Command) {
+    super::actions::apply(app, command);
+}
+
+/// Takes in what a live run recorded and what followed files gained since the last frame,
+/// the answer of a file dialog, and a trace dropped on the window.
+pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
+    poll_live(app, ctx);
+    poll_following(app, ctx);
+    super::actions::poll_dialog(app);
+    super::actions::take_dropped_files(app, ctx);
+}
+
+fn poll_live(app: &mut SightlineApp, ctx: &egui::Context) {
+    let Some(live) = app.platform.live.as_mut() else {
+        return;
+    };
+    let new = live.poll();
+    app.store.append(new);
+    match live.status() {
+        RunStatus::Running => ctx.request_repaint_after(std::time::Duration::from_millis(50)),
+        status => {
+            let last = live.poll();
+            app.store.append(last);
+            let path = live.trace_path.clone();
+            let title = live.title.clone();
+            app.platform.live = None;
+            super::actions::run_finished(app, &title, &path, status);
+        }
+    }
+}
+
+fn poll_following(app: &mut SightlineApp, ctx: &egui::Context) {
+    let Some(following) = app.platform.following.as_mut() else {
+        return;
+    };
+    let new = following.poll();
+    let warnings = following.new_warnings();
+    if !new.is_empty() {
+        app.store.title = following.title();
+    }
+    app.store.append(new);
+    app.store.warnings.extend(warnings);
+    ctx.request_repaint_after(super::follow::POLL_EVERY);
+}
+
+impl SightlineApp {
+    /// The app showing a saved trace.
+    pub fn from_trace(path: &std::path::Path) -> anyhow::Result<SightlineApp> {
+        let store = TraceStore::open(path)?;
+        Ok(SightlineApp::with_store(store))
+    }
+
+    /// The app running a shipped scenario live. `wake` is called when the run makes progress.
+    pub fn live(
+        scenario: &str,
+        options: RunOptions,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> SightlineApp {
+        let mut app = SightlineApp::from_events("", Vec::new());
+        app.platform.wake = wake;
+        app.apply(
+            Command::Run {
+                scenario: scenario.to_string(),
+                options,
+            }
+            .into(),
+        );
+        app
+    }
+
+    /// The app following a trace file or session folder as other processes write it.
+    pub fn follow(path: &std::path::Path, wake: Arc<dyn Fn() + Send + Sync>) -> SightlineApp {
+        let mut app = SightlineApp::from_events("", Vec::new());
+        app.platform.wake = wake;
+        app.apply(Command::Follow(path.to_path_buf()).into());
+        app
+    }
+
+    /// Keeps the recent-files list in `recent` (the app's data dir in normal use).
+    pub fn with_recent(mut self, recent: RecentFiles) -> SightlineApp {
+        self.platform.recent = recent;
+        if let Some(path) = self
+            .store
+            .source
+            .path()
+            .filter(|_| self.platform.live.is_none())
+        {
+            let path = path.to_path_buf();
+            self.platform.recent.push(&path);
+        }
+        self
+    }
+
+    pub fn recent(&self) -> &RecentFiles {
+        &self.platform.recent
+    }
+
+    /// The live run, while one is shown.
+    pub fn live_run(&mut self) -> Option<&mut LiveRun> {
+        self.platform.live.as_mut()
+    }
+
+    /// Whether the user asked to quit (the window closes).
+    pub fn wants_quit(&self) -> bool {
+        self.platform.quit
+    }
+
+    /// Reads the followed files now (tests; the app polls every frame, at most every 200 ms).
+    pub fn poll_following_now(&mut self) {
+        if let Some(following) = self.platform.following.as_mut() {
+            let new = following.poll_now();
+            self.store.append(new);
+        }
+    }
+}
+
+impl eframe::App for SightlineApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        SightlineApp::ui(self, ui);
+        if self.platform.quit {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+}
+
+/// What the app shows first.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// Run the default scenario live (`sightline` with no arguments).
+    Live,
+    /// Open a saved trace (`sightline open TRACE`).
+    Open(PathBuf),
+    /// Show a trace file or session folder live as proxies write it (`sightline open --follow`).
+    Follow(PathBuf),
+}
+
+/// The commands that work without a display, for the message when there is none.
+const HEADLESS_HELP: &str = "Without a display, use the headless commands:
+  sightline run SCENARIO                          run a scenario, print the conversation and a summary
+  sightline summary TRACE                         one line per event of a saved trace
+  sightline export TRACE --format mermaid|svg|html  the diagram for Markdown or slides, or the viewer in one HTML file
+  sightline serve TRACE|SESSION_DIR               the viewer in a browser, following the trace live";
+
+/// Whether a window could be opened at all (an X11 or Wayland display is named).
+fn has_display() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// Opens the app window and runs it until it is closed.
+pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
+    if !has_display() {
+        eprintln!(
+            "sightline: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the app cannot open a window.\n{HEADLESS_HELP}"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    // Open the trace first, so a bad path is an ordinary command-line error.
+    let opened = match &start {
+        Start::Open(path) => Some(SightlineApp::from_trace(path)?),
+        Start::Follow(path) => {
+            crate::trace::Follower::new(path)?;
+            None
+        }
+        Start::Live => None,
+    };
+    let options = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Sightline")
+            .with_app_id("sightline")
+            .with_inner_size([1400.0, 900.0])
+            .with_min_inner_size([800.0, 500.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    let recent = RecentFiles::load(RecentFiles::default_file());
+    let result = eframe::run_native(
+        "Sightline",
+        options,
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let app = match (opened, start) {
+                (Some(app), _) => app,
+                (None, Start::Follow(path)) => {
+                    SightlineApp::follow(&path, Arc::new(move || ctx.request_repaint()))
+                }
+                (None, _) => SightlineApp::live(
+                    super::scenarios::DEFAULT,
+                    RunOptions::default(),
+                    Arc::new(move || ctx.request_repaint()),
+                ),
+            };
+            Ok(Box::new(app.with_recent(recent)))
+        }),
+    );
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("sightline: cannot open a window: {e}\n{HEADLESS_HELP}");
+            Ok(ExitCode::from(2))
+        }
+    }
+}

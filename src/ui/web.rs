@@ -1,0 +1,126 @@
+//! The browser's half of the app: the viewer with a trace from bytes, or from the event stream
+//! of `sightline serve`.
+//!
+//! The browser cannot start a process, open a file dialog or follow a file, and the page must
+//! not do anything but show (a served page is read-only): so there is no File menu and no
+//! [`Command`] at all. What is here is the trace's way in. An exported page hands its trace's
+//! bytes to [`start`]; a served page names the server's stream (`live` in the config), whose
+//! messages (one trace line each) arrive between frames and are taken in by [`poll`] as the
+//! desktop takes in a followed file.
+//!
+//! For tests and for people who drive the page from its console, the page also publishes what
+//! it shows: `window.sightline.status()` (events, selection and its raw text, teaching mode,
+//! narration, language, timings) and `window.sightline.a11y()` (egui's AccessKit tree: each
+//! widget's role, label and rectangle, every arrow of the diagram among them).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use egui::Ui;
+
+use super::Tr;
+use super::app::SightlineApp;
+use crate::trace::{Event, LoadWarning};
+
+/// The browser carries out no command of its own: the page is read-only.
+#[derive(Debug, Clone)]
+pub enum Command {}
+
+/// Lines of a served trace, as the stream delivered them, waiting for the next frame.
+#[derive(Default)]
+pub struct Inbox {
+    lines: Vec<String>,
+    title: Option<String>,
+    /// Lines the server could not read (it reads the files; the page gets their numbers).
+    warnings: Vec<LoadWarning>,
+    /// The stream is open (false once the server has gone).
+    connected: bool,
+}
+
+/// The browser's state beside the viewer's.
+#[derive(Default)]
+pub struct Platform {
+    /// Filled by the event stream's callbacks, emptied by [`poll`].
+    pub(super) inbox: Option<Rc<RefCell<Inbox>>>,
+    /// Where the served trace lives on the server (for the status bar).
+    pub(super) source: String,
+    /// Lines of the stream read so far (for warnings' line numbers).
+    lines_seen: usize,
+}
+
+impl Platform {
+    /// Whether events are on their way.
+    pub fn is_waiting(&self) -> bool {
+        self.inbox.is_some()
+    }
+
+    /// The browser has no File menu.
+    pub fn file_menu_ui(&mut self, _ui: &mut Ui, _has_trace: bool, _tr: Tr<'_>) -> Option<Command> {
+        None
+    }
+
+    /// A served trace is followed live.
+    pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+        if let Some(inbox) = &self.inbox {
+            if inbox.borrow().connected {
+                ui.spinner();
+            }
+            ui.label(tr.f("app.following", &[("path", self.source.clone())]));
+        }
+    }
+
+    /// No windows of its own.
+    pub fn windows_ui(&mut self, _ctx: &egui::Context, _tr: Tr<'_>) -> Option<super::Command> {
+        None
+    }
+}
+
+pub(super) fn apply(_app: &mut SightlineApp, command: Command) {
+    match command {}
+}
+
+/// Takes in the lines the stream delivered since the last frame.
+pub(super) fn poll(app: &mut SightlineApp, _ctx: &egui::Context) {
+    let Some(inbox) = &app.platform.inbox else {
+        return;
+    };
+    let (lines, title, served_warnings) = {
+        let mut inbox = inbox.borrow_mut();
+        (
+            std::mem::take(&mut inbox.lines),
+            inbox.title.take(),
+            std::mem::take(&mut inbox.warnings),
+        )
+    };
+    if let Some(title) = title {
+        app.store.title = title;
+    }
+    let (events, warnings) = parse_lines(&lines, app.platform.lines_seen);
+    app.platform.lines_seen += lines.len();
+    app.store.append(events);
+    app.store.warnings.extend(served_warnings);
+    app.store.warnings.extend(warnings);
+}
+
+/// Trace lines to events; a line that is not one becomes a warning, as when a file is loaded.
+/// `before` is how many lines came earlier (the header is line 1).
+fn parse_lines(lines: &[String], before: usize) -> (Vec<Event>, Vec<LoadWarning>) {
+    let mut events = Vec::with_capacity(lines.len());
+    let mut warnings = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_str::<Event>(line) {
+            Ok(event) => events.push(event),
+            Err(e) => warnings.push(LoadWarning {
+                line: before + i + 2,
+                message: e.to_string(),
+            }),
+        }
+    }
+    (events, warnings)
+}
+
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+pub use entry::{a11y, start, status};
+
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+mod entry;

@@ -1,0 +1,355 @@
+// Sightline's web viewer in a real browser: Debian's Chromium (headless, software WebGL through
+// SwiftShader), driven by playwright-core. Run by tests/web/run.sh, which builds the bundle and
+// the binary first and passes:
+//   node browser.mjs BINARY WORKDIR ARTIFACTS
+// What it checks, on the exported file and on the served page: the diagram is drawn (a
+// screenshot is kept, and the arrows' accessibility labels are on the page), clicking an arrow
+// shows its raw text in the inspector, teaching mode steps, Portuguese switches the narration;
+// `serve` of a growing session folder shows new events within a second; `serve --listen` off
+// the loopback answers 403 without the token. It also measures page load to first diagram
+// (weather and 100,000 events), frame time while scrolling, and the viewer's memory per event,
+// into ARTIFACTS/measurements.json.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import http from 'node:http';
+import assert from 'node:assert/strict';
+
+const [binary, work, artifacts] = process.argv.slice(2);
+fs.mkdirSync(artifacts, { recursive: true });
+const measurements = {};
+const children = [];
+let browser;
+
+function cleanup() {
+  for (const c of children) {
+    if (c.exitCode === null) c.kill('SIGTERM');
+  }
+}
+process.on('exit', cleanup);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` (in node) until it returns a truthy value, or fails after `ms` naming `what`. */
+async function until(what, fn, ms = 20000, every = 20) {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(every);
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(String(last))})`);
+}
+
+const status = (page) => page.evaluate(() => window.sightline && window.sightline.status());
+const a11y = (page) => page.evaluate(() => (window.sightline ? window.sightline.a11y() : []));
+
+/** The first widget whose accessible label `test` accepts. */
+async function widget(page, what, test) {
+  return until(`a widget labelled ${what}`, async () => (await a11y(page)).find((n) => test(n.label)));
+}
+
+async function click(page, what, test) {
+  const n = await widget(page, what, test);
+  await page.mouse.click(n.x + n.w / 2, n.y + n.h / 2);
+  return n;
+}
+
+function run(args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** Starts `sightline serve`, resolves with its printed URL once it listens. */
+function serve(args) {
+  const child = spawn(binary, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 15000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/ at (http:\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], out });
+      }
+    });
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+}
+
+function get(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** Opens `url` in a fresh page; every request it makes is kept in `requests`. */
+async function open(url, { width = 1400, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const requests = [];
+  const errors = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  const t0 = Date.now();
+  await page.goto(url);
+  const first = await until('the first drawn diagram', async () => {
+    const s = await status(page);
+    return s && s.events > 0 && s.frames > 0 && s.first_diagram_ms != null ? s : null;
+  }, 60000, 10);
+  const loadMs = Date.now() - t0;
+  const times = await page.evaluate(() => window.sightline.times);
+  return { page, requests, errors, first, loadMs, times };
+}
+
+/** The weather loop as a synthetic trace of `n` events (the shape of benches/app_scale.rs). */
+function syntheticTrace(file, n) {
+  const lines = [JSON.stringify({ sightline_trace: 1, created: '2026-01-01T00:00:00.000000Z', sightline_version: '0.1.0', title: 'synthetic' })];
+  const t0 = Date.parse('2026-01-01T00:00:00Z');
+  let seq = 0;
+  for (let k = 0; seq < n; k++) {
+    const id = 1 + 2 * k;
+    const s = 'server:weather';
+    const loop = [
+      ['user', 'host', 'note', `What's the weather in city ${k}?`],
+      ['host', s, 'stdio', JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} })],
+      [s, 'host', 'stdio', JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [{ name: 'get_weather', description: 'Get current weather information for a location', inputSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }] } })],
+      ['host', s, 'stdio', JSON.stringify({ jsonrpc: '2.0', id: id + 1, method: 'tools/call', params: { name: 'get_weather', arguments: { location: `city ${k}` } } })],
+      [s, 'host', 'stdio', JSON.stringify({ jsonrpc: '2.0', id: id + 1, result: { content: [{ type: 'text', text: `city ${k}: 15C, partly cloudy` }], isError: false } })],
+      [s, 'host', 'stdio', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'served' } })],
+      [s, 'host', 'stderr', `served city ${k}`],
+      ['host', s, 'stdio', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: k, progress: 1 } })],
+      ['host', s, 'stdio', JSON.stringify({ jsonrpc: '2.0', id: `p${k}`, method: 'ping' })],
+      [s, 'host', 'stdio', JSON.stringify({ jsonrpc: '2.0', id: `p${k}`, result: {} })],
+      [s, 'host', 'stdio', 'debug output that is not JSON'],
+      ['host', 'user', 'note', `city ${k}: 15C, partly cloudy`],
+    ];
+    for (const [from, to, channel, raw] of loop) {
+      if (seq === n) break;
+      const time = new Date(t0 + seq / 20).toISOString().replace('Z', '000Z');
+      lines.push(JSON.stringify({ seq, time, from, to, channel, raw }));
+      seq++;
+    }
+  }
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+}
+
+async function shot(page, name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Only the file itself, and data: or blob: URLs the page makes: nothing from the network. */
+function assertOffline(requests, pageUrl) {
+  const foreign = requests.filter((u) => u !== pageUrl && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, [], 'the page made requests of its own');
+}
+
+async function exportedWeather(weather) {
+  const html = path.join(work, 'weather.html');
+  const r = await run(['export', weather, '--format', 'html', '--out', html, '--lang', 'en']);
+  assert.equal(r.code, 0, `export failed: ${r.err}`);
+  measurements.weather_html_bytes = fs.statSync(html).size;
+  const url = 'file://' + html;
+  const { page, requests, errors, first, loadMs, times } = await open(url);
+  measurements.weather_first_diagram = { load_ms: loadMs, wasm_ready_ms: times.wasm_ready, in_app_ms: first.first_diagram_ms };
+  assert.equal(first.lang, 'en');
+  assert.equal(first.warnings.length, 0, first.warnings.join('; '));
+
+  // The diagram is drawn: its arrows carry their labels (`#seq label`), the model and server
+  // lanes have no arrow between them, and a screenshot is kept.
+  const arrows = (await a11y(page)).filter((n) => /^#\d+ /.test(n.label));
+  assert.ok(arrows.length >= 10, `only ${arrows.length} arrows drawn`);
+  assert.ok(arrows.some((n) => /tools\/call get_weather/.test(n.label)), 'no tools/call arrow');
+  await shot(page, 'exported-weather');
+
+  // Clicking an arrow shows its raw text in the inspector.
+  const call = await click(page, 'the tools/call arrow', (l) => /^#\d+ tools\/call get_weather/.test(l));
+  const seq = Number(call.label.match(/^#(\d+)/)[1]);
+  const selected = await until('the selection', async () => {
+    const s = await status(page);
+    return s.selected != null ? s : null;
+  });
+  assert.match(selected.selected_raw, /"method":"tools\/call"/);
+  assert.match(selected.selected_raw, /get_weather/);
+  await until('the raw text in the inspector', async () => (await a11y(page)).some((n) => n.label.includes('"method":"tools/call"')), 5000).catch(() => null);
+  await shot(page, 'exported-weather-selected');
+
+  // Teaching mode steps, with narration.
+  await click(page, 'View', (l) => l === 'View');
+  await click(page, 'Teaching mode', (l) => l === 'Teaching mode');
+  const teaching = await until('teaching mode', async () => {
+    const s = await status(page);
+    return s.teaching && s.narration ? s : null;
+  });
+  await click(page, 'Next', (l) => l === 'Next');
+  const stepped = await until('a step', async () => {
+    const s = await status(page);
+    return s.cursor === teaching.cursor + 1 && s.narration ? s : null;
+  });
+  assert.notEqual(stepped.narration, teaching.narration, 'the narration did not change with the step');
+  await shot(page, 'exported-weather-teaching');
+
+  // Portuguese switches the narration (and the menus).
+  await click(page, 'PT', (l) => l === 'PT');
+  const pt = await until('Portuguese', async () => {
+    const s = await status(page);
+    return s.lang === 'pt' ? s : null;
+  });
+  assert.equal(pt.cursor, stepped.cursor);
+  assert.notEqual(pt.narration, stepped.narration, 'the narration is still English');
+  await widget(page, 'Exibir (View in Portuguese)', (l) => l === 'Exibir');
+  await shot(page, 'exported-weather-pt');
+
+  assertOffline(requests, url);
+  assert.deepEqual(errors, [], 'the page reported errors');
+  measurements.weather_memory_bytes = await page.evaluate(() => window.sightline.memory());
+  measurements.weather_events = first.events;
+  await page.close();
+  console.log(`ok exported weather: ${arrows.length} arrows, arrow #${seq} inspected, teaching steps, pt narration`);
+}
+
+async function exportedBig() {
+  const n = 100000;
+  const trace = path.join(work, 'big.jsonl');
+  syntheticTrace(trace, n);
+  const html = path.join(work, 'big.html');
+  const r = await run(['export', trace, '--format', 'html', '--out', html]);
+  assert.equal(r.code, 0, `export failed: ${r.err}`);
+  measurements.big_trace_bytes = fs.statSync(trace).size;
+  measurements.big_html_bytes = fs.statSync(html).size;
+  const { page, first, loadMs, times, errors } = await open('file://' + html);
+  assert.equal(first.events, n);
+  measurements.big_first_diagram = { load_ms: loadMs, wasm_ready_ms: times.wasm_ready, in_app_ms: first.first_diagram_ms };
+  // Scroll the diagram: one wheel step per frame, 120 frames; eframe's own measure of each
+  // frame (update, tessellation, painting) is read back.
+  await page.mouse.move(700, 450);
+  const cpu = [];
+  for (let i = 0; i < 120; i++) {
+    await page.mouse.wheel(0, 120);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const s = await status(page);
+    if (s.last_frame_cpu_ms != null) cpu.push(s.last_frame_cpu_ms);
+  }
+  cpu.sort((a, b) => a - b);
+  const q = (p) => cpu[Math.min(cpu.length - 1, Math.floor(p * cpu.length))];
+  measurements.big_scroll_frame_ms = { median: q(0.5), p95: q(0.95), max: cpu[cpu.length - 1], frames: cpu.length };
+  const arrows = (await a11y(page)).filter((n) => /^#\d+ /.test(n.label));
+  assert.ok(arrows.length > 5, 'no arrows after scrolling');
+  const firstSeq = Math.min(...arrows.map((a) => Number(a.label.match(/^#(\d+)/)[1])));
+  assert.ok(firstSeq > 100, `scrolling did not move the diagram (first arrow #${firstSeq})`);
+  await shot(page, 'exported-100k-scrolled');
+  const memory = await page.evaluate(() => window.sightline.memory());
+  measurements.big_memory_bytes = memory;
+  measurements.memory_per_event_bytes = Math.round((memory - measurements.weather_memory_bytes) / (n - measurements.weather_events));
+  assert.deepEqual(errors, []);
+  await page.close();
+  console.log(`ok 100,000 events: first diagram in ${loadMs} ms, scrolling median ${q(0.5)} ms`);
+}
+
+async function servedGrowingSession(weather) {
+  // A session folder that a proxy is writing: the first half of the weather trace now, the
+  // rest while the page is open.
+  const dir = path.join(work, 'session');
+  fs.mkdirSync(dir, { recursive: true });
+  const lines = fs.readFileSync(weather, 'utf8').trimEnd().split('\n');
+  const half = Math.floor(lines.length / 2);
+  const file = path.join(dir, 'weather-1.jsonl');
+  fs.writeFileSync(file, lines.slice(0, half + 1).join('\n') + '\n');
+  const { url } = await serve([dir, '--listen', '127.0.0.1:0']);
+  const { page, first, requests } = await open(url);
+  assert.equal(first.events, half);
+  await shot(page, 'served-session-before');
+  const t0 = Date.now();
+  fs.appendFileSync(file, lines.slice(half + 1).join('\n') + '\n');
+  const after = await until('the new events', async () => {
+    const s = await status(page);
+    return s.events === lines.length - 1 ? s : null;
+  }, 5000, 10);
+  const ms = Date.now() - t0;
+  measurements.served_new_events_ms = ms;
+  assert.ok(ms < 1000, `new events took ${ms} ms to appear`);
+  assert.equal(after.live_connected, true);
+  await shot(page, 'served-session-after');
+  const origin = new URL(url).origin;
+  assert.deepEqual(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')), []);
+  await page.close();
+  console.log(`ok served session: ${lines.length - 1 - half} new events shown in ${ms} ms`);
+}
+
+async function servedOffLoopback(weather) {
+  const { out } = await serve([weather, '--listen', '0.0.0.0:0']);
+  const m = out.match(/:(\d+)\/\?token=([0-9a-f]{32})/);
+  assert.ok(m, `no token in ${out}`);
+  const [, port, token] = m;
+  for (const p of ['/', '/events', '/?token=wrong', `/?token=${token}x`]) {
+    const r = await get(`http://127.0.0.1:${port}${p}`);
+    assert.equal(r.status, 403, `${p} answered ${r.status}`);
+  }
+  const ok = await get(`http://127.0.0.1:${port}/?token=${token}`);
+  assert.equal(ok.status, 200);
+  const { page, first } = await open(`http://127.0.0.1:${port}/?token=${token}`);
+  assert.ok(first.events > 10);
+  await page.close();
+  console.log('ok serve off the loopback: 403 without the token, the page with it');
+}
+
+async function main() {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--enable-unsafe-swiftshader',
+      '--use-angle=swiftshader',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+  const weather = path.join(work, 'weather.jsonl');
+  const rec = await run(['run', 'scenarios/weather.toml', '--trace', weather]);
+  assert.equal(rec.code, 0, `run failed: ${rec.err}`);
+  await exportedWeather(weather);
+  await exportedBig();
+  await servedGrowingSession(weather);
+  await servedOffLoopback(weather);
+  fs.writeFileSync(path.join(artifacts, 'measurements.json'), JSON.stringify(measurements, null, 2) + '\n');
+  console.log(JSON.stringify(measurements, null, 2));
+}
+
+main()
+  .then(async () => {
+    await browser.close();
+    cleanup();
+  })
+  .catch(async (e) => {
+    console.error(e);
+    if (browser) await browser.close().catch(() => {});
+    cleanup();
+    process.exit(1);
+  });

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the web viewer: the `ui` panels compiled to WebAssembly, with wasm-bindgen's glue.
+#
+#   tools/build-web.sh            -> target/web-bundle/{sightline.js, sightline_bg.wasm}
+#
+# The native binary embeds that bundle when it is built afterwards (build.rs), which is what
+# `sightline export --format html` and `sightline serve` need; so after this script, build (or
+# `cargo install --path .`) again. Installs what it needs, pinned and only when missing: the
+# rustup target wasm32-unknown-unknown and wasm-bindgen-cli at the version of the
+# wasm-bindgen crate in Cargo.lock (they must be equal).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out="${SIGHTLINE_WEB_BUNDLE:-target/web-bundle}"
+# The wasm-bindgen crate's version, as Cargo.lock pins it.
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+[ -n "$want" ] || { echo "build-web: no wasm-bindgen in Cargo.lock" >&2; exit 1; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+if [ "$have" != "$want" ]; then
+  echo "build-web: installing wasm-bindgen-cli $want (found: ${have:-none})" >&2
+  # Not --locked: the tool's own lock file names crate versions this registry may not have.
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+# The viewer alone (no `native` feature), as a cdylib, without giving the native build one.
+cargo rustc --locked --lib --profile web --target wasm32-unknown-unknown \
+  --no-default-features --features web --crate-type cdylib
+wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/sightline.wasm"
+
+mkdir -p "$out"
+wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" --out-name sightline "$wasm"
+ls -l "$out"
