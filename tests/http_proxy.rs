@@ -257,7 +257,7 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
     assert!(
         events
             .iter()
-            .any(|e| e.channel == Channel::Note && e.text().contains("not a loopback origin"))
+            .any(|e| e.channel == Channel::Note && e.text().contains("neither a loopback origin"))
     );
     drop(server);
 }
