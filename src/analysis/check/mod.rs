@@ -10,7 +10,7 @@
 //! [`Class::rule_id`] and the explicit rules (also in `docs/doctor.md`).
 //!
 //! Everything is read from analyses that exist already: the doctor, conformance, pins, poison
-//! and tokens. Renderings (text, JUnit, SARIF) are in [`crate::export::check`].
+//! and tokens. Renderings (text, JUnit, SARIF) are in the export module's `check`.
 
 mod classes;
 mod secrets;

@@ -1,6 +1,6 @@
 //! The pin file: which definition of each tool of each server was approved, and when. This
 //! is data and the rules on it; reading and writing the file is the command line's
-//! (`crate::cli::pins`).
+//! (the CLI's `pins` module).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -93,7 +93,7 @@ pub struct Accepted {
     pub previous: Option<String>,
 }
 
-/// The pin file, loaded (`crate::cli::pins` reads and writes it).
+/// The pin file, loaded (the CLI's `pins` module reads and writes it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PinStore {
     pub path: PathBuf,
