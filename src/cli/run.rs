@@ -102,10 +102,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut print = |line: &str| say(line);
     let ended = runtime.block_on(async {
+        // Listen for the signals before any server starts, so none can orphan it.
+        let stop = stop_signal();
         tokio::select! {
             outcome = agent::run(&scenario, &options, recorder.clone(), &mut print) => Ok(outcome),
             // Dropping the run stops its servers (see host::mcp) and records their exits.
-            signal = stop_signal() => Err(signal),
+            signal = stop => Err(signal),
         }
     });
     if let Err(signal) = ended {
@@ -215,21 +217,29 @@ fn keep_trace(staging: Option<PathBuf>, path: &Path, succeeded: bool) -> anyhow:
     Ok(target)
 }
 
-/// Waits for Ctrl-C, SIGTERM or SIGHUP and says which.
-async fn stop_signal() -> i32 {
+/// Starts listening for Ctrl-C, SIGTERM and SIGHUP at once (within the runtime); the future
+/// it returns ends with the first of them.
+fn stop_signal() -> impl Future<Output = i32> {
     use tokio::signal::unix::{SignalKind, signal};
-    let wait = |kind: SignalKind| async move {
-        match signal(kind) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    let mut interrupt = signal(SignalKind::interrupt()).ok();
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let mut hangup = signal(SignalKind::hangup()).ok();
+    async move {
+        tokio::select! {
+            () = wait(interrupt.as_mut()) => libc::SIGINT,
+            () = wait(terminate.as_mut()) => libc::SIGTERM,
+            () = wait(hangup.as_mut()) => libc::SIGHUP,
         }
-    };
-    tokio::select! {
-        () = wait(SignalKind::interrupt()) => libc::SIGINT,
-        () = wait(SignalKind::terminate()) => libc::SIGTERM,
-        () = wait(SignalKind::hangup()) => libc::SIGHUP,
+    }
+}
+
+/// The next delivery of `signal`; never, when it could not be listened for.
+async fn wait(signal: Option<&mut tokio::signal::unix::Signal>) {
+    match signal {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending::<()>().await,
     }
 }
 
