@@ -19,7 +19,8 @@
 //! The module is split by what an event is: `notes` (the prompt, the answer, the host's
 //! notes, process events), `llm` (the exchanges with the model), `requests`, `responses` and
 //! `notifications` (JSON-RPC), `tools` (`tools/list` and `tools/call` results: discovery,
-//! poisoning, rug pulls), and `words` (quoting and listing).
+//! poisoning, rug pulls), `reasons` (Sightline's own English recorded in a trace, the host's
+//! notes and reasons, said in the reader's language) and `words` (quoting and listing).
 
 use serde_json::Value;
 
@@ -40,6 +41,7 @@ macro_rules! say {
 mod llm;
 mod notes;
 mod notifications;
+mod reasons;
 mod requests;
 mod responses;
 #[cfg(test)]

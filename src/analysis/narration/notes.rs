@@ -1,6 +1,7 @@
 //! Narration of what is not a protocol message: the user's prompt, the host's answer and its
-//! notes (a dropped, renamed or never-offered tool, a stale list, bad arguments), and the
-//! server process starting, failing to start and exiting.
+//! notes (a dropped, renamed or never-offered tool, a stale list, bad arguments; the notes of
+//! elicitation, roots and sampling are read in `reasons`), and the server process starting,
+//! failing to start and exiting.
 
 use super::Narrator;
 use super::words::{QUOTE_CHARS, backticked, quote};
@@ -14,13 +15,16 @@ impl Narrator<'_> {
         let ticks = backticked(&text);
         let tick = |i: usize| ticks.get(i).copied().unwrap_or("?");
         let starts = |prefix: &str| self.event.from == Lane::Host && text.starts_with(prefix);
+        if let Some(sentence) = self.host_note(&text) {
+            return sentence;
+        }
         match (&self.event.from, &self.event.to) {
             (Lane::User, _) => say!(self, "prompt", text = quote(&text, QUOTE_CHARS)),
             (Lane::Host, Lane::User) => say!(self, "answer", text = quote(&text, QUOTE_CHARS)),
             (Lane::Llm, _) => say!(self, "note_llm", text = quote(&text, 200)),
             _ if starts("host drops tool `") => {
                 let why = text.split_once("`: ").map_or("", |(_, why)| why);
-                let why = quote(why, 160);
+                let why = self.drop_reason(why);
                 say!(
                     self,
                     "note_dropped",

@@ -3,6 +3,9 @@
 
 use serde_json::Value;
 
+/// What counts as hidden is decided in one place for the whole crate.
+pub(super) use crate::analysis::chars::is_invisible;
+
 /// Longest quoted text (a prompt, a result, a log line), in characters.
 pub(super) const QUOTE_CHARS: usize = 90;
 /// Most names listed in one sentence before `+N`.
@@ -60,20 +63,6 @@ pub(super) fn list(names: &[&str]) -> String {
 /// The segments of `text` between pairs of backticks.
 pub(super) fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
-}
-
-/// Characters that render as nothing but still reach the model: zero-width and bidi
-/// controls, and the Unicode tag block used to hide ASCII text.
-pub(super) fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}'
-        | '\u{180E}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{FEFF}'
-        | '\u{E0000}'..='\u{E007F}')
 }
 
 /// Text for quoting in a sentence: on one line, without invisible characters, at most `max`

@@ -127,7 +127,7 @@ fn server_requests_logging_and_problems() {
     assert!(t(5).contains("1 root(s): file:///workshop"), "{}", t(5));
     assert!(t(6).contains("(info): “counted 1”"), "{}", t(6));
     assert!(t(7).contains("not valid JSON-RPC"), "{}", t(7));
-    assert!(t(9).contains("error -32602: Unknown prompt"), "{}", t(9));
+    assert!(t(9).contains("error -32602: “Unknown prompt”"), "{}", t(9));
     assert!(t(10).contains("id 99"), "{}", t(10));
     assert!(
         t(11).contains("not part of the MCP specification"),
@@ -306,7 +306,7 @@ fn host_notes_and_processes() {
     assert!(t(1).contains("as forecast__get_weather"), "{}", t(1));
     assert!(t(2).contains("old tool list"), "{}", t(2));
     assert!(t(3).contains("asked for ghost"), "{}", t(3));
-    assert!(t(4).ends_with("something else"), "{}", t(4));
+    assert!(t(4).ends_with("“something else”"), "{}", t(4));
     assert!(t(5).contains("No such file or directory"), "{}", t(5));
     assert!(t(6).contains("SIGTERM (15)"), "{}", t(6));
     assert!(t(7).contains("(pigeon)"), "{}", t(7));
@@ -384,4 +384,119 @@ fn helpers() {
     assert_eq!(backticked("x `a` y `b` z"), vec!["a", "b"]);
     assert!(is_invisible('\u{E0041}') && !is_invisible('a'));
     assert_eq!(keys_of(None), "{}");
+}
+
+/// The host's reasons and notes, and the reasons a request got no answer, are Sightline's
+/// words recorded in English: each language says them in its own.
+#[test]
+fn recorded_reasons_and_notes_are_said_in_each_language() {
+    let note = |i, from: &str, to: &str, text: &str| ev(i, from, to, Channel::Note, text);
+    let mut events = vec![
+        note(
+            0,
+            "host",
+            "host",
+            "host drops tool `a` of server `s`: filtered by host configuration (`deny`)",
+        ),
+        note(
+            1,
+            "host",
+            "host",
+            "host drops tool `b.c` of server `s`: tool name \"b.c\" does not match the provider pattern ^[a-zA-Z0-9_-]{1,64}$: character '.' at position 1 is not allowed",
+        ),
+        note(
+            2,
+            "host",
+            "host",
+            "host drops tool `d` of server `s`: inputSchema is an array, not a JSON Schema object",
+        ),
+        note(
+            3,
+            "host",
+            "host",
+            "host drops tool `e` of server `s`: name `e` is already taken by server `t` (the host does not prefix names)",
+        ),
+        note(
+            4,
+            "host",
+            "host",
+            "host drops tool `f` of server `s`: the host drops every tool of server `s` because `b.c` is invalid (all or nothing)",
+        ),
+        note(5, "host", "user", "server `s` asks the user: Proceed?"),
+        note(6, "user", "host", "the user answers: accept {\"ok\":true}"),
+        note(
+            7,
+            "host",
+            "host",
+            "host answers roots/list of server `s` from its own configuration (no model, no user): file:///workshop",
+        ),
+        note(
+            8,
+            "host",
+            "host",
+            "host drops tool `g` of server `s`: something new",
+        ),
+    ];
+    events.push(ev(
+        9,
+        H,
+        S,
+        Channel::Stdio,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    ));
+    let r = report(&events);
+    check_run(&events, &r);
+    let s = Strings::embedded();
+    let say = |i, lang| narrate(&events, &r, i, &s, lang);
+    let pt = |i| say(i, Language::Pt);
+    let es = |i| say(i, Language::Es);
+    assert!(
+        pt(0).contains("a configuração do host a filtra"),
+        "{}",
+        pt(0)
+    );
+    assert!(
+        es(0).contains("la configuración del host la filtra"),
+        "{}",
+        es(0)
+    );
+    assert!(
+        pt(1).contains("o caractere '.' na posição 1 não é permitido"),
+        "{}",
+        pt(1)
+    );
+    assert!(pt(1).contains("o nome b.c não segue o padrão"), "{}", pt(1));
+    assert!(es(2).contains("su inputSchema es un array"), "{}", es(2));
+    assert!(
+        pt(3).contains("o nome e já pertence ao servidor t"),
+        "{}",
+        pt(3)
+    );
+    assert!(es(4).contains("porque b.c no es válida"), "{}", es(4));
+    assert!(pt(5).contains("“Proceed?”"), "{}", pt(5));
+    assert!(
+        pt(5).contains("elicitation vai para o usuário"),
+        "{}",
+        pt(5)
+    );
+    assert!(
+        !pt(5).contains("resposta final"),
+        "not the model's answer: {}",
+        pt(5)
+    );
+    assert!(es(6).contains("El usuario acepta"), "{}", es(6));
+    assert!(!es(6).contains("prompt"), "not a prompt: {}", es(6));
+    assert!(pt(7).contains("com a própria configuração"), "{}", pt(7));
+    assert!(pt(7).contains("file:///workshop"), "{}", pt(7));
+    // A reason Sightline does not know is quoted as recorded, as data.
+    assert!(pt(8).contains("(“something new”)"), "{}", pt(8));
+    assert!(es(8).contains("(«something new»)"), "{}", es(8));
+    // The request never answered: the trace ended.
+    assert!(
+        pt(9).contains("nenhuma resposta chegou antes do fim do trace"),
+        "{}",
+        pt(9)
+    );
+    assert!(es(9).contains("antes del final del trace"), "{}", es(9));
+    assert!(say(9, Language::En).contains("no response came before the trace ended"));
 }
