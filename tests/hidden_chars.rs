@@ -6,8 +6,8 @@
 use serde_json::json;
 use sightline::analysis::chars::{INVISIBLE, is_invisible};
 use sightline::analysis::{diagram, poison, report};
+use sightline::i18n::{Language, Strings};
 use sightline::trace::load_from_reader;
-use sightline::ui::i18n::{Language, Strings};
 use sightline::ui::{narration, visible};
 
 /// Every character of the table.
