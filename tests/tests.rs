@@ -20,6 +20,7 @@ mod import_wrap;
 mod llm_proxy;
 mod misbehaving_server;
 mod otlp;
+mod otlp_live;
 mod otlp_phoenix;
 mod properties;
 mod proxy_basics;
