@@ -27,6 +27,7 @@ mod proxy_guards;
 mod readers_and_exits;
 mod real_peers;
 mod replay;
+mod replay_http;
 mod security;
 mod sessions;
 mod tap_durability;
