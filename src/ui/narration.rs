@@ -18,6 +18,7 @@
 
 use serde_json::Value;
 
+use crate::analysis::chars::is_invisible;
 use crate::analysis::explain;
 use crate::analysis::{CallChain, Report};
 use crate::i18n::{Language, Strings};
@@ -938,20 +939,6 @@ fn list(names: &[&str]) -> String {
 /// The segments of `text` between pairs of backticks.
 fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
-}
-
-/// Characters that render as nothing but still reach the model: zero-width and bidi
-/// controls, and the Unicode tag block used to hide ASCII text.
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}'
-        | '\u{180E}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{FEFF}'
-        | '\u{E0000}'..='\u{E007F}')
 }
 
 /// Text for quoting in a sentence: on one line, without invisible characters, at most `max`
