@@ -15,7 +15,6 @@ use super::command::Command;
 use super::compare::CompareView;
 use super::diagram::{DiagramView, RowSet};
 use super::doctor_panel::DoctorPanel;
-use super::i18n::{Language, Strings};
 use super::inspector::Inspector;
 use super::list::MessageList;
 use super::model_view::ModelView;
@@ -23,6 +22,7 @@ use super::platform::Platform;
 use super::present::Presentation;
 use super::replay::Replay;
 use super::store::{Source, TraceStore};
+use crate::i18n::{Language, Strings};
 use crate::trace::Event;
 
 /// The tabs of the right-hand panel.

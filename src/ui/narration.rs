@@ -18,9 +18,9 @@
 
 use serde_json::Value;
 
-use super::i18n::{Language, Strings};
 use crate::analysis::explain;
 use crate::analysis::{CallChain, Report};
+use crate::i18n::{Language, Strings};
 use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, signal_name};
 use crate::wire::api::ApiShape;
 
@@ -1038,7 +1038,7 @@ mod tests {
                 assert!(!text.contains("narration."), "raw key in {at}");
                 assert!(!text.contains("explain."), "raw key in {at}");
                 assert!(
-                    crate::ui::i18n::placeholders(text).is_empty(),
+                    crate::i18n::placeholders(text).is_empty(),
                     "unfilled placeholder in {at}"
                 );
                 // The method (or, for a response, what it was about) is named.
@@ -1073,6 +1073,33 @@ mod tests {
             assert!(
                 a != b && b != c && a != c,
                 "event {i}: same text in two languages"
+            );
+        }
+    }
+
+    #[test]
+    fn every_explanation_and_name_has_a_text() {
+        let s = Strings::embedded();
+        let keys = crate::analysis::explain::all_keys()
+            .chain(
+                crate::analysis::explain::Primitive::ALL
+                    .iter()
+                    .map(|p| p.key()),
+            )
+            .chain(
+                crate::analysis::explain::Controller::ALL
+                    .iter()
+                    .map(|c| c.key()),
+            );
+        for key in keys {
+            for lang in Language::ALL {
+                assert!(s.has(lang, key), "{key} missing in {}", lang.code());
+            }
+        }
+        for method in explain::known_methods() {
+            assert!(
+                s.has(Language::En, explain::explain(method).key),
+                "{method}"
             );
         }
     }
