@@ -32,7 +32,8 @@ fn text(key: &str) -> String {
 /// The accessible label of the diagram arrow of event `event` of `store`.
 fn arrow_label(store: &sightline::ui::store::TraceStore, event: usize) -> String {
     let row = store.diagram.row_of_event(event).expect("a row");
-    format!("#{} {}", store.events[event].seq, store.row_label(row))
+    let marks = store.findings.marks(event);
+    sightline::ui::badges::row_label(store.events[event].seq, &store.row_label(row), marks)
 }
 
 #[test]
@@ -104,7 +105,7 @@ fn presentation_mode_is_in_the_view_menu() {
     let mut h = harness(SightlineApp::from_trace(&trace).expect("open trace"));
     h.get_by_label(&text("menu.view")).click();
     h.run();
-    h.get_by_label(&text("present.menu")).click();
+    h.get_by_label_contains(&text("present.menu")).click();
     h.run();
     assert!(h.state().presenting());
     assert!(h.state().replay().active);
@@ -160,26 +161,36 @@ fn the_compare_view_shows_both_revisions_synchronised_and_names_the_differences(
     assert_eq!(requests.sides[0].key, "compare.requests_server");
     assert_eq!(requests.sides[1].key, "compare.requests_input_required");
 
-    // Clicking an arrow on the left selects the same step on the right.
+    // Clicking an arrow on the left selects the same step on the right: `initialize` and
+    // `server/discover` are the same step, and so are the calls that follow.
     let left = &view.sides[0].store;
-    let call = (0..left.len())
-        .find(|&i| {
-            left.report.rpc.derived[i].method.as_deref() == Some("tools/list")
-                && left.events[i].to.is_server()
-        })
-        .expect("tools/list on the left");
-    let label = arrow_label(left, call);
-    h.get_by_label(&label).click();
-    h.run();
-    let view = h.state().compare().expect("compare");
-    assert_eq!(view.sides[0].selected, Some(call));
-    let right = view.sides[1].selected.expect("the right side follows");
-    assert_eq!(
-        view.sides[1].store.report.rpc.derived[right]
-            .method
-            .as_deref(),
-        Some("tools/list")
-    );
+    let first = |method: &str| {
+        (0..left.len())
+            .find(|&i| {
+                left.report.rpc.derived[i].method.as_deref() == Some(method)
+                    && left.events[i].to.is_server()
+            })
+            .unwrap_or_else(|| panic!("no {method} on the left"))
+    };
+    let pairs = [
+        (first("initialize"), "initialize", "server/discover"),
+        (first("tools/list"), "tools/list", "tools/list"),
+    ];
+    for (event, method, counterpart) in pairs {
+        let label = arrow_label(&h.state().compare().expect("compare").sides[0].store, event);
+        h.get_by_label(&label).click();
+        h.run();
+        let view = h.state().compare().expect("compare");
+        assert_eq!(view.sides[0].selected, Some(event));
+        let right = view.sides[1].selected.expect("the right side follows");
+        assert_eq!(
+            view.sides[1].store.report.rpc.derived[right]
+                .method
+                .as_deref(),
+            Some(counterpart),
+            "{method} on the left"
+        );
+    }
     // The handshake topic selects `initialize` on the left and `server/discover` on the right.
     h.get_by_label(&text("compare.topic_handshake")).click();
     h.run();

@@ -31,7 +31,11 @@ pub fn step_key(event: &Event, derived: &crate::trace::Derived) -> String {
                 Kind::Notification => "notification",
                 _ => "answer",
             };
-            let detail = derived.detail.as_deref().unwrap_or("");
+            // The handshakes' details (the revision asked for) differ by design.
+            let detail = match method {
+                "handshake" => "",
+                _ => derived.detail.as_deref().unwrap_or(""),
+            };
             format!("{kind}:{method}:{detail}:{lanes}")
         }
         Kind::Process | Kind::Stderr | Kind::Invalid => {

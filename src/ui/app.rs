@@ -180,7 +180,7 @@ impl SightlineApp {
         if ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F5)) {
             self.apply(Command::SetPresenting(!self.present.active));
         }
-        if let Some(teaching) = self.present.sync(&ctx, self.replay.active) {
+        if let Some(teaching) = self.present.sync(&ctx) {
             self.apply(Command::SetTeaching(teaching));
         }
         if self.present.active {

@@ -79,12 +79,15 @@ impl CompareView {
             view: DiagramView::default(),
             selected: None,
         };
-        CompareView {
+        let mut view = CompareView {
             sides: [side(left, 0), side(right, 1)],
             steps,
             contrasts,
             notes: Vec::new(),
-        }
+        };
+        // From the first step, side by side (an unselected diagram sticks to its end).
+        view.select(0, 0);
+        view
     }
 
     /// Selects event `event` of side `k` and its counterpart on the other side.

@@ -24,7 +24,6 @@ struct Saved {
     zoom: f32,
     theme: egui::ThemePreference,
     light: std::sync::Arc<egui::Style>,
-    teaching: bool,
 }
 
 /// The state of presentation mode.
@@ -34,6 +33,8 @@ pub struct Presentation {
     pub active: bool,
     /// The global scale while presenting (egui's zoom factor).
     pub scale: f32,
+    /// Whether teaching mode was on before presenting (put back on leaving).
+    pub was_teaching: bool,
     saved: Option<Saved>,
 }
 
@@ -42,6 +43,7 @@ impl Default for Presentation {
         Presentation {
             active: false,
             scale: DEFAULT_SCALE,
+            was_teaching: false,
             saved: None,
         }
     }
@@ -59,16 +61,15 @@ pub enum Press {
 
 impl Presentation {
     /// Applies the projector look when the mode has just been turned on, and puts the old
-    /// one back when it has just been turned off. `teaching` is whether teaching mode was on
-    /// (restored on leaving); returns it when the mode has just been left.
-    pub fn sync(&mut self, ctx: &egui::Context, teaching: bool) -> Option<bool> {
+    /// one back when it has just been turned off; then it returns whether teaching mode was
+    /// on before presenting.
+    pub fn sync(&mut self, ctx: &egui::Context) -> Option<bool> {
         match (&self.saved, self.active) {
             (None, true) => {
                 self.saved = Some(Saved {
                     zoom: ctx.zoom_factor(),
                     theme: ctx.options(|o| o.theme_preference),
                     light: ctx.style_of(egui::Theme::Light),
-                    teaching,
                 });
                 ctx.set_visuals_of(egui::Theme::Light, projector_visuals());
                 ctx.set_theme(egui::ThemePreference::Light);
@@ -80,7 +81,7 @@ impl Presentation {
                 ctx.set_style_of(egui::Theme::Light, saved.light);
                 ctx.set_theme(saved.theme);
                 ctx.set_zoom_factor(saved.zoom);
-                Some(saved.teaching)
+                Some(self.was_teaching)
             }
             _ => None,
         }
