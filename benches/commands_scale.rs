@@ -50,8 +50,6 @@ fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
     // SIGHTLINE_BIN: another build to measure (a baseline kept aside), default this one.
     let bin =
         std::env::var_os("SIGHTLINE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
-    // Reaped by the wait4 below, which also gives its peak memory.
-    #[allow(clippy::zombie_processes)]
     let mut command = Command::new(bin);
     for a in args {
         match *a {
@@ -62,6 +60,8 @@ fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
     if !args.contains(&"TRACE") {
         command.arg(trace);
     }
+    // Reaped by the wait4 below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
