@@ -73,7 +73,7 @@ pub fn status() -> String {
 }
 
 /// `window.sightline.a11y()`: JSON of the widgets of the last frame, `[{role, label, x, y, w, h}]`
-/// in CSS pixels of the canvas.
+/// in CSS pixels of the canvas (a plain label's text as its label).
 #[wasm_bindgen]
 pub fn a11y() -> String {
     A11Y.with(|s| {
@@ -84,7 +84,12 @@ pub fn a11y() -> String {
             .nodes
             .iter()
             .filter_map(|(_, node)| {
-                let label = node.label()?;
+                // A plain label's text is its value.
+                let label = node.label().or_else(|| {
+                    (node.role() == egui::accesskit::Role::Label)
+                        .then(|| node.value())
+                        .flatten()
+                })?;
                 let b = node.bounds()?;
                 Some(serde_json::json!({
                     "role": format!("{:?}", node.role()),
