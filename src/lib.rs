@@ -17,6 +17,9 @@
 //! - [`analysis`]: the host's half of the analysis: LLM exchanges, tool-call chains
 //!   (`tool_use` -> `tools/call` -> result -> `tool_result`), what each request showed the model.
 //! - [`export`]: renderings of a loaded trace (the one-line-per-event summary).
+//! - [`i18n`]: every text a participant reads, in English, Portuguese and Spanish (keys in
+//!   `assets/i18n/`), and the language a process starts in (`--lang`, `LC_ALL`, `LANG`). Uses
+//!   nothing else in the crate, so `analysis`, `export`, `cli` and `ui` all share it.
 //! - [`servers`]: the built-in demo MCP servers (rmcp), runnable with no network and no npm.
 //! - [`ui`]: the desktop app (eframe/egui): the live or saved trace as a sequence diagram, the
 //!   inspector, what the model sees, replay and teaching mode. Nothing else depends on it.
@@ -26,7 +29,7 @@
 //!
 //! `native` (on by default) is everything that needs an operating system: [`tap`], [`host`],
 //! [`servers`], [`cli`] and the desktop half of [`ui`] (live runs, followed files, file
-//! dialogs). Without it the library is the viewer alone, `trace`, `analysis`, `export` and the
+//! dialogs). Without it the library is the viewer alone, `trace`, `i18n`, `analysis`, `export` and the
 //! panels of `ui`, and builds for `wasm32-unknown-unknown`; `web` adds the browser's entry point
 //! (`tools/build-web.sh`).
 
@@ -36,6 +39,7 @@ pub mod cli;
 pub mod export;
 #[cfg(feature = "native")]
 pub mod host;
+pub mod i18n;
 #[cfg(feature = "native")]
 pub mod servers;
 #[cfg(feature = "native")]

@@ -6,10 +6,79 @@
 
 pub const TAGS: std::ops::RangeInclusive<u32> = 0xE0000..=0xE007F;
 
+/// Unicode tag characters, which spell hidden ASCII (a subset of [`INVISIBLE`]).
 pub fn is_tag(c: char) -> bool {
     TAGS.contains(&(c as u32))
 }
 
+/// The characters that render as nothing (or as less than they are) but still reach a model:
+/// `(first, last, what)`, inclusive ranges. Every place that shows or counts hidden text asks
+/// [`is_invisible`], which reads only this table: the diagram's labels, the app's inspector
+/// (`ui::visible`), the teaching mode's narration and the poisoning rules' excerpts.
+/// Control characters are not listed: each place writes those its own way (on one line, or with
+/// line breaks kept).
+pub const INVISIBLE: &[(char, char, &str)] = &[
+    ('\u{00AD}', '\u{00AD}', "soft hyphen"),
+    ('\u{034F}', '\u{034F}', "combining grapheme joiner"),
+    ('\u{061C}', '\u{061C}', "Arabic letter mark"),
+    (
+        '\u{115F}',
+        '\u{1160}',
+        "Hangul choseong and jungseong fillers",
+    ),
+    ('\u{17B4}', '\u{17B5}', "Khmer inherent vowels"),
+    (
+        '\u{180B}',
+        '\u{180F}',
+        "Mongolian variation selectors and vowel separator",
+    ),
+    (
+        '\u{200B}',
+        '\u{200F}',
+        "zero-width space, non-joiner, joiner; LRM, RLM",
+    ),
+    ('\u{2028}', '\u{2029}', "line and paragraph separators"),
+    (
+        '\u{202A}',
+        '\u{202E}',
+        "bidirectional embeddings and overrides",
+    ),
+    (
+        '\u{2060}',
+        '\u{206F}',
+        "word joiner, invisible operators, isolates, deprecated formats",
+    ),
+    ('\u{3164}', '\u{3164}', "Hangul filler"),
+    ('\u{FE00}', '\u{FE0F}', "variation selectors"),
+    ('\u{FEFF}', '\u{FEFF}', "zero-width no-break space (BOM)"),
+    ('\u{FFA0}', '\u{FFA0}', "halfwidth Hangul filler"),
+    (
+        '\u{FFF0}',
+        '\u{FFFB}',
+        "unassigned specials and interlinear annotation",
+    ),
+    ('\u{1D173}', '\u{1D17A}', "musical symbol formatting"),
+    (
+        '\u{E0000}',
+        '\u{E0FFF}',
+        "Unicode tags and variation selectors supplement",
+    ),
+];
+
+/// Whether `c` is in [`INVISIBLE`].
+pub fn is_invisible(c: char) -> bool {
+    INVISIBLE
+        .iter()
+        .any(|&(first, last, _)| (first..=last).contains(&c))
+}
+
+/// What an excerpt writes out as `\u{...}`: the [`INVISIBLE`] table, and control characters
+/// other than line feed and tab (which the poisoning excerpts write as `\n` and `\t`).
+pub fn is_invisible_or_control(c: char) -> bool {
+    is_invisible(c) || (c.is_control() && !matches!(c, '\n' | '\t'))
+}
+
+/// Zero-width characters (a subset of [`INVISIBLE`]).
 pub fn is_zero_width(c: char) -> bool {
     matches!(
         c,
@@ -17,22 +86,9 @@ pub fn is_zero_width(c: char) -> bool {
     ) || ('\u{2061}'..='\u{2064}').contains(&c)
 }
 
+/// Bidirectional controls (a subset of [`INVISIBLE`]).
 pub fn is_bidi(c: char) -> bool {
     ('\u{202A}'..='\u{202E}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c)
-}
-
-/// Characters shown as `\u{...}` in excerpts.
-pub fn is_invisible(c: char) -> bool {
-    is_tag(c)
-        || is_zero_width(c)
-        || is_bidi(c)
-        || matches!(
-            c,
-            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{200E}' | '\u{200F}'
-        )
-        || ('\u{FE00}'..='\u{FE0F}').contains(&c)
-        || ('\u{E0100}'..='\u{E01EF}').contains(&c)
-        || (c.is_control() && !matches!(c, '\n' | '\t'))
 }
 
 pub fn char_name(c: char) -> &'static str {
@@ -222,10 +278,43 @@ pub fn skeleton(name: &str) -> String {
             '-' => '_',
             c => c.to_ascii_lowercase(),
         };
-        if is_invisible(c) {
+        if is_invisible_or_control(c) {
             continue;
         }
         out.push(c);
     }
     out.replace("rn", "m").replace("vv", "w")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every char of the table.
+    fn table() -> impl Iterator<Item = char> {
+        INVISIBLE.iter().flat_map(|&(first, last, _)| first..=last)
+    }
+
+    #[test]
+    fn the_table_is_sorted_and_its_subsets_sit_inside_it() {
+        for pair in INVISIBLE.windows(2) {
+            assert!(
+                pair[0].1 < pair[1].0,
+                "{pair:?} overlap or are out of order"
+            );
+        }
+        for c in ['\u{00AD}', '\u{180E}', '\u{200B}', '\u{FEFF}', '\u{E0041}'] {
+            assert!(is_invisible(c), "U+{:04X}", c as u32);
+        }
+        for c in ['a', ' ', '\n', 'é', '世', '🌦', '\u{7}'] {
+            assert!(!is_invisible(c), "U+{:04X}", c as u32);
+        }
+        let subsets = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_tag(c) || is_zero_width(c) || is_bidi(c));
+        for c in subsets {
+            assert!(is_invisible(c), "U+{:04X} is not in the table", c as u32);
+        }
+        assert!(table().count() > 4000);
+    }
 }

@@ -36,9 +36,7 @@ use std::collections::HashMap;
 use crate::analysis::Report;
 use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
-pub use labels::{
-    has_message_label, is_invisible, message_label, row_text, tool_result_is_error, visible,
-};
+pub use labels::{has_message_label, message_label, row_text, tool_result_is_error, visible};
 
 /// A whole trace as a sequence diagram.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

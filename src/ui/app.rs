@@ -14,13 +14,13 @@ use super::Tr;
 use super::command::Command;
 use super::diagram::{DiagramView, RowSet};
 use super::doctor_panel::DoctorPanel;
-use super::i18n::{Language, Strings};
 use super::inspector::Inspector;
 use super::list::MessageList;
 use super::model_view::ModelView;
 use super::platform::Platform;
 use super::replay::Replay;
 use super::store::{Source, TraceStore};
+use crate::i18n::{Language, Strings};
 use crate::trace::Event;
 
 /// The tabs of the right-hand panel.

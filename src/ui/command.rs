@@ -6,7 +6,7 @@
 //! ([`super::platform::Command`]: open, import, run, export, quit on the desktop) is carried out
 //! by the platform.
 
-use super::i18n::Language;
+use crate::i18n::Language;
 
 /// The two diagram exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use egui::Ui;
 
 use super::Tr;
 use super::command::Command;
-use super::i18n::Language;
 use super::platform::Platform;
+use crate::i18n::Language;
 
 /// The bar. `has_trace` enables the exports.
 pub(super) fn bar_ui(

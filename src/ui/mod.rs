@@ -22,8 +22,8 @@
 //!   [`replay`], `menu_bar`, [`status`].
 //! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
 //!   change, and the badges that mark them on arrows and tools.
-//! - [`i18n`] and [`narration`]: every UI string and the teaching-mode narration, in English,
-//!   Portuguese and Spanish, from `assets/i18n/`.
+//! - every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
+//!   `assets/i18n/`); the teaching-mode narration from [`narration`].
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
 //! - [`scenarios`]: the shipped scenarios, embedded so the app runs from any directory.
 
@@ -33,7 +33,6 @@ pub mod command;
 pub mod diagram;
 mod diagram_paint;
 pub mod doctor_panel;
-pub mod i18n;
 pub mod inspector;
 pub mod json_tree;
 mod legend;
@@ -71,11 +70,11 @@ pub mod web;
 #[cfg(not(feature = "native"))]
 pub use web as platform;
 
+pub use crate::i18n::{Language, Strings};
 pub use app::{SightlineApp, Tab};
 pub use command::{Command, ExportFormat};
 #[cfg(feature = "native")]
 pub use desktop::{Command as DesktopCommand, Start, launch};
-pub use i18n::{Language, Strings};
 
 /// The UI strings in the language chosen, handed to every panel.
 #[derive(Clone, Copy)]

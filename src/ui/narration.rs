@@ -18,9 +18,10 @@
 
 use serde_json::Value;
 
-use super::i18n::{Language, Strings};
+use crate::analysis::chars::is_invisible;
 use crate::analysis::explain;
 use crate::analysis::{CallChain, Report};
+use crate::i18n::{Language, Strings};
 use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, signal_name};
 use crate::wire::api::ApiShape;
 
@@ -940,20 +941,6 @@ fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
 }
 
-/// Characters that render as nothing but still reach the model: zero-width and bidi
-/// controls, and the Unicode tag block used to hide ASCII text.
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}'
-        | '\u{180E}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{FEFF}'
-        | '\u{E0000}'..='\u{E007F}')
-}
-
 /// Text for quoting in a sentence: on one line, without invisible characters, at most `max`
 /// characters (then `…`).
 fn quote(text: &str, max: usize) -> String {
@@ -1038,7 +1025,7 @@ mod tests {
                 assert!(!text.contains("narration."), "raw key in {at}");
                 assert!(!text.contains("explain."), "raw key in {at}");
                 assert!(
-                    crate::ui::i18n::placeholders(text).is_empty(),
+                    crate::i18n::placeholders(text).is_empty(),
                     "unfilled placeholder in {at}"
                 );
                 // The method (or, for a response, what it was about) is named.
@@ -1073,6 +1060,33 @@ mod tests {
             assert!(
                 a != b && b != c && a != c,
                 "event {i}: same text in two languages"
+            );
+        }
+    }
+
+    #[test]
+    fn every_explanation_and_name_has_a_text() {
+        let s = Strings::embedded();
+        let keys = crate::analysis::explain::all_keys()
+            .chain(
+                crate::analysis::explain::Primitive::ALL
+                    .iter()
+                    .map(|p| p.key()),
+            )
+            .chain(
+                crate::analysis::explain::Controller::ALL
+                    .iter()
+                    .map(|c| c.key()),
+            );
+        for key in keys {
+            for lang in Language::ALL {
+                assert!(s.has(lang, key), "{key} missing in {}", lang.code());
+            }
+        }
+        for method in explain::known_methods() {
+            assert!(
+                s.has(Language::En, explain::explain(method).key),
+                "{method}"
             );
         }
     }

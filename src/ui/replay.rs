@@ -8,8 +8,8 @@ use egui::{RichText, Slider, Ui};
 
 use super::Tr;
 use super::command::Command;
-use super::i18n::Language;
 use super::store::TraceStore;
+use crate::i18n::Language;
 
 /// Playback speeds offered, in steps per second.
 const SPEEDS: [f32; 5] = [0.5, 1.0, 2.0, 4.0, 10.0];

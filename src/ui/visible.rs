@@ -10,31 +10,13 @@ use std::borrow::Cow;
 use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId};
 
-use crate::analysis::diagram;
+use crate::analysis::chars;
 
-/// Whether `c` must be escaped to be seen: every control character and everything
-/// [`diagram::is_invisible`] names (zero-width, bidirectional, BOM, tags), plus other characters
-/// that render as nothing: soft hyphen, combining grapheme joiner, Hangul fillers, invisible
-/// operators, variation selectors and the interlinear annotation marks.
+/// Whether `c` must be escaped to be seen: every control character and everything in the one
+/// table of invisible characters, [`chars::INVISIBLE`] (zero-width, bidirectional, BOM, tags,
+/// soft hyphen, fillers, variation selectors, ...).
 pub fn is_hidden(c: char) -> bool {
-    c.is_control()
-        || diagram::is_invisible(c)
-        || matches!(c,
-            '\u{ad}'
-            | '\u{34f}'
-            | '\u{61c}'
-            | '\u{115f}' | '\u{1160}'
-            | '\u{17b4}' | '\u{17b5}'
-            | '\u{180b}'..='\u{180f}'
-            | '\u{2028}' | '\u{2029}'
-            | '\u{2065}'..='\u{206f}'
-            | '\u{3164}'
-            | '\u{fe00}'..='\u{fe0f}'
-            | '\u{ffa0}'
-            | '\u{fff0}'..='\u{fffb}'
-            | '\u{1d173}'..='\u{1d17a}'
-            | '\u{e0080}'..='\u{e0fff}'
-        )
+    c.is_control() || chars::is_invisible(c)
 }
 
 /// `s` with every hidden character written as `\u{hex}`. Borrowed when there is none.

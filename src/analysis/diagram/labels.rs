@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Status, Style};
 use crate::analysis::Report;
+use crate::analysis::chars::is_invisible;
 use crate::trace::{Channel, Derived, Event, Kind, Pairing};
 
 /// Longest label, in characters.
@@ -18,7 +19,7 @@ pub(super) const DETAIL_CHARS: usize = 100;
 pub(super) const NAME_CHARS: usize = 40;
 
 /// At most `max_chars` characters of `text` on one line: control characters (newlines, tabs,
-/// escapes) and invisible ones (see [`is_invisible`]) shown as `\u{..}`, and `…` at the end when
+/// escapes) and invisible ones (the table in [`crate::analysis::chars`]) shown as `\u{..}`, and `…` at the end when
 /// something was cut.
 pub fn visible(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
@@ -34,12 +35,6 @@ pub fn visible(text: &str, max_chars: usize) -> String {
         }
     }
     out
-}
-
-/// Format and tag characters that render as nothing but still reach a model: zero-width
-/// spaces and joiners, bidirectional controls, word joiners, the BOM, Unicode tags.
-pub fn is_invisible(c: char) -> bool {
-    matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069 | 0xFEFF | 0xE0000..=0xE007F)
 }
 
 pub(super) fn ms(us: i64) -> String {

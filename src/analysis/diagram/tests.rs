@@ -406,8 +406,7 @@ fn visible_shows_controls_and_cuts() {
     assert_eq!(visible("a\nb\u{200b}c", 10), "a\\u{000a}b\\u{200b}c");
     assert_eq!(visible("abcdef", 3), "abc…");
     assert_eq!(visible("abc", 3), "abc");
-    assert!(is_invisible('\u{e0041}'));
-    assert!(!is_invisible('a'));
+    assert_eq!(visible("x\u{e0041}\u{ad}", 10), "x\\u{e0041}\\u{00ad}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Excerpts: a finding's characters quoted with what does not show written out.
 
-use crate::analysis::chars::{is_invisible, is_tag};
+use crate::analysis::chars::{is_invisible_or_control, is_tag};
 
 /// `text` with invisible characters written as `\u{...}` and newlines as `\n`.
 pub fn escape(text: &str) -> String {
@@ -15,7 +15,7 @@ pub(super) fn push_escaped(out: &mut String, c: char) {
     match c {
         '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),
-        c if is_invisible(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+        c if is_invisible_or_control(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
         c => out.push(c),
     }
 }

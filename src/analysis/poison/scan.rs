@@ -9,7 +9,7 @@ use super::excerpt::{escape, excerpt};
 use super::names::scan_name;
 use super::rules::{hit, scan_invisible, scan_text};
 use super::{Context, Finding, Hit, Kind};
-use crate::analysis::chars::is_invisible;
+use crate::analysis::chars::is_invisible_or_control;
 use crate::analysis::definitions::{Definitions, ToolDef, ToolList, definitions};
 use crate::trace::{Analysis, Event, Lane};
 
@@ -81,7 +81,7 @@ pub(super) fn strings<'a>(
                     continue;
                 }
                 path.push(key.clone());
-                if key.chars().any(is_invisible) {
+                if key.chars().any(is_invisible_or_control) {
                     out.push((path.join("."), key, false));
                 }
                 strings(item, path, out);

@@ -2,7 +2,9 @@
 //! invisible characters removed, look-alikes folded, lowercased), with a map back to the
 //! original characters so that spans point at what the server wrote.
 
-use crate::analysis::chars::{TAGS, is_bidi, is_invisible, is_tag, is_zero_width, latin_lookalike};
+use crate::analysis::chars::{
+    TAGS, is_bidi, is_invisible_or_control, is_tag, is_zero_width, latin_lookalike,
+};
 
 /// A field's text as the rules read it, with a map back to the original characters.
 pub(super) struct View {
@@ -171,7 +173,7 @@ pub(super) fn shown(chars: &[char]) -> String {
                     .filter(|a| *a == ' ' || a.is_ascii_graphic())
             } else if c == '\n' {
                 Some(' ')
-            } else if is_invisible(c) {
+            } else if is_invisible_or_control(c) {
                 None
             } else {
                 Some(c)

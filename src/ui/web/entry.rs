@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 use web_time::Instant;
 
 use super::Inbox;
+use crate::i18n::Language;
 use crate::ui::app::SightlineApp;
-use crate::ui::i18n::Language;
 use crate::ui::store::{Source, TraceStore};
 
 /// What the page says about itself (`sightline-config`, written by `export::html`).

@@ -1,0 +1,275 @@
+//! Every word a participant reads, in English, Portuguese and Spanish.
+//!
+//! Workshops mix audiences, so every label, explanation, teaching-mode sentence and line of
+//! the command line's reports is looked up by key in the current [`Language`]. The text itself lives in `assets/i18n/{en,pt,es}.toml`
+//! (embedded at build time), never in code, so a translator edits one file per language. Each
+//! file is a set of `[section]` tables of `key = "text"` pairs, read as `section.key`; `{name}`
+//! marks a placeholder that [`Strings::fmt`] fills in. English is the reference: a key missing
+//! in another language falls back to English, and a key missing everywhere shows as itself
+//! (visible in the UI, and caught by the tests below).
+//!
+//! It sits at the top of the crate and uses nothing else in it (nor egui), so `analysis`
+//! (narration, the doctor), `export` (summary, Mermaid, SVG), `cli` and `ui` all speak the
+//! same words without any of them using another for it. Which language a process starts in
+//! comes from the environment ([`Language::from_env`]: `LC_ALL`, `LC_MESSAGES`, `LANG`).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A language of the interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    #[default]
+    En,
+    Pt,
+    Es,
+}
+
+impl Language {
+    pub const ALL: [Language; 3] = [Language::En, Language::Pt, Language::Es];
+
+    /// The ISO 639-1 code: `en`, `pt`, `es`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::Pt => "pt",
+            Language::Es => "es",
+        }
+    }
+
+    /// The language's own name for itself, as a language menu shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::En => "English",
+            Language::Pt => "Português",
+            Language::Es => "Español",
+        }
+    }
+
+    /// The language of a code or a locale (`pt`, `pt-BR`, `es_AR.UTF-8`, `EN`), if it is one
+    /// of ours.
+    pub fn from_code(code: &str) -> Option<Language> {
+        let lang = code
+            .split(['-', '_', '.', '@'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        Language::ALL.into_iter().find(|l| l.code() == lang)
+    }
+
+    /// A `--lang` value: one of our codes (or a locale of one), else an error that says
+    /// which codes there are.
+    pub fn parse(code: &str) -> Result<Language, I18nError> {
+        Language::from_code(code).ok_or_else(|| I18nError::UnknownLanguage(code.to_string()))
+    }
+
+    /// The language of the process's locale, as POSIX orders the variables: the first
+    /// non-empty one of `LC_ALL`, `LC_MESSAGES`, `LANG` decides; English if that is not one
+    /// of ours (`C`, `POSIX`, `fr_FR.UTF-8`) or none is set.
+    pub fn from_env() -> Language {
+        let var = |name: &str| std::env::var(name).ok();
+        Language::from_locale(var("LC_ALL"), var("LC_MESSAGES"), var("LANG"))
+    }
+
+    /// [`Language::from_env`] with the variables' values given.
+    pub fn from_locale(
+        lc_all: Option<String>,
+        lc_messages: Option<String>,
+        lang: Option<String>,
+    ) -> Language {
+        [lc_all, lc_messages, lang]
+            .into_iter()
+            .flatten()
+            .find(|value| !value.trim().is_empty())
+            .and_then(|value| Language::from_code(value.trim()))
+            .unwrap_or_default()
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Language::En => 0,
+            Language::Pt => 1,
+            Language::Es => 2,
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The embedded translation files, in [`Language::ALL`] order.
+const FILES: [&str; 3] = [
+    include_str!("../../assets/i18n/en.toml"),
+    include_str!("../../assets/i18n/pt.toml"),
+    include_str!("../../assets/i18n/es.toml"),
+];
+
+/// Why a translation file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum I18nError {
+    #[error("the {lang} text file is not valid TOML: {message}")]
+    Toml { lang: &'static str, message: String },
+    #[error("in the {lang} text file, `{key}` is not a string")]
+    NotText { lang: &'static str, key: String },
+    #[error("unknown language `{0}`: use en, pt or es")]
+    UnknownLanguage(String),
+}
+
+/// Every text of every language, by key.
+#[derive(Debug, Clone)]
+pub struct Strings {
+    tables: [HashMap<String, String>; 3],
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings::embedded()
+    }
+}
+
+impl Strings {
+    /// The texts shipped in `assets/i18n/`. They are checked by this module's tests, so a
+    /// failure here is a build defect, not a user error.
+    pub fn embedded() -> Self {
+        match Strings::parse(FILES[0], FILES[1], FILES[2]) {
+            Ok(strings) => strings,
+            Err(err) => panic!("embedded assets/i18n file: {err}"),
+        }
+    }
+
+    /// Reads three translation files (English, Portuguese, Spanish).
+    pub fn parse(en: &str, pt: &str, es: &str) -> Result<Self, I18nError> {
+        Ok(Strings {
+            tables: [
+                table(Language::En, en)?,
+                table(Language::Pt, pt)?,
+                table(Language::Es, es)?,
+            ],
+        })
+    }
+
+    /// The text of `key` in `lang`; else in English; else the key itself.
+    pub fn get<'a>(&'a self, lang: Language, key: &'a str) -> &'a str {
+        self.tables[lang.index()]
+            .get(key)
+            .or_else(|| self.tables[Language::En.index()].get(key))
+            .map_or(key, String::as_str)
+    }
+
+    /// [`Strings::get`], with each `{name}` placeholder replaced by its value. Placeholders
+    /// without a value stay as they are.
+    pub fn fmt(&self, lang: Language, key: &str, args: &[(&str, &str)]) -> String {
+        fill(self.get(lang, key), args)
+    }
+
+    /// Whether `lang` itself (without falling back) has `key`.
+    pub fn has(&self, lang: Language, key: &str) -> bool {
+        self.tables[lang.index()].contains_key(key)
+    }
+
+    /// The keys of one language, in no particular order.
+    pub fn keys(&self, lang: Language) -> impl Iterator<Item = &str> {
+        self.tables[lang.index()].keys().map(String::as_str)
+    }
+}
+
+/// Reads one file into `section.key -> text`.
+fn table(lang: Language, text: &str) -> Result<HashMap<String, String>, I18nError> {
+    let root: toml::Table = toml::from_str(text).map_err(|e| I18nError::Toml {
+        lang: lang.code(),
+        message: e.to_string(),
+    })?;
+    let mut out = HashMap::new();
+    flatten(lang, "", root, &mut out)?;
+    Ok(out)
+}
+
+fn flatten(
+    lang: Language,
+    prefix: &str,
+    table: toml::Table,
+    out: &mut HashMap<String, String>,
+) -> Result<(), I18nError> {
+    for (key, value) in table {
+        let key = if prefix.is_empty() {
+            key
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            toml::Value::String(text) => {
+                out.insert(key, text);
+            }
+            toml::Value::Table(inner) => flatten(lang, &key, inner, out)?,
+            _ => {
+                return Err(I18nError::NotText {
+                    lang: lang.code(),
+                    key,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` can be a placeholder name: ASCII letters, digits and `_`.
+fn is_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Replaces each `{name}` of `template` that has a value in `args`.
+pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            let value = is_name(name)
+                .then(|| args.iter().find(|(n, _)| *n == name))
+                .flatten();
+            value.map(|(_, v)| (*v, close))
+        });
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The placeholder names of a template, sorted, without repeats.
+pub fn placeholders(template: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) if is_name(&after[..close]) => {
+                names.push(&after[..close]);
+                rest = &after[close + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests;
