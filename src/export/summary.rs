@@ -147,11 +147,7 @@ fn llm_line(
         }
         return Some(s);
     }
-    if let Some(x) = report
-        .sampling
-        .iter()
-        .find(|x| x.request == i || x.response == Some(i))
-    {
+    if let Some(x) = report.sampling_of(i) {
         let server = x.sampling_for.as_deref().unwrap_or("?");
         let shape = x.shape.map_or("?", |s| s.as_str());
         let status = x.status.map_or("?".to_string(), |s| s.to_string());
