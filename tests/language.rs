@@ -323,3 +323,66 @@ fn an_unknown_lang_is_a_one_line_error() {
         );
     }
 }
+
+/// Run by [`the_app_starts_in_the_language_of_lang`] in a child process whose `LANG` is set:
+/// the app, started as `sightline open` starts it (no `--lang`, nothing remembered), shows
+/// its menus in the language `SIGHTLINE_EXPECT_LANG` names.
+#[test]
+#[ignore = "run by the_app_starts_in_the_language_of_lang with LANG set"]
+fn the_app_in_the_language_of_its_environment() {
+    use egui_kittest::kittest::Queryable;
+    use sightline::ui::SightlineApp;
+    use sightline::ui::language::LanguageFile;
+
+    let expected = std::env::var("SIGHTLINE_EXPECT_LANG").expect("set by the parent test");
+    let expected = Language::parse(&expected).expect("a language");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/narration/weather.jsonl");
+    let app = SightlineApp::from_trace(&fixture)
+        .expect("open the fixture")
+        .with_language_file(None, LanguageFile::default());
+    assert_eq!(app.language(), expected);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_accessibility_check(false)
+        .build_ui_state(|ui, app: &mut SightlineApp| app.ui(ui), app);
+    h.run();
+    let file = Strings::embedded().get(expected, "menu.file").to_string();
+    assert!(h.query_by_label(&file).is_some(), "no {file:?} menu");
+    if expected != Language::En {
+        let english = Strings::embedded()
+            .get(Language::En, "menu.file")
+            .to_string();
+        assert!(
+            h.query_by_label(&english).is_none(),
+            "an English {english:?} menu"
+        );
+    }
+}
+
+#[test]
+fn the_app_starts_in_the_language_of_lang() {
+    let me = std::env::current_exe().expect("the test binary");
+    for (lang, expected) in [
+        ("pt_BR.UTF-8", "pt"),
+        ("es_AR.UTF-8", "es"),
+        ("C.UTF-8", "en"),
+    ] {
+        let out = crate::util::run(
+            std::process::Command::new(&me)
+                .args(["--exact", "--ignored", "--test-threads=1"])
+                .arg("language::the_app_in_the_language_of_its_environment")
+                .env("LANG", lang)
+                .env_remove("LC_ALL")
+                .env_remove("LC_MESSAGES")
+                .env("SIGHTLINE_EXPECT_LANG", expected),
+            std::time::Duration::from_secs(120),
+        );
+        let stdout = crate::util::text(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "LANG={lang}: {stdout}\n{}",
+            crate::util::text(&out.stderr)
+        );
+    }
+}

@@ -98,6 +98,10 @@ enum Command {
         /// Keep reading it as proxies write it: new events appear live (live attach).
         #[arg(long)]
         follow: bool,
+        /// The app's language: en, pt or es (default: the one last picked in the app, else
+        /// from LC_ALL, LC_MESSAGES or LANG, else en).
+        #[arg(long, value_name = "LANG")]
+        lang: Option<String>,
     },
     /// Sessions: the traces several proxies started with the same `--session NAME` write
     /// together (an external host's LLM requests and its servers' traffic), seen as one.
@@ -218,11 +222,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             trace,
             other,
             follow,
-        } => crate::ui::launch(match other {
-            Some(other) => crate::ui::Start::Compare(trace, other),
-            None if follow => crate::ui::Start::Follow(trace),
-            None => crate::ui::Start::Open(trace),
-        }),
+            lang,
+        } => {
+            let lang = lang.as_deref().map(lang::parse).transpose()?;
+            let start = match other {
+                Some(other) => crate::ui::Start::Compare(trace, other),
+                None if follow => crate::ui::Start::Follow(trace),
+                None => crate::ui::Start::Open(trace),
+            };
+            crate::ui::desktop::launch_in(start, lang)
+        }
         Command::Session(command) => session::run(command),
         Command::Proxy(args) => proxy::run(args),
         Command::LlmProxy(args) => llm_proxy::run(args),

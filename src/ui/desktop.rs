@@ -65,6 +65,8 @@ pub struct Platform {
     /// path comes back.
     pub(super) dialog: Option<(Picking, Receiver<Option<PathBuf>>)>,
     pub(super) recent: RecentFiles,
+    /// The language the user picked, kept for the next start.
+    pub(super) language: super::language::LanguageFile,
     pub(super) menu: MenuState,
     /// Wakes the UI from background threads (the live run); a no-op in tests.
     pub(super) wake: Arc<dyn Fn() + Send + Sync>,
@@ -80,6 +82,7 @@ impl Default for Platform {
             following: None,
             dialog: None,
             recent: RecentFiles::in_memory(),
+            language: Default::default(),
             menu: MenuState::default(),
             wake: Arc::new(|| {}),
             quit: false,
@@ -128,6 +131,10 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
 /// Takes in what a live run recorded and what followed files gained since the last frame,
 /// the answer of a file dialog, and a trace dropped on the window.
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
+    if app.platform.language.shown != app.lang {
+        let lang = app.lang;
+        app.platform.language.remember(lang);
+    }
     poll_live(app, ctx);
     poll_following(app, ctx);
     super::compare_run::poll(app, ctx);
@@ -277,6 +284,12 @@ fn has_display() -> bool {
 
 /// Opens the app window and runs it until it is closed.
 pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
+    launch_in(start, None)
+}
+
+/// [`launch`] in the language `--lang` names, if it does (else the one remembered, else the
+/// system's: [`super::language`]).
+pub fn launch_in(start: Start, lang: Option<crate::i18n::Language>) -> anyhow::Result<ExitCode> {
     if !has_display() {
         eprintln!(
             "sightline: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the app cannot open a window.\n{HEADLESS_HELP}"
@@ -304,6 +317,8 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let recent = RecentFiles::load(RecentFiles::default_file());
+    let language =
+        super::language::LanguageFile::load(super::language::LanguageFile::default_file());
     let result = eframe::run_native(
         "Sightline",
         options,
@@ -320,7 +335,9 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
                     Arc::new(move || ctx.request_repaint()),
                 ),
             };
-            Ok(Box::new(app.with_recent(recent)))
+            Ok(Box::new(
+                app.with_recent(recent).with_language_file(lang, language),
+            ))
         }),
     );
     match result {

@@ -61,6 +61,8 @@ pub mod desktop;
 #[cfg(feature = "native")]
 pub mod follow;
 #[cfg(feature = "native")]
+pub mod language;
+#[cfg(feature = "native")]
 pub mod live;
 #[cfg(feature = "native")]
 pub mod menu;
