@@ -18,6 +18,7 @@ mod host_runs;
 mod http_proxy;
 mod import_inspector;
 mod import_wrap;
+mod language;
 mod llm_proxy;
 mod misbehaving_server;
 mod otlp;

@@ -23,6 +23,7 @@ pub mod explain;
 mod links;
 mod llm;
 mod lookup;
+pub mod narration;
 pub mod pins;
 pub mod poison;
 pub mod replay;

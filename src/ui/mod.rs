@@ -23,7 +23,8 @@
 //! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
 //!   change, and the badges that mark them on arrows and tools.
 //! - every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
-//!   `assets/i18n/`); the teaching-mode narration from [`narration`].
+//!   `assets/i18n/`); the teaching-mode narration from
+//!   [`crate::analysis::narration`].
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
 //! - [`scenarios`]: the shipped scenarios, embedded so the app runs from any directory.
 
@@ -39,7 +40,6 @@ mod legend;
 pub mod list;
 mod menu_bar;
 pub mod model_view;
-pub mod narration;
 pub mod replay;
 mod rowset;
 mod status;
