@@ -58,6 +58,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
             trace,
         } => import(app, format, &file, trace),
         Command::Run { scenario, options } => run(app, &scenario, options),
+        Command::CompareScenario(name) => super::compare_run::start(app, &name),
         Command::Export(format) => export(app, format),
         Command::ExportOtlpFile => export_otlp_file(app),
         Command::ExportOtlpEndpoint => app.platform.otlp.open = true,
