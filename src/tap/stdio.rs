@@ -465,8 +465,10 @@ impl StdioTap {
     }
 }
 
-/// Asks for a larger pipe buffer; a refusal (a lower system limit) leaves the pipe as it was.
-fn widen_pipe(fd: std::os::fd::RawFd) {
+/// Asks for a larger pipe buffer (1 MiB on Linux); a refusal (not a pipe, a lower system limit)
+/// leaves the descriptor as it was. The proxy widens the host's pipes too: fewer wake-ups for
+/// the same bytes, and nothing else changes for either end.
+pub fn widen_pipe(fd: std::os::fd::RawFd) {
     #[cfg(target_os = "linux")]
     // SAFETY: fcntl(2) on a descriptor we own; F_SETPIPE_SZ changes only the pipe's capacity.
     unsafe {
