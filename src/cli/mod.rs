@@ -10,6 +10,7 @@ mod doctor;
 pub mod exit;
 mod export;
 mod import;
+mod lang;
 mod llm_proxy;
 mod otlp;
 mod pins;
@@ -82,13 +83,18 @@ enum Command {
     /// Example: `sightline serve "$(sightline session path demo)" --listen 0.0.0.0:6300` (off
     /// the loopback every request needs the token printed in the URL)
     Serve(serve::ServeArgs),
-    /// Open a saved trace in the app (sequence diagram, inspector, teaching mode).
+    /// Open a saved trace in the app (sequence diagram, inspector, teaching mode), or two side
+    /// by side.
     ///
-    /// Example: `sightline open weather.jsonl`. With no command at all, the app opens and
-    /// runs the `weather` scenario live.
+    /// Examples: `sightline open weather.jsonl`; `sightline open weather-2025.jsonl
+    /// weather-2026.jsonl` (the same scenario under two revisions, differences named). With no
+    /// command at all, the app opens and runs the `weather` scenario live.
     Open {
         /// The trace file (JSON Lines), or a session folder.
         trace: PathBuf,
+        /// A second trace, shown beside the first in two synchronised diagrams.
+        #[arg(conflicts_with = "follow")]
+        other: Option<PathBuf>,
         /// Keep reading it as proxies write it: new events appear live (live attach).
         #[arg(long)]
         follow: bool,
@@ -147,6 +153,8 @@ enum Command {
         /// One derived JSON record per event instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        lang: lang::LangArg,
     },
     /// Check every message of a trace against the official MCP JSON Schema of its revision.
     ///
@@ -206,10 +214,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return crate::ui::launch(crate::ui::Start::Live);
     };
     match command {
-        Command::Open { trace, follow } => crate::ui::launch(if follow {
-            crate::ui::Start::Follow(trace)
-        } else {
-            crate::ui::Start::Open(trace)
+        Command::Open {
+            trace,
+            other,
+            follow,
+        } => crate::ui::launch(match other {
+            Some(other) => crate::ui::Start::Compare(trace, other),
+            None if follow => crate::ui::Start::Follow(trace),
+            None => crate::ui::Start::Open(trace),
         }),
         Command::Session(command) => session::run(command),
         Command::Proxy(args) => proxy::run(args),
@@ -224,7 +236,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
-        Command::Summary { trace, json } => summary(&trace, json),
+        Command::Summary { trace, json, lang } => summary(&trace, json, lang.language()?),
         Command::Validate(args) => validate::run(args),
         Command::Wrap(args) => wrap::run(args),
         Command::Import(args) => import::run(args),
@@ -296,14 +308,18 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
     Ok(loaded)
 }
 
-fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+fn summary(
+    path: &std::path::Path,
+    json: bool,
+    lang: crate::i18n::Language,
+) -> anyhow::Result<ExitCode> {
     let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if json {
         crate::export::summary::write_json_lines(&mut stdout, &loaded.events, &report)
     } else {
-        crate::export::summary::write_text(&mut stdout, &loaded.events, &report)
+        crate::export::summary::write_text_in(&mut stdout, &loaded.events, &report, lang)
     };
     use std::io::Write as _;
     match written.and_then(|()| stdout.flush()) {

@@ -162,6 +162,11 @@ impl Strings {
             .map_or(key, String::as_str)
     }
 
+    /// The text of `key` in `lang` itself, without falling back.
+    pub fn lookup(&self, lang: Language, key: &str) -> Option<&str> {
+        self.tables[lang.index()].get(key).map(String::as_str)
+    }
+
     /// [`Strings::get`], with each `{name}` placeholder replaced by its value. Placeholders
     /// without a value stay as they are.
     pub fn fmt(&self, lang: Language, key: &str, args: &[(&str, &str)]) -> String {
@@ -176,6 +181,42 @@ impl Strings {
     /// The keys of one language, in no particular order.
     pub fn keys(&self, lang: Language) -> impl Iterator<Item = &str> {
         self.tables[lang.index()].keys().map(String::as_str)
+    }
+}
+
+/// The embedded texts, parsed once for the whole process.
+pub fn shared() -> &'static Strings {
+    static SHARED: std::sync::OnceLock<Strings> = std::sync::OnceLock::new();
+    SHARED.get_or_init(Strings::embedded)
+}
+
+/// The texts of one language: what a renderer (a summary, a report, a diagram) is handed so
+/// that it writes in the reader's language.
+#[derive(Debug, Clone, Copy)]
+pub struct Words<'a> {
+    pub strings: &'a Strings,
+    pub lang: Language,
+}
+
+impl Words<'static> {
+    /// The embedded texts in `lang`.
+    pub fn of(lang: Language) -> Self {
+        Words {
+            strings: shared(),
+            lang,
+        }
+    }
+}
+
+impl<'a> Words<'a> {
+    /// See [`Strings::get`].
+    pub fn get(&self, key: &'a str) -> &'a str {
+        self.strings.get(self.lang, key)
+    }
+
+    /// See [`Strings::fmt`].
+    pub fn fmt(&self, key: &str, args: &[(&str, &str)]) -> String {
+        self.strings.fmt(self.lang, key, args)
     }
 }
 

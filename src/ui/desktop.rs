@@ -48,8 +48,14 @@ pub enum Command {
         scenario: String,
         options: RunOptions,
     },
+    /// Run a shipped scenario under both revisions and show the two side by side.
+    CompareScenario(String),
     /// Export the current trace (the diagram, or the whole viewer as HTML).
     Export(ExportFormat),
+    /// Export the current trace as OpenTelemetry spans to an OTLP/JSON file (off the UI thread).
+    ExportOtlpFile,
+    /// Open the window that sends the current trace to an OTLP/HTTP endpoint.
+    ExportOtlpEndpoint,
     /// Close the app window.
     Quit,
 }
@@ -64,9 +70,13 @@ pub struct Platform {
     pub(super) dialog: Option<(Picking, Receiver<Option<PathBuf>>)>,
     pub(super) recent: RecentFiles,
     pub(super) menu: MenuState,
+    /// File > Export > OpenTelemetry: its window and the export running.
+    pub(super) otlp: super::otlp_export::OtlpExport,
     /// Wakes the UI from background threads (the live run); a no-op in tests.
     pub(super) wake: Arc<dyn Fn() + Send + Sync>,
     pub(super) quit: bool,
+    /// View > Compare's two runs, while they run.
+    pub(super) comparing: Option<super::compare_run::CompareRuns>,
 }
 
 impl Default for Platform {
@@ -77,8 +87,10 @@ impl Default for Platform {
             dialog: None,
             recent: RecentFiles::in_memory(),
             menu: MenuState::default(),
+            otlp: Default::default(),
             wake: Arc::new(|| {}),
             quit: false,
+            comparing: None,
         }
     }
 }
@@ -86,7 +98,7 @@ impl Default for Platform {
 impl Platform {
     /// Whether events are on their way (the diagram says "waiting" rather than "no trace").
     pub fn is_waiting(&self) -> bool {
-        self.live.is_some() || self.following.is_some()
+        self.live.is_some() || self.following.is_some() || self.comparing.is_some()
     }
 
     /// The File menu.
@@ -94,8 +106,17 @@ impl Platform {
         self.menu.file_menu_ui(ui, &self.recent, has_trace, tr)
     }
 
+    /// The desktop's part of the View menu: compare a scenario under both revisions.
+    pub fn view_menu_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+        super::compare_run::view_menu_ui(ui, tr)
+    }
+
     /// What a live run is doing, in the status bar.
     pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+        if self.otlp.is_running() {
+            ui.spinner();
+            ui.label(tr.t("otlp.running"));
+        }
         if let Some(run) = &self.live {
             ui.spinner();
             ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
@@ -107,6 +128,7 @@ impl Platform {
 
     /// The run window, when open.
     pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
+        self.otlp.window_ui(ctx, tr);
         self.menu.run_window_ui(ctx, tr).map(super::Command::from)
     }
 }
@@ -120,7 +142,9 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     poll_live(app, ctx);
     poll_following(app, ctx);
+    super::compare_run::poll(app, ctx);
     super::actions::poll_dialog(app);
+    poll_otlp(app);
     super::actions::take_dropped_files(app, ctx);
 }
 
@@ -140,6 +164,20 @@ fn poll_live(app: &mut SightlineApp, ctx: &egui::Context) {
             app.platform.live = None;
             super::actions::run_finished(app, &title, &path, status);
         }
+    }
+}
+
+fn poll_otlp(app: &mut SightlineApp) {
+    if let Some(target) = app.platform.otlp.take_pending() {
+        let wake = app.platform.wake.clone();
+        app.platform.otlp.start(&app.store, target, wake);
+    }
+    if let Some(outcome) = app.platform.otlp.poll() {
+        let (text, is_error) = match outcome {
+            Ok(line) => (line, false),
+            Err(line) => (line, true),
+        };
+        app.notice = Some(super::app::Notice { text, is_error });
     }
 }
 
@@ -246,6 +284,8 @@ pub enum Start {
     Open(PathBuf),
     /// Show a trace file or session folder live as proxies write it (`sightline open --follow`).
     Follow(PathBuf),
+    /// Two saved traces side by side (`sightline open A B`).
+    Compare(PathBuf, PathBuf),
 }
 
 /// The commands that work without a display, for the message when there is none.
@@ -273,6 +313,7 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
     // Open the trace first, so a bad path is an ordinary command-line error.
     let opened = match &start {
         Start::Open(path) => Some(SightlineApp::from_trace(path)?),
+        Start::Compare(a, b) => Some(SightlineApp::compare_traces(a, b)?),
         Start::Follow(path) => {
             crate::trace::Follower::new(path)?;
             None
