@@ -29,6 +29,7 @@ mod readers_and_exits;
 mod real_peers;
 mod replay;
 mod replay_http;
+mod replay_model;
 mod security;
 mod sessions;
 mod tap_durability;

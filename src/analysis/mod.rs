@@ -18,6 +18,7 @@ pub mod conformance;
 pub mod definitions;
 pub mod diagram;
 pub mod diff;
+pub mod divergence;
 pub mod doctor;
 pub mod explain;
 mod links;

@@ -13,6 +13,7 @@
 //! The engine does not judge: comparing the two traces is [`crate::analysis::replay`]'s job
 //! (the CLI composes them), so the same comparison serves any two recordings.
 
+pub mod cassette;
 pub mod http;
 pub mod plan;
 mod stdio;
