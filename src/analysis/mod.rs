@@ -10,6 +10,7 @@
 //! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod align;
 pub mod canonical;
 pub mod chars;
 pub mod check;
@@ -24,10 +25,13 @@ pub mod explain;
 mod links;
 mod llm;
 mod lookup;
+pub mod narration;
 pub mod pins;
 pub mod poison;
 pub mod replay;
+pub mod revisions;
 pub mod tokens;
+pub mod trace_context;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
 pub use llm::{LlmExchange, LlmRole, Usage, llm_exchanges};

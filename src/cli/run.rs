@@ -56,6 +56,8 @@ pub struct RunArgs {
     /// report the turn at which the loop diverged from the recording (exit 1 if it did).
     #[arg(long, value_name = "TRACE")]
     replay_model: Option<PathBuf>,
+    #[command(flatten)]
+    live: super::otlp::LiveArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -102,6 +104,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let staging = staging_path(&path);
     let writer = TraceWriter::create(staging.as_deref().unwrap_or(&path), &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
+    let live = args.live.start(&recorder, &header)?;
 
     say(&format!("== {}", scenario.title));
     for line in scenario.explanation.trim().lines() {
@@ -126,6 +129,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             &format!("sightline run: stopped by {name}; the servers were stopped"),
         );
     }
+    super::otlp::finish(live);
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");

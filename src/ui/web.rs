@@ -59,6 +59,11 @@ impl Platform {
         None
     }
 
+    /// Comparing revisions runs scenarios: the desktop's.
+    pub fn view_menu_ui(&mut self, _ui: &mut Ui, _tr: Tr<'_>) -> Option<Command> {
+        None
+    }
+
     /// A served trace is followed live.
     pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
         if let Some(inbox) = &self.inbox {
