@@ -42,4 +42,5 @@ mod trust_secrets;
 mod trust_wrap;
 mod ui_app;
 mod ui_classroom;
+mod ui_compare_with;
 mod web_page;
