@@ -64,6 +64,8 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
         Command::ReplayAgainstWindow => app.platform.replay_against.open = true,
         Command::ReplayAgainst(target) => super::compare_with::start_replay(app, &target),
         Command::Export(format) => export(app, format),
+        Command::ExportOtlpFile => export_otlp_file(app),
+        Command::ExportOtlpEndpoint => app.platform.otlp.open = true,
         Command::Quit => app.platform.quit = true,
     }
 }
@@ -379,6 +381,43 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
         ),
     };
     notice(app, text, failed);
+}
+
+/// File > Export > OpenTelemetry (file): where to (a dialog, or next to the trace), then the
+/// mapping and the writing on their own thread.
+fn export_otlp_file(app: &mut SightlineApp) {
+    let default = match app.store.source.path() {
+        Some(p) => p.with_extension("otlp.json"),
+        None => live::data_dir().join("exports").join("trace.otlp.json"),
+    };
+    let path = if has_file_dialog() {
+        let mut dialog = rfd::FileDialog::new().set_file_name(
+            default
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        );
+        if let Some(dir) = default.parent() {
+            dialog = dialog.set_directory(dir);
+        }
+        match dialog.save_file() {
+            Some(p) => p,
+            None => return,
+        }
+    } else {
+        default
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        let text = tr(app).f(
+            "app.export_failed",
+            &[("error", format!("{}: {e}", dir.display()))],
+        );
+        return notice(app, text, true);
+    }
+    let wake = app.platform.wake.clone();
+    let target = super::otlp_export::Target::File(path);
+    app.platform.otlp.start(&app.store, target, wake);
 }
 
 /// The viewer and the shown trace in one page: a saved trace's file as it is, otherwise the

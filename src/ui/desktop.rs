@@ -61,6 +61,10 @@ pub enum Command {
     ReplayAgainst(String),
     /// Export the current trace (the diagram, or the whole viewer as HTML).
     Export(ExportFormat),
+    /// Export the current trace as OpenTelemetry spans to an OTLP/JSON file (off the UI thread).
+    ExportOtlpFile,
+    /// Open the window that sends the current trace to an OTLP/HTTP endpoint.
+    ExportOtlpEndpoint,
     /// Close the app window.
     Quit,
 }
@@ -75,6 +79,8 @@ pub struct Platform {
     pub(super) dialog: Option<(Picking, Receiver<Option<PathBuf>>)>,
     pub(super) recent: RecentFiles,
     pub(super) menu: MenuState,
+    /// File > Export > OpenTelemetry: its window and the export running.
+    pub(super) otlp: super::otlp_export::OtlpExport,
     /// Wakes the UI from background threads (the live run); a no-op in tests.
     pub(super) wake: Arc<dyn Fn() + Send + Sync>,
     pub(super) quit: bool,
@@ -92,6 +98,7 @@ impl Default for Platform {
             dialog: None,
             recent: RecentFiles::in_memory(),
             menu: MenuState::default(),
+            otlp: Default::default(),
             wake: Arc::new(|| {}),
             quit: false,
             comparing: None,
@@ -118,6 +125,10 @@ impl Platform {
 
     /// What a live run is doing, in the status bar.
     pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+        if self.otlp.is_running() {
+            ui.spinner();
+            ui.label(tr.t("otlp.running"));
+        }
         if let Some(run) = &self.live {
             ui.spinner();
             ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
@@ -129,6 +140,7 @@ impl Platform {
 
     /// The run window, when open.
     pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
+        self.otlp.window_ui(ctx, tr);
         let replay = self
             .replay_against
             .window_ui(ctx, tr)
@@ -152,6 +164,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     super::compare_run::poll(app, ctx);
     super::compare_with::poll(app, ctx);
     super::actions::poll_dialog(app);
+    poll_otlp(app);
     super::actions::take_dropped_files(app, ctx);
 }
 
@@ -171,6 +184,20 @@ fn poll_live(app: &mut SightlineApp, ctx: &egui::Context) {
             app.platform.live = None;
             super::actions::run_finished(app, &title, &path, status);
         }
+    }
+}
+
+fn poll_otlp(app: &mut SightlineApp) {
+    if let Some(target) = app.platform.otlp.take_pending() {
+        let wake = app.platform.wake.clone();
+        app.platform.otlp.start(&app.store, target, wake);
+    }
+    if let Some(outcome) = app.platform.otlp.poll() {
+        let (text, is_error) = match outcome {
+            Ok(line) => (line, false),
+            Err(line) => (line, true),
+        };
+        app.notice = Some(super::app::Notice { text, is_error });
     }
 }
 

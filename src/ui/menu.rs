@@ -3,7 +3,8 @@
 //! File: open (native dialog, or drop a `.jsonl` on the window), open recent, import another
 //! tool's recording (Claude Desktop log, MCP Inspector history, HAR), run a shipped
 //! scenario (any protocol revision it supports, the scripted model or a real provider when its
-//! key is set), export the diagram or the whole viewer as one HTML file, quit. The rest of the
+//! key is set), export the diagram, the whole viewer as one HTML file or OpenTelemetry spans
+//! (to a file or an endpoint), quit. The rest of the
 //! bar (View, Language) is `menu_bar`'s, the same in the browser.
 
 use egui::{ComboBox, Ui};
@@ -131,6 +132,12 @@ impl MenuState {
                     }
                     if ui.button(tr.t("menu.export_html")).clicked() {
                         command = Some(Command::Export(ExportFormat::Html));
+                    }
+                    if ui.button(tr.t("menu.export_otlp_file")).clicked() {
+                        command = Some(Command::ExportOtlpFile);
+                    }
+                    if ui.button(tr.t("menu.export_otlp_endpoint")).clicked() {
+                        command = Some(Command::ExportOtlpEndpoint);
                     }
                 });
             });

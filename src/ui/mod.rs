@@ -67,6 +67,8 @@ pub mod live;
 #[cfg(feature = "native")]
 pub mod menu;
 #[cfg(feature = "native")]
+mod otlp_export;
+#[cfg(feature = "native")]
 pub use desktop as platform;
 #[cfg(feature = "native")]
 pub mod recent;
