@@ -50,6 +50,15 @@ pub enum Command {
     },
     /// Run a shipped scenario under both revisions and show the two side by side.
     CompareScenario(String),
+    /// Show the native file dialog to pick a trace to compare the current one with.
+    CompareWithDialog,
+    /// Compare the current trace with this one, side by side, with `diff`'s findings.
+    CompareWith(PathBuf),
+    /// Show the "Replay against..." window.
+    ReplayAgainstWindow,
+    /// Replay the current trace against a server command or a Streamable HTTP URL, then
+    /// compare the recording with the replay.
+    ReplayAgainst(String),
     /// Export the current trace (the diagram, or the whole viewer as HTML).
     Export(ExportFormat),
     /// Export the current trace as OpenTelemetry spans to an OTLP/JSON file (off the UI thread).
@@ -77,6 +86,8 @@ pub struct Platform {
     pub(super) quit: bool,
     /// View > Compare's two runs, while they run.
     pub(super) comparing: Option<super::compare_run::CompareRuns>,
+    /// File > Replay against...: its window and the replay under way.
+    pub(super) replay_against: super::compare_with::ReplayAgainst,
 }
 
 impl Default for Platform {
@@ -91,6 +102,7 @@ impl Default for Platform {
             wake: Arc::new(|| {}),
             quit: false,
             comparing: None,
+            replay_against: Default::default(),
         }
     }
 }
@@ -129,7 +141,14 @@ impl Platform {
     /// The run window, when open.
     pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
         self.otlp.window_ui(ctx, tr);
-        self.menu.run_window_ui(ctx, tr).map(super::Command::from)
+        let replay = self
+            .replay_against
+            .window_ui(ctx, tr)
+            .map(|target| super::Command::from(Command::ReplayAgainst(target)));
+        self.menu
+            .run_window_ui(ctx, tr)
+            .map(super::Command::from)
+            .or(replay)
     }
 }
 
@@ -143,6 +162,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     poll_live(app, ctx);
     poll_following(app, ctx);
     super::compare_run::poll(app, ctx);
+    super::compare_with::poll(app, ctx);
     super::actions::poll_dialog(app);
     poll_otlp(app);
     super::actions::take_dropped_files(app, ctx);

@@ -57,6 +57,8 @@ mod actions;
 #[cfg(feature = "native")]
 pub mod compare_run;
 #[cfg(feature = "native")]
+pub mod compare_with;
+#[cfg(feature = "native")]
 pub mod desktop;
 #[cfg(feature = "native")]
 pub mod follow;
