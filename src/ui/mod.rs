@@ -25,6 +25,8 @@
 //! - every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
 //!   `assets/i18n/`); the teaching-mode narration from [`narration`].
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
+//! - [`settings`]: what the user chose (language, zoom, teaching mode, tab, recent files),
+//!   kept from one run to the next, apart from the state of this run.
 //! - [`scenarios`]: the shipped scenarios, embedded so the app runs from any directory.
 
 pub mod app;
@@ -42,6 +44,7 @@ pub mod model_view;
 pub mod narration;
 pub mod replay;
 mod rowset;
+pub mod settings;
 mod status;
 pub mod store;
 pub mod theme;
@@ -75,6 +78,7 @@ pub use app::{SightlineApp, Tab};
 pub use command::{Command, ExportFormat};
 #[cfg(feature = "native")]
 pub use desktop::{Command as DesktopCommand, Start, launch};
+pub use settings::Settings;
 
 /// The UI strings in the language chosen, handed to every panel.
 #[derive(Clone, Copy)]
