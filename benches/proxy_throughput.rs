@@ -1,9 +1,15 @@
 //! Proxy overhead, measured against a plain pipe in the same run.
 //!
-//! Throughput: 100,000 small JSON-RPC lines written into `cat` and read back, directly and
-//! through `sightline proxy -- cat` (which records every line to a trace file). Latency: one
-//! line at a time, waiting for its echo, directly and through the proxy; the added latency is
-//! the difference of the percentiles. Run with `cargo bench --bench proxy_throughput`.
+//! - Throughput: 100,000 small JSON-RPC lines written into `cat` and read back, directly and
+//!   through `sightline proxy -- cat` (which records every line to a trace file): the time to
+//!   the client's last byte, and to the proxy's exit with the whole trace written.
+//! - Latency: one line at a time, waiting for its echo, directly and through the proxy; the
+//!   added latency is the difference of the percentiles.
+//! - One 50 MB line (a base64 image in a `tools/call` result) through `cat` and back: the time
+//!   to the last byte, and the proxy's peak memory (its `ru_maxrss`) against the line's size.
+//!
+//! Run with `cargo bench --bench proxy_throughput`. With `SIGHTLINE_BASELINE=/path/to/sightline`
+//! an older build runs beside this one in every round, for before/after figures from one run.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -12,6 +18,15 @@ use std::time::{Duration, Instant};
 const MESSAGES: usize = 100_000;
 const ROUNDS: usize = 11;
 const ROUND_TRIPS: usize = 2_000;
+const LONG_LINE: usize = 50 << 20;
+const LONG_ROUNDS: usize = 5;
+
+/// What carries the bytes: `cat` alone, or a sightline binary's `proxy -- cat`.
+#[derive(Clone, Copy)]
+enum Via<'a> {
+    Direct,
+    Proxy(&'a str),
+}
 
 fn message(i: usize) -> String {
     format!(
@@ -19,9 +34,9 @@ fn message(i: usize) -> String {
     )
 }
 
-fn spawn(through_proxy: bool, trace: &std::path::Path) -> Child {
-    let mut cmd = if through_proxy {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_sightline"));
+fn spawn(via: Via<'_>, trace: &std::path::Path) -> Child {
+    let mut cmd = if let Via::Proxy(bin) = via {
+        let mut c = Command::new(bin);
         c.arg("proxy")
             .arg("--quiet")
             .arg("--trace")
@@ -38,31 +53,50 @@ fn spawn(through_proxy: bool, trace: &std::path::Path) -> Child {
         .expect("spawn")
 }
 
-/// Seconds to push every message through and read every byte back.
-fn throughput_run(through_proxy: bool, payload: &[u8], trace: &std::path::Path) -> Duration {
-    let mut child = spawn(through_proxy, trace);
+/// Pushes `payload` through and reads every byte back: the time to the last byte, to the
+/// exit of what carried it (for the proxy: with the whole trace written), and its peak
+/// resident memory in bytes.
+fn throughput_run(
+    via: Via<'_>,
+    payload: &[u8],
+    trace: &std::path::Path,
+) -> (Duration, Duration, u64) {
+    let child = spawn(via, trace);
+    let mut child = child;
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = child.stdout.take().expect("stdout");
     let start = Instant::now();
-    let data = payload.to_vec();
-    let writer = std::thread::spawn(move || {
-        stdin.write_all(&data).expect("write");
-    });
-    let mut got = 0usize;
-    let mut buf = vec![0u8; 64 * 1024];
-    while got < payload.len() {
-        let n = stdout.read(&mut buf).expect("read");
-        assert!(n > 0, "stream ended early after {got} bytes");
-        got += n;
-    }
-    let elapsed = start.elapsed();
-    writer.join().expect("writer");
-    child.wait().expect("wait");
-    elapsed
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            stdin.write_all(payload).expect("write");
+        });
+        let mut got = 0usize;
+        let mut buf = vec![0u8; 64 * 1024];
+        while got < payload.len() {
+            let n = stdout.read(&mut buf).expect("read");
+            assert!(n > 0, "stream ended early after {got} bytes");
+            got += n;
+        }
+        let last_byte = start.elapsed();
+        let peak = wait_peak_rss(child);
+        (last_byte, start.elapsed(), peak)
+    })
 }
 
-fn latencies(through_proxy: bool, trace: &std::path::Path) -> Vec<Duration> {
-    let mut child = spawn(through_proxy, trace);
+/// Waits for `child`; returns its peak resident memory in bytes.
+fn wait_peak_rss(child: Child) -> u64 {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: wait4 on our own child, which nothing else waits for; rusage is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    drop(child);
+    usage.ru_maxrss as u64 * 1024
+}
+
+fn latencies(via: Via<'_>, trace: &std::path::Path) -> Vec<Duration> {
+    let mut child = spawn(via, trace);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
@@ -93,6 +127,24 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// A `tools/call` result carrying one image of about `size` bytes, as one line.
+fn long_line(size: usize) -> Vec<u8> {
+    let head = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"image","mimeType":"image/png","data":""#;
+    let tail = b"\"}]}}\n";
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut line = Vec::with_capacity(size);
+    line.extend_from_slice(head);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    while line.len() < size - tail.len() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        line.push(alphabet[(x % 64) as usize]);
+    }
+    line.extend_from_slice(tail);
+    line
+}
+
 fn main() {
     let dir = std::env::temp_dir().join(format!("sightline-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");
@@ -101,25 +153,44 @@ fn main() {
         .flat_map(|i| message(i).into_bytes())
         .collect();
     let mb = payload.len() as f64 / 1e6;
-
-    let (mut direct, mut proxied) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        direct.push(throughput_run(false, &payload, &trace).as_secs_f64());
-        proxied.push(throughput_run(true, &payload, &trace).as_secs_f64());
+    let baseline = std::env::var("SIGHTLINE_BASELINE").ok();
+    let mut proxies = vec![("proxy", env!("CARGO_BIN_EXE_sightline"))];
+    if let Some(old) = &baseline {
+        proxies.push(("baseline", old.as_str()));
     }
-    let (d, p) = (median(direct), median(proxied));
+
+    let mut direct = (Vec::new(), Vec::new());
+    let mut proxied = vec![(Vec::new(), Vec::new()); proxies.len()];
+    for _ in 0..ROUNDS {
+        let (last, exit, _) = throughput_run(Via::Direct, &payload, &trace);
+        direct.0.push(last.as_secs_f64());
+        direct.1.push(exit.as_secs_f64());
+        for (k, (_, bin)) in proxies.iter().enumerate() {
+            let (last, exit, _) = throughput_run(Via::Proxy(bin), &payload, &trace);
+            proxied[k].0.push(last.as_secs_f64());
+            proxied[k].1.push(exit.as_secs_f64());
+        }
+    }
+    let d = median(direct.0);
     println!("throughput: {MESSAGES} messages ({mb:.1} MB), median of {ROUNDS} rounds");
     println!(
         "  plain pipe (cat):        {:>8.1} ms  {:>10.0} msg/s",
         d * 1e3,
         MESSAGES as f64 / d
     );
-    println!(
-        "  sightline proxy -- cat:  {:>8.1} ms  {:>10.0} msg/s",
-        p * 1e3,
-        MESSAGES as f64 / p
-    );
-    println!("  ratio proxy/direct:      {:>8.3}  (target >= 0.9)", d / p);
+    for ((name, _), (last, exit)) in proxies.iter().zip(proxied) {
+        let (p, e) = (median(last), median(exit));
+        println!(
+            "  {name:<8} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.9)",
+            p * 1e3,
+            d / p
+        );
+        println!(
+            "  {name:<8} exit, trace on disk {:>5.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.5)",
+            e * 1e3,
+            d / e
+        );
+    }
     let recorded = std::fs::read_to_string(&trace)
         .map(|t| t.lines().count())
         .unwrap_or(0);
@@ -127,23 +198,56 @@ fn main() {
         "  trace lines of the last proxied round: {recorded} (header + spawn + messages + exit)"
     );
 
-    let direct = latencies(false, &trace);
-    let proxied = latencies(true, &trace);
+    let direct = latencies(Via::Direct, &trace);
     println!("round trip latency, {ROUND_TRIPS} round trips one at a time (microseconds)");
     println!(
         "  plain pipe p50 {:>7.1}  p99 {:>7.1}",
         pct(&direct, 0.5),
         pct(&direct, 0.99)
     );
+    for (name, bin) in &proxies {
+        let proxied = latencies(Via::Proxy(bin), &trace);
+        println!(
+            "  {name:<8}   p50 {:>7.1}  p99 {:>7.1}",
+            pct(&proxied, 0.5),
+            pct(&proxied, 0.99)
+        );
+        println!(
+            "  {name:<8} added p50 {:>7.1}  p99 {:>7.1}  (goal p50 <= 15, p99 <= 50)",
+            pct(&proxied, 0.5) - pct(&direct, 0.5),
+            pct(&proxied, 0.99) - pct(&direct, 0.99)
+        );
+    }
+
+    let line = long_line(LONG_LINE);
+    let mut direct = Vec::new();
+    let mut proxied = vec![(Vec::new(), 0u64); proxies.len()];
+    for _ in 0..LONG_ROUNDS {
+        direct.push(throughput_run(Via::Direct, &line, &trace).0.as_secs_f64());
+        for (k, (_, bin)) in proxies.iter().enumerate() {
+            let (last, _, peak) = throughput_run(Via::Proxy(bin), &line, &trace);
+            proxied[k].0.push(last.as_secs_f64());
+            proxied[k].1 = proxied[k].1.max(peak);
+        }
+    }
+    let d = median(direct);
     println!(
-        "  proxy      p50 {:>7.1}  p99 {:>7.1}",
-        pct(&proxied, 0.5),
-        pct(&proxied, 0.99)
+        "one {} MB line through cat and back, median of {LONG_ROUNDS} rounds",
+        LONG_LINE >> 20
     );
-    println!(
-        "  added      p50 {:>7.1}  p99 {:>7.1}  (target p50 <= 50)",
-        pct(&proxied, 0.5) - pct(&direct, 0.5),
-        pct(&proxied, 0.99) - pct(&direct, 0.99)
-    );
+    println!("  plain pipe (cat):        {:>8.1} ms", d * 1e3);
+    for ((name, _), (last, peak)) in proxies.iter().zip(proxied) {
+        let p = median(last);
+        println!(
+            "  {name:<8} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.8)",
+            p * 1e3,
+            d / p
+        );
+        println!(
+            "  {name:<8} peak memory    {:>8.1} MB  {:.2}x the line  (goal <= 1x)",
+            peak as f64 / 1e6,
+            peak as f64 / line.len() as f64
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

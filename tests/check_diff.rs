@@ -338,6 +338,14 @@ fn check_reports_it_cannot_write_its_report_in_one_line() {
         stderr.contains("cannot write the sarif report to /nonexistent/dir/c.sarif"),
         "{stderr}"
     );
+    let out = sightline(&["check", s(&a), "--format", "junit", "--out", "/proc/c.xml"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot write the junit report to /proc/c.xml"),
+        "{stderr}"
+    );
     let out = sightline(&["check", s(&a), "--fail-on", "error,bogus"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(

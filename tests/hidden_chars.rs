@@ -5,10 +5,10 @@
 
 use serde_json::json;
 use sightline::analysis::chars::{INVISIBLE, is_invisible};
-use sightline::analysis::{diagram, poison, report};
+use sightline::analysis::{diagram, narration, poison, report};
 use sightline::i18n::{Language, Strings};
 use sightline::trace::load_from_reader;
-use sightline::ui::{narration, visible};
+use sightline::ui::visible;
 
 /// Every character of the table.
 fn table() -> Vec<char> {

@@ -12,7 +12,7 @@ use sightline::trace::{Channel, Event, Kind, Lane};
 use crate::util;
 
 /// A child process killed when dropped.
-struct Running(Child);
+pub struct Running(pub Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -29,7 +29,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn wait_until_accepting(port: u16, child: &mut Child) {
+pub fn wait_until_accepting(port: u16, child: &mut Child) {
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
@@ -41,7 +41,7 @@ fn wait_until_accepting(port: u16, child: &mut Child) {
     }
 }
 
-fn client(url: &str) -> String {
+pub fn client(url: &str) -> String {
     let out = util::run(
         Command::new("node")
             .arg(util::peer("http-client.mjs"))
@@ -67,7 +67,7 @@ fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
 }
 
 /// server-everything in `streamableHttp` mode on a free port, and its endpoint URL.
-fn everything() -> (Running, String) {
+pub fn everything() -> (Running, String) {
     let server_port = free_port();
     let mut server = Command::new("node");
     server
@@ -85,7 +85,7 @@ fn everything() -> (Running, String) {
 }
 
 /// Stops a proxy with SIGTERM, as a terminal would, so its traces are complete.
-fn stop(proxy: &mut Running) {
+pub fn stop(proxy: &mut Running) {
     let pid = proxy.0.id().to_string();
     let _ = Command::new("kill").args(["-TERM", &pid]).status();
     let deadline = Instant::now() + Duration::from_secs(10);

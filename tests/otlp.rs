@@ -296,11 +296,29 @@ fn check(trace: &Path, spans: &[Span], content: bool) {
         }
     }
 
-    // One chat span per LLM exchange.
-    let chats: Vec<&Span> = spans
+    // One chat span per LLM exchange: the loop's under the root, those the host made for a
+    // server's sampling request under that request's span.
+    let all_chats: Vec<&Span> = spans
         .iter()
         .filter(|s| attr_str(s, "gen_ai.operation.name") == Some("chat"))
         .collect();
+    let (chats, sampling): (Vec<&Span>, Vec<&Span>) = all_chats
+        .iter()
+        .partition(|s| s.parent_span_id == roots[0].span_id);
+    assert_eq!(
+        sampling.len(),
+        r.sampling.len(),
+        "one chat per sampling exchange"
+    );
+    for s in &sampling {
+        let parent = ids[s.parent_span_id.as_slice()];
+        // The server's request, or on 2026-07-28 the leg its `input_required` answered.
+        let asked = (parent.kind, parent.name.as_str()) == (SPAN_SERVER, "sampling/createMessage")
+            || (parent.kind == SPAN_CLIENT
+                && attr(parent, "sightline.mcp.input_required") == Some(&V::BoolValue(true)));
+        assert!(asked, "{} under {}", s.name, parent.name);
+        assert!(parent.start_time_unix_nano <= s.start_time_unix_nano);
+    }
     assert_eq!(chats.len(), r.llm.len());
     for (s, x) in chats.iter().zip(&r.llm) {
         assert_eq!(s.kind, SPAN_CLIENT);
@@ -634,4 +652,89 @@ fn endpoints_that_refuse_fail_or_hang_are_one_line_errors() {
         unavailable.got.lock().expect("lock").len() > 1,
         "503 is retried"
     );
+}
+
+#[test]
+fn a_malformed_traceparent_is_reported_by_validate_and_ignored_by_export() {
+    const GOOD: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const BAD: &str = "00-4BF92F3577B34DA6-nothex-01";
+    let call = |id: u32, tp: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"location":"Seoul"}},"_meta":{{"traceparent":"{tp}"}}}}}}"#
+        )
+    };
+    let input = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        call(1, GOOD),
+        call(2, BAD),
+    ]
+    .join("\n")
+        + "\n";
+    let dir = tempdir();
+    let trace = dir.path().join("tp.jsonl");
+    let o = run_with_input(
+        Command::new(bin())
+            .args(["proxy", "--name", "weather", "--trace"])
+            .arg(&trace)
+            .args(["--", bin(), "demo-server", "weather"]),
+        input.as_bytes(),
+        Duration::from_secs(20),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let loaded = load(&trace);
+    let bad_seq = loaded
+        .events
+        .iter()
+        .find(|e| e.text().contains(BAD))
+        .expect("the bad call is recorded")
+        .seq;
+
+    let v = run(
+        Command::new(bin()).arg("validate").arg(&trace),
+        Duration::from_secs(30),
+    );
+    let report = text(&v.stdout);
+    assert_eq!(v.status.code(), Some(1), "{report}");
+    let line = report
+        .lines()
+        .find(|l| l.contains("traceparent"))
+        .unwrap_or_else(|| panic!("no traceparent line in {report}"));
+    assert!(line.starts_with(&format!("#{bad_seq} ")), "{line}");
+    assert!(
+        line.contains(BAD) && line.contains("/params/_meta/traceparent"),
+        "{line}"
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.contains("traceparent")).count(),
+        1,
+        "the valid one is not reported: {report}"
+    );
+
+    let out = dir.path().join("tp.otlp.json");
+    let e = export(&trace, &["--out", out.to_str().expect("path")]);
+    assert!(e.status.success(), "{}", text(&e.stderr));
+    let spans = spans_of_file(&out);
+    let root = &spans[0];
+    let id = |s: &&Span| attr_str(s, "jsonrpc.request.id").map(str::to_string);
+    let calls: Vec<&Span> = spans
+        .iter()
+        .filter(|s| s.name == "tools/call get_weather")
+        .collect();
+    let joined = calls
+        .iter()
+        .find(|s| id(s).as_deref() == Some("1"))
+        .expect("1");
+    let ignored = calls
+        .iter()
+        .find(|s| id(s).as_deref() == Some("2"))
+        .expect("2");
+    let caller = sightline::wire::traceparent::parse_traceparent(GOOD).expect("valid");
+    assert_eq!(joined.trace_id, caller.trace_id);
+    assert_eq!(joined.parent_span_id, caller.span_id);
+    assert_eq!(
+        ignored.trace_id, root.trace_id,
+        "the malformed one is ignored"
+    );
+    assert_eq!(ignored.parent_span_id, root.span_id);
 }

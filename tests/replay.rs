@@ -247,3 +247,124 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
     let out = replay(&empty, &dir.path().join("d.jsonl"), &[], &dies);
     one_line(&out, "has no client requests to server `x`");
 }
+
+#[test]
+fn a_retry_carries_the_new_servers_request_state_byte_for_byte_not_the_recorded_one() {
+    let dir = tempdir();
+    let trace = dir.path().join("mrtr.jsonl");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-round-trip.toml");
+    let out = run(
+        Command::new(bin())
+            .arg("run")
+            .arg(&scenario)
+            .args(["--trace", s(&trace)]),
+        LIMIT,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A server whose requestState differs from the recording's (minted anew by each run), and
+    // which completes only a retry that carries its own.
+    let r = dir.path().join("r.jsonl");
+    let server = vec![
+        "python3".to_string(),
+        peer("replay/changed_server.py"),
+        "mrtr-b".into(),
+    ];
+    let out = replay(&trace, &r, &[], &server);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let retry_of = |path: &Path| {
+        let t = load(path);
+        let a = analyze(&t.events);
+        let line = |i: usize| t.events[i].text().into_owned();
+        let first = a
+            .derived
+            .iter()
+            .position(|d| d.input_required)
+            .expect("input_required");
+        let retry = a
+            .derived
+            .iter()
+            .position(|d| d.retry_of().is_some())
+            .expect("a retry");
+        let answer = match a.derived[retry].pairing {
+            sightline::trace::Pairing::AnsweredBy(seq) => {
+                t.events.iter().position(|e| e.seq == seq)
+            }
+            _ => None,
+        };
+        (line(first), line(retry), answer.map(line))
+    };
+    let (recorded_round, recorded_retry, _) = retry_of(&trace);
+    let (new_round, new_retry, new_answer) = retry_of(&r);
+    let state = |line: &str, pointer: &str| {
+        serde_json::from_str::<Value>(line).expect("JSON")[pointer.split('/').nth(1).expect("p")]
+            ["requestState"]
+            .as_str()
+            .expect("a requestState")
+            .to_string()
+    };
+    let (old_state, new_state) = (
+        state(&recorded_round, "/result"),
+        state(&new_round, "/result"),
+    );
+    assert_ne!(
+        old_state, new_state,
+        "the servers' states must differ for this test to mean anything"
+    );
+    assert_eq!(state(&recorded_retry, "/params"), old_state);
+    // The retry's bytes are the recorded retry's with only the requestState swapped.
+    let expected = recorded_retry.replace(
+        &format!("\"requestState\":\"{old_state}\""),
+        &format!("\"requestState\":\"{new_state}\""),
+    );
+    assert_ne!(expected, recorded_retry);
+    assert_eq!(new_retry, expected);
+    // And the new server accepted it (a stale state would have been an error).
+    let answer: Value =
+        serde_json::from_str(&new_answer.expect("the retry was answered")).expect("JSON");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "Confirmed (accept): delete the old build artifacts",
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_server_that_refuses_the_recorded_protocol_version_stops_the_replay_with_one_line() {
+    let dir = tempdir();
+    let trace = dir.path().join("weather.jsonl");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/weather.toml");
+    let out = run(
+        Command::new(bin())
+            .arg("run")
+            .arg(&scenario)
+            .args(["--trace", s(&trace)]),
+        LIMIT,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r = dir.path().join("r.jsonl");
+    let server = vec![
+        "python3".to_string(),
+        peer("replay/changed_server.py"),
+        "refuse-version".into(),
+    ];
+    let out = replay(&trace, &r, &[], &server);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].contains(
+            "the server refuses protocol version 2025-11-25: it answered 2024-11-05 (to initialize, recorded #2)"
+        ) && errors[0].contains(s(&r)),
+        "{stderr}"
+    );
+    // What was recorded is kept: the initialize and its answer.
+    let kept = load(&r);
+    assert!(
+        kept.events
+            .iter()
+            .any(|e| e.text().contains("\"2024-11-05\""))
+    );
+    // The rest was not sent, and the report says so.
+    assert!(text(&out.stdout).contains("not sent (the replay stopped before it)"));
+}

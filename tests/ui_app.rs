@@ -181,7 +181,7 @@ fn switching_the_language_changes_the_narration_to_portuguese_and_spanish() {
         assert_eq!(h.state().language(), lang);
         let narration = h.state_mut().narration();
         let store = h.state().store();
-        let expected = sightline::ui::narration::narrate(
+        let expected = sightline::analysis::narration::narrate(
             &store.events,
             &store.report,
             event,

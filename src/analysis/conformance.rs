@@ -273,6 +273,9 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
             ));
         }
     }
+    out.violations
+        .extend(super::trace_context::violations(events, analysis));
+    out.violations.sort_by_key(|v| v.event);
     out
 }
 

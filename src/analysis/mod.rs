@@ -23,10 +23,12 @@ pub mod explain;
 mod links;
 mod llm;
 mod lookup;
+pub mod narration;
 pub mod pins;
 pub mod poison;
 pub mod replay;
 pub mod tokens;
+pub mod trace_context;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
 pub use llm::{LlmExchange, LlmRole, Usage, llm_exchanges};

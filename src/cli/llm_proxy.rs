@@ -43,6 +43,8 @@ pub struct LlmProxyArgs {
     /// the trace (0: wait forever). Not applied to a GET.
     #[arg(long, value_name = "SECS", default_value_t = crate::tap::llm_proxy::HEADER_TIMEOUT.as_secs())]
     header_timeout: u64,
+    #[command(flatten)]
+    live: super::otlp::LiveArgs,
 }
 
 pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
@@ -63,6 +65,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
     );
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
+    let live = args.live.start(&recorder, &header)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
         let proxy = LlmProxy::bind(args.listen, &args.upstream, recorder.clone())
@@ -81,6 +84,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             .await
             .context("the proxy stopped")
     });
+    super::otlp::finish(live);
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");

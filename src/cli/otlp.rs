@@ -1,22 +1,32 @@
 //! The OpenTelemetry flags every command that exports spans shares (`export --format otlp`, and
-//! the live `--otlp-endpoint` of the proxies and `run`), and the standard variables behind them.
+//! the live `--otlp-endpoint` of the proxies, `run` and `wrap`), the standard variables behind
+//! them, and the recorder's sink that hands events to the live exporter.
 
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+
+use anyhow::Context as _;
 use clap::Args;
 
+use crate::export::otlp::live::{Live, LiveQueue, SHUTDOWN_GRACE};
+use crate::export::otlp::send::Sender;
 use crate::export::otlp::{Options, send::Endpoint};
+use crate::tap::Recorder;
+use crate::tap::recorder::{EventSink, LineBatch};
+use crate::trace::{Event, Header, Lane, TraceError};
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct OtlpArgs {
     /// A header for the OTLP endpoint, KEY=VALUE (repeatable): auth and tenant headers. Also
     /// read from OTEL_EXPORTER_OTLP_HEADERS. Values are never printed or recorded.
-    #[arg(long = "otlp-header", value_name = "K=V")]
+    #[arg(long = "otlp-header", id = "otlp_header", value_name = "K=V")]
     headers: Vec<String>,
     /// `http/protobuf` (default) or `http/json` (also OTEL_EXPORTER_OTLP_PROTOCOL).
-    #[arg(long = "otlp-protocol", value_name = "PROTOCOL")]
+    #[arg(long = "otlp-protocol", id = "otlp_protocol", value_name = "PROTOCOL")]
     protocol: Option<String>,
     /// Include message content, tool arguments and tool results in the spans (off by default,
     /// as the conventions require).
-    #[arg(long = "otlp-content")]
+    #[arg(long = "otlp-content", id = "otlp_content")]
     content: bool,
 }
 
@@ -44,11 +54,140 @@ impl OtlpArgs {
 
     /// The endpoint: `url` if given, else the standard variables.
     pub fn endpoint(&self, url: Option<&str>) -> anyhow::Result<Endpoint> {
+        self.endpoint_with(url, Vec::new())
+    }
+
+    /// Like [`OtlpArgs::endpoint`], with `first` headers (`K=V`) before the flags' (which win).
+    fn endpoint_with(&self, url: Option<&str>, mut first: Vec<String>) -> anyhow::Result<Endpoint> {
+        first.extend(self.headers.iter().cloned());
         Ok(Endpoint::resolve(
             url,
-            &self.headers,
+            &first,
             self.protocol.as_deref(),
             &env,
         )?)
+    }
+}
+
+/// The live-streaming flags of `proxy`, `proxy --http`, `llm-proxy`, `run` and `wrap`.
+#[derive(Debug, Clone, Args, Default)]
+pub struct LiveArgs {
+    /// Stream spans to this OTLP/HTTP traces endpoint while recording (a URL with no path gets
+    /// /v1/traces), each request/response pair once complete. Never slows forwarding: when the
+    /// backend is down or slow, spans are dropped, counted and the count noted in the trace.
+    #[arg(long = "otlp-endpoint", id = "otlp_endpoint", value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Headers for --otlp-endpoint from FILE, one KEY=VALUE per line (`wrap` writes one, so a
+    /// secret is neither in the host's config nor on a command line). --otlp-header wins.
+    #[arg(
+        long = "otlp-headers-file",
+        id = "otlp_headers_file",
+        value_name = "FILE",
+        requires = "otlp_endpoint"
+    )]
+    pub headers_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub otlp: OtlpArgs,
+}
+
+/// `K=V` lines of a headers file (blank lines and `#` comments skipped).
+pub fn read_headers_file(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the OTLP headers file {}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if !line.contains('=') {
+            anyhow::bail!("{} line {}: not KEY=VALUE", path.display(), n + 1);
+        }
+        out.push(line.to_string());
+    }
+    Ok(out)
+}
+
+impl LiveArgs {
+    /// Starts streaming `recorder`'s events when --otlp-endpoint is given: the header is the
+    /// trace file's (the trace id comes from it, as `export` of the file does).
+    pub fn start(
+        &self,
+        recorder: &Arc<Recorder>,
+        header: &Header,
+    ) -> anyhow::Result<Option<LiveExport>> {
+        let Some(url) = &self.endpoint else {
+            return Ok(None);
+        };
+        let first = match &self.headers_file {
+            Some(path) => read_headers_file(path)?,
+            None => Vec::new(),
+        };
+        let endpoint = self.otlp.endpoint_with(Some(url), first)?;
+        let shown = endpoint.url.clone();
+        let sender = Sender::new(endpoint)?;
+        let weak: Weak<Recorder> = Arc::downgrade(recorder);
+        let on_outage = Box::new(move |text: &str| {
+            tracing::warn!("{text}");
+            if let Some(recorder) = weak.upgrade() {
+                recorder.record_note(Lane::Host, Lane::Host, text);
+            }
+        });
+        let live = Live::start(header.clone(), self.otlp.options(), sender, on_outage)
+            .context("cannot start the OTLP exporter's thread")?;
+        recorder.add_sink(Box::new(LiveSink(live.queue())));
+        tracing::info!("streaming spans to {shown}");
+        Ok(Some(LiveExport {
+            live,
+            recorder: recorder.clone(),
+        }))
+    }
+}
+
+/// Live streaming in progress; [`LiveExport::finish`] before the recorder finishes.
+pub struct LiveExport {
+    live: Live,
+    recorder: Arc<Recorder>,
+}
+
+impl LiveExport {
+    /// Sends what is left (within a short grace) and records what was sent and dropped as a
+    /// note in the trace; says so on stderr when spans were dropped.
+    pub fn finish(self) {
+        let report = self.live.finish(SHUTDOWN_GRACE);
+        let note = report.note();
+        self.recorder.record_note(Lane::Host, Lane::Host, &note);
+        if report.dropped > 0 || report.dropped_events > 0 {
+            eprintln!("sightline: warning: {note}");
+        } else {
+            tracing::info!("{note}");
+        }
+    }
+}
+
+/// Where finishing is optional (an early error): finishes when there is something to finish.
+pub fn finish(live: Option<LiveExport>) {
+    if let Some(live) = live {
+        live.finish();
+    }
+}
+
+/// The recorder's sink for live export: under the recorder's lock it only offers a copy of the
+/// event to the exporter's bounded queue, which never waits.
+struct LiveSink(LiveQueue);
+
+impl EventSink for LiveSink {
+    fn write(&mut self, event: &Event) -> Result<(), TraceError> {
+        self.0.offer(event.clone());
+        Ok(())
+    }
+
+    fn write_lines(&mut self, batch: &LineBatch) -> Result<(), TraceError> {
+        batch.events().for_each(|event| self.0.offer(event));
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), TraceError> {
+        Ok(())
     }
 }

@@ -55,6 +55,8 @@ pub struct ProxyArgs {
     /// noting it in the trace (0: wait forever). Not applied to a GET (the standalone stream).
     #[arg(long, value_name = "SECS", requires = "http", default_value_t = crate::tap::llm_proxy::HEADER_TIMEOUT.as_secs())]
     header_timeout: u64,
+    #[command(flatten)]
+    live: super::otlp::LiveArgs,
 }
 
 pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
@@ -84,6 +86,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         eprintln!("sightline: recording server `{name}` to {}", path.display());
     }
     let recorder = Recorder::start(vec![Box::new(writer)]);
+    let live = args.live.start(&recorder, &header)?;
     let cmd = ServerCommand::new(name, program, rest.to_vec());
     // Unbuffered handles on our stdin and stdout: each chunk goes out in one write, at once.
     let unbuffered =
@@ -100,6 +103,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     ) {
         Ok(tap) => tap,
         Err(err) => {
+            super::otlp::finish(live);
             recorder.finish();
             eprintln!("sightline: error: {err} (recorded in {})", path.display());
             return Ok(ExitCode::from(127));
@@ -107,6 +111,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     };
     forward_signals(&tap);
     let outcome = tap.wait();
+    super::otlp::finish(live);
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");
@@ -151,6 +156,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     );
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
+    let live = args.live.start(&recorder, &header)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
         let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone())
@@ -170,6 +176,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .await
             .context("the proxy stopped")
     });
+    super::otlp::finish(live);
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");

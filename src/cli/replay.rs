@@ -1,6 +1,7 @@
 //! `sightline replay TRACE [--server NAME] [--ignore POINTER]... [--trace OUT] [--timeout D]
-//! [--json] -- CMD [ARGS...]`: a recorded client session sent again to a live server, and
-//! each answer compared with the recorded one.
+//! [--json] (-- CMD [ARGS...] | --url URL)`: a recorded client session sent again to a live
+//! server (a command on stdio, or a Streamable HTTP endpoint), and each answer compared with
+//! the recorded one.
 //!
 //! Composition only: [`crate::host::replay`] plays the recorded client through the tap into
 //! OUT, [`crate::analysis::replay`] compares OUT with TRACE, [`crate::export::replay`] prints.
@@ -15,11 +16,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::analysis::compare::Difference;
 use crate::analysis::compare::Pattern;
-use crate::analysis::replay::{Side, compare_replay, default_ignore};
-use crate::host::replay::{plan, replay_stdio};
+use crate::analysis::replay::{RequestResult, Side, Status, compare_replay, default_ignore};
+use crate::host::replay::{plan, replay_http, replay_stdio};
 use crate::tap::{Recorder, ServerCommand};
-use crate::trace::{Header, TraceWriter};
+use crate::trace::{Header, Lane, TraceWriter};
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -41,8 +43,12 @@ pub struct ReplayArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// A Streamable HTTP server to replay against instead of a command, e.g.
+    /// `http://127.0.0.1:3001/mcp` (reached through the HTTP recording proxy).
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
     /// The server to replay against, and its arguments.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
 }
 
@@ -63,18 +69,27 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .insert("replay_of".into(), args.trace.display().to_string().into());
     let writer = TraceWriter::create(&out_path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
-    let (program, rest) = args.command.split_first().context("no server command")?;
-    let cmd = ServerCommand::new(name.clone(), program.clone(), rest.to_vec());
-    let replayed = replay_stdio(&plan, &cmd, recorder.clone(), args.timeout);
+    let (replayed, new_lane, target) = match &args.url {
+        Some(url) => {
+            let shown = crate::wire::redact_url::redact_url(url).0;
+            let r = replay_http(&plan, url, &name, recorder.clone(), args.timeout);
+            (r, Lane::server(&name), shown)
+        }
+        None => {
+            let (program, rest) = args.command.split_first().context("no server command")?;
+            let cmd = ServerCommand::new(name.clone(), program.clone(), rest.to_vec());
+            let r = replay_stdio(&plan, &cmd, recorder.clone(), args.timeout);
+            (r, cmd.lane(), args.command.join(" "))
+        }
+    };
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");
     }
     let replayed = replayed.map_err(|e| {
         anyhow::anyhow!(
-            "cannot replay {} against `{}`: {e} (recorded in {})",
+            "cannot replay {} against `{target}`: {e} (recorded in {})",
             args.trace.display(),
-            args.command.join(" "),
             out_path.display()
         )
     })?;
@@ -85,7 +100,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .ignore
         .into_iter()
         .fold(default_ignore(), |i, p| i.with(p));
-    let results = compare_replay(
+    let mut results = compare_replay(
         &Side {
             events: &recorded.events,
             rpc: &rpc,
@@ -94,10 +109,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         &Side {
             events: &new.events,
             rpc: &new_rpc,
-            lane: &cmd.lane(),
+            lane: &new_lane,
         },
         &ignore,
     );
+    rejected_as_differences(&mut results, &replayed.rejected);
     let text = if args.json {
         crate::export::replay::json(&results)
     } else {
@@ -113,11 +129,30 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(failure) = replayed.failure {
         anyhow::bail!(
-            "could not finish the replay: {failure}; what was recorded is in {}",
+            "could not finish the replay against `{target}`: {failure}; what was recorded is in {}",
             out_path.display()
         );
     }
     Ok(ExitCode::from(u8::from(!crate::export::replay::all_same(
         &results,
     ))))
+}
+
+/// A request the new server refused without a JSON-RPC answer (an HTTP `4xx`) differs from
+/// its recording in the whole answer: the recorded one, then what the server said.
+fn rejected_as_differences(results: &mut [RequestResult], rejected: &[(u64, String)]) {
+    for (seq, said) in rejected {
+        let Some(r) = results.iter_mut().find(|r| r.recorded_seq == *seq) else {
+            continue;
+        };
+        if matches!(r.status, Status::NoAnswer) {
+            r.status = Status::Differs {
+                differences: vec![Difference {
+                    pointer: String::new(),
+                    old: Some(serde_json::Value::String("a JSON-RPC answer".into())),
+                    new: Some(serde_json::Value::String(format!("rejected: {said}"))),
+                }],
+            };
+        }
+    }
 }

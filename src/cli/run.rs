@@ -52,6 +52,8 @@ pub struct RunArgs {
     /// How long each MCP request waits for the server's answer (`30s`, `500ms`, `2m`).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     timeout: Duration,
+    #[command(flatten)]
+    live: super::otlp::LiveArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -94,6 +96,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let staging = staging_path(&path);
     let writer = TraceWriter::create(staging.as_deref().unwrap_or(&path), &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
+    let live = args.live.start(&recorder, &header)?;
 
     say(&format!("== {}", scenario.title));
     for line in scenario.explanation.trim().lines() {
@@ -118,6 +121,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             &format!("sightline run: stopped by {name}; the servers were stopped"),
         );
     }
+    super::otlp::finish(live);
     let report = recorder.finish();
     for err in &report.errors {
         eprintln!("sightline: warning: {err}");

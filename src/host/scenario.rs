@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::scripted::Script;
+use crate::i18n::{Language, Strings};
 use crate::wire::api::ApiShape;
 use crate::wire::catalog::{CatalogOptions, OnInvalidTool, Prefix};
 
@@ -257,6 +258,41 @@ impl Scenario {
             }
         }
         Ok(scenario)
+    }
+
+    /// The title in `lang`. `name` is the file's stem: a shipped scenario, unchanged, has its
+    /// words in `assets/i18n` (`scenario.<name>.title` and `.explanation`, the English there
+    /// equal to the file's); any other scenario shows its own.
+    pub fn title_in<'a>(&'a self, strings: &'a Strings, lang: Language, name: &str) -> &'a str {
+        self.text_in(strings, lang, name, "title", &self.title)
+    }
+
+    /// The explanation in `lang` (see [`Scenario::title_in`]).
+    pub fn explanation_in<'a>(
+        &'a self,
+        strings: &'a Strings,
+        lang: Language,
+        name: &str,
+    ) -> &'a str {
+        self.text_in(strings, lang, name, "explanation", &self.explanation)
+    }
+
+    fn text_in<'a>(
+        &'a self,
+        strings: &'a Strings,
+        lang: Language,
+        name: &str,
+        field: &str,
+        own: &'a str,
+    ) -> &'a str {
+        let key = |field: &str| format!("scenario.{name}.{field}");
+        let english = |field: &str| strings.lookup(Language::En, &key(field)).map(str::trim);
+        let shipped = english("title") == Some(self.title.trim())
+            && english("explanation") == Some(self.explanation.trim());
+        match strings.lookup(lang, &key(field)) {
+            Some(text) if shipped => text,
+            _ => own,
+        }
     }
 
     /// Whether the embedded scripted model plays the model.

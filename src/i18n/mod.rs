@@ -162,6 +162,11 @@ impl Strings {
             .map_or(key, String::as_str)
     }
 
+    /// The text of `key` in `lang` itself, without falling back.
+    pub fn lookup(&self, lang: Language, key: &str) -> Option<&str> {
+        self.tables[lang.index()].get(key).map(String::as_str)
+    }
+
     /// [`Strings::get`], with each `{name}` placeholder replaced by its value. Placeholders
     /// without a value stay as they are.
     pub fn fmt(&self, lang: Language, key: &str, args: &[(&str, &str)]) -> String {

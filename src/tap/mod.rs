@@ -7,6 +7,7 @@
 //! [`crate::trace`]'s job, on load).
 //!
 //! - [`lines`]: cutting a byte stream into newline-delimited records without holding a line twice.
+//! - [`long_line`]: where a line too long to hold waits (a temporary file) until it is recorded.
 //! - [`recorder`]: one clock, one sequence, each event written to the trace before it is forwarded.
 //! - [`stdio`]: spawning a server and pumping its stdin, stdout and stderr.
 //! - [`wrap`]: rewriting a host's MCP server config so its stdio servers run behind the tap and
@@ -19,11 +20,12 @@ mod http_common;
 pub mod http_proxy;
 pub mod lines;
 pub mod llm_proxy;
+pub mod long_line;
 pub mod paths;
 pub mod recorder;
 pub mod stdio;
 pub mod wrap;
 
 pub use lines::Lines;
-pub use recorder::{Batch, EventSink, LineBatch, MemorySink, Recorder, RecorderReport};
+pub use recorder::{Batch, EventSink, LineBatch, LongBatch, MemorySink, Recorder, RecorderReport};
 pub use stdio::{ExitOutcome, ServerCommand, StdioTap, TapError};

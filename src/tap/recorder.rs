@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use chrono::{DateTime, Utc};
 
 use super::lines::Lines;
+use super::long_line::LongLine;
 use crate::trace::{Channel, Event, HttpInfo, Lane, ProcessInfo, TraceError, TraceWriter};
 
 /// Where recorded events go. The recorder calls `write` (or `write_lines`) for each event and
@@ -28,6 +29,19 @@ pub trait EventSink: Send {
     fn write_lines(&mut self, batch: &LineBatch) -> Result<(), TraceError> {
         batch.events().try_for_each(|event| self.write(&event))
     }
+
+    /// Writes the event of a line kept in a temporary file; the default reads it into memory.
+    fn write_long(&mut self, line: &LongBatch<'_>) -> Result<(), TraceError> {
+        let bytes = line.line.to_vec().map_err(TraceError::Spilled)?;
+        self.write(&Event::with_bytes(
+            line.seq,
+            line.time,
+            line.from.clone(),
+            line.to.clone(),
+            line.channel.clone(),
+            bytes,
+        ))
+    }
 }
 
 impl EventSink for TraceWriter {
@@ -41,6 +55,18 @@ impl EventSink for TraceWriter {
             .try_for_each(|(seq, line)| {
                 self.append_bytes(seq, b.time, &b.from, &b.to, &b.channel, line)
             })
+    }
+
+    fn write_long(&mut self, b: &LongBatch<'_>) -> Result<(), TraceError> {
+        self.append_reader(
+            b.seq,
+            b.time,
+            b.from,
+            b.to,
+            b.channel,
+            b.line.is_utf8(),
+            &mut b.line.reader(),
+        )
     }
 
     fn flush(&mut self) -> Result<(), TraceError> {
@@ -115,6 +141,16 @@ impl LineBatch {
                 )
             })
     }
+}
+
+/// One line that crossed, kept in a temporary file (see [`LongLine`]).
+pub struct LongBatch<'a> {
+    pub seq: u64,
+    pub time: DateTime<Utc>,
+    pub from: &'a Lane,
+    pub to: &'a Lane,
+    pub channel: &'a Channel,
+    pub line: &'a LongLine,
 }
 
 /// What the recorder did, reported when recording finishes.
@@ -248,6 +284,25 @@ impl Recorder {
         if !state.finished {
             state.each_sink(|sink| sink.write_lines(&batch));
             state.report.events += batch.lines.len() as u64;
+            state.flush();
+        }
+    }
+
+    /// Records one line kept in a temporary file (a line longer than the splitter holds): it
+    /// is streamed from there into each sink.
+    pub fn record_long_line(&self, from: &Lane, to: &Lane, channel: &Channel, line: &LongLine) {
+        let mut state = self.state();
+        let batch = LongBatch {
+            seq: state.take_seq(1),
+            time: crate::trace::now(),
+            from,
+            to,
+            channel,
+            line,
+        };
+        if !state.finished {
+            state.each_sink(|sink| sink.write_long(&batch));
+            state.report.events += 1;
             state.flush();
         }
     }

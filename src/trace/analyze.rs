@@ -78,6 +78,10 @@ pub enum Pairing {
     Orphan,
 }
 
+/// Why a request has no answer when the events end before it: the request may still be in
+/// flight (a live stream maps it only once its answer arrives).
+pub const PENDING_AT_END: &str = "no response before the trace ended";
+
 /// The interpretation of one event.
 ///
 /// There is one per event, so it is kept small: texts that repeat (methods, revisions, tool
@@ -242,7 +246,7 @@ pub fn analyze(events: &[Event]) -> Analysis {
         };
         derived.push(d);
     }
-    let never: Shared = Shared::from("no response before the trace ended");
+    let never: Shared = Shared::from(PENDING_AT_END);
     for (_, pending) in state.pending.drain() {
         derived[pending.index].pairing = Pairing::Unanswered(never.clone());
     }

@@ -1,20 +1,16 @@
-//! Reading and writing trace files (JSON Lines: a header, then one event per line).
+//! Reading trace files (JSON Lines: a header, then one event per line); writing them is
+//! [`super::writer`]'s.
 //!
-//! The writer appends one line per event; the recorder flushes it after each record call, before
-//! the bytes recorded are forwarded, so the file is never behind what was delivered (a recorder
-//! killed outright may leave a half-written last line, which the reader reports and skips).
 //! The reader is forgiving in the way a crash demands: a bad or truncated line is reported by
 //! number and skipped, and every good event is kept.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-
-use chrono::{DateTime, Utc};
 
 use base64::Engine as _;
 
-use super::event::{Channel, Event, Header, Lane, TRACE_FORMAT_VERSION, format_time};
+use super::event::{Event, Header, TRACE_FORMAT_VERSION, format_time};
 
 /// Why a trace could not be read or written at all.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +19,8 @@ pub enum TraceError {
     Open { path: PathBuf, source: io::Error },
     #[error("cannot write trace {path}: {source}")]
     Write { path: PathBuf, source: io::Error },
+    #[error("cannot read back a long line from its temporary file: {0}")]
+    Spilled(io::Error),
     #[error("error reading trace at line {line}: {source}")]
     Read { line: usize, source: io::Error },
     #[error("trace is empty: expected a header line `{{\"sightline_trace\": 1, ...}}`")]
@@ -53,171 +51,6 @@ pub struct LoadedTrace {
     pub header: Header,
     pub events: Vec<Event>,
     pub warnings: Vec<LoadWarning>,
-}
-
-/// Appends events to a trace file, one flushed line each.
-pub struct TraceWriter {
-    path: PathBuf,
-    out: BufWriter<File>,
-    /// The last timestamp formatted, reused by the events of one batch.
-    last_time: Option<(DateTime<Utc>, String)>,
-}
-
-impl TraceWriter {
-    /// Creates (or truncates) `path` and writes the header line.
-    pub fn create(path: &Path, header: &Header) -> Result<Self, TraceError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| TraceError::Open {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        }
-        let file = File::create(path).map_err(|source| TraceError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut writer = TraceWriter {
-            path: path.to_path_buf(),
-            out: BufWriter::with_capacity(64 * 1024, file),
-            last_time: None,
-        };
-        writer.write_line(header)?;
-        writer.flush()?;
-        Ok(writer)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Appends one event. Call [`flush`](Self::flush) to push it to the file; the recorder does
-    /// so whenever it has nothing more queued.
-    pub fn append(&mut self, event: &Event) -> Result<(), TraceError> {
-        let payload = match (&event.raw, &event.raw_b64) {
-            (Some(raw), None) => Payload::Text(raw),
-            (None, Some(b64)) => Payload::Base64(b64),
-            _ => return self.write_line(event),
-        };
-        if event.process.is_some() || event.http.is_some() || !event.extra.is_empty() {
-            return self.write_line(event);
-        }
-        self.append_fast(
-            event.seq,
-            event.time,
-            &event.from,
-            &event.to,
-            &event.channel,
-            payload,
-        )
-    }
-
-    /// Appends an event made of these parts, exactly as [`append`](Self::append) would write
-    /// the equivalent [`Event`], without building one. This is the recorder's hot path.
-    pub fn append_bytes(
-        &mut self,
-        seq: u64,
-        time: DateTime<Utc>,
-        from: &Lane,
-        to: &Lane,
-        channel: &Channel,
-        bytes: &[u8],
-    ) -> Result<(), TraceError> {
-        let encoded;
-        let payload = match std::str::from_utf8(bytes) {
-            Ok(text) => Payload::Text(text),
-            Err(_) => {
-                encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
-                Payload::Base64(&encoded)
-            }
-        };
-        self.append_fast(seq, time, from, to, channel, payload)
-    }
-
-    fn append_fast(
-        &mut self,
-        seq: u64,
-        time: DateTime<Utc>,
-        from: &Lane,
-        to: &Lane,
-        channel: &Channel,
-        payload: Payload<'_>,
-    ) -> Result<(), TraceError> {
-        let time_text = match &mut self.last_time {
-            Some((t, text)) if *t == time => text,
-            slot => &mut slot.insert((time, format_time(time))).1,
-        };
-        let result = write_payload_event(&mut self.out, seq, time_text, from, to, channel, payload);
-        result.map_err(|source| TraceError::Write {
-            path: self.path.clone(),
-            source,
-        })
-    }
-
-    pub fn flush(&mut self) -> Result<(), TraceError> {
-        self.out.flush().map_err(|source| TraceError::Write {
-            path: self.path.clone(),
-            source,
-        })
-    }
-
-    fn write_line<T: serde::Serialize>(&mut self, value: &T) -> Result<(), TraceError> {
-        // Serialized straight into the buffered file: a 50 MB payload is escaped as it streams
-        // out, never copied into a second string.
-        let result = serde_json::to_writer(&mut self.out, value)
-            .map_err(io::Error::from)
-            .and_then(|()| self.out.write_all(b"\n"));
-        result.map_err(|source| TraceError::Write {
-            path: self.path.clone(),
-            source,
-        })
-    }
-}
-
-/// The payload of an event, as stored.
-#[derive(Clone, Copy)]
-enum Payload<'a> {
-    Text(&'a str),
-    Base64(&'a str),
-}
-
-/// The common event (a payload, no process details, no unknown fields) written by hand: the
-/// same bytes serde writes for [`Event`], without its per-field machinery.
-fn write_payload_event(
-    out: &mut impl Write,
-    seq: u64,
-    time: &str,
-    from: &Lane,
-    to: &Lane,
-    channel: &Channel,
-    payload: Payload<'_>,
-) -> io::Result<()> {
-    let mut seq_text = itoa::Buffer::new();
-    out.write_all(b"{\"seq\":")?;
-    out.write_all(seq_text.format(seq).as_bytes())?;
-    out.write_all(b",\"time\":\"")?;
-    out.write_all(time.as_bytes())?;
-    out.write_all(b"\",\"from\":")?;
-    serde_json::to_writer(&mut *out, from)?;
-    out.write_all(b",\"to\":")?;
-    serde_json::to_writer(&mut *out, to)?;
-    out.write_all(b",\"channel\":")?;
-    serde_json::to_writer(&mut *out, channel)?;
-    match payload {
-        Payload::Text(_) => out.write_all(b",\"raw\":")?,
-        Payload::Base64(_) => out.write_all(b",\"raw_b64\":")?,
-    }
-    let (Payload::Text(text) | Payload::Base64(text)) = payload;
-    serde_json::to_writer(&mut *out, text)?;
-    out.write_all(b"}\n")
-}
-
-/// Writes a whole trace (for rewriting or converting one). Unknown fields are written back.
-pub fn write_trace(path: &Path, header: &Header, events: &[Event]) -> Result<(), TraceError> {
-    let mut writer = TraceWriter::create(path, header)?;
-    for event in events {
-        writer.append(event)?;
-    }
-    writer.flush()
 }
 
 /// A whole trace as the bytes of its file (a page or a stream that carries one).
@@ -509,6 +342,8 @@ fn load_in_chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::writer::write_trace;
+    use crate::trace::{Channel, Lane};
 
     fn event(seq: u64, raw: &str) -> Event {
         Event::with_bytes(
@@ -535,35 +370,6 @@ mod tests {
         assert_eq!(loaded.header, header);
         assert_eq!(loaded.events, events);
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-    }
-
-    #[test]
-    fn fast_event_writer_matches_serde() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("t.jsonl");
-        let mut events = vec![event(7, "{\"a\":\"\\u0000\u{1b}\u{2028}é\"}"), event(8, "")];
-        events.push(Event::with_bytes(
-            9,
-            crate::trace::now(),
-            Lane::Other("x\"y".into()),
-            Lane::Llm,
-            Channel::Other("z".into()),
-            vec![0xff],
-        ));
-        let mut writer = TraceWriter::create(&path, &Header::new("t")).expect("create");
-        let mut expected = std::fs::read_to_string(&path).expect("read");
-        for e in &events {
-            writer.append(e).expect("append");
-            let bytes = e.bytes().expect("bytes");
-            writer
-                .append_bytes(e.seq, e.time, &e.from, &e.to, &e.channel, &bytes)
-                .expect("append_bytes");
-            let line = serde_json::to_string(e).expect("serde") + "\n";
-            expected.push_str(&line);
-            expected.push_str(&line);
-        }
-        writer.flush().expect("flush");
-        assert_eq!(std::fs::read_to_string(&path).expect("read"), expected);
     }
 
     #[test]

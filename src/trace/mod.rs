@@ -9,6 +9,7 @@
 //! This module depends on nothing else in the crate: the tap writes it, views read it.
 
 mod analyze;
+mod escape;
 mod event;
 mod file;
 pub mod halves;
@@ -16,16 +17,15 @@ pub mod import;
 mod jsonrpc;
 pub mod session;
 mod shared;
+mod writer;
 
-pub use analyze::{Analysis, Derived, Kind, Pairing, analyze, latency_us};
+pub use analyze::{Analysis, Derived, Kind, PENDING_AT_END, Pairing, analyze, latency_us};
 pub use event::{
     Channel, Event, Extra, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time,
     now, signal_name,
 };
-pub use file::{
-    LoadWarning, LoadedTrace, TraceError, TraceWriter, load, load_from_reader, trace_bytes,
-    write_trace,
-};
+pub use file::{LoadWarning, LoadedTrace, TraceError, load, load_from_reader, trace_bytes};
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;
 pub use shared::Shared;
+pub use writer::{TraceWriter, write_trace};

@@ -23,7 +23,8 @@
 //! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
 //!   change, and the badges that mark them on arrows and tools.
 //! - every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
-//!   `assets/i18n/`); the teaching-mode narration from [`narration`].
+//!   `assets/i18n/`); the teaching-mode narration from
+//!   [`crate::analysis::narration`].
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
 //! - [`settings`]: what the user chose (language, zoom, teaching mode, tab, recent files),
 //!   kept from one run to the next, apart from the state of this run.
@@ -41,7 +42,6 @@ mod legend;
 pub mod list;
 mod menu_bar;
 pub mod model_view;
-pub mod narration;
 pub mod replay;
 mod rowset;
 pub mod settings;

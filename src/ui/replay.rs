@@ -2,7 +2,7 @@
 //!
 //! The cursor is an event index; the diagram and the list reveal events up to it. Play
 //! advances the cursor at the chosen speed; the scrubber jumps anywhere. The narration of the
-//! current step ([`super::narration::narrate`]) is computed once per step and language.
+//! current step ([`crate::analysis::narration::narrate`]) is computed once per step and language.
 
 use egui::{RichText, Slider, Ui};
 
@@ -61,7 +61,13 @@ impl Replay {
                 String::new()
             } else {
                 let cursor = self.cursor.min(store.len() - 1);
-                super::narration::narrate(&store.events, &store.report, cursor, tr.strings, tr.lang)
+                crate::analysis::narration::narrate(
+                    &store.events,
+                    &store.report,
+                    cursor,
+                    tr.strings,
+                    tr.lang,
+                )
             };
             self.narration = Some((key.0, key.1, key.2, text));
         }

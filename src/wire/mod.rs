@@ -12,6 +12,7 @@
 //! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
 //! - [`redact`]: credential headers and secrets, kept out of traces and logs.
 //! - [`redact_url`]: credentials in URLs and command lines, the same way.
+//! - [`traceparent`]: W3C trace context in MCP `_meta` (SEP-414).
 
 pub mod api;
 pub mod catalog;
@@ -20,3 +21,4 @@ pub mod reassemble;
 pub mod redact;
 pub mod redact_url;
 pub mod sse;
+pub mod traceparent;

@@ -4,7 +4,7 @@
 use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind};
 use serde_json::{Value, json};
 
-use super::{Ctx, Val, error_status, ids, kv, nanos, opt, server_address};
+use super::{Ctx, Mapped, Val, error_status, ids, kv, nanos, opt, server_address};
 use crate::analysis::LlmExchange;
 use crate::trace::Header;
 use crate::wire::api::ApiShape;
@@ -41,7 +41,7 @@ pub(super) fn root(ctx: &Ctx<'_>, header: &Header) -> Span {
 
 /// An `execute_tool` span and the `tools/call` request it is the parent of.
 pub(super) struct ToolSpan {
-    pub span: Span,
+    pub mapped: Mapped,
     pub tools_call: Option<usize>,
 }
 
@@ -74,23 +74,45 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
                 .map(|(kind, _)| kind);
             let status = error.as_ref().and_then(|_| error_status(""));
             opt(&mut attributes, "error.type", error);
+            // In flight until the server answers the call (the asking exchange is needed to
+            // map it again).
+            let waits = if chain.tools_result.is_none() {
+                let asked_by = ctx
+                    .report
+                    .llm
+                    .iter()
+                    .find(|x| x.response == Some(chain.asked_in));
+                asked_by
+                    .map(|x| x.request)
+                    .into_iter()
+                    .chain([chain.asked_in])
+                    .chain(chain.tools_call)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let span = Span {
+                trace_id: ctx.trace.to_vec(),
+                span_id: ids::span_id(
+                    &ctx.trace,
+                    "execute_tool",
+                    &[chain.call_id.as_bytes(), key_time.as_bytes()],
+                )
+                .to_vec(),
+                parent_span_id: ctx.root.to_vec(),
+                name: format!("execute_tool {}", chain.tool),
+                kind: SpanKind::Internal as i32,
+                start_time_unix_nano: nanos(asked.time),
+                end_time_unix_nano: nanos(ctx.events[last].time),
+                attributes,
+                status,
+                ..Span::default()
+            };
             ToolSpan {
-                span: Span {
-                    trace_id: ctx.trace.to_vec(),
-                    span_id: ids::span_id(
-                        &ctx.trace,
-                        "execute_tool",
-                        &[chain.call_id.as_bytes(), key_time.as_bytes()],
-                    )
-                    .to_vec(),
-                    parent_span_id: ctx.root.to_vec(),
-                    name: format!("execute_tool {}", chain.tool),
-                    kind: SpanKind::Internal as i32,
-                    start_time_unix_nano: nanos(asked.time),
-                    end_time_unix_nano: nanos(ctx.events[last].time),
-                    attributes,
-                    status,
-                    ..Span::default()
+                mapped: Mapped {
+                    span,
+                    waits,
+                    notification: None,
                 },
                 tools_call: chain.tools_call,
             }
@@ -98,9 +120,33 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
         .collect()
 }
 
-/// One `chat {model}` CLIENT span per LLM exchange.
-pub(super) fn chats(ctx: &Ctx<'_>) -> Vec<Span> {
-    ctx.report.llm.iter().map(|x| chat(ctx, x)).collect()
+/// One `chat {model}` CLIENT span per LLM exchange: the agent loop's under the root, and those
+/// the host made for a server's `sampling/createMessage` under that server request's span.
+pub(super) fn chats(ctx: &Ctx<'_>) -> Vec<Mapped> {
+    let turns = ctx.report.llm.iter().map(|x| (x, None));
+    let sampling = ctx.report.sampling.iter().map(|x| {
+        let server = x.sampling_for.as_deref().unwrap_or_default();
+        let parent = super::mcp::sampling_request(ctx, server, x.request);
+        (x, parent)
+    });
+    turns
+        .chain(sampling)
+        .map(|(x, parent)| {
+            let mut span = chat(ctx, x);
+            if let Some(parent) = parent {
+                span.parent_span_id = super::mcp::span_id_of(ctx, parent).to_vec();
+            }
+            Mapped {
+                span,
+                waits: if x.response.is_none() {
+                    vec![x.request]
+                } else {
+                    Vec::new()
+                },
+                notification: None,
+            }
+        })
+        .collect()
 }
 
 /// The `gen_ai.provider.name` of an API shape: the provider whose wire format it is (a Chat

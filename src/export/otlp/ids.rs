@@ -1,4 +1,5 @@
-//! Trace and span ids, derived from the trace itself, and W3C `traceparent` parsing.
+//! Trace and span ids, derived from the trace itself (the W3C `traceparent` parser they are
+//! read against is [`crate::wire::traceparent`]).
 //!
 //! Ids are hashes, not random numbers, so one recording is always one trace id and a span keeps
 //! its id however often the trace is exported: a backend that receives the same trace twice
@@ -8,6 +9,7 @@
 use sha2::{Digest as _, Sha256};
 
 use crate::trace::Header;
+pub use crate::wire::traceparent::{TraceParent, parse_traceparent};
 
 /// A 16-byte trace id.
 pub type TraceId = [u8; 16];
@@ -59,56 +61,6 @@ pub fn span_id(trace: &TraceId, kind: &str, key: &[&[u8]]) -> SpanId {
     id
 }
 
-/// A valid W3C `traceparent` (version 00): trace id, parent span id, flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TraceParent {
-    pub trace_id: TraceId,
-    pub span_id: SpanId,
-    pub flags: u8,
-}
-
-/// Parses `00-<32 hex>-<16 hex>-<2 hex>`; anything else (other versions with this layout are
-/// read the same way, as the W3C spec asks) is `None`. All-zero ids are invalid.
-pub fn parse_traceparent(s: &str) -> Option<TraceParent> {
-    let parts: Vec<&str> = s.trim().split('-').collect();
-    let [version, trace, span, flags, ..] = parts.as_slice() else {
-        return None;
-    };
-    if version.len() != 2 || *version == "ff" || !is_lower_hex(version) {
-        return None;
-    }
-    if *version == "00" && parts.len() != 4 {
-        return None;
-    }
-    let trace_id: TraceId = hex(trace)?;
-    let span_id: SpanId = hex(span)?;
-    let [flags]: [u8; 1] = hex(flags)?;
-    if trace_id == [0; 16] || span_id == [0; 8] {
-        return None;
-    }
-    Some(TraceParent {
-        trace_id,
-        span_id,
-        flags,
-    })
-}
-
-fn is_lower_hex(s: &str) -> bool {
-    s.bytes()
-        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-fn hex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    if s.len() != 2 * N || !is_lower_hex(s) {
-        return None;
-    }
-    let mut out = [0u8; N];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(out)
-}
-
 /// Lower-case hex of an id, as OTLP/JSON and `traceparent` spell it.
 pub fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -117,32 +69,6 @@ pub fn to_hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn traceparent_is_read_strictly() {
-        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        let p = parse_traceparent(good).expect("valid");
-        assert_eq!(to_hex(&p.trace_id), "4bf92f3577b34da6a3ce929d0e0e4736");
-        assert_eq!(to_hex(&p.span_id), "00f067aa0ba902b7");
-        assert_eq!(p.flags, 1);
-        for bad in [
-            "",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
-            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
-            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
-            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
-            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
-        ] {
-            assert_eq!(parse_traceparent(bad), None, "{bad:?}");
-        }
-        // A later version may append fields.
-        assert!(
-            parse_traceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x")
-                .is_some()
-        );
-    }
 
     #[test]
     fn one_recording_is_one_trace_id() {

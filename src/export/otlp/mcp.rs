@@ -18,8 +18,8 @@ use opentelemetry_proto::tonic::trace::v1::{Span, span};
 use serde_json::Value;
 
 use super::genai::ToolSpan;
-use super::{Ctx, SpanId, error_status, ids, kv, nanos, opt, server_address};
-use crate::trace::{Channel, Event, Kind, Lane, Pairing, RpcId};
+use super::{Ctx, Mapped, SpanId, error_status, ids, kv, nanos, opt, server_address};
+use crate::trace::{Channel, Event, Kind, Lane, PENDING_AT_END, Pairing, RpcId};
 
 /// One request's span while the spans are built.
 struct Open {
@@ -134,13 +134,13 @@ fn connection(attrs: &mut Vec<KeyValue>, ctx: &Ctx<'_>, i: usize, answer: Option
     }
 }
 
-pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Span> {
+pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Mapped> {
     let derived = &ctx.report.rpc.derived;
     let parent_tool: HashMap<usize, Vec<u8>> = tools
         .iter()
-        .filter_map(|t| Some((t.tools_call?, t.span.span_id.clone())))
+        .filter_map(|t| Some((t.tools_call?, t.mapped.span.span_id.clone())))
         .collect();
-    let mut out: Vec<Span> = Vec::new();
+    let mut out: Vec<Mapped> = Vec::new();
     let mut open: Vec<Open> = Vec::new();
     let mut by_request: HashMap<usize, usize> = HashMap::new();
     let last = ctx.events.iter().map(|e| nanos(e.time)).max().unwrap_or(0);
@@ -266,7 +266,7 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Span> {
         } else if let Some(tool) = parent_tool.get(&i) {
             tool.clone()
         } else if !from_client && let Some(o) = innermost(&open, &server, true, i) {
-            out[o].span_id.clone()
+            out[o].span.span_id.clone()
         } else {
             ctx.root.to_vec()
         };
@@ -290,7 +290,10 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Span> {
             from_client,
             span: out.len(),
         });
-        out.push(Span {
+        // Still in flight when the events end: a live stream waits for the answer.
+        let pending = matches!(&d.pairing, Pairing::Unanswered(why) if *why == PENDING_AT_END);
+        let waits = if pending { vec![i] } else { Vec::new() };
+        let span = Span {
             trace_id,
             span_id: span_id_of(ctx, i).to_vec(),
             trace_state,
@@ -307,11 +310,43 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Span> {
             links,
             status,
             ..Span::default()
+        };
+        out.push(Mapped {
+            span,
+            waits,
+            notification: None,
         });
     }
 
     notifications(ctx, &open, &by_request, &mut out);
     out
+}
+
+/// The server request an LLM request at `i` was made for: the latest `sampling/createMessage`
+/// from server `name` recorded before it and not answered by then, else (a 2026-07-28 server
+/// asks through an `input_required` result) the latest client request to it still open or
+/// answered with `input_required`.
+pub(super) fn sampling_request(ctx: &Ctx<'_>, name: &str, i: usize) -> Option<usize> {
+    let derived = &ctx.report.rpc.derived;
+    let open_at = |j: usize| match &derived[j].pairing {
+        Pairing::AnsweredBy(seq) | Pairing::Cancelled(seq) => ctx
+            .index_of(*seq)
+            .is_none_or(|r| r > i || derived[r].input_required),
+        _ => true,
+    };
+    let candidates = || {
+        (0..i).rev().take(100_000).filter(|&j| {
+            derived[j].kind == Kind::Request && ctx.events[j].channel.carries_jsonrpc()
+        })
+    };
+    let sampling = candidates().find(|&j| {
+        derived[j].method.as_deref() == Some("sampling/createMessage")
+            && ctx.events[j].from.server_name() == Some(name)
+            && open_at(j)
+    });
+    sampling.or_else(|| {
+        candidates().find(|&j| ctx.events[j].to.server_name() == Some(name) && open_at(j))
+    })
 }
 
 /// The latest request on `server` (sent by the client when `from_client`) recorded before the
@@ -330,7 +365,7 @@ fn notifications(
     ctx: &Ctx<'_>,
     open: &[Open],
     by_request: &HashMap<usize, usize>,
-    out: &mut Vec<Span>,
+    out: &mut Vec<Mapped>,
 ) {
     let derived = &ctx.report.rpc.derived;
     // Progress tokens of the requests, by server lane.
@@ -389,7 +424,7 @@ fn notifications(
             opt(&mut attributes, "mcp.resource.uri", uri);
         }
         match target {
-            Some(s) => out[s].events.push(span::Event {
+            Some(s) => out[s].span.events.push(span::Event {
                 time_unix_nano: t,
                 name: method.to_string(),
                 attributes,
@@ -402,7 +437,7 @@ fn notifications(
                     let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
                     opt(&mut attributes, "mcp.resource.uri", uri);
                 }
-                out.push(Span {
+                let span = Span {
                     trace_id: ctx.trace.to_vec(),
                     span_id: span_id_of(ctx, i).to_vec(),
                     parent_span_id: ctx.root.to_vec(),
@@ -416,6 +451,11 @@ fn notifications(
                     end_time_unix_nano: t,
                     attributes,
                     ..Span::default()
+                };
+                out.push(Mapped {
+                    span,
+                    waits: Vec::new(),
+                    notification: Some(i),
                 });
             }
         }

@@ -16,7 +16,10 @@ pub mod ids;
 mod mcp;
 // Sending spans is network I/O: the desktop build only.
 #[cfg(feature = "native")]
+pub mod live;
+#[cfg(feature = "native")]
 pub mod send;
+pub mod stream;
 
 use chrono::{DateTime, Utc};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -78,24 +81,52 @@ impl Ctx<'_> {
     }
 }
 
+/// A span as the mapping made it, with what a live stream ([`stream`]) needs to know.
+pub(crate) struct Mapped {
+    pub span: Span,
+    /// The events a span still in flight (its answer not yet recorded) is made from, so a live
+    /// stream keeps them until it is complete; empty once complete.
+    pub waits: Vec<usize>,
+    /// For a notification's zero-length span (no request was open for it), its event.
+    pub notification: Option<usize>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(header: &Header, events: &'a [Event], report: &'a Report, options: &'a Options) -> Self {
+        let trace = ids::trace_id(header);
+        Ctx {
+            events,
+            report,
+            trace,
+            root: ids::span_id(&trace, "invoke_agent", &[]),
+            options,
+            sorted: events.windows(2).all(|w| w[0].seq < w[1].seq),
+        }
+    }
+}
+
+/// The root and every other span of `events`, in no particular order: the one mapping, used
+/// whole by [`spans`] and window by window by a live [`stream`].
+pub(crate) fn map(
+    header: &Header,
+    events: &[Event],
+    report: &Report,
+    options: &Options,
+) -> (Span, Vec<Mapped>) {
+    let ctx = Ctx::new(header, events, report, options);
+    let tools = genai::execute_tools(&ctx);
+    let mut out = mcp::spans(&ctx, &tools);
+    out.extend(tools.into_iter().map(|t| t.mapped));
+    out.extend(genai::chats(&ctx));
+    (genai::root(&ctx, header), out)
+}
+
 /// Every span of a trace: the root first, then in the order their requests were recorded.
 pub fn spans(header: &Header, events: &[Event], report: &Report, options: &Options) -> Vec<Span> {
-    let trace = ids::trace_id(header);
-    let ctx = Ctx {
-        events,
-        report,
-        trace,
-        root: ids::span_id(&trace, "invoke_agent", &[]),
-        options,
-        sorted: events.windows(2).all(|w| w[0].seq < w[1].seq),
-    };
-    let mut out = vec![genai::root(&ctx, header)];
-    let tools = genai::execute_tools(&ctx);
-    let mut mcp = mcp::spans(&ctx, &tools);
-    let chats = genai::chats(&ctx);
-    out.extend(tools.into_iter().map(|t| t.span));
-    out.append(&mut mcp);
-    out.extend(chats);
+    let (root, mapped) = map(header, events, report, options);
+    let mut out = Vec::with_capacity(mapped.len() + 1);
+    out.push(root);
+    out.extend(mapped.into_iter().map(|m| m.span));
     out[1..].sort_by_key(|s| s.start_time_unix_nano);
     out
 }

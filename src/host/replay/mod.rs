@@ -1,32 +1,33 @@
 //! Replay: a recorded client session sent again to a live server, through the tap.
 //!
 //! A server author changes their server and wants to know what a real client would now see.
-//! The engine plays the recorded client ([`plan`]): it spawns the server behind the ordinary
-//! stdio tap (so the replay is itself a trace), writes each recorded request and notification
-//! in order, byte for byte as recorded, and waits for each request's answer (up to a timeout:
-//! a server that never answers is reported, not waited on forever). The server's own requests
-//! (sampling, elicitation, roots) get the client's recorded answers, matched by method and
-//! order, under the new request's id. A 2026-07-28 multi-round-trip retry carries the new
-//! server's `requestState`, not the recorded one.
+//! The engine plays the recorded client ([`plan`]): it reaches the server through the ordinary
+//! tap (the stdio tap for a command, the Streamable HTTP proxy for a URL), so the replay is
+//! itself a trace; it sends each recorded request and notification in order, byte for byte as
+//! recorded, and waits for each request's answer (up to a timeout: a server that never answers
+//! is reported, not waited on forever). The server's own requests (sampling, elicitation,
+//! roots) get the client's recorded answers, matched by method and order, under the new
+//! request's id. A 2026-07-28 multi-round-trip retry carries the new server's `requestState`,
+//! not the recorded one. A server that refuses the recorded protocol revision stops the replay.
 //!
 //! The engine does not judge: comparing the two traces is [`crate::analysis::replay`]'s job
 //! (the CLI composes them), so the same comparison serves any two recordings.
 
+pub mod http;
 pub mod plan;
+mod stdio;
 
-use std::collections::HashMap;
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::net::Shutdown;
-use std::os::unix::net::UnixStream;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
+pub use http::replay_http;
 pub use plan::{Plan, PlanError, Step, plan};
+pub use stdio::replay_stdio;
 
-use crate::tap::{ExitOutcome, Recorder, ServerCommand, StdioTap, TapError};
+use crate::tap::{Recorder, TapError};
 use crate::trace::Lane;
 
 /// How a replay went, as far as the engine can tell.
@@ -36,10 +37,14 @@ pub struct Replayed {
     pub sent: usize,
     /// Recorded `seq`s of requests the new server did not answer within the timeout.
     pub timed_out: Vec<u64>,
+    /// Recorded `seq`s of requests the new server rejected without a JSON-RPC answer (an
+    /// HTTP `4xx`), with what it said.
+    pub rejected: Vec<(u64, String)>,
     /// Server requests answered from the recording, and those with no recorded answer left.
     pub answered: usize,
     pub unanswerable: Vec<String>,
-    /// Why the replay stopped early (the server exited), naming the recorded request.
+    /// Why the replay stopped early (the server exited, refused the recorded protocol
+    /// revision, could not be reached), naming the recorded request.
     pub failure: Option<String>,
 }
 
@@ -50,138 +55,78 @@ pub enum ReplayError {
     Tap(#[from] TapError),
     #[error("cannot connect to the tap: {0}")]
     Socket(std::io::Error),
+    #[error("cannot start the HTTP tap: {0}")]
+    Http(String),
 }
 
-enum Waited {
+/// What one exchange with the server came to.
+enum Outcome {
+    /// A notification (or an answer) was delivered.
+    Sent,
     Answer(Value),
     Timeout,
-    Died(ExitOutcome),
+    /// Refused without a JSON-RPC answer (an HTTP status and body).
+    Rejected(String),
+    /// The server is gone or cannot be reached: the replay stops.
+    Stopped(String),
 }
 
-struct Session {
-    tap: StdioTap,
-    writer: UnixStream,
-    lines: mpsc::Receiver<String>,
-    recorder: Arc<Recorder>,
-    lane: Lane,
-    answers: HashMap<String, std::collections::VecDeque<String>>,
-    out: Replayed,
+/// One way of reaching the server (stdio or Streamable HTTP).
+trait Connection {
+    /// Sends `line` (the message of `step`); for an awaited request, waits up to `timeout`
+    /// for its answer, answering the server's own requests from `answers` meanwhile.
+    fn exchange(
+        &mut self,
+        step: &Step,
+        line: &str,
+        wait: Option<Duration>,
+        answers: &mut Answers,
+    ) -> Outcome;
 }
 
-impl Session {
-    fn send(&mut self, line: &str) -> std::io::Result<()> {
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        self.writer.write_all(&bytes)
-    }
+/// The client's recorded answers to the server's requests, by method, in order.
+struct Answers {
+    queue: HashMap<String, VecDeque<String>>,
+    answered: usize,
+    unanswerable: Vec<String>,
+}
 
-    fn note(&self, text: &str) {
-        self.recorder
-            .record_note(Lane::Host, self.lane.clone(), text);
-    }
-
-    /// Answers one request of the server from the recording.
-    fn answer_server(&mut self, msg: &Value) {
-        let (Some(method), Some(id)) = (msg.get("method").and_then(Value::as_str), msg.get("id"))
-        else {
-            return;
-        };
-        let recorded = self.answers.get_mut(method).and_then(|q| q.pop_front());
-        let line = match recorded.and_then(|raw| plan::with_id(&raw, id)) {
+impl Answers {
+    /// The line answering the server's request `msg`: the next recorded answer to its method
+    /// under the new id, or a JSON-RPC error saying the recording has none.
+    fn answer(&mut self, msg: &Value) -> Option<String> {
+        let method = msg.get("method").and_then(Value::as_str)?;
+        let id = msg.get("id")?;
+        let recorded = self.queue.get_mut(method).and_then(|q| q.pop_front());
+        Some(match recorded.and_then(|raw| plan::with_id(&raw, id)) {
             Some(line) => {
-                self.out.answered += 1;
+                self.answered += 1;
                 line
             }
             None => {
-                self.out.unanswerable.push(method.to_string());
+                self.unanswerable.push(method.to_string());
                 serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603,
                     "message": format!("sightline replay: the recording has no (more) answers to {method}")}})
                 .to_string()
             }
-        };
-        let _ = self.send(&line);
-    }
-
-    /// Waits for the answer to `id`, answering the server's requests meanwhile.
-    fn wait(&mut self, id: &Value, timeout: Duration) -> Waited {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(line) => {
-                    let Ok(msg) = serde_json::from_str::<Value>(&line) else {
-                        continue;
-                    };
-                    if msg.get("method").is_some() {
-                        if msg.get("id").is_some() {
-                            self.answer_server(&msg);
-                        }
-                    } else if msg.get("id") == Some(id) {
-                        return Waited::Answer(msg);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Some(exit) = self.tap.wait_timeout(Duration::ZERO) {
-                        return Waited::Died(exit);
-                    }
-                    if Instant::now() >= deadline {
-                        return Waited::Timeout;
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Waited::Died(self.tap.wait_timeout(Duration::from_secs(3)).unwrap_or(
-                        ExitOutcome {
-                            code: None,
-                            signal: None,
-                        },
-                    ));
-                }
-            }
-        }
+        })
     }
 }
 
-/// Replays `plan` against `cmd` (spawned behind the tap, recorded by `recorder` as
-/// `server:<cmd.name>`), waiting at most `timeout` for each answer. The recorder is not
-/// finished: the caller does that.
-pub fn replay_stdio(
+/// Plays `plan` over `conn`, noting timeouts and the stop in the trace through `recorder`.
+fn drive(
     plan: &Plan,
-    cmd: &ServerCommand,
-    recorder: Arc<Recorder>,
+    conn: &mut dyn Connection,
+    recorder: &Recorder,
+    lane: &Lane,
     timeout: Duration,
-) -> Result<Replayed, ReplayError> {
-    let (ours, theirs) = UnixStream::pair().map_err(ReplayError::Socket)?;
-    let theirs_in = theirs.try_clone().map_err(ReplayError::Socket)?;
-    let tap = StdioTap::spawn(
-        cmd,
-        recorder.clone(),
-        Lane::Host,
-        Box::new(theirs_in),
-        Box::new(theirs),
-        None,
-    )?;
-    let reader = ours.try_clone().map_err(ReplayError::Socket)?;
-    let (tx, lines) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("replay-reader".into())
-        .spawn(move || {
-            for line in BufReader::new(reader).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        })
-        .map_err(ReplayError::Socket)?;
-    let mut s = Session {
-        tap,
-        writer: ours,
-        lines,
-        recorder,
-        lane: cmd.lane(),
-        answers: plan.answers.clone(),
-        out: Replayed::default(),
+) -> Replayed {
+    let note = |text: &str| recorder.record_note(Lane::Host, lane.clone(), text);
+    let mut out = Replayed::default();
+    let mut answers = Answers {
+        queue: plan.answers.clone(),
+        answered: 0,
+        unanswerable: Vec::new(),
     };
     // Recorded seq of a request -> the new server's answer, for multi-round-trip retries.
     let mut new_answers: HashMap<u64, Value> = HashMap::new();
@@ -194,50 +139,46 @@ pub fn replay_stdio(
             Some(line) => line,
             None => step.raw.clone(),
         };
-        if let Err(e) = s.send(&line) {
-            let exit = s.tap.wait_timeout(Duration::from_secs(3));
-            s.out.failure = Some(format!(
-                "cannot send {} (recorded #{}) to the server: {e}{}",
-                step.method,
-                step.seq,
-                exit.map(|x| format!("; it exited with {x}"))
-                    .unwrap_or_default()
-            ));
-            break;
+        let awaited = step.request && step.answered;
+        let outcome = conn.exchange(step, &line, awaited.then_some(timeout), &mut answers);
+        if !matches!(outcome, Outcome::Stopped(_)) {
+            out.sent += 1;
         }
-        s.out.sent += 1;
-        if !(step.request && step.answered) {
-            continue;
-        }
-        let Some(id) = serde_json::from_str::<Value>(&step.raw)
-            .ok()
-            .and_then(|v| v.get("id").cloned())
-        else {
-            continue;
-        };
-        match s.wait(&id, timeout) {
-            Waited::Answer(msg) => {
+        match outcome {
+            Outcome::Sent => {}
+            Outcome::Answer(msg) => {
+                if let Some(why) = plan::refused_version(step, &msg) {
+                    let text = format!("{why} (to {}, recorded #{})", step.method, step.seq);
+                    note(&format!("sightline replay: {text}"));
+                    out.failure = Some(text);
+                    new_answers.insert(step.seq, msg);
+                    break;
+                }
                 new_answers.insert(step.seq, msg);
             }
-            Waited::Timeout => {
-                s.out.timed_out.push(step.seq);
-                s.note(&format!(
+            Outcome::Timeout => {
+                out.timed_out.push(step.seq);
+                note(&format!(
                     "sightline replay: no answer to {} (recorded #{}) within {timeout:?}",
                     step.method, step.seq
                 ));
             }
-            Waited::Died(exit) => {
+            Outcome::Rejected(what) => out.rejected.push((step.seq, what)),
+            Outcome::Stopped(why) => {
                 let text = format!(
-                    "the server exited with {exit} while replaying {} (recorded #{})",
+                    "{why} while replaying {} (recorded #{})",
                     step.method, step.seq
                 );
-                s.note(&format!("sightline replay: {text}"));
-                s.out.failure = Some(text);
+                note(&format!("sightline replay: {text}"));
+                out.failure = Some(text);
                 break;
             }
         }
     }
-    let _ = s.writer.shutdown(Shutdown::Both);
-    s.tap.shutdown();
-    Ok(s.out)
+    out.answered = answers.answered;
+    out.unanswerable = answers.unanswerable;
+    out
 }
+
+/// Shared by both connections: the recorder is theirs to record through, not to finish.
+type Rec = Arc<Recorder>;

@@ -10,7 +10,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use crate::trace::{Analysis, Event, Kind, Lane, Pairing};
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
 
 /// One message the client sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,14 @@ pub struct Step {
     /// Whether the recorded request got an answer: one that was cancelled or never answered
     /// (a `subscriptions/listen` stream) is not waited for.
     pub answered: bool,
+    /// The HTTP request's headers as recorded (empty on stdio).
+    pub headers: Vec<(String, String)>,
+    /// The protocol revision the request asks for: `initialize`'s `protocolVersion`, or a
+    /// 2026-07-28 request's `_meta` one.
+    pub version: Option<String>,
+    /// The recorded answer of an `initialize` or `server/discover` (to see whether the new
+    /// server refuses the recorded revision).
+    pub recorded_answer: Option<Value>,
 }
 
 /// Everything a replay needs from the recorded trace.
@@ -37,6 +45,9 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// Method of a server request -> the client's recorded answers to it, in order (exact text).
     pub answers: HashMap<String, VecDeque<String>>,
+    /// The recording is Streamable HTTP, and it ended the session with a `DELETE`.
+    pub http: bool,
+    pub delete: bool,
 }
 
 /// A recording that cannot be replayed.
@@ -88,16 +99,40 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
         if !e.channel.carries_jsonrpc() || &e.to != lane {
             continue;
         }
+        let http_method = e.http.as_ref().and_then(|h| h.method.as_deref());
+        out.http |= e.channel == Channel::Http;
+        out.delete |= http_method == Some("DELETE");
         let method = d.method.as_deref().unwrap_or_default().to_string();
         match d.kind {
-            Kind::Request | Kind::Notification => out.steps.push(Step {
-                seq: e.seq,
-                raw: e.text().into_owned(),
-                method,
-                request: d.kind == Kind::Request,
-                retry_of: d.retry_of(),
-                answered: matches!(d.pairing, Pairing::AnsweredBy(_)),
-            }),
+            Kind::Request | Kind::Notification => {
+                let raw = e.text().into_owned();
+                let recorded_answer = match d.pairing {
+                    Pairing::AnsweredBy(seq)
+                        if matches!(method.as_str(), "initialize" | "server/discover") =>
+                    {
+                        events
+                            .binary_search_by_key(&seq, |e| e.seq)
+                            .ok()
+                            .and_then(|i| serde_json::from_str(&events[i].text()).ok())
+                    }
+                    _ => None,
+                };
+                out.steps.push(Step {
+                    recorded_answer,
+                    seq: e.seq,
+                    version: requested_version(&method, &raw),
+                    raw,
+                    method,
+                    request: d.kind == Kind::Request,
+                    retry_of: d.retry_of(),
+                    answered: matches!(d.pairing, Pairing::AnsweredBy(_)),
+                    headers: e
+                        .http
+                        .as_ref()
+                        .map(|h| h.headers.clone())
+                        .unwrap_or_default(),
+                });
+            }
             Kind::Response | Kind::Error => {
                 out.answers
                     .entry(method)
@@ -128,4 +163,63 @@ pub fn with_request_state(raw: &str, state: &Value) -> Option<String> {
     let params = v.get_mut("params")?.as_object_mut()?;
     params.insert("requestState".into(), state.clone());
     serde_json::to_string(&v).ok()
+}
+
+/// The `_meta` key of a 2026-07-28 request's protocol revision.
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The revision a request asks for, if it names one.
+fn requested_version(method: &str, raw: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(raw).ok()?;
+    let params = v.get("params")?;
+    let named = match method {
+        "initialize" => params.get("protocolVersion"),
+        _ => params.get("_meta").and_then(|m| m.get(META_VERSION)),
+    };
+    named.and_then(Value::as_str).map(str::to_string)
+}
+
+/// Why `answer` (the new server's, to `step`) refuses the revision the recording speaks: an
+/// `initialize` answered with another `protocolVersion` than the recorded answer's (or an
+/// error where the recording has a result), a `server/discover` whose `supportedVersions`
+/// lacks it, or an "unsupported protocol version" error (-32022) to any request.
+pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
+    let asked = step.version.as_deref()?;
+    let recorded = step.recorded_answer.as_ref();
+    if let Some(error) = answer.get("error") {
+        let code = error.get("code").and_then(Value::as_i64);
+        let recorded_ok = recorded.is_some_and(|r| r.get("result").is_some());
+        if code == Some(-32022) || (step.method == "initialize" && recorded_ok) {
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+            return Some(format!(
+                "the server refuses protocol version {asked}: error {} `{message}`",
+                code.map_or("?".to_string(), |c| c.to_string())
+            ));
+        }
+        return None;
+    }
+    let result = answer.get("result")?;
+    match step.method.as_str() {
+        "initialize" => {
+            let got = result.get("protocolVersion").and_then(Value::as_str)?;
+            let expected = recorded
+                .and_then(|r| r.pointer("/result/protocolVersion"))
+                .and_then(Value::as_str)
+                .unwrap_or(asked);
+            (got != expected).then(|| {
+                format!("the server refuses protocol version {expected}: it answered {got}")
+            })
+        }
+        "server/discover" => {
+            let supported = result.get("supportedVersions")?.as_array()?;
+            (!supported.iter().any(|v| v.as_str() == Some(asked))).then(|| {
+                let list: Vec<&str> = supported.iter().filter_map(Value::as_str).collect();
+                format!(
+                    "the server refuses protocol version {asked}: it supports {}",
+                    list.join(", ")
+                )
+            })
+        }
+        _ => None,
+    }
 }

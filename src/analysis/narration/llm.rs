@@ -1,0 +1,169 @@
+//! Narration of the host's exchanges with the model: the request (which tools, in which
+//! field; results going back; tools the model cannot see, redefined or added; whose
+//! `instructions` are in the system text) and the answer (tool calls, the final text, an
+//! error), in the words of the API shape in use.
+
+use super::Narrator;
+use super::words::{entries_by_name, list, quote};
+use crate::wire::api::ApiShape;
+
+impl Narrator<'_> {
+    pub(super) fn llm(&self) -> Vec<String> {
+        let llm = &self.report.llm;
+        if let Some(n) = llm.iter().position(|x| x.request == self.index) {
+            return self.llm_request(n);
+        }
+        let Some(x) = llm.iter().find(|x| x.response == Some(self.index)) else {
+            return vec![say!(self, "llm_unpaired")];
+        };
+        let words = ShapeWords::of(x.shape);
+        let stop = x.stop_reason.as_deref().unwrap_or("?");
+        let sentence = if let Some(status) = x.status.filter(|s| *s >= 400) {
+            let problem = x
+                .problem
+                .clone()
+                .unwrap_or_else(|| quote(&self.event.text(), 160));
+            say!(self, "llm_error", status = status, problem = problem)
+        } else if let Some(problem) = &x.problem {
+            say!(self, "llm_unreadable", problem = quote(problem, 200))
+        } else if !x.tool_calls.is_empty() {
+            let names: Vec<&str> = x.tool_calls.iter().map(|(_, n, _)| n.as_str()).collect();
+            say!(
+                self,
+                "llm_tool_use",
+                tools = list(&names),
+                block = words.call_block,
+                field = words.stop_field,
+                stop = stop,
+            )
+        } else {
+            say!(self, "llm_final", field = words.stop_field, stop = stop)
+        };
+        vec![sentence]
+    }
+
+    fn llm_request(&self, n: usize) -> Vec<String> {
+        let x = &self.report.llm[n];
+        let words = ShapeWords::of(x.shape);
+        let first = if !x.tool_results.is_empty() {
+            let mut names: Vec<&str> = self
+                .report
+                .chains
+                .iter()
+                .filter(|c| c.returned_in == Some(self.index))
+                .map(|c| c.tool.as_str())
+                .collect();
+            names.dedup();
+            if names.is_empty() {
+                names = x.tool_results.iter().map(String::as_str).collect();
+            }
+            let tools = list(&names);
+            say!(
+                self,
+                "llm_request_results",
+                tools = tools,
+                block = words.result_block
+            )
+        } else if x.tools.is_empty() {
+            say!(self, "llm_request_no_tools")
+        } else {
+            let names: Vec<&str> = x.tools.iter().map(String::as_str).collect();
+            say!(
+                self,
+                "llm_request",
+                count = x.tools.len(),
+                tools = list(&names),
+                field = words.schema_field,
+            )
+        };
+        [Some(first), self.llm_request_extra(n)]
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// What else a request shows, most telling first: tools the model cannot see, tools
+    /// redefined or added since the previous request, server instructions in the system text.
+    fn llm_request_extra(&self, n: usize) -> Option<String> {
+        let x = &self.report.llm[n];
+        let view = self.report.tools.iter().find(|v| v.request == self.index);
+        if let Some(view) = view.filter(|v| !v.not_sent.is_empty()) {
+            let names: Vec<&str> = view.not_sent.iter().map(|(_, n, _)| n.as_str()).collect();
+            return Some(say!(self, "llm_not_sent", tools = list(&names)));
+        }
+        if let Some(previous) = n.checked_sub(1).map(|p| &self.report.llm[p]) {
+            let before = entries_by_name(&previous.tool_entries);
+            let redefined: Vec<&str> = entries_by_name(&x.tool_entries)
+                .into_iter()
+                .filter(|(name, entry)| before.iter().any(|(b, old)| b == name && old != entry))
+                .map(|(name, _)| name)
+                .collect();
+            if !redefined.is_empty() {
+                return Some(say!(self, "llm_redefined", tools = list(&redefined)));
+            }
+            let added: Vec<&str> = x
+                .tools
+                .iter()
+                .filter(|t| !previous.tools.contains(t))
+                .map(String::as_str)
+                .collect();
+            return (!added.is_empty()).then(|| say!(self, "llm_added", tools = list(&added)));
+        }
+        // The first request: whose `instructions` did the host put in the system text?
+        let body = self.event.text();
+        let servers: Vec<&str> = self
+            .report
+            .rpc
+            .sessions
+            .iter()
+            .filter(|(_, s)| {
+                s.instructions.as_deref().is_some_and(|i| {
+                    let escaped = serde_json::to_string(i).unwrap_or_default();
+                    !i.is_empty() && body.contains(escaped.trim_matches('"'))
+                })
+            })
+            .filter_map(|(lane, _)| lane.server_name())
+            .collect();
+        (!servers.is_empty()).then(|| say!(self, "llm_instructions", server = list(&servers)))
+    }
+}
+
+/// The words each LLM API shape uses for the same things.
+pub(super) struct ShapeWords {
+    /// Where `inputSchema` goes in a `tools` entry.
+    pub(super) schema_field: &'static str,
+    /// How the model asks for a call.
+    pub(super) call_block: &'static str,
+    /// How the host returns a result.
+    pub(super) result_block: &'static str,
+    /// The field that says why the model stopped.
+    pub(super) stop_field: &'static str,
+}
+
+impl ShapeWords {
+    pub(super) fn of(shape: Option<ApiShape>) -> Self {
+        let (schema_field, call_block, result_block, stop_field) = match shape {
+            Some(ApiShape::Openai) => (
+                "parameters",
+                "function_call",
+                "function_call_output",
+                "status",
+            ),
+            Some(ApiShape::OpenaiChat) => (
+                "function.parameters",
+                "tool_calls",
+                "role: \"tool\"",
+                "finish_reason",
+            ),
+            Some(ApiShape::Anthropic) | None => {
+                ("input_schema", "tool_use", "tool_result", "stop_reason")
+            }
+        };
+        ShapeWords {
+            schema_field,
+            call_block,
+            result_block,
+            stop_field,
+        }
+    }
+}

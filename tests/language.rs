@@ -1,0 +1,172 @@
+//! A Portuguese or Spanish class reads no English: the narration of every event of every
+//! shipped scenario, under both revisions, and the scenarios' titles and explanations.
+//!
+//! The judge is [`english_sentences`], a detector that can fail: outside quotes, code and
+//! identifiers, a sentence with two or more English function words (words that are not also
+//! Portuguese or Spanish: "the", "is", "with", "which", ...) is English. It is shown to catch
+//! English in `the_english_detector_catches_english`, and the English narration of the same
+//! runs must trip it, so a detector that stopped seeing anything would fail here too.
+
+use std::path::Path;
+
+use sightline::analysis::narration::narrate;
+use sightline::analysis::report;
+use sightline::host::scenario::Scenario;
+use sightline::i18n::{Language, Strings};
+
+use crate::util::{load, run_scenario_to, tempdir};
+
+/// English words that are neither Portuguese nor Spanish ("a", "as", "do", "no", "for", "has"
+/// are, so they are not here).
+const ENGLISH: &[&str] = &[
+    "the", "is", "are", "and", "of", "to", "with", "this", "that", "from", "which", "it", "its",
+    "not", "was", "were", "be", "been", "by", "have", "when", "what", "into", "an", "will",
+    "would", "can", "does", "then", "than", "there", "their", "they", "only", "because", "after",
+    "before", "on", "in", "or", "at", "who", "any", "every", "but", "if", "yet",
+];
+
+/// Text with quoted material (“…”, «…», "…", `…`) and JSON (`{…}`, `[…]`) taken out: what is
+/// left is the sentence Sightline wrote around the data it quotes.
+fn prose(text: &str) -> String {
+    let mut out = String::new();
+    let mut closers: Vec<char> = Vec::new();
+    for c in text.chars() {
+        if closers.last() == Some(&c) {
+            closers.pop();
+            out.push(' ');
+            continue;
+        }
+        let closer = match c {
+            '“' => Some('”'),
+            '«' => Some('»'),
+            '"' if closers.last() != Some(&'"') => Some('"'),
+            '`' => Some('`'),
+            '{' => Some('}'),
+            '[' => Some(']'),
+            _ => None,
+        };
+        if let Some(closer) = closer {
+            closers.push(closer);
+        } else if closers.is_empty() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The sentences of `text` that read as English (see the module documentation).
+fn english_sentences(text: &str) -> Vec<String> {
+    prose(text)
+        .split(['.', ';', ':', '!', '?', '(', ')'])
+        .filter(|sentence| {
+            let words = sentence.split_whitespace().filter_map(|token| {
+                let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+                // Identifiers, methods, numbers and names keep their spelling in any language.
+                let plain = !word.is_empty()
+                    && word.chars().all(char::is_alphabetic)
+                    && !word.chars().skip(1).any(char::is_uppercase);
+                plain.then(|| word.to_lowercase())
+            });
+            words.filter(|w| ENGLISH.contains(&w.as_str())).count() >= 2
+        })
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_english_detector_catches_english() {
+    let english = "The host drops get_weather before calling the model (it is not in the list).";
+    assert!(!english_sentences(english).is_empty());
+    assert!(!english_sentences("Host note: the call failed and it was retried").is_empty());
+    let portuguese = "O host descarta get_weather antes de chamar o modelo: “the weather is fine”.";
+    assert_eq!(english_sentences(portuguese), Vec::<String>::new());
+    let spanish =
+        "El host envía tools/call con {\"the\": \"is\"} y `this is code`; no la envía el modelo.";
+    assert_eq!(english_sentences(spanish), Vec::<String>::new());
+    // One stray word is not a sentence; identifiers are not words.
+    assert!(english_sentences("O servidor weather envia inputSchema is_on").is_empty());
+}
+
+fn shipped() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("scenarios/")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.strip_suffix(".toml")?.to_string();
+            Some(name)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "{names:?}");
+    names
+}
+
+#[test]
+fn no_portuguese_or_spanish_narration_of_a_shipped_scenario_is_english() {
+    let dir = tempdir();
+    let strings = Strings::embedded();
+    let mut found = Vec::new();
+    let (mut events_seen, mut english_in_english) = (0, 0);
+    for name in shipped() {
+        for revision in ["2025-11-25", "2026-07-28"] {
+            let path = dir.path().join(format!("{name}-{revision}.jsonl"));
+            run_scenario_to(&name, &path, &["--protocol", revision]);
+            let trace = load(&path);
+            let r = report(&trace.events);
+            for i in 0..trace.events.len() {
+                events_seen += 1;
+                let en = narrate(&trace.events, &r, i, &strings, Language::En);
+                english_in_english += usize::from(!english_sentences(&en).is_empty());
+                for lang in [Language::Pt, Language::Es] {
+                    let text = narrate(&trace.events, &r, i, &strings, lang);
+                    for sentence in english_sentences(&text) {
+                        let seq = trace.events[i].seq;
+                        found.push(format!(
+                            "{name} {revision} #{seq} ({}): “{sentence}” in: {text}",
+                            lang.code()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "English in:\n- {}", found.join("\n- "));
+    // The detector sees English where there is English: most English narrations trip it.
+    assert!(
+        english_in_english * 2 > events_seen,
+        "only {english_in_english} of {events_seen} English narrations read as English"
+    );
+}
+
+#[test]
+fn every_shipped_scenario_has_a_title_and_explanation_in_each_language() {
+    let strings = Strings::embedded();
+    for name in shipped() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{name}.toml"));
+        let scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let en_title = scenario.title_in(&strings, Language::En, &name);
+        assert_eq!(
+            en_title, scenario.title,
+            "{name}: English is the file's own"
+        );
+        for lang in [Language::Pt, Language::Es] {
+            let title = scenario.title_in(&strings, lang, &name);
+            let explanation = scenario.explanation_in(&strings, lang, &name);
+            assert_ne!(title, scenario.title, "{name} has no {} title", lang.code());
+            assert_ne!(
+                explanation.trim(),
+                scenario.explanation.trim(),
+                "{name} has no {} explanation",
+                lang.code()
+            );
+            let english = english_sentences(&format!("{title}. {explanation}"));
+            assert!(english.is_empty(), "{name} ({}): {english:?}", lang.code());
+        }
+        let english = english_sentences(&scenario.explanation);
+        assert!(
+            !english.is_empty(),
+            "{name}: the English explanation reads as English"
+        );
+    }
+}
