@@ -40,4 +40,5 @@ mod trust_run;
 mod trust_secrets;
 mod trust_wrap;
 mod ui_app;
+mod ui_classroom;
 mod web_page;

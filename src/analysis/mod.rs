@@ -10,6 +10,7 @@
 //! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
 //! same code that builds and reads them in the host, so there is one definition of each shape.
 
+pub mod align;
 pub mod canonical;
 pub mod chars;
 pub mod check;
@@ -27,6 +28,7 @@ pub mod narration;
 pub mod pins;
 pub mod poison;
 pub mod replay;
+pub mod revisions;
 pub mod tokens;
 pub mod trace_context;
 
@@ -57,7 +59,7 @@ pub fn report(events: &[Event]) -> Report {
         .into_iter()
         .partition(|x| x.sampling_for.is_some());
     let (chains, tools) = link(events, &rpc, &llm);
-    let lookup = lookup::Lookup::new(&llm, &chains);
+    let lookup = lookup::Lookup::new(&llm, &sampling, &chains);
     Report {
         rpc,
         llm,
@@ -88,6 +90,12 @@ impl Report {
             (n, LlmRole::Response) => Some(&self.llm[n]),
             _ => None,
         }
+    }
+
+    /// The (first) exchange made for a server's sampling request that event `i` is the
+    /// request or the response of.
+    pub fn sampling_of(&self, i: usize) -> Option<&LlmExchange> {
+        self.lookup.sampling(i).map(|n| &self.sampling[n])
     }
 
     /// The (first) model call whose `tools/call` is event `i`.

@@ -130,12 +130,6 @@ pub(super) fn check_lang(lang: Option<&str>) -> anyhow::Result<Option<&'static s
     }
 }
 
-/// A browser tab's WebAssembly memory ends at 4 GiB. The viewer holds the trace's bytes while
-/// it reads them, and then about this much per event beside the raw text (measured in headless
-/// Chromium on 100,000 events of 200 bytes: 832 bytes per event of wasm memory in all).
-const WEB_BYTES_PER_EVENT: u64 = 640;
-const WEB_MEMORY_BUDGET: u64 = 3 << 30;
-
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let lang = check_lang(args.lang.as_deref())?;
     if args.lang.is_some() && args.format != Format::Html {
@@ -282,23 +276,17 @@ fn html(
     lang: Option<&str>,
 ) -> anyhow::Result<String> {
     let bundle = crate::export::html::bundle()?;
-    let size = std::fs::metadata(path).map_or(0, |m| if m.is_dir() { 0 } else { m.len() });
-    let needed = loaded.events.len() as u64 * WEB_BYTES_PER_EVENT + size;
-    if needed > WEB_MEMORY_BUDGET {
-        anyhow::bail!(
-            "{}: {} events need about {} MB in the browser, more than a tab's WebAssembly \
-             memory allows ({} MB of its 4096); export a part of it, or open it in the app",
-            path.display(),
-            loaded.events.len(),
-            needed >> 20,
-            WEB_MEMORY_BUDGET >> 20
-        );
-    }
     let bytes = if path.is_dir() {
         crate::trace::trace_bytes(&loaded.header, &loaded.events)
     } else {
         std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
     };
+    if let Err(e) = crate::export::html::fits_in_a_tab(loaded.events.len(), bytes.len() as u64) {
+        anyhow::bail!(
+            "{}: {e}; export a part of it, or open it in the app",
+            path.display()
+        );
+    }
     let title = if loaded.header.title.is_empty() {
         path.file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())

@@ -82,13 +82,18 @@ enum Command {
     /// Example: `sightline serve "$(sightline session path demo)" --listen 0.0.0.0:6300` (off
     /// the loopback every request needs the token printed in the URL)
     Serve(serve::ServeArgs),
-    /// Open a saved trace in the app (sequence diagram, inspector, teaching mode).
+    /// Open a saved trace in the app (sequence diagram, inspector, teaching mode), or two side
+    /// by side.
     ///
-    /// Example: `sightline open weather.jsonl`. With no command at all, the app opens and
-    /// runs the `weather` scenario live.
+    /// Examples: `sightline open weather.jsonl`; `sightline open weather-2025.jsonl
+    /// weather-2026.jsonl` (the same scenario under two revisions, differences named). With no
+    /// command at all, the app opens and runs the `weather` scenario live.
     Open {
         /// The trace file (JSON Lines), or a session folder.
         trace: PathBuf,
+        /// A second trace, shown beside the first in two synchronised diagrams.
+        #[arg(conflicts_with = "follow")]
+        other: Option<PathBuf>,
         /// Keep reading it as proxies write it: new events appear live (live attach).
         #[arg(long)]
         follow: bool,
@@ -206,10 +211,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return crate::ui::launch(crate::ui::Start::Live);
     };
     match command {
-        Command::Open { trace, follow } => crate::ui::launch(if follow {
-            crate::ui::Start::Follow(trace)
-        } else {
-            crate::ui::Start::Open(trace)
+        Command::Open {
+            trace,
+            other,
+            follow,
+        } => crate::ui::launch(match other {
+            Some(other) => crate::ui::Start::Compare(trace, other),
+            None if follow => crate::ui::Start::Follow(trace),
+            None => crate::ui::Start::Open(trace),
         }),
         Command::Session(command) => session::run(command),
         Command::Proxy(args) => proxy::run(args),

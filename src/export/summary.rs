@@ -113,11 +113,7 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
         }
         return Some(s);
     }
-    if let Some(x) = report
-        .sampling
-        .iter()
-        .find(|x| x.request == i || x.response == Some(i))
-    {
+    if let Some(x) = report.sampling_of(i) {
         let server = x.sampling_for.as_deref().unwrap_or("?");
         return Some(match x.request == i {
             true => format!(

@@ -58,6 +58,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
             trace,
         } => import(app, format, &file, trace),
         Command::Run { scenario, options } => run(app, &scenario, options),
+        Command::CompareScenario(name) => super::compare_run::start(app, &name),
         Command::Export(format) => export(app, format),
         Command::Quit => app.platform.quit = true,
     }

@@ -12,12 +12,14 @@ use egui::{CentralPanel, Panel, RichText, Ui};
 
 use super::Tr;
 use super::command::Command;
+use super::compare::CompareView;
 use super::diagram::{DiagramView, RowSet};
 use super::doctor_panel::DoctorPanel;
 use super::inspector::Inspector;
 use super::list::MessageList;
 use super::model_view::ModelView;
 use super::platform::Platform;
+use super::present::Presentation;
 use super::replay::Replay;
 use super::store::{Source, TraceStore};
 use crate::i18n::{Language, Strings};
@@ -52,6 +54,10 @@ pub struct SightlineApp {
     pub(super) list: MessageList,
     pub(super) replay: Replay,
     pub(super) notice: Option<Notice>,
+    /// Presentation mode (View > Present, F5).
+    pub(super) present: Presentation,
+    /// Two traces side by side, while shown (`sightline open A B`, View > Compare).
+    pub(super) compare: Option<CompareView>,
     /// What only the desktop (live runs, files, dialogs) or only the browser (a served stream)
     /// does.
     pub(super) platform: Platform,
@@ -73,6 +79,8 @@ impl SightlineApp {
             list: MessageList::default(),
             replay: Replay::default(),
             notice: None,
+            present: Presentation::default(),
+            compare: None,
             platform: Platform::default(),
             fonts_installed: false,
         }
@@ -131,6 +139,30 @@ impl SightlineApp {
         self.tab = tab;
     }
 
+    /// Whether presentation mode is on.
+    pub fn presenting(&self) -> bool {
+        self.present.active
+    }
+
+    /// The scale presentation mode gives the whole interface.
+    pub fn presentation_scale(&self) -> f32 {
+        self.present.scale
+    }
+
+    /// The compare view, while shown.
+    pub fn compare(&self) -> Option<&CompareView> {
+        self.compare.as_ref()
+    }
+
+    pub fn compare_mut(&mut self) -> Option<&mut CompareView> {
+        self.compare.as_mut()
+    }
+
+    /// Shows two traces side by side (the first stays the app's trace when the view closes).
+    pub fn show_compare(&mut self, view: CompareView) {
+        self.compare = Some(view);
+    }
+
     /// Draws the whole app into `ui` and applies what the panels asked for.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
@@ -140,8 +172,24 @@ impl SightlineApp {
         }
         super::platform::poll(self, &ctx);
         if !self.store.findings.is_ready() {
-            // The findings of a big trace are computed in the background: look again soon.
-            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            // The findings of a big trace are computed in the background: look again soon. With
+            // no threads (the browser), each frame after the first runs one of the analyses.
+            if ctx.cumulative_pass_nr() > 0 && self.store.findings.step() {
+                ctx.request_repaint();
+            } else {
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
+        }
+
+        // F5 turns presentation mode on and off from anywhere.
+        if ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F5)) {
+            self.apply(Command::SetPresenting(!self.present.active));
+        }
+        if let Some(teaching) = self.present.sync(&ctx) {
+            self.apply(Command::SetTeaching(teaching));
+        }
+        if self.present.active {
+            return self.present_ui(ui);
         }
 
         let tr = Tr {
@@ -156,7 +204,7 @@ impl SightlineApp {
                 ui,
                 &mut self.platform,
                 self.replay.active,
-                !store.is_empty(),
+                !store.is_empty() && self.compare.is_none(),
                 tr,
             ));
         });
@@ -169,6 +217,18 @@ impl SightlineApp {
         Panel::bottom("status-bar").show(ui, |ui| {
             super::status::status_ui(ui, store, &self.platform, self.notice.as_ref(), tr);
         });
+        if let Some(compare) = self.compare.as_mut() {
+            CentralPanel::default().show(ui, |ui| {
+                if compare.ui(ui, tr).is_some() {
+                    commands.push(Command::CloseCompare);
+                }
+            });
+            commands.extend(self.platform.windows_ui(&ctx, tr));
+            for command in commands {
+                self.apply(command);
+            }
+            return;
+        }
         Panel::left("message-list")
             .resizable(true)
             .default_size(300.0)

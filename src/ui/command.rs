@@ -35,6 +35,10 @@ pub enum Command {
     SetLanguage(Language),
     /// Turn teaching mode (replay with narration) on or off.
     SetTeaching(bool),
+    /// Turn presentation mode (large type, projector theme, panels hidden) on or off.
+    SetPresenting(bool),
+    /// Leave the compare view.
+    CloseCompare,
     /// What only the platform the app runs on can do.
     Platform(super::platform::Command),
 }

@@ -49,6 +49,8 @@ pub enum Command {
         scenario: String,
         options: RunOptions,
     },
+    /// Run a shipped scenario under both revisions and show the two side by side.
+    CompareScenario(String),
     /// Export the current trace (the diagram, or the whole viewer as HTML).
     Export(ExportFormat),
     /// Close the app window.
@@ -68,6 +70,8 @@ pub struct Platform {
     /// Wakes the UI from background threads (the live run); a no-op in tests.
     pub(super) wake: Arc<dyn Fn() + Send + Sync>,
     pub(super) quit: bool,
+    /// View > Compare's two runs, while they run.
+    pub(super) comparing: Option<super::compare_run::CompareRuns>,
 }
 
 impl Default for Platform {
@@ -80,6 +84,7 @@ impl Default for Platform {
             menu: MenuState::default(),
             wake: Arc::new(|| {}),
             quit: false,
+            comparing: None,
         }
     }
 }
@@ -87,12 +92,17 @@ impl Default for Platform {
 impl Platform {
     /// Whether events are on their way (the diagram says "waiting" rather than "no trace").
     pub fn is_waiting(&self) -> bool {
-        self.live.is_some() || self.following.is_some()
+        self.live.is_some() || self.following.is_some() || self.comparing.is_some()
     }
 
     /// The File menu.
     pub fn file_menu_ui(&mut self, ui: &mut Ui, has_trace: bool, tr: Tr<'_>) -> Option<Command> {
         self.menu.file_menu_ui(ui, &self.recent, has_trace, tr)
+    }
+
+    /// The desktop's part of the View menu: compare a scenario under both revisions.
+    pub fn view_menu_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+        super::compare_run::view_menu_ui(ui, tr)
     }
 
     /// What a live run is doing, in the status bar.
@@ -131,6 +141,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     poll_live(app, ctx);
     poll_following(app, ctx);
+    super::compare_run::poll(app, ctx);
     super::actions::poll_dialog(app);
     super::actions::take_dropped_files(app, ctx);
 }
@@ -272,6 +283,8 @@ pub enum Start {
     Open(PathBuf),
     /// Show a trace file or session folder live as proxies write it (`sightline open --follow`).
     Follow(PathBuf),
+    /// Two saved traces side by side (`sightline open A B`).
+    Compare(PathBuf, PathBuf),
 }
 
 /// The commands that work without a display, for the message when there is none.
@@ -299,6 +312,7 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
     // Open the trace first, so a bad path is an ordinary command-line error.
     let opened = match &start {
         Start::Open(path) => Some(SightlineApp::from_trace(path)?),
+        Start::Compare(a, b) => Some(SightlineApp::compare_traces(a, b)?),
         Start::Follow(path) => {
             crate::trace::Follower::new(path)?;
             None

@@ -1,6 +1,7 @@
 //! The menu bar: the platform's File menu (the desktop's; the browser has none), View
-//! (teaching mode) and Language (English, Portuguese, Spanish, switched at run time, also one
-//! click away at the right of the bar).
+//! (teaching mode, presentation mode, and on the desktop the comparison of two revisions) and
+//! Language (English, Portuguese, Spanish, switched at run time, also one click away at the
+//! right of the bar).
 
 use egui::Ui;
 
@@ -26,6 +27,18 @@ pub(super) fn bar_ui(
             let mut on = teaching;
             if ui.checkbox(&mut on, tr.t("menu.teaching_mode")).changed() {
                 command = Some(Command::SetTeaching(on));
+            }
+            if ui
+                .add_enabled(
+                    has_trace,
+                    egui::Button::new(tr.t("present.menu")).shortcut_text("F5"),
+                )
+                .clicked()
+            {
+                command = Some(Command::SetPresenting(true));
+            }
+            if let Some(c) = platform.view_menu_ui(ui, tr) {
+                command = Some(c.into());
             }
         });
         ui.menu_button(tr.t("menu.language"), |ui| {

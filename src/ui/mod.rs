@@ -19,7 +19,8 @@
 //! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
 //!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
 //!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`list`],
-//!   [`replay`], `menu_bar`, [`status`].
+//!   [`replay`], `menu_bar`, [`status`]; [`present`] (presentation mode for a projector) and
+//!   [`compare`] (two traces side by side, synchronised, their differences named).
 //! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
 //!   change, and the badges that mark them on arrows and tools.
 //! - every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
@@ -33,6 +34,7 @@
 pub mod app;
 pub mod badges;
 pub mod command;
+pub mod compare;
 pub mod diagram;
 mod diagram_paint;
 pub mod doctor_panel;
@@ -42,6 +44,7 @@ mod legend;
 pub mod list;
 mod menu_bar;
 pub mod model_view;
+pub mod present;
 pub mod replay;
 mod rowset;
 pub mod settings;
@@ -54,6 +57,8 @@ pub mod visible;
 // The seam: what only the desktop can do, or what only the browser does, and nothing else.
 #[cfg(feature = "native")]
 mod actions;
+#[cfg(feature = "native")]
+pub mod compare_run;
 #[cfg(feature = "native")]
 pub mod desktop;
 #[cfg(feature = "native")]

@@ -54,6 +54,14 @@ impl Palette {
                 muted: Color32::from_gray(0x90),
                 background: v.panel_fill,
             }
+        } else if super::present::is_projector(v) {
+            // A projector washes out pale lines and grey text: darker ones, same hues.
+            Palette {
+                lifeline: Color32::from_gray(0x50),
+                muted: Color32::from_gray(0x30),
+                note_text: Color32::BLACK,
+                ..Palette::for_visuals(&Visuals::light())
+            }
         } else {
             Palette {
                 request: Color32::from_rgb(0x12, 0x4e, 0xb0),

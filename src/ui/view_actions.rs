@@ -18,6 +18,16 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
                 }
             }
         }
+        Command::SetPresenting(on) => {
+            if on && !app.present.active {
+                app.present.was_teaching = app.replay.active;
+            }
+            app.present.active = on;
+            if on && !app.replay.active {
+                apply(app, Command::SetTeaching(true));
+            }
+        }
+        Command::CloseCompare => app.compare = None,
         Command::Platform(command) => super::platform::apply(app, command),
     }
 }
