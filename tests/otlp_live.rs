@@ -288,3 +288,76 @@ fn a_backend_that_is_down_or_hangs_never_touches_forwarding() {
         );
     }
 }
+
+#[test]
+fn wrap_writes_live_export_into_the_config_but_never_a_header_value() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempdir();
+    let config = dir.path().join("mcp.json");
+    let original = r#"{"mcpServers": {"weather": {"command": "node", "args": ["weather.mjs"]}}}"#;
+    std::fs::write(&config, original).expect("write");
+    let data = dir.path().join("data");
+    let o = run(
+        Command::new(bin())
+            .arg("wrap")
+            .arg(&config)
+            .args(["--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header"])
+            .arg("Authorization=Bearer sk-otlp-WRAP-SECRET")
+            .env("SIGHTLINE_DATA_DIR", &data),
+        Duration::from_secs(20),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let text_now = std::fs::read_to_string(&config).expect("read");
+    assert!(!text_now.contains("sk-otlp"), "{text_now}");
+    let v: serde_json::Value = serde_json::from_str(&text_now).expect("json");
+    let args: Vec<&str> = v["mcpServers"]["weather"]["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(|a| a.as_str())
+        .collect();
+    let at = |flag: &str| args.iter().position(|a| *a == flag).map(|i| args[i + 1]);
+    assert_eq!(at("--otlp-endpoint"), Some("http://127.0.0.1:4318"));
+    let file = at("--otlp-headers-file").expect("a headers file");
+    assert!(Path::new(file).starts_with(&data), "{file}");
+    let mode = std::fs::metadata(file).expect("file").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "only the user reads it");
+    assert!(
+        std::fs::read_to_string(file)
+            .expect("read")
+            .contains("Authorization=Bearer sk-otlp-WRAP-SECRET")
+    );
+    // The proxy reads the file: the header reaches the backend.
+    let receiver = Receiver::start(Answer::Ok);
+    let trace = dir.path().join("w.jsonl");
+    let o = run_with_input(
+        Command::new(bin())
+            .args(["proxy", "--name", "weather", "--trace"])
+            .arg(&trace)
+            .args([
+                "--otlp-endpoint",
+                &receiver.url,
+                "--otlp-headers-file",
+                file,
+            ])
+            .args(["--", bin(), "demo-server", "weather"]),
+        SESSION.as_bytes(),
+        Duration::from_secs(20),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let got = receiver.got.lock().expect("lock");
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|(_, headers, _)| {
+        headers
+            .iter()
+            .any(|(k, v)| k == "authorization" && v == "Bearer sk-otlp-WRAP-SECRET")
+    }));
+    drop(got);
+    // Undo gives the config back byte for byte.
+    let o = run(
+        Command::new(bin()).arg("wrap").arg(&config).arg("--undo"),
+        Duration::from_secs(20),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), original);
+}

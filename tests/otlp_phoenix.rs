@@ -1,6 +1,6 @@
 //! A real OTLP backend: Arize Phoenix from PyPI (installed pinned by `tests/run.sh`, path in
-//! `SIGHTLINE_PHOENIX`), started on 127.0.0.1, fed by `sightline export --endpoint`, and
-//! queried back through its own REST API.
+//! `SIGHTLINE_PHOENIX`), started on 127.0.0.1, fed by `sightline export --endpoint` and then
+//! live by `sightline run --otlp-endpoint`, and queried back through its own REST API.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -106,18 +106,54 @@ fn phoenix_receives_the_weather_loop_and_gives_it_back() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 
     // Phoenix ingests asynchronously: poll its REST API until all 8 spans are there.
+    let spans = spans_in_phoenix(port, 8);
+    check_weather(&spans);
+    let exported: std::collections::HashSet<String> = spans
+        .iter()
+        .filter_map(|s| s["context"]["trace_id"].as_str().map(str::to_string))
+        .collect();
+
+    // Live: a second run streams its spans while it runs; they are a trace of their own.
+    let live_trace = dir.path().join("live.jsonl");
+    let endpoint = format!("http://127.0.0.1:{port}/v1/traces");
+    run_scenario_to("weather", &live_trace, &["--otlp-endpoint", &endpoint]);
+    let all = spans_in_phoenix(port, 16);
+    let live: Vec<Value> = all
+        .into_iter()
+        .filter(|s| {
+            s["context"]["trace_id"]
+                .as_str()
+                .is_some_and(|t| !exported.contains(t))
+        })
+        .collect();
+    check_weather(&live);
+    let note = load(&live_trace)
+        .events
+        .iter()
+        .map(|e| e.text().to_string())
+        .find(|t| t.starts_with("OpenTelemetry live export to"))
+        .expect("the live export's count is noted");
+    assert!(note.contains("8 spans sent, 0 dropped"), "{note}");
+}
+
+/// Phoenix's spans (default project), once at least `want` are there (or after a minute).
+fn spans_in_phoenix(port: u16, want: usize) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(60);
-    let spans: Vec<Value> = loop {
+    loop {
         let spans = get(port, "/v1/projects/default/spans?limit=100")
             .filter(|(s, _)| *s == 200)
             .and_then(|(_, body)| serde_json::from_str::<Value>(&body).ok())
             .and_then(|v| v["data"].as_array().cloned())
             .unwrap_or_default();
-        if spans.len() >= 8 || Instant::now() > deadline {
-            break spans;
+        if spans.len() >= want || Instant::now() > deadline {
+            return spans;
         }
         std::thread::sleep(Duration::from_millis(250));
-    };
+    }
+}
+
+/// The weather loop's 8 spans, as Phoenix gives them back: one trace, nested, converted.
+fn check_weather(spans: &[Value]) {
     let mut names: Vec<&str> = spans.iter().filter_map(|s| s["name"].as_str()).collect();
     names.sort_unstable();
     assert_eq!(

@@ -388,6 +388,7 @@ fn wrap_keeps_the_value_of_every_number_in_other_fields() {
         session: None,
         http_port: 6280,
         port_is_free: |_| true,
+        proxy_args: Vec::new(),
     };
     let wrapped = wrap::wrap(&text, &options).expect("wraps");
     wrap::parse_config(&wrapped.text).expect("what wrap writes parses");

@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
         session: None,
         http_port: 6280,
         port_is_free: |_| true,
+        proxy_args: Vec::new(),
     };
     let Ok(wrapped) = wrap::wrap(&text, &options) else {
         return;

@@ -50,7 +50,8 @@ pub struct ExportArgs {
     endpoint: Option<String>,
     #[command(flatten)]
     otlp: OtlpArgs,
-    /// The HTML page's language: en, pt or es (default: the browser's).
+    /// The language of the diagram's words: en, pt or es (default for mermaid and svg: from
+    /// LC_ALL, LC_MESSAGES or LANG, else en; for html: the browser's).
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
 }
@@ -132,9 +133,14 @@ pub(super) fn check_lang(lang: Option<&str>) -> anyhow::Result<Option<&'static s
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let lang = check_lang(args.lang.as_deref())?;
-    if args.lang.is_some() && args.format != Format::Html {
-        anyhow::bail!("--lang is for --format html");
+    if args.lang.is_some() && args.format == Format::Otlp {
+        anyhow::bail!("--lang is for mermaid, svg and html: OpenTelemetry spans have no words");
     }
+    // Mermaid and SVG: the flag, else the locale; the HTML page: the flag, else the browser's.
+    let words = match lang {
+        Some(code) => crate::i18n::Words::of(super::lang::parse(code)?),
+        None => crate::i18n::Words::of(crate::i18n::Language::from_env()),
+    };
     let loaded = super::load_trace(&args.trace)?;
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;
@@ -164,11 +170,16 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         bytes: 0,
     };
     let written = match args.format {
-        Format::Mermaid => {
-            crate::export::mermaid::write(&mut out, &diagram, events, &report, rows.clone())
-        }
+        Format::Mermaid => crate::export::mermaid::write_in(
+            &mut out,
+            &diagram,
+            events,
+            &report,
+            rows.clone(),
+            words,
+        ),
         Format::Svg | Format::Otlp | Format::Html => {
-            crate::export::svg::write(&mut out, &diagram, events, &report, rows)
+            crate::export::svg::write_in(&mut out, &diagram, events, &report, rows, words)
         }
     }
     .and_then(|()| out.flush());

@@ -69,6 +69,68 @@ impl OtlpArgs {
     }
 }
 
+impl LiveArgs {
+    /// The flags as `sightline proxy` arguments, for `wrap` to write into a host's config. The
+    /// header values never go into the config (often committed, readable by other programs):
+    /// `--otlp-header`s are written to a file only the user can read, in the data directory,
+    /// and the config names the file.
+    pub fn proxy_args(&self) -> anyhow::Result<Vec<String>> {
+        let Some(url) = &self.endpoint else {
+            return Ok(Vec::new());
+        };
+        // Refuse now what the proxy would refuse when the host starts it.
+        self.otlp.endpoint(Some(url))?;
+        let mut out = vec!["--otlp-endpoint".to_string(), url.clone()];
+        let file = match &self.headers_file {
+            Some(file) => Some(std::path::absolute(file)?),
+            None if !self.otlp.headers.is_empty() => Some(write_headers_file(&self.otlp.headers)?),
+            None => None,
+        };
+        if let Some(file) = file {
+            out.extend([
+                "--otlp-headers-file".to_string(),
+                file.display().to_string(),
+            ]);
+        }
+        if let Some(p) = &self.otlp.protocol {
+            out.extend(["--otlp-protocol".to_string(), p.clone()]);
+        }
+        if self.otlp.content {
+            out.push("--otlp-content".into());
+        }
+        Ok(out)
+    }
+}
+
+/// Writes `K=V` headers to `DATA_DIR/otlp/headers-HASH.txt`, mode 0600 (the same headers give
+/// the same file); returns its path.
+fn write_headers_file(headers: &[String]) -> anyhow::Result<PathBuf> {
+    use sha2::Digest as _;
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let text = headers.join("\n") + "\n";
+    let hash = sha2::Sha256::digest(text.as_bytes());
+    let name: String = hash[..6].iter().map(|b| format!("{b:02x}")).collect();
+    let dir = crate::tap::paths::data_dir().join("otlp");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = std::path::absolute(dir.join(format!("headers-{name}.txt")))?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    // An existing file keeps its mode on open: make sure only the user reads it.
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    file.write_all(
+        format!("# OTLP headers for sightline proxy --otlp-headers-file (written by sightline wrap)\n{text}")
+            .as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
 /// The live-streaming flags of `proxy`, `proxy --http`, `llm-proxy`, `run` and `wrap`.
 #[derive(Debug, Clone, Args, Default)]
 pub struct LiveArgs {

@@ -56,6 +56,11 @@ pub struct WrapArgs {
     /// them; stdio servers' proxies are started by the host).
     #[arg(long, conflicts_with = "undo")]
     serve: bool,
+    /// Live OpenTelemetry streaming: written into every stdio server's proxy arguments (header
+    /// values go to a private file the arguments name, never into the config), and used by the
+    /// proxies `--serve` runs.
+    #[command(flatten)]
+    live: super::otlp::LiveArgs,
 }
 
 pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
@@ -88,6 +93,7 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
                 session: session_dir(&args)?.map(|d| d.display().to_string()),
                 http_port: args.http_port,
                 port_is_free: |port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(),
+                proxy_args: args.live.proxy_args()?,
             },
         )
     }
@@ -138,6 +144,7 @@ fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
             routes,
             args.trace_dir.as_deref(),
             session_dir(args)?.as_deref(),
+            &args.live,
         );
     }
     if !routes.is_empty() && !args.undo {
@@ -155,7 +162,9 @@ fn serve(
     routes: &[HttpRoute],
     trace_dir: Option<&Path>,
     session: Option<&Path>,
+    live: &super::otlp::LiveArgs,
 ) -> anyhow::Result<ExitCode> {
+    let mut exports = Vec::new();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut recorders = Vec::new();
     let served = runtime.block_on(async {
@@ -176,6 +185,7 @@ fn serve(
             );
             let writer = TraceWriter::create(&trace, &header)?;
             let recorder = Recorder::start(vec![Box::new(writer)]);
+            exports.push(live.start(&recorder, &header)?);
             recorders.push(recorder.clone());
             let listen = SocketAddr::from(([127, 0, 0, 1], route.port));
             let proxy = HttpProxy::bind(listen, &route.upstream, &name, recorder)
@@ -212,6 +222,7 @@ fn serve(
         }
         anyhow::Ok(())
     });
+    exports.into_iter().for_each(super::otlp::finish);
     for recorder in &recorders {
         for err in &recorder.finish().errors {
             eprintln!("sightline: warning: {err}");

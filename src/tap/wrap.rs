@@ -17,8 +17,8 @@
 //! A stdio server (`command`, optional `args`) becomes
 //! `SIGHTLINE proxy --name NAME [--trace DIR/NAME.jsonl] -- COMMAND ARGS...`: the proxy's
 //! arguments go in front of the original ones, whose text is kept. A server whose `args` have
-//! that shape (`proxy`, then only `--name`, `--trace` or `--session` options, then `--` and a
-//! command) is recognised as wrapped whatever the executable is called, so wrapping twice
+//! that shape (`proxy`, then only `--name`, `--trace`, `--session` or live OpenTelemetry
+//! options, then `--` and a command) is recognised as wrapped whatever the executable is called, so wrapping twice
 //! changes nothing and `--undo` works after the binary was renamed or moved; unwrapping reads
 //! the original command back from the proxy's arguments, so it needs no backup. One thing
 //! cannot be told apart afterwards: a server with no `args` key and one with `"args": []` both
@@ -89,14 +89,27 @@ pub struct WrapOptions {
     pub http_port: u16,
     /// Whether nothing listens on a local port (the CLI tries to bind it; tests say yes).
     pub port_is_free: fn(u16) -> bool,
+    /// More proxy options for every stdio server, as `--option VALUE` pairs or the
+    /// [`PROXY_FLAGS`] (live OpenTelemetry streaming: `--otlp-endpoint URL`...).
+    pub proxy_args: Vec<String>,
 }
 
 /// Where the HTTP proxies listen.
 const PROXY_HOST: &str = "127.0.0.1";
 /// The first path segment of a wrapped URL.
 const MARK: &str = "sightline";
-/// The proxy options a wrapped server's `args` may hold between `proxy` and `--`.
-const PROXY_OPTIONS: [&str; 3] = ["--name", "--trace", "--session"];
+/// The proxy options a wrapped server's `args` may hold between `proxy` and `--`, each with
+/// its value.
+const PROXY_OPTIONS: [&str; 6] = [
+    "--name",
+    "--trace",
+    "--session",
+    "--otlp-endpoint",
+    "--otlp-headers-file",
+    "--otlp-protocol",
+];
+/// The proxy options without a value a wrapped server's `args` may hold.
+pub const PROXY_FLAGS: [&str; 1] = ["--otlp-content"];
 
 /// A wrapped HTTP server, as `sightline wrap CONFIG --serve` runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,6 +208,7 @@ pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
         } else if let Some(session) = &options.session {
             prefix.extend([quote("--session"), quote(session)]);
         }
+        prefix.extend(options.proxy_args.iter().map(|a| quote(a)));
         prefix.extend([quote("--"), text[command.start..command.end].to_string()]);
         match server.get("args").map(|m| &m.value) {
             None => edits.insert(command.end, format!(", \"args\": [{}]", prefix.join(", "))),
@@ -426,6 +440,10 @@ fn proxied(server: &Node) -> Option<usize> {
         let arg = args.get(i)?.as_str()?;
         if arg == "--" {
             return (i + 1 < args.len()).then_some(i);
+        }
+        if PROXY_FLAGS.contains(&arg) {
+            i += 1;
+            continue;
         }
         if !PROXY_OPTIONS.contains(&arg) {
             return None;

@@ -59,7 +59,13 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
         } => import(app, format, &file, trace),
         Command::Run { scenario, options } => run(app, &scenario, options),
         Command::CompareScenario(name) => super::compare_run::start(app, &name),
+        Command::CompareWithDialog => pick_file(app, Picking::CompareWith),
+        Command::CompareWith(path) => super::compare_with::compare_with(app, &path),
+        Command::ReplayAgainstWindow => app.platform.replay_against.open = true,
+        Command::ReplayAgainst(target) => super::compare_with::start_replay(app, &target),
         Command::Export(format) => export(app, format),
+        Command::ExportOtlpFile => export_otlp_file(app),
+        Command::ExportOtlpEndpoint => app.platform.otlp.open = true,
         Command::Quit => app.platform.quit = true,
     }
 }
@@ -115,6 +121,8 @@ fn load_failed(app: &mut SightlineApp, path: &Path, error: &dyn std::fmt::Displa
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Picking {
     Open,
+    /// A trace to compare the current one with.
+    CompareWith,
     Import(ImportFormat),
 }
 
@@ -123,6 +131,7 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
     if !has_file_dialog() {
         let key = match picking {
             Picking::Open => "app.no_file_dialog",
+            Picking::CompareWith => "compare_with.no_dialog",
             Picking::Import(_) => "app.no_import_dialog",
         };
         let text = tr(app).t(key);
@@ -130,7 +139,7 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
         return;
     }
     let (what, extensions): (&str, &[&str]) = match picking {
-        Picking::Open => ("Sightline trace", &["jsonl", "json"]),
+        Picking::Open | Picking::CompareWith => ("Sightline trace", &["jsonl", "json"]),
         Picking::Import(ImportFormat::ClaudeDesktop) => ("Claude Desktop MCP log", &["log"]),
         Picking::Import(ImportFormat::Inspector) => ("MCP Inspector export", &["json"]),
         Picking::Import(ImportFormat::Har) => ("HAR", &["har", "json"]),
@@ -162,6 +171,9 @@ pub(super) fn poll_dialog(app: &mut SightlineApp) {
             app.platform.dialog = None;
             match (picked, picking) {
                 (Some(path), Picking::Open) => open(app, &path),
+                (Some(path), Picking::CompareWith) => {
+                    super::compare_with::compare_with(app, &path);
+                }
                 (Some(path), Picking::Import(format)) => import(app, format, &path, None),
                 (None, _) => {}
             }
@@ -369,6 +381,43 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
         ),
     };
     notice(app, text, failed);
+}
+
+/// File > Export > OpenTelemetry (file): where to (a dialog, or next to the trace), then the
+/// mapping and the writing on their own thread.
+fn export_otlp_file(app: &mut SightlineApp) {
+    let default = match app.store.source.path() {
+        Some(p) => p.with_extension("otlp.json"),
+        None => live::data_dir().join("exports").join("trace.otlp.json"),
+    };
+    let path = if has_file_dialog() {
+        let mut dialog = rfd::FileDialog::new().set_file_name(
+            default
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        );
+        if let Some(dir) = default.parent() {
+            dialog = dialog.set_directory(dir);
+        }
+        match dialog.save_file() {
+            Some(p) => p,
+            None => return,
+        }
+    } else {
+        default
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        let text = tr(app).f(
+            "app.export_failed",
+            &[("error", format!("{}: {e}", dir.display()))],
+        );
+        return notice(app, text, true);
+    }
+    let wake = app.platform.wake.clone();
+    let target = super::otlp_export::Target::File(path);
+    app.platform.otlp.start(&app.store, target, wake);
 }
 
 /// The viewer and the shown trace in one page: a saved trace's file as it is, otherwise the

@@ -51,8 +51,21 @@ pub enum Command {
     },
     /// Run a shipped scenario under both revisions and show the two side by side.
     CompareScenario(String),
+    /// Show the native file dialog to pick a trace to compare the current one with.
+    CompareWithDialog,
+    /// Compare the current trace with this one, side by side, with `diff`'s findings.
+    CompareWith(PathBuf),
+    /// Show the "Replay against..." window.
+    ReplayAgainstWindow,
+    /// Replay the current trace against a server command or a Streamable HTTP URL, then
+    /// compare the recording with the replay.
+    ReplayAgainst(String),
     /// Export the current trace (the diagram, or the whole viewer as HTML).
     Export(ExportFormat),
+    /// Export the current trace as OpenTelemetry spans to an OTLP/JSON file (off the UI thread).
+    ExportOtlpFile,
+    /// Open the window that sends the current trace to an OTLP/HTTP endpoint.
+    ExportOtlpEndpoint,
     /// Close the app window.
     Quit,
 }
@@ -67,11 +80,15 @@ pub struct Platform {
     pub(super) dialog: Option<(Picking, Receiver<Option<PathBuf>>)>,
     pub(super) recent: RecentFiles,
     pub(super) menu: MenuState,
+    /// File > Export > OpenTelemetry: its window and the export running.
+    pub(super) otlp: super::otlp_export::OtlpExport,
     /// Wakes the UI from background threads (the live run); a no-op in tests.
     pub(super) wake: Arc<dyn Fn() + Send + Sync>,
     pub(super) quit: bool,
     /// View > Compare's two runs, while they run.
     pub(super) comparing: Option<super::compare_run::CompareRuns>,
+    /// File > Replay against...: its window and the replay under way.
+    pub(super) replay_against: super::compare_with::ReplayAgainst,
 }
 
 impl Default for Platform {
@@ -82,9 +99,11 @@ impl Default for Platform {
             dialog: None,
             recent: RecentFiles::default(),
             menu: MenuState::default(),
+            otlp: Default::default(),
             wake: Arc::new(|| {}),
             quit: false,
             comparing: None,
+            replay_against: Default::default(),
         }
     }
 }
@@ -107,6 +126,10 @@ impl Platform {
 
     /// What a live run is doing, in the status bar.
     pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+        if self.otlp.is_running() {
+            ui.spinner();
+            ui.label(tr.t("otlp.running"));
+        }
         if let Some(run) = &self.live {
             ui.spinner();
             ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
@@ -128,7 +151,15 @@ impl Platform {
 
     /// The run window, when open.
     pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
-        self.menu.run_window_ui(ctx, tr).map(super::Command::from)
+        self.otlp.window_ui(ctx, tr);
+        let replay = self
+            .replay_against
+            .window_ui(ctx, tr)
+            .map(|target| super::Command::from(Command::ReplayAgainst(target)));
+        self.menu
+            .run_window_ui(ctx, tr)
+            .map(super::Command::from)
+            .or(replay)
     }
 }
 
@@ -142,7 +173,9 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     poll_live(app, ctx);
     poll_following(app, ctx);
     super::compare_run::poll(app, ctx);
+    super::compare_with::poll(app, ctx);
     super::actions::poll_dialog(app);
+    poll_otlp(app);
     super::actions::take_dropped_files(app, ctx);
 }
 
@@ -162,6 +195,20 @@ fn poll_live(app: &mut SightlineApp, ctx: &egui::Context) {
             app.platform.live = None;
             super::actions::run_finished(app, &title, &path, status);
         }
+    }
+}
+
+fn poll_otlp(app: &mut SightlineApp) {
+    if let Some(target) = app.platform.otlp.take_pending() {
+        let wake = app.platform.wake.clone();
+        app.platform.otlp.start(&app.store, target, wake);
+    }
+    if let Some(outcome) = app.platform.otlp.poll() {
+        let (text, is_error) = match outcome {
+            Ok(line) => (line, false),
+            Err(line) => (line, true),
+        };
+        app.notice = Some(super::app::Notice { text, is_error });
     }
 }
 

@@ -3,7 +3,8 @@
 //! File: open (native dialog, or drop a `.jsonl` on the window), open recent, import another
 //! tool's recording (Claude Desktop log, MCP Inspector history, HAR), run a shipped
 //! scenario (any protocol revision it supports, the scripted model or a real provider when its
-//! key is set), export the diagram or the whole viewer as one HTML file, quit. The rest of the
+//! key is set), export the diagram, the whole viewer as one HTML file or OpenTelemetry spans
+//! (to a file or an endpoint), quit. The rest of the
 //! bar (View, Language) is `menu_bar`'s, the same in the browser.
 
 use egui::{ComboBox, Ui};
@@ -112,6 +113,14 @@ impl MenuState {
             if ui.button(tr.t("menu.run_scenario")).clicked() {
                 self.run_open = true;
             }
+            ui.add_enabled_ui(has_trace, |ui| {
+                if ui.button(tr.t("compare_with.menu")).clicked() {
+                    command = Some(Command::CompareWithDialog);
+                }
+                if ui.button(tr.t("compare_with.replay_menu")).clicked() {
+                    command = Some(Command::ReplayAgainstWindow);
+                }
+            });
             ui.separator();
             ui.add_enabled_ui(has_trace, |ui| {
                 ui.menu_button(tr.t("menu.export"), |ui| {
@@ -123,6 +132,12 @@ impl MenuState {
                     }
                     if ui.button(tr.t("menu.export_html")).clicked() {
                         command = Some(Command::Export(ExportFormat::Html));
+                    }
+                    if ui.button(tr.t("menu.export_otlp_file")).clicked() {
+                        command = Some(Command::ExportOtlpFile);
+                    }
+                    if ui.button(tr.t("menu.export_otlp_endpoint")).clicked() {
+                        command = Some(Command::ExportOtlpEndpoint);
                     }
                 });
             });

@@ -60,6 +60,8 @@ mod actions;
 #[cfg(feature = "native")]
 pub mod compare_run;
 #[cfg(feature = "native")]
+pub mod compare_with;
+#[cfg(feature = "native")]
 pub mod desktop;
 #[cfg(feature = "native")]
 pub mod follow;
@@ -67,6 +69,8 @@ pub mod follow;
 pub mod live;
 #[cfg(feature = "native")]
 pub mod menu;
+#[cfg(feature = "native")]
+mod otlp_export;
 #[cfg(feature = "native")]
 pub use desktop as platform;
 #[cfg(feature = "native")]

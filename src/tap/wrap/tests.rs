@@ -8,6 +8,7 @@ fn options() -> WrapOptions {
         session: None,
         http_port: 6280,
         port_is_free: |_| true,
+        proxy_args: Vec::new(),
     }
 }
 
@@ -269,4 +270,42 @@ fn http_servers_get_a_port_each_and_their_url_back() {
     );
     assert_eq!(undone.text, expected);
     assert!(http_routes(&undone.text).unwrap().is_empty());
+}
+
+#[test]
+fn live_export_options_are_written_recognised_and_undone() {
+    let original = pretty(&json!({"mcpServers": {"w": {"command": "node", "args": ["w.mjs"]}}}));
+    let live = WrapOptions {
+        trace_dir: None,
+        proxy_args: [
+            "--otlp-endpoint",
+            "http://127.0.0.1:4318",
+            "--otlp-headers-file",
+            "/home/u/.local/share/sightline/otlp/headers-1.txt",
+            "--otlp-content",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..options()
+    };
+    let wrapped = wrap(&original, &live).expect("wrap");
+    assert_eq!(
+        parse_config(&wrapped.text).unwrap()["mcpServers"]["w"]["args"],
+        json!([
+            "proxy",
+            "--name",
+            "w",
+            "--otlp-endpoint",
+            "http://127.0.0.1:4318",
+            "--otlp-headers-file",
+            "/home/u/.local/share/sightline/otlp/headers-1.txt",
+            "--otlp-content",
+            "--",
+            "node",
+            "w.mjs"
+        ])
+    );
+    let again = wrap(&wrapped.text, &live).expect("wrap again");
+    assert_eq!(actions(&again), ["already wrapped, left alone"]);
+    assert_eq!(unwrap(&wrapped.text).unwrap().text, original);
 }
