@@ -21,6 +21,7 @@ use super::follow::Following;
 use super::live::{LiveRun, RunStatus};
 use super::menu::MenuState;
 use super::recent::RecentFiles;
+use super::settings::Settings;
 use super::store::TraceStore;
 use crate::host::agent::RunOptions;
 use crate::trace::import::Format as ImportFormat;
@@ -96,7 +97,7 @@ impl Default for Platform {
             live: None,
             following: None,
             dialog: None,
-            recent: RecentFiles::in_memory(),
+            recent: RecentFiles::default(),
             menu: MenuState::default(),
             otlp: Default::default(),
             wake: Arc::new(|| {}),
@@ -136,6 +137,16 @@ impl Platform {
                 ui.weak(super::visible::escape(&line).into_owned());
             }
         }
+    }
+
+    /// The recent-files list, for the settings.
+    pub fn recent_paths(&self) -> Vec<PathBuf> {
+        self.recent.paths.clone()
+    }
+
+    /// The recent-files list of saved settings.
+    pub fn set_recent_paths(&mut self, paths: Vec<PathBuf>) {
+        self.recent = RecentFiles::from_paths(paths);
     }
 
     /// The run window, when open.
@@ -248,9 +259,8 @@ impl SightlineApp {
         app
     }
 
-    /// Keeps the recent-files list in `recent` (the app's data dir in normal use).
-    pub fn with_recent(mut self, recent: RecentFiles) -> SightlineApp {
-        self.platform.recent = recent;
+    /// Puts the trace the app opened at the top of the recent-files list.
+    pub fn with_opened_in_recent(mut self) -> SightlineApp {
         if let Some(path) = self
             .store
             .source
@@ -293,6 +303,22 @@ impl eframe::App for SightlineApp {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
+
+    /// Keeps the user's choices for the next run (eframe calls this on close and now and then).
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings());
+    }
+}
+
+/// The settings an earlier run saved in `storage`; the first time, the defaults with the
+/// recent-files list an earlier version kept.
+fn saved_settings(storage: Option<&dyn eframe::Storage>) -> Settings {
+    storage
+        .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
+        .unwrap_or_else(|| Settings {
+            recent: RecentFiles::legacy(&RecentFiles::legacy_file()),
+            ..Settings::default()
+        })
 }
 
 /// What the app shows first.
@@ -348,9 +374,9 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
             .with_inner_size([1400.0, 900.0])
             .with_min_inner_size([800.0, 500.0])
             .with_drag_and_drop(true),
+        persistence_path: Some(super::live::data_dir().join("app.ron")),
         ..Default::default()
     };
-    let recent = RecentFiles::load(RecentFiles::default_file());
     let result = eframe::run_native(
         "Sightline",
         options,
@@ -367,7 +393,10 @@ pub fn launch(start: Start) -> anyhow::Result<ExitCode> {
                     Arc::new(move || ctx.request_repaint()),
                 ),
             };
-            Ok(Box::new(app.with_recent(recent)))
+            let settings = saved_settings(cc.storage);
+            Ok(Box::new(
+                app.with_settings(settings).with_opened_in_recent(),
+            ))
         }),
     );
     match result {
