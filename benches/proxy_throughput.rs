@@ -6,7 +6,7 @@
 //! - Latency: one line at a time, waiting for its echo, directly and through the proxy; the
 //!   added latency is the difference of the percentiles.
 //! - One 50 MB line (a base64 image in a `tools/call` result) through `cat` and back: the time
-//!   to the last byte, and the proxy's peak memory (its `ru_maxrss`) against the line's size.
+//!   to the last byte, and the proxy's peak memory (its VmHWM) against the line's size.
 //!
 //! Run with `cargo bench --bench proxy_throughput`. With `SIGHTLINE_BASELINE=/path/to/sightline`
 //! an older build runs beside this one in every round, for before/after figures from one run.
@@ -55,20 +55,20 @@ fn spawn(via: Via<'_>, trace: &std::path::Path) -> Child {
 
 /// Pushes `payload` through and reads every byte back: the time to the last byte, to the
 /// exit of what carried it (for the proxy: with the whole trace written), and its peak
-/// resident memory in bytes.
+/// resident memory in bytes (read from /proc before its stdin closes, so while it runs).
 fn throughput_run(
     via: Via<'_>,
     payload: &[u8],
     trace: &std::path::Path,
 ) -> (Duration, Duration, u64) {
-    let child = spawn(via, trace);
-    let mut child = child;
+    let mut child = spawn(via, trace);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = child.stdout.take().expect("stdout");
     let start = Instant::now();
     std::thread::scope(|scope| {
-        scope.spawn(move || {
+        let writer = scope.spawn(move || {
             stdin.write_all(payload).expect("write");
+            stdin
         });
         let mut got = 0usize;
         let mut buf = vec![0u8; 64 * 1024];
@@ -78,21 +78,21 @@ fn throughput_run(
             got += n;
         }
         let last_byte = start.elapsed();
-        let peak = wait_peak_rss(child);
+        let peak = peak_rss(child.id());
+        drop(writer.join().expect("writer"));
+        child.wait().expect("wait");
         (last_byte, start.elapsed(), peak)
     })
 }
 
-/// Waits for `child`; returns its peak resident memory in bytes.
-fn wait_peak_rss(child: Child) -> u64 {
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: wait4 on our own child, which nothing else waits for; rusage is plain data.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4");
-    drop(child);
-    usage.ru_maxrss as u64 * 1024
+/// A running process's peak resident memory (VmHWM) in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 fn latencies(via: Via<'_>, trace: &std::path::Path) -> Vec<Duration> {

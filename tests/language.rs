@@ -332,7 +332,7 @@ fn an_unknown_lang_is_a_one_line_error() {
 fn the_app_in_the_language_of_its_environment() {
     use egui_kittest::kittest::Queryable;
     use sightline::ui::SightlineApp;
-    use sightline::ui::language::LanguageFile;
+    use sightline::ui::language::starting_language;
 
     let expected = std::env::var("SIGHTLINE_EXPECT_LANG").expect("set by the parent test");
     let expected = Language::parse(&expected).expect("a language");
@@ -340,7 +340,7 @@ fn the_app_in_the_language_of_its_environment() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/narration/weather.jsonl");
     let app = SightlineApp::from_trace(&fixture)
         .expect("open the fixture")
-        .with_language_file(None, LanguageFile::default());
+        .with_language(starting_language(None, None));
     assert_eq!(app.language(), expected);
     let mut h = egui_kittest::Harness::builder()
         .with_size(egui::vec2(1400.0, 900.0))

@@ -19,6 +19,7 @@ pub mod conformance;
 pub mod definitions;
 pub mod diagram;
 pub mod diff;
+pub mod divergence;
 pub mod doctor;
 pub mod explain;
 mod links;

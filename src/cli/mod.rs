@@ -17,6 +17,7 @@ mod pins;
 mod poison;
 mod proxy;
 mod replay;
+mod replay_model;
 mod run;
 mod serve;
 mod session;

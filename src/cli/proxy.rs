@@ -93,6 +93,9 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
     let stdin = unbuffered(std::io::stdin().as_fd()).context("cannot use stdin")?;
     let stdout = crate::tap::stdio::OwnStdout::new().context("cannot use stdout")?;
+    for fd in [libc::STDIN_FILENO, libc::STDOUT_FILENO] {
+        crate::tap::stdio::widen_pipe(fd);
+    }
     let tap = match StdioTap::spawn(
         &cmd,
         recorder.clone(),

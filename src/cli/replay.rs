@@ -19,9 +19,9 @@ use clap::Args;
 use crate::analysis::compare::Difference;
 use crate::analysis::compare::Pattern;
 use crate::analysis::replay::{RequestResult, Side, Status, compare_replay, default_ignore};
-use crate::host::replay::{plan, replay_http, replay_stdio};
-use crate::tap::{Recorder, ServerCommand};
-use crate::trace::{Header, Lane, TraceWriter};
+use crate::host::replay::{Target, plan, replay_to_file};
+use crate::tap::ServerCommand;
+use crate::trace::Header;
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -67,32 +67,33 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     header
         .extra
         .insert("replay_of".into(), args.trace.display().to_string().into());
-    let writer = TraceWriter::create(&out_path, &header)?;
-    let recorder = Recorder::start(vec![Box::new(writer)]);
-    let (replayed, new_lane, target) = match &args.url {
-        Some(url) => {
-            let shown = crate::wire::redact_url::redact_url(url).0;
-            let r = replay_http(&plan, url, &name, recorder.clone(), args.timeout);
-            (r, Lane::server(&name), shown)
-        }
+    let target = match &args.url {
+        Some(url) => Target::Url {
+            url: url.clone(),
+            name: name.clone(),
+        },
         None => {
             let (program, rest) = args.command.split_first().context("no server command")?;
-            let cmd = ServerCommand::new(name.clone(), program.clone(), rest.to_vec());
-            let r = replay_stdio(&plan, &cmd, recorder.clone(), args.timeout);
-            (r, cmd.lane(), args.command.join(" "))
+            Target::Command(ServerCommand::new(
+                name.clone(),
+                program.clone(),
+                rest.to_vec(),
+            ))
         }
     };
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
+    let shown = target.describe();
+    let recorded_replay = replay_to_file(&plan, &target, &out_path, &header, args.timeout)?;
+    for warning in &recorded_replay.warnings {
+        eprintln!("sightline: warning: {warning}");
     }
-    let replayed = replayed.map_err(|e| {
+    let replayed = recorded_replay.replayed.map_err(|e| {
         anyhow::anyhow!(
-            "cannot replay {} against `{target}`: {e} (recorded in {})",
+            "cannot replay {} against `{shown}`: {e} (recorded in {})",
             args.trace.display(),
             out_path.display()
         )
     })?;
+    let new_lane = target.lane();
     eprintln!("sightline: replay recorded in {}", out_path.display());
     let new = super::load_trace(&out_path)?;
     let new_rpc = crate::trace::analyze(&new.events);
@@ -129,7 +130,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(failure) = replayed.failure {
         anyhow::bail!(
-            "could not finish the replay against `{target}`: {failure}; what was recorded is in {}",
+            "could not finish the replay against `{shown}`: {failure}; what was recorded is in {}",
             out_path.display()
         );
     }

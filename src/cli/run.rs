@@ -55,6 +55,10 @@ pub struct RunArgs {
     /// How long each MCP request waits for the server's answer (`30s`, `500ms`, `2m`).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     timeout: Duration,
+    /// Serve the model's responses recorded in TRACE, in order, instead of asking a model, and
+    /// report the turn at which the loop diverged from the recording (exit 1 if it did).
+    #[arg(long, value_name = "TRACE")]
+    replay_model: Option<PathBuf>,
     #[command(flatten)]
     live: super::otlp::LiveArgs,
 }
@@ -93,6 +97,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         stream: args.stream.then_some(true),
         timeout: None,
         mcp_timeout: Some(args.timeout),
+        cassette: match &args.replay_model {
+            Some(trace) => Some(super::replay_model::cassette(trace)?),
+            None => None,
+        },
     };
     let path = args
         .trace
@@ -178,6 +186,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         say(crate::export::context::lines_in(&loaded.events, &report, words).trim_end());
     } else {
         say(crate::export::summary::text_in(&loaded.events, &report, lang).trim_end());
+    }
+    if let Some(recorded) = &args.replay_model {
+        let diverged = super::replay_model::report(recorded, &path)?;
+        if diverged && succeeded {
+            return Ok(ExitCode::from(1));
+        }
     }
     Ok(status)
 }

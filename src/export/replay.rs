@@ -84,3 +84,47 @@ pub fn json(results: &[RequestResult]) -> String {
     s.push('\n');
     s
 }
+
+/// `run --replay-model`'s verdict: the turn at which the loop diverged (what the model was
+/// sent, each pointer with both values), then each server answer that differs, or that it
+/// did not diverge.
+pub fn divergence_text(d: &crate::analysis::divergence::Divergence) -> String {
+    let mut out = String::new();
+    match &d.diverged {
+        None => {
+            let _ = writeln!(
+                out,
+                "replay-model: no divergence: {} turn(s), every request to the model as recorded",
+                d.recorded_turns
+            );
+        }
+        Some(turn) => {
+            let replayed = turn
+                .replay_seq
+                .map_or("never sent".to_string(), |s| format!("replayed #{s}"));
+            let _ = writeln!(
+                out,
+                "replay-model: the loop diverged at turn {} of {} (LLM request recorded #{}, {replayed}): what the model was sent differs",
+                turn.turn, d.recorded_turns, turn.recorded_seq
+            );
+            for diff in &turn.differences {
+                let pointer = if diff.pointer.is_empty() {
+                    "(whole request)"
+                } else {
+                    &diff.pointer
+                };
+                let _ = writeln!(out, "    {pointer}: {}", diff.values_line());
+            }
+        }
+    }
+    for server in &d.servers {
+        let _ = writeln!(out, "server {} answered differently:", server.server);
+        for line in text(&server.requests).lines() {
+            // The per-server count line of `text` is left out: the blocks say it all.
+            if !line.contains(" request(s) replayed: ") {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
+    out
+}

@@ -40,6 +40,9 @@ pub struct RunOptions {
     /// How long one MCP request may wait for its answer (default
     /// [`DEFAULT_REQUEST_TIMEOUT`](super::mcp::DEFAULT_REQUEST_TIMEOUT)).
     pub mcp_timeout: Option<Duration>,
+    /// Recorded model responses to serve in order instead of asking a model
+    /// (`run --replay-model`): the scripted model's server plays them.
+    pub cassette: Option<super::replay::cassette::Cassette>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,17 +78,29 @@ pub async fn run(
     recorder: Arc<Recorder>,
     progress: Progress<'_>,
 ) -> Result<RunOutcome, RunError> {
-    let shape = options.shape.unwrap_or(scenario.provider);
+    let cassette = options.cassette.as_ref();
+    let shape = options
+        .shape
+        .or(cassette.and_then(|c| c.shape))
+        .unwrap_or(scenario.provider);
     let model = options
         .model
         .clone()
         .unwrap_or_else(|| scenario.model.clone());
     let protocol = options.protocol.unwrap_or(scenario.protocol);
-    let stream = options.stream.unwrap_or(scenario.host.stream);
+    let stream = options
+        .stream
+        .or(cassette.map(|c| c.stream))
+        .unwrap_or(scenario.host.stream);
     let host = Arc::new(scenario.host.clone());
 
-    let scripted = if model == super::scenario::SCRIPTED_MODEL && options.base_url.is_none() {
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let scripted = if let Some(cassette) = cassette {
+        let m = ScriptedModel::start_cassette(cassette.clone(), addr)
+            .await
+            .map_err(|e| RunError::Scripted(e.to_string()))?;
+        Some(m)
+    } else if model == super::scenario::SCRIPTED_MODEL && options.base_url.is_none() {
         let m = ScriptedModel::start_with_sampling(
             scenario.script.clone(),
             scenario.host.sampling_reply.clone(),
@@ -102,9 +117,10 @@ pub async fn run(
         (None, Some(url)) => url.clone(),
         (None, None) => shape.default_base_url().to_string(),
     };
+    // A key is never sent to the cassette's local server.
     let api_key = std::env::var(shape.key_variable())
         .ok()
-        .filter(|k| !k.is_empty());
+        .filter(|k| !k.is_empty() && cassette.is_none());
     let provider = Arc::new(Provider::new(ProviderConfig {
         shape,
         base_url: base_url.clone(),

@@ -16,6 +16,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
@@ -123,6 +124,9 @@ struct Shared {
     exited: Condvar,
     /// Set by shutdown to explain, in the exit event, what it took to stop the server.
     stop_note: Mutex<Option<String>>,
+    /// Pumps recording a chunk right now: the waiter's drain timeout does not run out on them
+    /// (recording a 50 MB line may take longer than [`DRAIN`]; only a pipe held open counts).
+    recording: AtomicUsize,
 }
 
 /// A running server behind the tap. Clones share the same server.
@@ -237,6 +241,7 @@ impl StdioTap {
             exit: Mutex::new(None),
             exited: Condvar::new(),
             stop_note: Mutex::new(None),
+            recording: AtomicUsize::new(0),
         });
         let tap = StdioTap {
             shared: shared.clone(),
@@ -262,12 +267,17 @@ impl StdioTap {
             spawn(
                 "client-in",
                 Box::new(move || {
-                    pump(client_in, ToStdin(&shared), |long, lines| {
-                        if let Some(long) = long {
-                            recorder.record_long_line(&from, &to, &Channel::Stdio, long);
-                        }
-                        recorder.record_lines(&from, &to, &Channel::Stdio, lines);
-                    });
+                    pump(
+                        client_in,
+                        ToStdin(&shared),
+                        &tap_shared.recording,
+                        |long, lines| {
+                            if let Some(long) = long {
+                                recorder.record_long_line(&from, &to, &Channel::Stdio, long);
+                            }
+                            recorder.record_lines(&from, &to, &Channel::Stdio, lines);
+                        },
+                    );
                     // The client is done: close the server's stdin and give it time to leave.
                     StdioTap { shared: tap_shared }.shutdown();
                 }),
@@ -281,10 +291,11 @@ impl StdioTap {
                 client_lane.clone(),
                 drained_tx.clone(),
             );
+            let shared = shared.clone();
             spawn(
                 "server-out",
                 Box::new(move || {
-                    pump(stdout, client_out, |long, lines| {
+                    pump(stdout, client_out, &shared.recording, |long, lines| {
                         if let Some(observe) = &observer {
                             if let Some(long) = long {
                                 match long.to_vec() {
@@ -312,10 +323,11 @@ impl StdioTap {
                 drained_tx,
             );
             let out: Box<dyn Write + Send> = stderr_out.unwrap_or_else(|| Box::new(io::sink()));
+            let shared = shared.clone();
             spawn(
                 "server-err",
                 Box::new(move || {
-                    pump(stderr, out, |long, lines| {
+                    pump(stderr, out, &shared.recording, |long, lines| {
                         if let Some(long) = long {
                             recorder.record_long_line(&from, &to, &Channel::Stderr, long);
                         }
@@ -332,9 +344,13 @@ impl StdioTap {
                 "waiter",
                 Box::new(move || {
                     let status = child.wait();
-                    for _ in 0..2 {
-                        if drained_rx.recv_timeout(DRAIN).is_err() {
-                            break;
+                    let mut pumps = 2;
+                    while pumps > 0 {
+                        match drained_rx.recv_timeout(DRAIN) {
+                            Ok(()) => pumps -= 1,
+                            Err(mpsc::RecvTimeoutError::Timeout)
+                                if shared.recording.load(Ordering::SeqCst) > 0 => {}
+                            Err(_) => break,
                         }
                     }
                     let outcome = match &status {
@@ -465,8 +481,10 @@ impl StdioTap {
     }
 }
 
-/// Asks for a larger pipe buffer; a refusal (a lower system limit) leaves the pipe as it was.
-fn widen_pipe(fd: std::os::fd::RawFd) {
+/// Asks for a larger pipe buffer (1 MiB on Linux); a refusal (not a pipe, a lower system limit)
+/// leaves the descriptor as it was. The proxy widens the host's pipes too: fewer wake-ups for
+/// the same bytes, and nothing else changes for either end.
+pub fn widen_pipe(fd: std::os::fd::RawFd) {
     #[cfg(target_os = "linux")]
     // SAFETY: fcntl(2) on a descriptor we own; F_SETPIPE_SZ changes only the pipe's capacity.
     unsafe {
@@ -502,7 +520,17 @@ impl Write for ToStdin<'_> {
 /// in a temporary file first: it crossed before the others). When `dst` fails (the reader went
 /// away) it keeps reading and recording, so the writer is never blocked on a full pipe and
 /// nothing that crossed is lost.
-fn pump(mut src: impl Read, mut dst: impl Write, mut record: impl FnMut(Option<&LongLine>, Lines)) {
+fn pump(
+    mut src: impl Read,
+    mut dst: impl Write,
+    recording: &AtomicUsize,
+    mut record: impl FnMut(Option<&LongLine>, Lines),
+) {
+    let mut record = |long: Option<&LongLine>, lines: Lines| {
+        recording.fetch_add(1, Ordering::SeqCst);
+        record(long, lines);
+        recording.fetch_sub(1, Ordering::SeqCst);
+    };
     let mut buf = vec![0u8; CHUNK];
     let mut splitter = LineSplitter::spilling();
     let mut forwarding = true;

@@ -126,23 +126,41 @@ impl TraceWriter {
     /// Appends one event. Call [`flush`](Self::flush) to push it to the file; the recorder does
     /// so at the end of each record call.
     pub fn append(&mut self, event: &Event) -> Result<(), TraceError> {
-        let payload = match (&event.raw, &event.raw_b64) {
-            (Some(raw), None) => Payload::Text(raw),
-            (None, Some(b64)) => Payload::Base64(b64),
-            _ => return self.write_line(event),
-        };
-        if event.process.is_some() || event.http.is_some() || !event.extra.is_empty() {
-            return self.write_line(event);
-        }
-        let result = self.append_fast(
+        let result = self.append_event(event);
+        self.map_err(result)
+    }
+
+    /// Every event is written by hand down to its payload (the bulk of its bytes, through the
+    /// fast escaper); process and HTTP details and unknown fields are serde's, in serde's order.
+    fn append_event(&mut self, event: &Event) -> io::Result<()> {
+        self.begin(
             event.seq,
             event.time,
             &event.from,
             &event.to,
             &event.channel,
-            payload,
         );
-        self.map_err(result)
+        if let Some(raw) = &event.raw {
+            self.payload(Payload::Text(raw))?;
+        }
+        if let Some(b64) = &event.raw_b64 {
+            self.payload(Payload::Base64(b64))?;
+        }
+        if let Some(process) = &event.process {
+            self.out.buf.extend_from_slice(b",\"process\":");
+            serde_json::to_writer(&mut self.out, process)?;
+        }
+        if let Some(http) = &event.http {
+            self.out.buf.extend_from_slice(b",\"http\":");
+            serde_json::to_writer(&mut self.out, http)?;
+        }
+        for (key, value) in event.extra.iter() {
+            self.out.buf.push(b',');
+            quoted_into(&mut self.out.buf, key);
+            self.out.buf.push(b':');
+            serde_json::to_writer(&mut self.out, value)?;
+        }
+        self.end()
     }
 
     /// Appends an event made of these parts, exactly as [`append`](Self::append) would write
@@ -191,6 +209,13 @@ impl TraceWriter {
         channel: &Channel,
         payload: Payload<'_>,
     ) -> io::Result<()> {
+        self.begin(seq, time, from, to, channel);
+        self.payload(payload)?;
+        self.end()
+    }
+
+    /// `{"seq":N,"time":"T","from":F,"to":T,"channel":C`
+    fn begin(&mut self, seq: u64, time: DateTime<Utc>, from: &Lane, to: &Lane, channel: &Channel) {
         let time_text = match &mut self.last_time {
             Some((t, text)) if *t == time => text,
             slot => &mut slot.insert((time, format_time(time))).1,
@@ -215,11 +240,15 @@ impl TraceWriter {
         buf.extend_from_slice(time_text.as_bytes());
         buf.push(b'"');
         buf.extend_from_slice(route);
+    }
+
+    /// `,"raw":"..."` or `,"raw_b64":"..."`, spilling as the buffer fills.
+    fn payload(&mut self, payload: Payload<'_>) -> io::Result<()> {
         let text = match &payload {
             Payload::Text(_) | Payload::Reader(_, true) => true,
             Payload::Base64(_) | Payload::Binary(_) | Payload::Reader(_, false) => false,
         };
-        buf.extend_from_slice(if text {
+        self.out.buf.extend_from_slice(if text {
             b",\"raw\":\""
         } else {
             b",\"raw_b64\":\""
@@ -252,7 +281,13 @@ impl TraceWriter {
                 }
             }
         }
-        self.out.buf.extend_from_slice(b"\"}\n");
+        self.out.buf.push(b'"');
+        Ok(())
+    }
+
+    /// `}` and the newline.
+    fn end(&mut self) -> io::Result<()> {
+        self.out.buf.extend_from_slice(b"}\n");
         self.out.spill_if_full()
     }
 
@@ -360,6 +395,32 @@ mod tests {
         }
         let mut writer = TraceWriter::create(&path, &Header::new("t")).expect("create");
         let mut expected = std::fs::read_to_string(&path).expect("read");
+        // Events with details and unknown fields, or with no payload or both, as serde writes.
+        let mut detailed = vec![
+            event(12, "{\"jsonrpc\":\"2.0\",\"id\":1}"),
+            event(13, "x"),
+            event(14, ""),
+        ];
+        detailed[0].http = Some(Box::new(crate::trace::HttpInfo {
+            status: Some(200),
+            headers: vec![("content-type".into(), "text/event-stream\u{1}".into())],
+            extra: serde_json::from_str(r#"{"sse_id":"7","in_reply_to":3,"z":null}"#).expect("map"),
+            ..Default::default()
+        }));
+        detailed[0]
+            .extra
+            .insert("later\"field".into(), serde_json::json!({"a": [1, "\n"]}));
+        detailed[1].raw_b64 = Some("eA==".into());
+        detailed[2].raw = None;
+        detailed[2].process = Some(Box::new(crate::trace::ProcessInfo {
+            event: "exit".into(),
+            code: Some(1),
+            ..Default::default()
+        }));
+        for e in &detailed {
+            writer.append(e).expect("append");
+            expected.push_str(&(serde_json::to_string(e).expect("serde") + "\n"));
+        }
         for e in &events {
             writer.append(e).expect("append");
             let bytes = e.bytes().expect("bytes");

@@ -59,6 +59,10 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
         } => import(app, format, &file, trace),
         Command::Run { scenario, options } => run(app, &scenario, options),
         Command::CompareScenario(name) => super::compare_run::start(app, &name),
+        Command::CompareWithDialog => pick_file(app, Picking::CompareWith),
+        Command::CompareWith(path) => super::compare_with::compare_with(app, &path),
+        Command::ReplayAgainstWindow => app.platform.replay_against.open = true,
+        Command::ReplayAgainst(target) => super::compare_with::start_replay(app, &target),
         Command::Export(format) => export(app, format),
         Command::ExportOtlpFile => export_otlp_file(app),
         Command::ExportOtlpEndpoint => app.platform.otlp.open = true,
@@ -117,6 +121,8 @@ fn load_failed(app: &mut SightlineApp, path: &Path, error: &dyn std::fmt::Displa
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Picking {
     Open,
+    /// A trace to compare the current one with.
+    CompareWith,
     Import(ImportFormat),
 }
 
@@ -125,6 +131,7 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
     if !has_file_dialog() {
         let key = match picking {
             Picking::Open => "app.no_file_dialog",
+            Picking::CompareWith => "compare_with.no_dialog",
             Picking::Import(_) => "app.no_import_dialog",
         };
         let text = tr(app).t(key);
@@ -132,7 +139,7 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
         return;
     }
     let (what, extensions): (&str, &[&str]) = match picking {
-        Picking::Open => ("Sightline trace", &["jsonl", "json"]),
+        Picking::Open | Picking::CompareWith => ("Sightline trace", &["jsonl", "json"]),
         Picking::Import(ImportFormat::ClaudeDesktop) => ("Claude Desktop MCP log", &["log"]),
         Picking::Import(ImportFormat::Inspector) => ("MCP Inspector export", &["json"]),
         Picking::Import(ImportFormat::Har) => ("HAR", &["har", "json"]),
@@ -164,6 +171,9 @@ pub(super) fn poll_dialog(app: &mut SightlineApp) {
             app.platform.dialog = None;
             match (picked, picking) {
                 (Some(path), Picking::Open) => open(app, &path),
+                (Some(path), Picking::CompareWith) => {
+                    super::compare_with::compare_with(app, &path);
+                }
                 (Some(path), Picking::Import(format)) => import(app, format, &path, None),
                 (None, _) => {}
             }

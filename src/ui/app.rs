@@ -26,7 +26,7 @@ use crate::i18n::{Language, Strings};
 use crate::trace::Event;
 
 /// The tabs of the right-hand panel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Tab {
     Inspector,
     ModelView,

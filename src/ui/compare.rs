@@ -63,6 +63,8 @@ pub struct CompareView {
     pub contrasts: Vec<Contrast>,
     /// More differences, named by whoever opened the view.
     pub notes: Vec<Note>,
+    /// Definitions that differ between the two (File > Compare with...), drawn side by side.
+    pub definitions: Vec<super::badges::RugPull>,
 }
 
 impl CompareView {
@@ -84,6 +86,7 @@ impl CompareView {
             steps,
             contrasts,
             notes: Vec::new(),
+            definitions: Vec::new(),
         };
         // From the first step, side by side (an unselected diagram sticks to its end).
         view.select(0, 0);
@@ -145,6 +148,7 @@ impl CompareView {
             });
         });
         self.differences_ui(ui, tr);
+        super::doctor_panel::definitions_ui(ui, &self.definitions, tr);
         ui.separator();
         let mut picked: Option<(usize, usize)> = None;
         ui.columns(2, |columns| {

@@ -21,6 +21,7 @@ use super::follow::Following;
 use super::live::{LiveRun, RunStatus};
 use super::menu::MenuState;
 use super::recent::RecentFiles;
+use super::settings::Settings;
 use super::store::TraceStore;
 use crate::host::agent::RunOptions;
 use crate::trace::import::Format as ImportFormat;
@@ -50,6 +51,15 @@ pub enum Command {
     },
     /// Run a shipped scenario under both revisions and show the two side by side.
     CompareScenario(String),
+    /// Show the native file dialog to pick a trace to compare the current one with.
+    CompareWithDialog,
+    /// Compare the current trace with this one, side by side, with `diff`'s findings.
+    CompareWith(PathBuf),
+    /// Show the "Replay against..." window.
+    ReplayAgainstWindow,
+    /// Replay the current trace against a server command or a Streamable HTTP URL, then
+    /// compare the recording with the replay.
+    ReplayAgainst(String),
     /// Export the current trace (the diagram, or the whole viewer as HTML).
     Export(ExportFormat),
     /// Export the current trace as OpenTelemetry spans to an OTLP/JSON file (off the UI thread).
@@ -69,8 +79,6 @@ pub struct Platform {
     /// path comes back.
     pub(super) dialog: Option<(Picking, Receiver<Option<PathBuf>>)>,
     pub(super) recent: RecentFiles,
-    /// The language the user picked, kept for the next start.
-    pub(super) language: super::language::LanguageFile,
     pub(super) menu: MenuState,
     /// File > Export > OpenTelemetry: its window and the export running.
     pub(super) otlp: super::otlp_export::OtlpExport,
@@ -79,6 +87,8 @@ pub struct Platform {
     pub(super) quit: bool,
     /// View > Compare's two runs, while they run.
     pub(super) comparing: Option<super::compare_run::CompareRuns>,
+    /// File > Replay against...: its window and the replay under way.
+    pub(super) replay_against: super::compare_with::ReplayAgainst,
 }
 
 impl Default for Platform {
@@ -87,13 +97,13 @@ impl Default for Platform {
             live: None,
             following: None,
             dialog: None,
-            recent: RecentFiles::in_memory(),
-            language: Default::default(),
+            recent: RecentFiles::default(),
             menu: MenuState::default(),
             otlp: Default::default(),
             wake: Arc::new(|| {}),
             quit: false,
             comparing: None,
+            replay_against: Default::default(),
         }
     }
 }
@@ -129,10 +139,27 @@ impl Platform {
         }
     }
 
+    /// The recent-files list, for the settings.
+    pub fn recent_paths(&self) -> Vec<PathBuf> {
+        self.recent.paths.clone()
+    }
+
+    /// The recent-files list of saved settings.
+    pub fn set_recent_paths(&mut self, paths: Vec<PathBuf>) {
+        self.recent = RecentFiles::from_paths(paths);
+    }
+
     /// The run window, when open.
     pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
         self.otlp.window_ui(ctx, tr);
-        self.menu.run_window_ui(ctx, tr).map(super::Command::from)
+        let replay = self
+            .replay_against
+            .window_ui(ctx, tr)
+            .map(|target| super::Command::from(Command::ReplayAgainst(target)));
+        self.menu
+            .run_window_ui(ctx, tr)
+            .map(super::Command::from)
+            .or(replay)
     }
 }
 
@@ -143,13 +170,10 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
 /// Takes in what a live run recorded and what followed files gained since the last frame,
 /// the answer of a file dialog, and a trace dropped on the window.
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
-    if app.platform.language.shown != app.lang {
-        let lang = app.lang;
-        app.platform.language.remember(lang);
-    }
     poll_live(app, ctx);
     poll_following(app, ctx);
     super::compare_run::poll(app, ctx);
+    super::compare_with::poll(app, ctx);
     super::actions::poll_dialog(app);
     poll_otlp(app);
     super::actions::take_dropped_files(app, ctx);
@@ -235,9 +259,8 @@ impl SightlineApp {
         app
     }
 
-    /// Keeps the recent-files list in `recent` (the app's data dir in normal use).
-    pub fn with_recent(mut self, recent: RecentFiles) -> SightlineApp {
-        self.platform.recent = recent;
+    /// Puts the trace the app opened at the top of the recent-files list.
+    pub fn with_opened_in_recent(mut self) -> SightlineApp {
         if let Some(path) = self
             .store
             .source
@@ -280,6 +303,24 @@ impl eframe::App for SightlineApp {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
+
+    /// Keeps the user's choices for the next run (eframe calls this on close and now and then).
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings());
+    }
+}
+
+/// The settings an earlier run saved in `storage`; the first time, the defaults with the
+/// recent-files list an earlier version kept.
+fn saved_settings(storage: Option<&dyn eframe::Storage>) -> Settings {
+    storage
+        .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
+        .unwrap_or_else(|| Settings {
+            recent: RecentFiles::legacy(&RecentFiles::legacy_file()),
+            // Nothing saved yet: the system's language (LC_ALL, LC_MESSAGES, LANG).
+            language: crate::i18n::Language::from_env(),
+            ..Settings::default()
+        })
 }
 
 /// What the app shows first.
@@ -341,11 +382,9 @@ pub fn launch_in(start: Start, lang: Option<crate::i18n::Language>) -> anyhow::R
             .with_inner_size([1400.0, 900.0])
             .with_min_inner_size([800.0, 500.0])
             .with_drag_and_drop(true),
+        persistence_path: Some(super::live::data_dir().join("app.ron")),
         ..Default::default()
     };
-    let recent = RecentFiles::load(RecentFiles::default_file());
-    let language =
-        super::language::LanguageFile::load(super::language::LanguageFile::default_file());
     let result = eframe::run_native(
         "Sightline",
         options,
@@ -362,8 +401,11 @@ pub fn launch_in(start: Start, lang: Option<crate::i18n::Language>) -> anyhow::R
                     Arc::new(move || ctx.request_repaint()),
                 ),
             };
+            let settings = saved_settings(cc.storage);
             Ok(Box::new(
-                app.with_recent(recent).with_language_file(lang, language),
+                app.with_settings(settings)
+                    .with_opened_in_recent()
+                    .with_language_flag(lang),
             ))
         }),
     );

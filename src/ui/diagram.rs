@@ -18,6 +18,9 @@ use super::store::TraceStore;
 use super::theme::Palette;
 use crate::analysis::diagram::Style;
 
+/// The zooms offered (Ctrl+wheel, the toolbar's − and +).
+pub const ZOOM: std::ops::RangeInclusive<f32> = 0.4..=3.0;
+
 /// UI memory of the diagram; the data is in the [`TraceStore`].
 #[derive(Debug)]
 pub struct DiagramView {
@@ -127,7 +130,7 @@ impl DiagramView {
         if ui.rect_contains_pointer(out.inner_rect) {
             let z = ui.input(|i| i.zoom_delta());
             if (z - 1.0).abs() > f32::EPSILON {
-                self.zoom = (self.zoom * z).clamp(0.4, 3.0);
+                self.zoom = (self.zoom * z).clamp(*ZOOM.start(), *ZOOM.end());
             }
         }
         command
@@ -140,7 +143,7 @@ impl DiagramView {
                 .on_hover_text(tr.t("diagram.zoom_out"))
                 .clicked()
             {
-                self.zoom = (self.zoom / 1.2).max(0.4);
+                self.zoom = (self.zoom / 1.2).max(*ZOOM.start());
             }
             ui.label(format!("{:.0}%", self.zoom * 100.0));
             if ui
@@ -148,7 +151,7 @@ impl DiagramView {
                 .on_hover_text(tr.t("diagram.zoom_in"))
                 .clicked()
             {
-                self.zoom = (self.zoom * 1.2).min(3.0);
+                self.zoom = (self.zoom * 1.2).min(*ZOOM.end());
             }
             ui.separator();
             super::legend::legend_ui(ui, palette, tr);

@@ -229,6 +229,29 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
     command
 }
 
+/// The changed definitions under the compare view's differences, each side by side.
+pub fn definitions_ui(ui: &mut Ui, definitions: &[RugPull], tr: Tr<'_>) {
+    if definitions.is_empty() {
+        return;
+    }
+    let title = tr.f(
+        "compare_with.definitions",
+        &[("count", definitions.len().to_string())],
+    );
+    egui::CollapsingHeader::new(RichText::new(title).strong())
+        .id_salt("compare-definitions")
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .max_height(260.0)
+                .show(ui, |ui| {
+                    for r in definitions {
+                        ui.label(RichText::new(visible::escape(&r.headline)).strong());
+                        diff_ui(ui, r, &Palette::for_visuals(ui.visuals()), tr);
+                    }
+                });
+        });
+}
+
 /// The two definitions of a rug pull in two columns, changed lines highlighted.
 fn diff_ui(ui: &mut Ui, r: &RugPull, palette: &Palette, tr: Tr<'_>) {
     let removed = palette.error.gamma_multiply(0.25);

@@ -113,6 +113,14 @@ impl MenuState {
             if ui.button(tr.t("menu.run_scenario")).clicked() {
                 self.run_open = true;
             }
+            ui.add_enabled_ui(has_trace, |ui| {
+                if ui.button(tr.t("compare_with.menu")).clicked() {
+                    command = Some(Command::CompareWithDialog);
+                }
+                if ui.button(tr.t("compare_with.replay_menu")).clicked() {
+                    command = Some(Command::ReplayAgainstWindow);
+                }
+            });
             ui.separator();
             ui.add_enabled_ui(has_trace, |ui| {
                 ui.menu_button(tr.t("menu.export"), |ui| {

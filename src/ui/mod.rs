@@ -27,6 +27,8 @@
 //!   `assets/i18n/`); the teaching-mode narration from
 //!   [`crate::analysis::narration`].
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
+//! - [`settings`]: what the user chose (language, zoom, teaching mode, tab, recent files),
+//!   kept from one run to the next, apart from the state of this run.
 //! - [`scenarios`]: the shipped scenarios, embedded so the app runs from any directory.
 
 pub mod app;
@@ -45,6 +47,7 @@ pub mod model_view;
 pub mod present;
 pub mod replay;
 mod rowset;
+pub mod settings;
 mod status;
 pub mod store;
 pub mod theme;
@@ -56,6 +59,8 @@ pub mod visible;
 mod actions;
 #[cfg(feature = "native")]
 pub mod compare_run;
+#[cfg(feature = "native")]
+pub mod compare_with;
 #[cfg(feature = "native")]
 pub mod desktop;
 #[cfg(feature = "native")]
@@ -84,6 +89,7 @@ pub use app::{SightlineApp, Tab};
 pub use command::{Command, ExportFormat};
 #[cfg(feature = "native")]
 pub use desktop::{Command as DesktopCommand, Start, launch};
+pub use settings::Settings;
 
 /// The UI strings in the language chosen, handed to every panel.
 #[derive(Clone, Copy)]

@@ -1,5 +1,6 @@
-//! The recent-files list: the last traces opened or recorded, kept in a small file in the data
-//! dir (`recent.json`) so it survives restarts without eframe's persistence feature.
+//! The recent-files list: the last traces opened or recorded, most recent first. It is saved
+//! with the other settings ([`super::settings::Settings::recent`]); Sightline 0.1 kept it in
+//! `recent.json` in the data dir, which is read when no settings are saved yet.
 
 use std::path::{Path, PathBuf};
 
@@ -10,60 +11,40 @@ const MAX_RECENT: usize = 10;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecentFiles {
     pub paths: Vec<PathBuf>,
-    /// Where the list is stored; `None` keeps it in memory only (tests).
-    file: Option<PathBuf>,
 }
 
 impl RecentFiles {
-    /// Reads the list from `file`; a missing or unreadable file is an empty list.
-    pub fn load(file: PathBuf) -> RecentFiles {
-        let paths = std::fs::read_to_string(&file)
+    /// The list `paths` (saved settings), at most [`MAX_RECENT`] long.
+    pub fn from_paths(mut paths: Vec<PathBuf>) -> RecentFiles {
+        paths.truncate(MAX_RECENT);
+        RecentFiles { paths }
+    }
+
+    /// The list an earlier version kept in `file`; a missing or unreadable file is an empty
+    /// list.
+    pub fn legacy(file: &Path) -> Vec<PathBuf> {
+        std::fs::read_to_string(file)
             .ok()
             .and_then(|text| serde_json::from_str::<Vec<PathBuf>>(&text).ok())
-            .unwrap_or_default();
-        RecentFiles {
-            paths,
-            file: Some(file),
-        }
+            .unwrap_or_default()
     }
 
-    /// A list that is never saved.
-    pub fn in_memory() -> RecentFiles {
-        RecentFiles::default()
-    }
-
-    /// The default location: `recent.json` in the data dir.
-    pub fn default_file() -> PathBuf {
+    /// Where an earlier version kept the list: `recent.json` in the data dir.
+    pub fn legacy_file() -> PathBuf {
         super::live::data_dir().join("recent.json")
     }
 
-    /// Moves `path` to the top and saves the list.
+    /// Moves `path` to the top.
     pub fn push(&mut self, path: &Path) {
         let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         self.paths.retain(|p| *p != path);
         self.paths.insert(0, path);
         self.paths.truncate(MAX_RECENT);
-        self.save();
     }
 
     /// Forgets a path that can no longer be opened.
     pub fn remove(&mut self, path: &Path) {
         self.paths.retain(|p| p != path);
-        self.save();
-    }
-
-    fn save(&self) {
-        let Some(file) = &self.file else { return };
-        let write = || -> std::io::Result<()> {
-            if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let text = serde_json::to_string_pretty(&self.paths).map_err(std::io::Error::other)?;
-            std::fs::write(file, text)
-        };
-        if let Err(e) = write() {
-            tracing::warn!("cannot save the recent-files list {}: {e}", file.display());
-        }
     }
 }
 
@@ -72,11 +53,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn newest_first_without_duplicates_and_survives_a_reload() {
+    fn newest_first_without_duplicates_and_the_old_file_is_read() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let file = dir.path().join("recent.json");
-        let mut recent = RecentFiles::load(file.clone());
-        assert!(recent.paths.is_empty());
+        let mut recent = RecentFiles::default();
         for name in ["a.jsonl", "b.jsonl", "a.jsonl"] {
             recent.push(&dir.path().join(name));
         }
@@ -91,6 +70,12 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["a.jsonl", "b.jsonl"]);
-        assert_eq!(RecentFiles::load(file).paths, recent.paths);
+
+        let file = dir.path().join("recent.json");
+        assert!(RecentFiles::legacy(&file).is_empty());
+        std::fs::write(&file, serde_json::to_string(&recent.paths).expect("json")).expect("write");
+        assert_eq!(RecentFiles::legacy(&file), recent.paths);
+        let many = (0..20).map(|i| PathBuf::from(format!("/t/{i}"))).collect();
+        assert_eq!(RecentFiles::from_paths(many).paths.len(), MAX_RECENT);
     }
 }

@@ -12,7 +12,7 @@ use super::store::TraceStore;
 use crate::i18n::Language;
 
 /// Playback speeds offered, in steps per second.
-const SPEEDS: [f32; 5] = [0.5, 1.0, 2.0, 4.0, 10.0];
+pub const SPEEDS: [f32; 5] = [0.5, 1.0, 2.0, 4.0, 10.0];
 
 /// State of the replay.
 #[derive(Debug)]

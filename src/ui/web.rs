@@ -77,6 +77,14 @@ impl Platform {
         }
     }
 
+    /// The browser keeps no recent files.
+    pub fn recent_paths(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
+    /// The browser keeps no recent files.
+    pub fn set_recent_paths(&mut self, _paths: Vec<std::path::PathBuf>) {}
+
     /// No windows of its own.
     pub fn windows_ui(&mut self, _ctx: &egui::Context, _tr: Tr<'_>) -> Option<super::Command> {
         None

@@ -13,6 +13,7 @@
 //! The engine does not judge: comparing the two traces is [`crate::analysis::replay`]'s job
 //! (the CLI composes them), so the same comparison serves any two recordings.
 
+pub mod cassette;
 pub mod http;
 pub mod plan;
 mod stdio;
@@ -182,3 +183,79 @@ fn drive(
 
 /// Shared by both connections: the recorder is theirs to record through, not to finish.
 type Rec = Arc<Recorder>;
+
+/// What a replay is sent to: a server command (behind the stdio tap) or a Streamable HTTP
+/// endpoint (behind the HTTP proxy), recorded as `server:NAME`.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Command(crate::tap::ServerCommand),
+    Url { url: String, name: String },
+}
+
+impl Target {
+    /// `http://` and `https://` are endpoints; anything else is a command line split at
+    /// whitespace (the app's "Replay against..." field).
+    pub fn parse(text: &str, name: &str) -> Option<Target> {
+        let text = text.trim();
+        if text.starts_with("http://") || text.starts_with("https://") {
+            return Some(Target::Url {
+                url: text.to_string(),
+                name: name.to_string(),
+            });
+        }
+        let mut words = text.split_whitespace().map(str::to_string);
+        let program = words.next()?;
+        Some(Target::Command(crate::tap::ServerCommand::new(
+            name.to_string(),
+            program,
+            words.collect(),
+        )))
+    }
+
+    /// The lane the replay records the server on.
+    pub fn lane(&self) -> Lane {
+        match self {
+            Target::Command(cmd) => cmd.lane(),
+            Target::Url { name, .. } => Lane::server(name),
+        }
+    }
+
+    /// How to name it in a message (an URL without its credentials).
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Command(cmd) => std::iter::once(cmd.program.clone())
+                .chain(cmd.args.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Target::Url { url, .. } => crate::wire::redact_url::redact_url(url).0,
+        }
+    }
+}
+
+/// A replay recorded into its own trace file.
+pub struct RecordedReplay {
+    pub replayed: Result<Replayed, ReplayError>,
+    /// Trace-writing failures (the recording into the file went on where it could).
+    pub warnings: Vec<String>,
+}
+
+/// Replays `plan` against `target`, recording into a new trace at `out` with `header`.
+pub fn replay_to_file(
+    plan: &Plan,
+    target: &Target,
+    out: &std::path::Path,
+    header: &crate::trace::Header,
+    timeout: Duration,
+) -> Result<RecordedReplay, crate::trace::TraceError> {
+    let writer = crate::trace::TraceWriter::create(out, header)?;
+    let recorder = Recorder::start(vec![Box::new(writer)]);
+    let replayed = match target {
+        Target::Command(cmd) => replay_stdio(plan, cmd, recorder.clone(), timeout),
+        Target::Url { url, name } => replay_http(plan, url, name, recorder.clone(), timeout),
+    };
+    let report = recorder.finish();
+    Ok(RecordedReplay {
+        replayed,
+        warnings: report.errors.iter().map(ToString::to_string).collect(),
+    })
+}

@@ -182,14 +182,16 @@ fn requested_version(method: &str, raw: &str) -> Option<String> {
 /// Why `answer` (the new server's, to `step`) refuses the revision the recording speaks: an
 /// `initialize` answered with another `protocolVersion` than the recorded answer's (or an
 /// error where the recording has a result), a `server/discover` whose `supportedVersions`
-/// lacks it, or an "unsupported protocol version" error (-32022) to any request.
+/// lacks it (or an error where the recording has a result: a server of an older revision),
+/// or an "unsupported protocol version" error (-32022) to any request.
 pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
     let asked = step.version.as_deref()?;
     let recorded = step.recorded_answer.as_ref();
     if let Some(error) = answer.get("error") {
         let code = error.get("code").and_then(Value::as_i64);
         let recorded_ok = recorded.is_some_and(|r| r.get("result").is_some());
-        if code == Some(-32022) || (step.method == "initialize" && recorded_ok) {
+        let handshake = matches!(step.method.as_str(), "initialize" | "server/discover");
+        if code == Some(-32022) || (handshake && recorded_ok) {
             let message = error.get("message").and_then(Value::as_str).unwrap_or("");
             return Some(format!(
                 "the server refuses protocol version {asked}: error {} `{message}`",
@@ -221,5 +223,68 @@ pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
             })
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn step(method: &str, raw: Value, recorded: Option<Value>) -> Step {
+        let raw = raw.to_string();
+        Step {
+            seq: 2,
+            version: requested_version(method, &raw),
+            raw,
+            method: method.into(),
+            request: true,
+            retry_of: None,
+            answered: true,
+            headers: Vec::new(),
+            recorded_answer: recorded,
+        }
+    }
+
+    #[test]
+    fn a_server_refuses_the_recorded_revision_by_its_answer_to_the_handshake() {
+        let init = step(
+            "initialize",
+            json!({"id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}),
+            Some(json!({"id": 0, "result": {"protocolVersion": "2025-11-25"}})),
+        );
+        let same = json!({"id": 0, "result": {"protocolVersion": "2025-11-25"}});
+        assert_eq!(refused_version(&init, &same), None);
+        let older = json!({"id": 0, "result": {"protocolVersion": "2024-11-05"}});
+        assert_eq!(
+            refused_version(&init, &older).as_deref(),
+            Some("the server refuses protocol version 2025-11-25: it answered 2024-11-05")
+        );
+        let error = json!({"id": 0, "error": {"code": -32602, "message": "bad version"}});
+        assert!(refused_version(&init, &error).is_some_and(|w| w.contains("-32602 `bad version`")));
+
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        let discover = step(
+            "server/discover",
+            json!({"id": 0, "method": "server/discover", "params": {"_meta": meta}}),
+            Some(json!({"id": 0, "result": {"supportedVersions": ["2026-07-28"]}})),
+        );
+        let without = json!({"id": 0, "result": {"supportedVersions": ["2025-11-25"]}});
+        assert!(
+            refused_version(&discover, &without)
+                .is_some_and(|w| w.ends_with("it supports 2025-11-25"))
+        );
+        let legacy = json!({"id": 0, "error": {"code": -32601, "message": "Method not found"}});
+        assert!(refused_version(&discover, &legacy).is_some());
+        // Any request answered "unsupported protocol version"; other errors are differences.
+        let call = step(
+            "tools/call",
+            json!({"id": 5, "method": "tools/call", "params": {"_meta": meta}}),
+            None,
+        );
+        let unsupported = json!({"id": 5, "error": {"code": -32022, "message": "unsupported"}});
+        assert!(refused_version(&call, &unsupported).is_some());
+        let other = json!({"id": 5, "error": {"code": -32602, "message": "no such tool"}});
+        assert_eq!(refused_version(&call, &other), None);
     }
 }

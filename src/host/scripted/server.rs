@@ -2,8 +2,8 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::{RequestError, Script, ScriptedError, answer, error_body, stream};
+use crate::host::replay::cassette::Cassette;
 use crate::wire::api::ApiShape;
 
 /// The largest request body accepted (the Anthropic API's own limit).
@@ -30,6 +31,9 @@ struct Shared {
     /// The answer to a request the host sends for a server's `sampling/createMessage`.
     sampling_reply: String,
     requests: AtomicU64,
+    /// When set, recorded responses are served in order instead of the script's
+    /// (`run --replay-model`).
+    cassette: Option<Mutex<Cassette>>,
 }
 
 /// The scripted model serving on a local address; see the [module docs](super).
@@ -57,15 +61,37 @@ impl ScriptedModel {
         sampling_reply: String,
         addr: SocketAddr,
     ) -> Result<ScriptedModel, ScriptedError> {
+        let shared = Shared {
+            script,
+            sampling_reply,
+            requests: AtomicU64::new(0),
+            cassette: None,
+        };
+        Self::serve(shared, addr).await
+    }
+
+    /// Serves `cassette`'s recorded responses in order, one per request (sampling requests
+    /// from their own queue), whatever the requests say. Past the last one it answers `400`
+    /// saying so. Must be called within a Tokio runtime.
+    pub async fn start_cassette(
+        cassette: Cassette,
+        addr: SocketAddr,
+    ) -> Result<ScriptedModel, ScriptedError> {
+        let shared = Shared {
+            script: Script::default(),
+            sampling_reply: String::new(),
+            requests: AtomicU64::new(0),
+            cassette: Some(Mutex::new(cassette)),
+        };
+        Self::serve(shared, addr).await
+    }
+
+    async fn serve(shared: Shared, addr: SocketAddr) -> Result<ScriptedModel, ScriptedError> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| ScriptedError::Bind { addr, source })?;
         let addr = listener.local_addr().map_err(ScriptedError::LocalAddr)?;
-        let shared = Arc::new(Shared {
-            script,
-            sampling_reply,
-            requests: AtomicU64::new(0),
-        });
+        let shared = Arc::new(shared);
         let route = |shape: ApiShape| {
             post(
                 move |State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes| async move {
@@ -132,8 +158,43 @@ impl Drop for ScriptedModel {
     }
 }
 
+/// The next recorded response, or a `400` saying the recording has no more.
+fn from_cassette(cassette: &Mutex<Cassette>, shape: ApiShape, sampling: bool) -> Response {
+    let mut cassette = cassette
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let recorded_turns = cassette.recorded_turns;
+    match cassette.next(sampling) {
+        Some(recorded) => {
+            let status = StatusCode::from_u16(recorded.status).unwrap_or(StatusCode::OK);
+            let content_type = HeaderValue::from_str(&recorded.content_type)
+                .unwrap_or(HeaderValue::from_static("application/json"));
+            (
+                status,
+                [(header::CONTENT_TYPE, content_type)],
+                recorded.body,
+            )
+                .into_response()
+        }
+        None => {
+            let what = if sampling {
+                "sampling responses"
+            } else {
+                "model responses"
+            };
+            let error = RequestError::Invalid(format!(
+                "sightline replay: the recording has no more {what} (it has {recorded_turns} turn(s))"
+            ));
+            bad_request(shape, &error)
+        }
+    }
+}
+
 fn handle(shared: &Shared, shape: ApiShape, body: &[u8], sampling: bool) -> Response {
     let number = shared.requests.fetch_add(1, Ordering::Relaxed);
+    if let Some(cassette) = &shared.cassette {
+        return from_cassette(cassette, shape, sampling);
+    }
     let sampling = sampling.then_some(shared.sampling_reply.as_str());
     let mut response = match serde_json::from_slice::<Value>(body) {
         Err(error) => bad_request(shape, &RequestError::NotJson(error.to_string())),

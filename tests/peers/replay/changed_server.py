@@ -3,7 +3,8 @@
 
 `changed_server.py VARIANT`: `weather-a` lists get_weather and get_forecast and answers like
 the built-in weather server; `weather-b` has lost get_forecast, added a `units` argument and
-answers with other weather; `everything-b` names itself like server-everything but has only
+answers with other weather; `weather-c` lists what `weather-a` does but answers with the
+other weather; `everything-b` names itself like server-everything but has only
 its `echo` tool, and echoes differently. Raw JSON lines, no SDK: the point is a server that
 answers differently from the one recorded.
 
@@ -43,7 +44,7 @@ FORECAST = {
 
 
 def tools():
-    if VARIANT == "weather-a":
+    if VARIANT in ("weather-a", "weather-c"):
         return [WEATHER, FORECAST]
     if VARIANT == "weather-b":
         changed = json.loads(json.dumps(WEATHER))

@@ -1,0 +1,317 @@
+//! File > Compare with... and File > Replay against...: `sightline diff` and `sightline
+//! replay` in the app, shown in the compare view ([`super::compare`]).
+//!
+//! Compare with... opens the current trace and another side by side, matched calls aligned
+//! by the compare view, and adds what `diff` finds as the view's notes (each selects its
+//! events on both sides); a changed definition (a tool, prompt, resource or template, or what
+//! the model was sent) is also drawn with the rug-pull diff view, both definitions in two
+//! columns. Replay against... takes a server command or a Streamable HTTP URL, replays the
+//! current trace's client session against it on its own thread (the UI stays live) into a new
+//! trace in the data dir, then compares the recording with the replay the same way.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::time::Duration;
+
+use super::Tr;
+use super::app::{Notice, SightlineApp};
+use super::badges::{RugPull, side_by_side};
+use super::compare::{CompareView, Note};
+use super::store::TraceStore;
+use crate::analysis::diff::{self, ChangeKind, DiffOptions, Inventory};
+use crate::host::replay::{Target, plan, replay_to_file};
+
+/// How long each replayed request waits for its answer.
+const REPLAY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The differences `diff` finds between `a` and `b`, as compare-view notes (events as indices
+/// of each side) and side-by-side views of the changed definitions.
+pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugPull>), String> {
+    let (ia, ib) = (
+        diff::inventory(&a.events, &a.report),
+        diff::inventory(&b.events, &b.report),
+    );
+    let found = diff::diff(&ia, &ib, &DiffOptions::default()).map_err(|e| e.to_string())?;
+    let index = |store: &TraceStore, seq: Option<u64>| -> Vec<usize> {
+        seq.and_then(|s| store.events.binary_search_by_key(&s, |e| e.seq).ok())
+            .into_iter()
+            .collect()
+    };
+    let mut notes = Vec::new();
+    let mut definitions = Vec::new();
+    for c in &found.changes {
+        let server = c.server.as_deref().unwrap_or("model");
+        let mut text = format!("{server}: {} {} {}", c.subject, c.name, c.kind.as_str());
+        if let Some(first) = c.fields.first() {
+            let pointer = if first.pointer.is_empty() {
+                "/"
+            } else {
+                &first.pointer
+            };
+            text.push_str(&format!(": {pointer}: {}", first.values_line()));
+            if c.fields.len() > 1 {
+                text.push_str(&format!(" (+{} more)", c.fields.len() - 1));
+            }
+        } else if !c.detail.is_empty() {
+            text.push_str(&format!(": {}", c.detail));
+        }
+        notes.push(Note {
+            text,
+            events: [index(a, c.a_seq), index(b, c.b_seq)],
+        });
+        if matches!(c.kind, ChangeKind::Changed | ChangeKind::Renamed)
+            && let (Some(before), Some(after)) =
+                (definition(&ia, c, true), definition(&ib, c, false))
+        {
+            let pretty =
+                |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+            definitions.push(RugPull {
+                server: server.to_string(),
+                tool: c.name.clone(),
+                before_seq: c.a_seq.unwrap_or_default(),
+                after_seq: c.b_seq.unwrap_or_default(),
+                headline: format!("{server}: {} {} {}", c.subject, c.name, c.kind.as_str()),
+                rows: side_by_side(&pretty(&before), &pretty(&after)),
+            });
+        }
+    }
+    Ok((notes, definitions))
+}
+
+/// The definition a change is about, on side A (`a`) or B.
+fn definition(inv: &Inventory, c: &diff::Change, a: bool) -> Option<serde_json::Value> {
+    let seq = if a { c.a_seq } else { c.b_seq }?;
+    if c.subject == "model tool" {
+        let (_, tools) = inv.model_tools.as_ref()?;
+        return tools
+            .iter()
+            .find(|(n, _)| *n == c.name)
+            .map(|(_, v)| v.clone());
+    }
+    let server = inv.server(c.server.as_deref()?)?;
+    let entries = server.lists.get(c.subject)?;
+    // A rename's B side is under the new name: the one entry of that listing not in A.
+    entries
+        .iter()
+        .find(|e| e.seq == seq && e.key == c.name)
+        .or_else(|| {
+            entries
+                .iter()
+                .find(|e| e.seq == seq && c.detail.contains(&e.key))
+        })
+        .map(|e| e.definition.clone())
+}
+
+/// The compare view of two stores, with `diff`'s findings.
+pub fn compare_view(a: TraceStore, b: TraceStore) -> Result<CompareView, String> {
+    let (notes, definitions) = diff_notes(&a, &b)?;
+    let mut view = CompareView::new(a, b);
+    view.notes = notes;
+    view.definitions = definitions;
+    Ok(view)
+}
+
+fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
+    app.notice = Some(Notice { text, is_error });
+}
+
+fn tr(app: &SightlineApp) -> Tr<'_> {
+    Tr {
+        strings: &app.strings,
+        lang: app.lang,
+    }
+}
+
+/// Opens the comparison of the current trace with `other`.
+pub(super) fn compare_with(app: &mut SightlineApp, other: &Path) {
+    let Some(current) = app.store.source.path().map(Path::to_path_buf) else {
+        let text = tr(app).t("compare_with.no_path");
+        return notice(app, text, true);
+    };
+    open_comparison(app, &current, other);
+}
+
+fn open_comparison(app: &mut SightlineApp, a: &Path, b: &Path) {
+    let open = |p: &Path| TraceStore::open(p).map_err(|e| format!("{}: {e}", p.display()));
+    match open(a)
+        .and_then(|a| Ok((a, open(b)?)))
+        .and_then(|(a, b)| compare_view(a, b))
+    {
+        Ok(view) => {
+            app.compare = Some(view);
+            app.notice = None;
+        }
+        Err(e) => {
+            let text = tr(app).f("compare_with.failed", &[("error", e)]);
+            notice(app, text, true);
+        }
+    }
+}
+
+/// File > Replay against...: the window's field, and the replay under way.
+#[derive(Default)]
+pub struct ReplayAgainst {
+    pub open: bool,
+    pub target: String,
+    running: Option<Running>,
+}
+
+struct Running {
+    recorded: PathBuf,
+    replay: PathBuf,
+    target: String,
+    done: Receiver<Result<String, String>>,
+}
+
+impl ReplayAgainst {
+    /// Whether a replay is under way.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The window: the target field and the button; returns the target to replay against.
+    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<String> {
+        let mut start = None;
+        let mut open = self.open;
+        egui::Window::new(tr.t("compare_with.replay_title"))
+            .open(&mut open)
+            .collapsible(false)
+            .show(ctx, |ui| {
+                ui.label(tr.t("compare_with.replay_hint"));
+                let field = ui.add(
+                    egui::TextEdit::singleline(&mut self.target)
+                        .hint_text("node build/server.js")
+                        .desired_width(420.0),
+                );
+                field.widget_info(|| {
+                    egui::WidgetInfo::labeled(egui::Role::TextInput, true, "replay target")
+                });
+                let ready = !self.target.trim().is_empty() && self.running.is_none();
+                ui.horizontal(|ui| {
+                    if ui
+                        .add_enabled(ready, egui::Button::new(tr.t("compare_with.replay_run")))
+                        .clicked()
+                    {
+                        start = Some(self.target.trim().to_string());
+                    }
+                    if self.running.is_some() {
+                        ui.spinner();
+                    }
+                });
+            });
+        self.open = open && start.is_none();
+        start
+    }
+}
+
+/// Starts replaying the current trace against `target` on its own thread.
+pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
+    let Some(recorded) = app.store.source.path().map(Path::to_path_buf) else {
+        let text = tr(app).t("compare_with.no_path");
+        return notice(app, text, true);
+    };
+    let planned = plan(&app.store.events, &app.store.report.rpc, None).map_err(|e| e.to_string());
+    let plan = match planned {
+        Ok(p) => p,
+        Err(e) => {
+            let text = tr(app).f("compare_with.replay_failed", &[("error", e)]);
+            return notice(app, text, true);
+        }
+    };
+    let name = plan
+        .lane
+        .as_ref()
+        .and_then(|l| l.server_name())
+        .unwrap_or("server")
+        .to_string();
+    let Some(parsed) = Target::parse(target, &name) else {
+        return;
+    };
+    let replay = super::live::trace_path_for(&format!("replay-{name}"));
+    let (tx, done) = mpsc::channel();
+    let wake = app.platform.wake.clone();
+    let out = replay.clone();
+    let title = format!("sightline replay {}", recorded.display());
+    let spawned = std::thread::Builder::new()
+        .name("sightline-replay".into())
+        .spawn(move || {
+            let header = crate::trace::Header::new(title);
+            let result = match replay_to_file(&plan, &parsed, &out, &header, REPLAY_TIMEOUT) {
+                Err(e) => Err(e.to_string()),
+                Ok(r) => match r.replayed {
+                    Err(e) => Err(e.to_string()),
+                    Ok(done) => match done.failure {
+                        Some(failure) => Err(failure),
+                        None => Ok(format!("{} message(s) sent", done.sent)),
+                    },
+                },
+            };
+            let _ = tx.send(result);
+            wake();
+        });
+    if let Err(e) = spawned {
+        let text = tr(app).f("compare_with.replay_failed", &[("error", e.to_string())]);
+        return notice(app, text, true);
+    }
+    let text = tr(app).f(
+        "compare_with.replay_running",
+        &[("target", target.to_string())],
+    );
+    notice(app, text, false);
+    app.platform.replay_against.running = Some(Running {
+        recorded,
+        replay,
+        target: target.to_string(),
+        done,
+    });
+}
+
+/// Opens the recording and its replay side by side once the replay has ended.
+pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
+    let Some(running) = app.platform.replay_against.running.as_ref() else {
+        return;
+    };
+    let result = match running.done.try_recv() {
+        Ok(result) => result,
+        Err(TryRecvError::Empty) => {
+            ctx.request_repaint_after(Duration::from_millis(100));
+            return;
+        }
+        Err(TryRecvError::Disconnected) => Err("the replay thread stopped".to_string()),
+    };
+    let Some(running) = app.platform.replay_against.running.take() else {
+        return;
+    };
+    match result {
+        Ok(_) => open_comparison(app, &running.recorded, &running.replay),
+        Err(e) => {
+            let error = format!(
+                "{e} (against `{}`; what was recorded is in {})",
+                running.target,
+                running.replay.display()
+            );
+            let text = tr(app).f("compare_with.replay_failed", &[("error", error)]);
+            notice(app, text, true);
+        }
+    }
+}
+
+impl SightlineApp {
+    /// Compares the app's trace with `other` (File > Compare with..., without the dialog).
+    pub fn compare_with(&mut self, other: &Path) {
+        compare_with(self, other);
+    }
+
+    /// Replays the app's trace against `target` (File > Replay against..., without the
+    /// window); [`Self::replay_finished`] says when it has ended.
+    pub fn replay_against(&mut self, target: &str) {
+        start_replay(self, target);
+    }
+
+    /// Whether a replay started from the app is over (its comparison opened, or its error
+    /// in the notice); takes in its end when it is.
+    pub fn replay_finished(&mut self, ctx: &egui::Context) -> bool {
+        poll(self, ctx);
+        !self.platform.replay_against.is_running()
+    }
+}
