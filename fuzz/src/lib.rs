@@ -19,6 +19,10 @@ pub mod trace;
 #[path = "../../src/tap/lines.rs"]
 #[doc(hidden)]
 pub mod tap_lines;
+// `lines` spills a long line through its sibling, named as `super::long_line`.
+#[path = "../../src/tap/long_line.rs"]
+#[doc(hidden)]
+pub mod long_line;
 #[path = "../../src/tap/wrap.rs"]
 #[doc(hidden)]
 pub mod tap_wrap;
@@ -36,6 +40,7 @@ pub mod wire_redact_url;
 pub use wire_redact as redact;
 
 pub mod tap {
+    pub use super::long_line;
     pub use super::tap_lines as lines;
     pub use super::tap_wrap as wrap;
 }
