@@ -50,9 +50,13 @@ pub struct ExportArgs {
     endpoint: Option<String>,
     #[command(flatten)]
     otlp: OtlpArgs,
-    /// The HTML page's language: en, pt or es (default: the browser's).
+    /// The HTML page's language: en, pt or es (default: the browser's); a handout's (default:
+    /// from LC_ALL / LC_MESSAGES / LANG).
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
+    /// With --format handout: Markdown (the diagram as Mermaid) instead of HTML.
+    #[arg(long)]
+    md: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -61,6 +65,8 @@ enum Format {
     Svg,
     Otlp,
     Html,
+    /// A printable handout: the diagram, then each step with its narration and raw message.
+    Handout,
 }
 
 /// Counts what passes through.
@@ -138,8 +144,11 @@ const WEB_MEMORY_BUDGET: u64 = 3 << 30;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let lang = check_lang(args.lang.as_deref())?;
-    if args.lang.is_some() && args.format != Format::Html {
-        anyhow::bail!("--lang is for --format html");
+    if args.lang.is_some() && !matches!(args.format, Format::Html | Format::Handout) {
+        anyhow::bail!("--lang is for --format html and handout");
+    }
+    if args.md && args.format != Format::Handout {
+        anyhow::bail!("--md is for --format handout");
     }
     let loaded = super::load_trace(&args.trace)?;
     let events = &loaded.events;
@@ -153,6 +162,27 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("--from and --to are for mermaid and svg: html shows the whole trace");
         }
         let page = html(&args.trace, &loaded, lang)?;
+        return write_text(args.out.as_deref(), &page);
+    }
+    if args.format == Format::Handout {
+        if args.from.is_some() || args.to.is_some() {
+            anyhow::bail!(
+                "--from and --to are for mermaid and svg: a handout shows the whole trace"
+            );
+        }
+        let lang = lang
+            .and_then(crate::i18n::Language::from_code)
+            .unwrap_or_else(crate::i18n::Language::from_env);
+        let title = if loaded.header.title.is_empty() {
+            args.trace.display().to_string()
+        } else {
+            loaded.header.title.clone()
+        };
+        let page = if args.md {
+            crate::export::handout::markdown(&title, events, &report, lang)
+        } else {
+            crate::export::handout::html(&title, events, &report, lang)
+        };
         return write_text(args.out.as_deref(), &page);
     }
     let diagram = crate::analysis::diagram::build(events, &report);
@@ -173,7 +203,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         Format::Mermaid => {
             crate::export::mermaid::write(&mut out, &diagram, events, &report, rows.clone())
         }
-        Format::Svg | Format::Otlp | Format::Html => {
+        Format::Svg | Format::Otlp | Format::Html | Format::Handout => {
             crate::export::svg::write(&mut out, &diagram, events, &report, rows)
         }
     }
