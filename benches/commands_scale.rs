@@ -1,7 +1,7 @@
 //! Every trace-reading command on 100,000 and 1,000,000 events, on both of the benches' mixes
 //! (`traces.rs`: the weather loop and the tool-heavy tour): `summary`, `summary --json`,
-//! `export --format mermaid`, `export --format svg`, `doctor`, `validate` and `poison`, run as
-//! the real binary with its output to /dev/null. Each must stay linear: on 1M events at most
+//! each export (`mermaid`, `svg`, `otlp`, `html`), `doctor`, `validate`, `poison`, `diff` (the
+//! trace against itself) and `check`, run as the real binary with its output to /dev/null. Each must stay linear: on 1M events at most
 //! 2x its own 100k time x 10 (the ratio printed), and at most 10 s. Peak memory (the child's
 //! maximum RSS) is printed beside, against the file's size.
 //!
@@ -16,14 +16,32 @@ use std::time::{Duration, Instant};
 mod traces;
 use traces::Mix;
 
+/// Each command's arguments; `TRACE` stands for the trace (appended when absent).
 const COMMANDS: &[(&str, &[&str])] = &[
     ("summary", &["summary"]),
     ("summary --json", &["summary", "--json"]),
     ("export mermaid", &["export", "--format", "mermaid"]),
     ("export svg", &["export", "--format", "svg"]),
+    (
+        "export otlp",
+        &["export", "--format", "otlp", "--out", "/dev/null"],
+    ),
+    (
+        "export html",
+        &["export", "--format", "html", "--out", "/dev/null"],
+    ),
     ("doctor", &["doctor"]),
     ("validate", &["validate"]),
     ("poison", &["poison"]),
+    ("diff", &["diff", "TRACE", "TRACE"]),
+    (
+        "check",
+        &[
+            "check",
+            "--fail-on",
+            "error,invalid,unanswered,schema,drift,poison,hidden,deprecated,secret",
+        ],
+    ),
 ];
 
 /// Wall time and peak RSS (bytes) of the binary run with `args` and the trace.
@@ -32,11 +50,19 @@ fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
     // SIGHTLINE_BIN: another build to measure (a baseline kept aside), default this one.
     let bin =
         std::env::var_os("SIGHTLINE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
+    let mut command = Command::new(bin);
+    for a in args {
+        match *a {
+            "TRACE" => command.arg(trace),
+            a => command.arg(a),
+        };
+    }
+    if !args.contains(&"TRACE") {
+        command.arg(trace);
+    }
     // Reaped by the wait4 below, which also gives its peak memory.
     #[allow(clippy::zombie_processes)]
-    let child = Command::new(bin)
-        .args(args)
-        .arg(trace)
+    let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

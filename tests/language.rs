@@ -170,3 +170,156 @@ fn every_shipped_scenario_has_a_title_and_explanation_in_each_language() {
         );
     }
 }
+
+/// `sightline ARGS...` with `LANG` set to `lang` (and no LC_ALL / LC_MESSAGES), its output.
+fn sightline(args: &[&str], lang: &str) -> std::process::Output {
+    crate::util::run(
+        std::process::Command::new(crate::util::bin())
+            .args(args)
+            .env("LANG", lang)
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        std::time::Duration::from_secs(60),
+    )
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{}",
+        crate::util::text(&out.stderr)
+    );
+    crate::util::text(&out.stdout)
+}
+
+#[test]
+fn summary_doctor_and_run_speak_the_language_asked_or_the_locales() {
+    let dir = tempdir();
+    let trace = dir.path().join("invisible-tool.jsonl");
+    run_scenario_to("invisible-tool", &trace, &[]);
+    let trace = trace.to_str().expect("utf-8 path");
+
+    let en = stdout(&sightline(&["summary", trace], "C.UTF-8"));
+    let pt = stdout(&sightline(&["summary", trace, "--lang", "pt"], "C.UTF-8"));
+    let from_lang = stdout(&sightline(&["summary", trace], "pt_BR.UTF-8"));
+    assert!(
+        en.contains(" events: ") && en.contains("result initialize"),
+        "{en}"
+    );
+    assert!(
+        pt.contains(" eventos: ") && pt.contains("resultado initialize"),
+        "{pt}"
+    );
+    assert!(pt.contains("o modelo viu"), "{pt}");
+    assert_eq!(
+        pt, from_lang,
+        "LANG=pt_BR picks Portuguese as --lang pt does"
+    );
+    assert_eq!(
+        en.lines().count(),
+        pt.lines().count(),
+        "the same lines, other words"
+    );
+    // The totals and the token lines; the instructions line quotes the server's own words.
+    let ours = |l: &&str| l.starts_with("--") && !l.contains(" instructions de ");
+    for line in pt.lines().filter(ours) {
+        assert!(english_sentences(line).is_empty(), "English in: {line}");
+    }
+    // The flag beats the locale.
+    let es = stdout(&sightline(
+        &["summary", trace, "--lang", "es"],
+        "pt_BR.UTF-8",
+    ));
+    assert!(
+        es.contains(" eventos: ") && es.contains("solicitudes"),
+        "{es}"
+    );
+
+    let doctor = stdout(&sightline(&["doctor", trace, "--lang", "es"], "C.UTF-8"));
+    assert!(
+        doctor.contains("evaluado frente a la última solicitud al LLM"),
+        "{doctor}"
+    );
+    assert!(doctor.contains("veredicto:"), "{doctor}");
+    assert!(
+        doctor.contains("name-rejected"),
+        "codes stay as they are: {doctor}"
+    );
+    assert!(
+        doctor.contains("cámbiale el nombre en el servidor, por ejemplo `weather_lookup`"),
+        "the hint: {doctor}"
+    );
+    let doctor_en = stdout(&sightline(&["doctor", trace], "C"));
+    assert!(doctor_en.contains("verdict:"), "{doctor_en}");
+
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/weather.toml");
+    let scenario = scenario.to_str().expect("utf-8 path");
+    let out_trace = dir.path().join("weather.jsonl");
+    let out_trace = out_trace.to_str().expect("utf-8 path");
+    let run = stdout(&sightline(
+        &["run", scenario, "--trace", out_trace],
+        "es_ES.UTF-8",
+    ));
+    assert!(
+        run.starts_with("== El tiempo: el ejemplo del artículo"),
+        "{run}"
+    );
+    assert!(run.contains("== respuesta ("), "{run}");
+    assert!(run.contains(" eventos: "), "{run}");
+}
+
+#[test]
+fn mermaid_and_svg_labels_follow_lang() {
+    let dir = tempdir();
+    let trace = dir.path().join("weather.jsonl");
+    run_scenario_to("weather", &trace, &[]);
+    let trace = trace.to_str().expect("utf-8 path");
+    let export = |format: &str, lang: &[&str]| {
+        let mut args = vec!["export", trace, "--format", format];
+        args.extend(lang);
+        stdout(&sightline(&args, "C.UTF-8"))
+    };
+    let en = export("mermaid", &[]);
+    assert!(en.contains("participant U as User"), "{en}");
+    assert!(en.contains("the model never talks to a server"), "{en}");
+    let pt = export("mermaid", &["--lang", "pt"]);
+    assert!(pt.contains("participant U as Usuário"), "{pt}");
+    assert!(pt.contains("box Host (loop do LLM + cliente MCP)"), "{pt}");
+    assert!(
+        pt.contains("o modelo nunca fala com um servidor (0 mensagens diretas)"),
+        "{pt}"
+    );
+    let es = export("svg", &["--lang", "es"]);
+    assert!(es.contains("Diagrama de secuencia de Sightline"), "{es}");
+    assert!(es.contains(">API del LLM<"), "{es}");
+    assert!(es.contains("ninguna línea entre el modelo"), "{es}");
+}
+
+#[test]
+fn an_unknown_lang_is_a_one_line_error() {
+    for args in [
+        &["summary", "no-such.jsonl", "--lang", "fr"][..],
+        &["doctor", "no-such.jsonl", "--lang", "fr"],
+        &["run", "scenarios/weather.toml", "--lang", "fr"],
+        &[
+            "export",
+            "no-such.jsonl",
+            "--format",
+            "mermaid",
+            "--lang",
+            "fr",
+        ],
+    ] {
+        let out = sightline(args, "C.UTF-8");
+        let err = crate::util::text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("unknown --lang `fr`: use en, pt or es"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-pub use render::{json_lines, text};
+pub use render::{json_lines, text, text_in, verdict_in};
 
 use super::Report;
 use crate::trace::{Event, Pairing};

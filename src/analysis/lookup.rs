@@ -12,6 +12,8 @@ use super::llm::{LlmExchange, LlmRole};
 pub(super) struct Lookup {
     /// `(event, exchange, role)`, sorted by event: every request and response of an exchange.
     llm: Vec<(usize, usize, LlmRole)>,
+    /// The same for the exchanges made for a server's sampling request.
+    sampling: Vec<(usize, usize, LlmRole)>,
     /// `(tools_call event, chain)`, sorted; the first chain of each `tools/call`.
     calls: Vec<(usize, usize)>,
     /// `(asked_in event, first chain, end)`, sorted: the chains a response asked for.
@@ -19,16 +21,11 @@ pub(super) struct Lookup {
 }
 
 impl Lookup {
-    pub(super) fn new(llm: &[LlmExchange], chains: &[CallChain]) -> Lookup {
-        let mut by_event = Vec::with_capacity(llm.len() * 2);
-        for (n, x) in llm.iter().enumerate() {
-            by_event.push((x.request, n, LlmRole::Request));
-            if let Some(r) = x.response {
-                by_event.push((r, n, LlmRole::Response));
-            }
-        }
-        // A stable sort keeps the first exchange of an event first (as a scan would find it).
-        by_event.sort_by_key(|e| e.0);
+    pub(super) fn new(
+        llm: &[LlmExchange],
+        sampling: &[LlmExchange],
+        chains: &[CallChain],
+    ) -> Lookup {
         let mut calls: Vec<(usize, usize)> = chains
             .iter()
             .enumerate()
@@ -45,7 +42,8 @@ impl Lookup {
         }
         asked.sort_by_key(|a| a.0);
         Lookup {
-            llm: by_event,
+            llm: by_event(llm),
+            sampling: by_event(sampling),
             calls,
             asked,
         }
@@ -66,6 +64,16 @@ impl Lookup {
         found
     }
 
+    /// The first sampling exchange event `i` is the request or the response of.
+    pub(super) fn sampling(&self, i: usize) -> Option<usize> {
+        let at = self.sampling.partition_point(|e| e.0 < i);
+        self.sampling[at..]
+            .iter()
+            .take_while(|e| e.0 == i)
+            .map(|e| e.1)
+            .min()
+    }
+
     /// The first chain whose `tools/call` is event `i`.
     pub(super) fn chain_of_call(&self, i: usize) -> Option<usize> {
         let k = self.calls.binary_search_by_key(&i, |c| c.0).ok()?;
@@ -82,6 +90,20 @@ impl Lookup {
     }
 }
 
+/// Every request and response of `exchanges` as `(event, exchange, role)`, sorted by event.
+fn by_event(exchanges: &[LlmExchange]) -> Vec<(usize, usize, LlmRole)> {
+    let mut by_event = Vec::with_capacity(exchanges.len() * 2);
+    for (n, x) in exchanges.iter().enumerate() {
+        by_event.push((x.request, n, LlmRole::Request));
+        if let Some(r) = x.response {
+            by_event.push((r, n, LlmRole::Response));
+        }
+    }
+    // A stable sort keeps the first exchange of an event first (as a scan would find it).
+    by_event.sort_by_key(|e| e.0);
+    by_event
+}
+
 #[cfg(test)]
 mod tests {
     use crate::analysis::{LlmRole, report};
@@ -96,10 +118,27 @@ mod tests {
     /// Every lookup answers what a scan of the tables answers, on real recordings.
     #[test]
     fn lookups_agree_with_scans() {
-        for text in FIXTURES {
-            let events = load_from_reader(text.as_bytes()).expect("fixture").events;
+        let mut sampled = false;
+        for (k, text) in FIXTURES.iter().enumerate() {
+            let mut events = load_from_reader(text.as_bytes()).expect("fixture").events;
+            if k == 0 {
+                // The host's second request to the model made for a server's sampling request.
+                let asked = events
+                    .iter_mut()
+                    .filter(|e| {
+                        e.channel == crate::trace::Channel::LlmHttp
+                            && e.to == crate::trace::Lane::Llm
+                    })
+                    .nth(1)
+                    .and_then(|e| e.http.as_mut())
+                    .expect("an LLM request with HTTP details");
+                asked
+                    .headers
+                    .push((crate::wire::api::SAMPLING_HEADER.into(), "tour".into()));
+            }
             let r = report(&events);
             assert!(!r.llm.is_empty() && !r.chains.is_empty());
+            sampled |= !r.sampling.is_empty();
             for i in 0..events.len() {
                 let scan = r
                     .llm
@@ -111,6 +150,15 @@ mod tests {
                         Some((n, LlmRole::Response))
                     });
                 assert_eq!(r.llm_of(i), scan, "event {i}");
+                let sampling = r
+                    .sampling
+                    .iter()
+                    .find(|x| x.request == i || x.response == Some(i));
+                assert_eq!(
+                    r.sampling_of(i).map(std::ptr::from_ref),
+                    sampling.map(std::ptr::from_ref),
+                    "event {i}"
+                );
                 let call = r.chains.iter().find(|c| c.tools_call == Some(i));
                 assert_eq!(r.chain_of_call(i), call, "event {i}");
                 for c in &r.chains {
@@ -122,5 +170,6 @@ mod tests {
                 }
             }
         }
+        assert!(sampled, "no fixture has a sampling exchange");
     }
 }

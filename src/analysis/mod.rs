@@ -59,7 +59,7 @@ pub fn report(events: &[Event]) -> Report {
         .into_iter()
         .partition(|x| x.sampling_for.is_some());
     let (chains, tools) = link(events, &rpc, &llm);
-    let lookup = lookup::Lookup::new(&llm, &chains);
+    let lookup = lookup::Lookup::new(&llm, &sampling, &chains);
     Report {
         rpc,
         llm,
@@ -90,6 +90,12 @@ impl Report {
             (n, LlmRole::Response) => Some(&self.llm[n]),
             _ => None,
         }
+    }
+
+    /// The (first) exchange made for a server's sampling request that event `i` is the
+    /// request or the response of.
+    pub fn sampling_of(&self, i: usize) -> Option<&LlmExchange> {
+        self.lookup.sampling(i).map(|n| &self.sampling[n])
     }
 
     /// The (first) model call whose `tools/call` is event `i`.

@@ -61,12 +61,18 @@ pub struct DoctorArgs {
     /// How long a probe waits for each answer, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     timeout_secs: u64,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
     /// The server command to probe, after `--`.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
 }
 
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let lang = match args.lang.language() {
+        Ok(lang) => lang,
+        Err(err) => return Ok(super::exit::trouble(&err)),
+    };
     let diagnosis = match diagnose(&args) {
         Ok(d) => d,
         Err(err) => return Ok(super::exit::trouble(&err)),
@@ -74,7 +80,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let out = if args.json {
         doctor::json_lines(&diagnosis)
     } else {
-        doctor::text(&diagnosis)
+        doctor::text_in(&diagnosis, crate::i18n::Words::of(lang))
     };
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();

@@ -50,8 +50,8 @@ pub struct ExportArgs {
     endpoint: Option<String>,
     #[command(flatten)]
     otlp: OtlpArgs,
-    /// The HTML page's language: en, pt or es (default: the browser's); a handout's (default:
-    /// from LC_ALL / LC_MESSAGES / LANG).
+    /// The language of the diagram's words: en, pt or es (default for mermaid, svg and
+    /// handout: from LC_ALL, LC_MESSAGES or LANG, else en; for html: the browser's).
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
     /// With --format handout: Markdown (the diagram as Mermaid) instead of HTML.
@@ -136,20 +136,19 @@ pub(super) fn check_lang(lang: Option<&str>) -> anyhow::Result<Option<&'static s
     }
 }
 
-/// A browser tab's WebAssembly memory ends at 4 GiB. The viewer holds the trace's bytes while
-/// it reads them, and then about this much per event beside the raw text (measured in headless
-/// Chromium on 100,000 events of 200 bytes: 832 bytes per event of wasm memory in all).
-const WEB_BYTES_PER_EVENT: u64 = 640;
-const WEB_MEMORY_BUDGET: u64 = 3 << 30;
-
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let lang = check_lang(args.lang.as_deref())?;
-    if args.lang.is_some() && !matches!(args.format, Format::Html | Format::Handout) {
-        anyhow::bail!("--lang is for --format html and handout");
+    if args.lang.is_some() && args.format == Format::Otlp {
+        anyhow::bail!("--lang is for mermaid, svg and html: OpenTelemetry spans have no words");
     }
     if args.md && args.format != Format::Handout {
         anyhow::bail!("--md is for --format handout");
     }
+    // Mermaid and SVG: the flag, else the locale; the HTML page: the flag, else the browser's.
+    let words = match lang {
+        Some(code) => crate::i18n::Words::of(super::lang::parse(code)?),
+        None => crate::i18n::Words::of(crate::i18n::Language::from_env()),
+    };
     let loaded = super::load_trace(&args.trace)?;
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;
@@ -170,9 +169,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
                 "--from and --to are for mermaid and svg: a handout shows the whole trace"
             );
         }
-        let lang = lang
-            .and_then(crate::i18n::Language::from_code)
-            .unwrap_or_else(crate::i18n::Language::from_env);
+        let lang = words.lang;
         let title = if loaded.header.title.is_empty() {
             args.trace.display().to_string()
         } else {
@@ -200,11 +197,16 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         bytes: 0,
     };
     let written = match args.format {
-        Format::Mermaid => {
-            crate::export::mermaid::write(&mut out, &diagram, events, &report, rows.clone())
-        }
+        Format::Mermaid => crate::export::mermaid::write_in(
+            &mut out,
+            &diagram,
+            events,
+            &report,
+            rows.clone(),
+            words,
+        ),
         Format::Svg | Format::Otlp | Format::Html | Format::Handout => {
-            crate::export::svg::write(&mut out, &diagram, events, &report, rows)
+            crate::export::svg::write_in(&mut out, &diagram, events, &report, rows, words)
         }
     }
     .and_then(|()| out.flush());
@@ -312,23 +314,17 @@ fn html(
     lang: Option<&str>,
 ) -> anyhow::Result<String> {
     let bundle = crate::export::html::bundle()?;
-    let size = std::fs::metadata(path).map_or(0, |m| if m.is_dir() { 0 } else { m.len() });
-    let needed = loaded.events.len() as u64 * WEB_BYTES_PER_EVENT + size;
-    if needed > WEB_MEMORY_BUDGET {
-        anyhow::bail!(
-            "{}: {} events need about {} MB in the browser, more than a tab's WebAssembly \
-             memory allows ({} MB of its 4096); export a part of it, or open it in the app",
-            path.display(),
-            loaded.events.len(),
-            needed >> 20,
-            WEB_MEMORY_BUDGET >> 20
-        );
-    }
     let bytes = if path.is_dir() {
         crate::trace::trace_bytes(&loaded.header, &loaded.events)
     } else {
         std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
     };
+    if let Err(e) = crate::export::html::fits_in_a_tab(loaded.events.len(), bytes.len() as u64) {
+        anyhow::bail!(
+            "{}: {e}; export a part of it, or open it in the app",
+            path.display()
+        );
+    }
     let title = if loaded.header.title.is_empty() {
         path.file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())

@@ -10,6 +10,7 @@ mod doctor;
 pub mod exit;
 mod export;
 mod import;
+mod lang;
 mod llm_proxy;
 mod otlp;
 mod pins;
@@ -152,6 +153,8 @@ enum Command {
         /// One derived JSON record per event instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        lang: lang::LangArg,
     },
     /// Check every message of a trace against the official MCP JSON Schema of its revision.
     ///
@@ -233,7 +236,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
-        Command::Summary { trace, json } => summary(&trace, json),
+        Command::Summary { trace, json, lang } => summary(&trace, json, lang.language()?),
         Command::Validate(args) => validate::run(args),
         Command::Wrap(args) => wrap::run(args),
         Command::Import(args) => import::run(args),
@@ -305,14 +308,18 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
     Ok(loaded)
 }
 
-fn summary(path: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+fn summary(
+    path: &std::path::Path,
+    json: bool,
+    lang: crate::i18n::Language,
+) -> anyhow::Result<ExitCode> {
     let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if json {
         crate::export::summary::write_json_lines(&mut stdout, &loaded.events, &report)
     } else {
-        crate::export::summary::write_text(&mut stdout, &loaded.events, &report)
+        crate::export::summary::write_text_in(&mut stdout, &loaded.events, &report, lang)
     };
     use std::io::Write as _;
     match written.and_then(|()| stdout.flush()) {

@@ -19,6 +19,7 @@ use clap::Args;
 
 use crate::host::agent::{self, RunOptions};
 use crate::host::scenario::{Protocol, SCRIPTED_MODEL, Scenario};
+use crate::i18n::Words;
 use crate::tap::Recorder;
 use crate::trace::{Header, TraceWriter};
 use crate::wire::api::ApiShape;
@@ -49,6 +50,8 @@ pub struct RunArgs {
     /// Do not print the summary at the end.
     #[arg(long)]
     no_summary: bool,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
     /// How long each MCP request waits for the server's answer (`30s`, `500ms`, `2m`).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     timeout: Duration,
@@ -65,7 +68,14 @@ enum ProviderArg {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let lang = args.lang.language()?;
+    let words = Words::of(lang);
     let scenario = Scenario::load(&args.scenario)?;
+    let stem = args
+        .scenario
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let (shape, model) = match args.provider {
         Some(ProviderArg::Scripted) => {
             (Some(ApiShape::Anthropic), Some(SCRIPTED_MODEL.to_string()))
@@ -98,8 +108,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let live = args.live.start(&recorder, &header)?;
 
-    say(&format!("== {}", scenario.title));
-    for line in scenario.explanation.trim().lines() {
+    say(&format!(
+        "== {}",
+        scenario.title_in(words.strings, lang, &stem)
+    ));
+    for line in scenario
+        .explanation_in(words.strings, lang, &stem)
+        .trim()
+        .lines()
+    {
         say(&format!("   {line}"));
     }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -136,10 +153,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             ExitCode::from(u8::try_from(128 + signal).unwrap_or(1))
         }
         Ok(Ok(done)) => {
-            say(&format!(
-                "== answer ({} model turns, stop: {}): {}",
-                done.model_turns, done.stop_reason, done.answer
-            ));
+            let turns = done.model_turns.to_string();
+            let args = [
+                ("turns", turns.as_str()),
+                ("stop", done.stop_reason.as_str()),
+                ("answer", done.answer.as_str()),
+            ];
+            say(&words.fmt("run_text.answer", &args));
             ExitCode::SUCCESS
         }
         Ok(Err(err)) => {
@@ -149,18 +169,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let succeeded = matches!(ended, Ok(Ok(_)));
     let path = keep_trace(staging, &path, succeeded)?;
-    say(&format!(
-        "== trace: {} ({} events)",
-        path.display(),
-        report.events
-    ));
+    let (shown, count) = (path.display().to_string(), report.events.to_string());
+    say(&words.fmt("run_text.trace", &[("path", &shown), ("count", &count)]));
     let loaded = crate::trace::load(&path)?;
     let report = crate::analysis::report(&loaded.events);
     if args.no_summary {
         // What the model was given (tools and their tokens, instructions) is part of the lesson.
-        say(crate::export::context::lines(&loaded.events, &report).trim_end());
+        say(crate::export::context::lines_in(&loaded.events, &report, words).trim_end());
     } else {
-        say(crate::export::summary::text(&loaded.events, &report).trim_end());
+        say(crate::export::summary::text_in(&loaded.events, &report, lang).trim_end());
     }
     Ok(status)
 }

@@ -8,59 +8,77 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 use crate::analysis::tokens::{RequestTokens, tool_tokens};
+use crate::i18n::{Language, Words};
 use crate::trace::Event;
 
 /// `-- ` lines: the servers' instructions, then the last LLM request's tools and their tokens.
-/// Empty when the trace has neither.
+/// Empty when the trace has neither. In English; [`lines_in`] for another language.
 pub fn lines(events: &[Event], report: &Report) -> String {
+    lines_in(events, report, Words::of(Language::En))
+}
+
+/// [`lines`] in the language of `words` (`summary.*` keys).
+pub fn lines_in(events: &[Event], report: &Report, words: Words) -> String {
     let mut s = String::new();
     for (lane, session) in &report.rpc.sessions {
         if let Some(instructions) = session.instructions.as_deref().filter(|t| !t.is_empty()) {
-            let _ = writeln!(s, "-- {lane} instructions: {}", one_line(instructions));
+            let (lane, text) = (lane.to_string(), one_line(instructions));
+            let args = [("lane", lane.as_str()), ("text", text.as_str())];
+            let _ = writeln!(s, "{}", words.fmt("summary.instructions", &args));
         }
     }
     if let Some(last) = tool_tokens(report, events).last() {
-        let _ = writeln!(s, "{}", tools_line(events, last));
+        let _ = writeln!(s, "{}", tools_line(events, last, words));
     }
     s
 }
 
 /// `-- the model saw 2 tools in request #8 (~180 tokens, estimate): get_weather ~95, ...; plus
 /// the tool-use system prompt Anthropic adds: 286-675 tokens`.
-fn tools_line(events: &[Event], t: &RequestTokens) -> String {
-    let seq = events.get(t.request).map_or(0, |e| e.seq);
-    let kind = if t.exact { t.tokenizer } else { "estimate" };
+fn tools_line(events: &[Event], t: &RequestTokens, words: Words) -> String {
+    let seq = events.get(t.request).map_or(0, |e| e.seq).to_string();
+    let kind = if t.exact {
+        t.tokenizer
+    } else {
+        words.get("summary.estimate")
+    };
     let each: Vec<String> = t
         .tools
         .iter()
         .map(|(name, n)| format!("{name} ~{n}"))
         .collect();
-    let mut s = format!(
-        "-- the model saw {} in request #{seq} (~{} tokens, {kind}): {}",
-        plural(t.tools.len(), "tool"),
-        t.total,
-        if each.is_empty() {
-            "none".to_string()
-        } else {
-            each.join(", ")
-        }
+    let count = t.tools.len().to_string();
+    let tools = match t.tools.len() {
+        1 => words.get("summary.tool_one").to_string(),
+        _ => words.fmt("summary.tool_many", &[("count", &count)]),
+    };
+    let each = if each.is_empty() {
+        words.get("summary.none").to_string()
+    } else {
+        each.join(", ")
+    };
+    let total = t.total.to_string();
+    let mut s = words.fmt(
+        "summary.tools_seen",
+        &[
+            ("tools", &tools),
+            ("seq", &seq),
+            ("total", &total),
+            ("kind", kind),
+            ("each", &each),
+        ],
     );
     let (low, high) = t.overhead;
     if high > 0 {
         let who = match t.shape {
-            crate::wire::api::ApiShape::Anthropic => "the tool-use system prompt Anthropic adds",
-            _ => "OpenAI's undocumented tool overhead, estimated",
+            crate::wire::api::ApiShape::Anthropic => words.get("summary.overhead_anthropic"),
+            _ => words.get("summary.overhead_openai"),
         };
-        let _ = write!(s, "; plus {who}: {low}-{high} tokens");
+        let (low, high) = (low.to_string(), high.to_string());
+        let args = [("who", who), ("low", &low), ("high", &high)];
+        s.push_str(&words.fmt("summary.overhead", &args));
     }
     s
-}
-
-fn plural(n: usize, word: &str) -> String {
-    match n {
-        1 => format!("1 {word}"),
-        _ => format!("{n} {word}s"),
-    }
 }
 
 /// Instructions on one line: newlines become spaces, at most 200 characters.

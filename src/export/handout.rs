@@ -95,7 +95,11 @@ h2{break-before:page}.diagram{break-inside:avoid}pre{font-size:8pt}}";
 /// The handout as a standalone HTML page.
 pub fn html(title: &str, events: &[Event], report: &Report, lang: Language) -> String {
     let d = diagram::build(events, report);
-    let svg = super::svg::render(&d, events, report);
+    let mut svg = Vec::new();
+    // Writing into memory cannot fail.
+    let words = crate::i18n::Words::of(lang);
+    let _ = super::svg::write_in(&mut svg, &d, events, report, 0..d.rows.len(), words);
+    let svg = String::from_utf8_lossy(&svg);
     let svg = svg.trim_start_matches(|c| c != '<');
     // The SVG's own XML declaration does not belong inside HTML.
     let svg = match svg.strip_prefix("<?xml") {
@@ -157,7 +161,7 @@ pub fn markdown(title: &str, events: &[Event], report: &Report, lang: Language) 
         title = title.trim(),
         lesson = lesson(&d, lang),
         diagram = t(lang, "handout.diagram"),
-        mermaid = super::mermaid::render(&d, events, report),
+        mermaid = mermaid(&d, events, report, lang),
         steps = t(lang, "handout.steps"),
     );
     for s in steps(&d, events, report, lang) {
@@ -181,6 +185,13 @@ pub fn markdown(title: &str, events: &[Event], report: &Report, lang: Language) 
     }
     let _ = writeln!(out, "---\n\n{}", footer(events.len(), lang));
     out
+}
+
+fn mermaid(d: &Diagram, events: &[Event], report: &Report, lang: Language) -> String {
+    let mut out = Vec::new();
+    let words = crate::i18n::Words::of(lang);
+    let _ = super::mermaid::write_in(&mut out, d, events, report, 0..d.rows.len(), words);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn lesson(d: &Diagram, lang: Language) -> String {

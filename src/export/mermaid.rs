@@ -28,6 +28,7 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram, LaneKind, RowText, Status, Style};
+use crate::i18n::{Language, Words};
 use crate::trace::Event;
 
 /// Longest text after the arrow, in characters (label and detail).
@@ -54,18 +55,32 @@ pub fn write(
     report: &Report,
     rows: std::ops::Range<usize>,
 ) -> std::io::Result<()> {
+    write_in(w, d, events, report, rows, Words::of(Language::En))
+}
+
+/// [`write`] with the lanes, the host's box and the lesson in the language of `words`
+/// (`export.*` keys). Messages keep their methods and names.
+pub fn write_in(
+    w: &mut dyn std::io::Write,
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    rows: std::ops::Range<usize>,
+    words: Words,
+) -> std::io::Result<()> {
     let rows = rows.start.min(d.rows.len())..rows.end.min(d.rows.len());
     let aliases = aliases(d);
     let mut out = String::from("sequenceDiagram\n");
     for (i, lane) in d.lanes.iter().enumerate() {
-        let title = if lane.title.is_empty() {
-            "(unnamed)".to_string()
+        let title = super::lane_title(words, lane);
+        let title = if title.is_empty() {
+            words.get("export.unnamed").to_string()
         } else {
-            escape(&lane.title)
+            escape(&title)
         };
         let line = format!("    participant {} as {title}\n", aliases[i]);
         if lane.kind == LaneKind::Host {
-            out.push_str("    box Host (LLM loop + MCP client)\n");
+            let _ = writeln!(out, "    box {}", escape(words.get("export.host_box")));
             out.push_str(&line);
             out.push_str("    end\n");
         } else {
@@ -83,7 +98,7 @@ pub fn write(
         } = d.text(events, report, i);
         let mut text = label;
         // The label or the detail already says every status but a problem.
-        let problem = problem.map(|p| format!("problem: {p}"));
+        let problem = problem.map(|p| words.fmt("export.problem", &[("problem", &p)]));
         let extra = [detail, problem];
         let extra: Vec<String> = extra.into_iter().flatten().collect();
         if !extra.is_empty() {
@@ -111,14 +126,13 @@ pub fn write(
         let _ = writeln!(out, "    {from}{arrow}{to}: {text}");
     }
     if let (Some(llm), Some(&last)) = (d.llm_lane(), d.server_lanes().last()) {
-        let lesson = if d.direct_model_server == 0 {
-            "the model never talks to a server (0 direct messages)".to_string()
+        let count = d.direct_model_server.to_string();
+        let key = if d.direct_model_server == 0 {
+            "export.lesson_none"
         } else {
-            format!(
-                "{} direct message(s) between the model and a server: not the MCP pattern",
-                d.direct_model_server
-            )
+            "export.lesson_some"
         };
+        let lesson = escape(&words.fmt(key, &[("count", &count)]));
         let _ = writeln!(
             out,
             "    Note over {},{}: {lesson}",

@@ -19,3 +19,15 @@ pub mod svg;
 
 #[cfg(test)]
 mod tests;
+
+/// A lane's header in an export, in the language of `words`: the user, the host and the model
+/// by name (`export.lane_*`), a server or an unknown lane by its own.
+pub fn lane_title(words: crate::i18n::Words, lane: &crate::analysis::diagram::LaneInfo) -> String {
+    use crate::analysis::diagram::LaneKind;
+    match lane.kind {
+        LaneKind::User => words.get("export.lane_user").to_string(),
+        LaneKind::Host => words.get("export.lane_host").to_string(),
+        LaneKind::Llm => words.get("export.lane_llm").to_string(),
+        LaneKind::Server | LaneKind::Other => lane.title.clone(),
+    }
+}

@@ -15,25 +15,45 @@ use serde_json::{Value, json};
 
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Status};
+use crate::analysis::narration::unanswered_reason;
+use crate::i18n::{Language, Words};
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
 
 /// How many characters of a payload a summary line shows.
 const PREVIEW_CHARS: usize = 100;
 
-/// Renders the human summary of a trace.
+/// Renders the human summary of a trace, in English.
 pub fn text(events: &[Event], report: &Report) -> String {
+    text_in(events, report, Language::En)
+}
+
+/// Renders the human summary of a trace in `lang`.
+pub fn text_in(events: &[Event], report: &Report, lang: Language) -> String {
     let mut out = Vec::new();
     // Writing into memory cannot fail.
-    let _ = write_text(&mut out, events, report);
+    let _ = write_text_in(&mut out, events, report, lang);
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Writes the human summary of a trace to `w`, a line at a time.
+/// Writes the human summary of a trace to `w`, a line at a time, in English.
 pub fn write_text(
     w: &mut dyn std::io::Write,
     events: &[Event],
     report: &Report,
 ) -> std::io::Result<()> {
+    write_text_in(w, events, report, Language::En)
+}
+
+/// Writes the human summary of a trace to `w`, a line at a time, in `lang`. Methods, lane
+/// letters, ids and quoted payloads are the same in every language; the words around them are
+/// the reader's (`summary.*` keys).
+pub fn write_text_in(
+    w: &mut dyn std::io::Write,
+    events: &[Event],
+    report: &Report,
+    lang: Language,
+) -> std::io::Result<()> {
+    let words = Words::of(lang);
     let names = LaneNames::new(events);
     let t0 = events.first().map(|e| e.time);
     let mut out = String::new();
@@ -41,30 +61,37 @@ pub fn write_text(
         w.write_all(out.as_bytes())?;
         out.clear();
         let offset = t0.map_or(0.0, |t0| seconds_since(t0, event.time));
-        let mut text = line(event, d, &names);
+        let mut text = line(event, d, &names, words);
         if event.channel == Channel::LlmHttp {
-            text = llm_line(events, i, report, &names).unwrap_or(text);
+            text = llm_line(events, i, report, &names, words).unwrap_or(text);
         }
         if event.channel == Channel::Http && matches!(d.kind, Kind::Other | Kind::Invalid) {
-            text = http_line(events, i, report, &names).unwrap_or(text);
+            text = http_line(events, i, report, &names, words).unwrap_or(text);
         }
         if let Some(chain) = report.chain_of_call(i) {
-            let _ = write!(
-                text,
-                "  (model call {} from #{})",
-                chain.call_id, events[chain.asked_in].seq
+            let seq = events[chain.asked_in].seq.to_string();
+            let call = words.fmt(
+                "summary.model_call",
+                &[("id", &chain.call_id), ("seq", &seq)],
             );
+            let _ = write!(text, "  {call}");
         }
         let _ = writeln!(out, "{:>5}  {:>+9.3}s  {}", event.seq, offset, text);
     }
-    let _ = write!(out, "{}", footer(events, &report.rpc));
-    out.push_str(&super::context::lines(events, report));
+    let _ = write!(out, "{}", footer(events, &report.rpc, words));
+    out.push_str(&super::context::lines_in(events, report, words));
     w.write_all(out.as_bytes())
 }
 
 /// An MCP HTTP exchange without a message (`DELETE /mcp (end session)`, `202 Accepted`) or an
 /// error page, named as the diagram names it.
-fn http_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> Option<String> {
+fn http_line(
+    events: &[Event],
+    i: usize,
+    report: &Report,
+    names: &LaneNames,
+    words: Words,
+) -> Option<String> {
     let (label, detail, status) = diagram::row_text(events, report, i);
     if status == Status::Invalid {
         return None;
@@ -74,29 +101,35 @@ fn http_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> 
         let _ = write!(s, " ({detail})");
     }
     if status == Status::Error {
-        s.push_str("  !! HTTP error");
+        let _ = write!(s, "  {}", words.get("summary.http_error"));
     }
     Some(s)
 }
 
 /// An LLM request or response, read: tools offered, calls made, where each call went.
-fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> Option<String> {
+fn llm_line(
+    events: &[Event],
+    i: usize,
+    report: &Report,
+    names: &LaneNames,
+    words: Words,
+) -> Option<String> {
+    let seq_of = |i: usize| events[i].seq.to_string();
     let arrow = names.arrow(&events[i]);
-    let seq = |i: usize| events[i].seq;
     if let Some((n, x)) = report.llm_request(i) {
         let shape = x.shape.map_or("?", |s| s.as_str());
-        let mut s = format!(
-            "{arrow}  {shape} request: {} tool(s) [{}]",
-            x.tools.len(),
-            preview(&x.tools.join(", "))
-        );
+        let (count, tools) = (x.tools.len().to_string(), preview(&x.tools.join(", ")));
+        let args = [("shape", shape), ("count", &count), ("tools", &tools)];
+        let mut s = format!("{arrow}  {}", words.fmt("summary.llm_request", &args));
         if !x.tool_results.is_empty() {
-            let _ = write!(s, ", returns results for {}", x.tool_results.join(", "));
+            let tools = x.tool_results.join(", ");
+            s.push_str(&words.fmt("summary.returns_results", &[("tools", &tools)]));
         }
         let view = report.tools.get(n);
         for o in view.into_iter().flat_map(|v| &v.sent) {
             if let Some(mcp) = o.mcp_name.as_ref().filter(|m| **m != o.api_name) {
-                let _ = write!(s, "; `{mcp}` shown as `{}`", o.api_name);
+                let args = [("mcp", mcp.as_str()), ("api", o.api_name.as_str())];
+                s.push_str(&words.fmt("summary.shown_as", &args));
             }
         }
         let missing: Vec<String> = view
@@ -105,32 +138,37 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
             .map(|(srv, t, _)| format!("{srv}/{t}"))
             .collect();
         if !missing.is_empty() {
+            let tools = preview(&missing.join(", "));
             let _ = write!(
                 s,
-                "  !! listed but not sent: {}",
-                preview(&missing.join(", "))
+                "  {}",
+                words.fmt("summary.not_sent", &[("tools", &tools)])
             );
         }
         return Some(s);
     }
-    if let Some(x) = report
-        .sampling
-        .iter()
-        .find(|x| x.request == i || x.response == Some(i))
-    {
+    if let Some(x) = report.sampling_of(i) {
         let server = x.sampling_for.as_deref().unwrap_or("?");
-        return Some(match x.request == i {
-            true => format!(
-                "{arrow}  {} request for {server}'s sampling/createMessage (no tools)",
-                x.shape.map_or("?", |s| s.as_str())
+        let shape = x.shape.map_or("?", |s| s.as_str());
+        let status = x.status.map_or("?".to_string(), |s| s.to_string());
+        let stop = x.stop_reason.as_deref().unwrap_or("?");
+        let text = preview(&x.text);
+        let line = match x.request == i {
+            true => words.fmt(
+                "summary.sampling_request",
+                &[("shape", shape), ("server", server)],
             ),
-            false => format!(
-                "{arrow}  {} {} \"{}\" (the answer the host returns to {server})",
-                x.status.map_or("?".to_string(), |s| s.to_string()),
-                x.stop_reason.as_deref().unwrap_or("?"),
-                preview(&x.text)
+            false => words.fmt(
+                "summary.sampling_answer",
+                &[
+                    ("status", &status),
+                    ("stop", stop),
+                    ("text", &text),
+                    ("server", server),
+                ],
             ),
-        });
+        };
+        return Some(format!("{arrow}  {line}"));
     }
     let x = report.llm_response(i)?;
     let status = x.status.map_or("?".to_string(), |s| s.to_string());
@@ -140,25 +178,29 @@ fn llm_line(events: &[Event], i: usize, report: &Report, names: &LaneNames) -> O
         x.stop_reason.as_deref().unwrap_or("?")
     );
     if x.streamed {
-        s.push_str(" (streamed)");
+        let _ = write!(s, " {}", words.get("summary.streamed"));
     }
     for (id, name, _) in &x.tool_calls {
         let _ = write!(s, " {name} [{id}]");
         if let Some(c) = report.chain_asked(i, id) {
             match (c.tools_call, c.tools_result, c.returned_in) {
                 (Some(call), result, back) => {
-                    let _ = write!(s, " -> tools/call #{}", seq(call));
+                    let step = |key: &str, i: usize| words.fmt(key, &[("seq", &seq_of(i))]);
+                    let _ = write!(s, " {}", step("summary.to_call", call));
                     if let Some(r) = result {
-                        let _ = write!(s, " -> result #{}", seq(r));
+                        let _ = write!(s, " {}", step("summary.to_result", r));
                     }
                     if let Some(b) = back {
-                        let _ = write!(s, " -> tool_result in #{}", seq(b));
+                        let _ = write!(s, " {}", step("summary.to_tool_result", b));
                     }
                 }
                 (None, _, Some(b)) => {
-                    let _ = write!(s, " -> no tools/call; error returned in #{}", seq(b));
+                    let text = words.fmt("summary.no_call", &[("seq", &seq_of(b))]);
+                    let _ = write!(s, " {text}");
                 }
-                (None, _, None) => s.push_str(" !! never sent to a server"),
+                (None, _, None) => {
+                    let _ = write!(s, " {}", words.get("summary.never_sent"));
+                }
             }
         }
     }
@@ -309,7 +351,7 @@ impl LaneNames {
     }
 }
 
-fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
+fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
     let arrow = names.arrow(e);
     let actor = names.name(&e.from, &e.to);
     let ms = |us: i64| format!("{} ms", (us + 500) / 1000);
@@ -326,7 +368,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         }
         Kind::Response => {
             let method = d.method.as_deref().unwrap_or("?");
-            let mut s = format!("{arrow}  result {method}");
+            let mut s = format!("{arrow}  {} {method}", words.get("summary.result"));
             if let Some(v) = &d.detail {
                 let _ = write!(s, " {}", preview(v));
             }
@@ -340,7 +382,8 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         }
         Kind::Error => {
             let (code, message) = d.error().unwrap_or((0, ""));
-            let mut s = format!("{arrow}  error {code} {}", preview(message));
+            let error = words.get("summary.error");
+            let mut s = format!("{arrow}  {error} {code} {}", preview(message));
             match (d.method.as_deref(), d.latency_us) {
                 (Some(m), Some(us)) => {
                     let _ = write!(s, " ({m}, {})", ms(us));
@@ -354,7 +397,8 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
         }
         Kind::Notification => {
             let mut s = format!(
-                "{arrow}  notification {}",
+                "{arrow}  {} {}",
+                words.get("summary.notification"),
                 d.method.as_deref().unwrap_or("?")
             );
             if let Some(detail) = &d.detail {
@@ -363,66 +407,72 @@ fn line(e: &Event, d: &Derived, names: &LaneNames) -> String {
             s
         }
         Kind::Invalid => format!(
-            "{arrow}  !! invalid: {}: {}",
+            "{arrow}  {}: {}: {}",
+            words.get("summary.invalid"),
             d.problem().unwrap_or("?"),
             preview(&e.text())
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
-        Kind::Process => process_line(e, names),
-        Kind::Note => format!("{arrow}  note {}", preview(&e.text())),
+        Kind::Process => process_line(e, names, words),
+        Kind::Note => format!(
+            "{arrow}  {} {}",
+            words.get("summary.note"),
+            preview(&e.text())
+        ),
         Kind::LlmHttp => format!("{arrow}  llm-http {}", preview(&e.text())),
         Kind::Other => format!("{arrow}  {} {}", e.channel.as_str(), preview(&e.text())),
     };
+    let seq = |key: &str, seq: u64| words.fmt(key, &[("seq", &seq.to_string())]);
     if let Some(r) = d.retry_of() {
-        let _ = write!(s, "  (retry of #{r})");
+        let _ = write!(s, "  {}", seq("summary.retry_of", r));
     }
     if let Some(sub) = d.subscription()
         && d.kind != Kind::Request
     {
-        let _ = write!(s, "  (stream #{sub})");
+        let _ = write!(s, "  {}", seq("summary.stream", sub));
     }
     match &d.pairing {
         Pairing::Unanswered(why) => {
-            let _ = write!(s, "  !! unanswered: {why}");
+            let why = unanswered_reason(words, why);
+            let _ = write!(s, "  {}", words.fmt("summary.unanswered", &[("why", &why)]));
         }
         Pairing::Cancelled(by) => {
-            let _ = write!(s, "  (cancelled by #{by})");
+            let _ = write!(s, "  {}", seq("summary.cancelled_by", *by));
         }
         Pairing::Orphan if d.kind == Kind::Response || d.kind == Kind::Error => {
-            s.push_str("  !! answers no pending request");
+            let _ = write!(s, "  {}", words.get("summary.orphan"));
         }
         _ => {}
     }
     s
 }
 
-fn process_line(e: &Event, names: &LaneNames) -> String {
+fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
     let Some(p) = &e.process else {
-        return format!("{}  process (no details)", names.arrow(e));
+        return format!("{}  {}", names.arrow(e), words.get("summary.process_none"));
     };
     let server = if e.from.is_server() { &e.from } else { &e.to };
     let other = if e.from.is_server() { &e.to } else { &e.from };
     let who = names.name(server, other);
-    let mut s = match p.event.as_str() {
-        "spawn" => format!(
-            "{who:<4}  spawned {} (pid {})",
-            preview(&p.command.join(" ")),
-            p.pid.map_or("?".into(), |p| p.to_string())
-        ),
-        "spawn-failed" => format!(
-            "{who:<4}  !! failed to start {}",
-            preview(&p.command.join(" "))
-        ),
+    let command = preview(&p.command.join(" "));
+    let pid = p.pid.map_or("?".into(), |p| p.to_string());
+    let text = match p.event.as_str() {
+        "spawn" => words.fmt("summary.spawned", &[("command", &command), ("pid", &pid)]),
+        "spawn-failed" => words.fmt("summary.spawn_failed", &[("command", &command)]),
         "exit" => match (p.code, p.signal) {
-            (Some(code), _) => format!("{who:<4}  exited code {code}"),
-            (None, Some(sig)) => format!(
-                "{who:<4}  exited signal {sig} ({})",
-                crate::trace::signal_name(sig)
+            (Some(code), _) => words.fmt("summary.exited_code", &[("code", &code.to_string())]),
+            (None, Some(sig)) => words.fmt(
+                "summary.exited_signal",
+                &[
+                    ("signal", &sig.to_string()),
+                    ("name", crate::trace::signal_name(sig)),
+                ],
             ),
-            _ => format!("{who:<4}  exited"),
+            _ => words.get("summary.exited").to_string(),
         },
-        other => format!("{who:<4}  process {other}"),
+        other => words.fmt("summary.process", &[("event", other)]),
     };
+    let mut s = format!("{who:<4}  {text}");
     if let Some(detail) = &p.detail {
         let _ = write!(s, ": {}", preview(detail));
     }
@@ -441,35 +491,44 @@ fn preview(text: &str) -> String {
     }
 }
 
-fn footer(events: &[Event], a: &Analysis) -> String {
-    let count = |k: Kind| a.derived.iter().filter(|d| d.kind == k).count();
+fn footer(events: &[Event], a: &Analysis, words: Words) -> String {
+    let count = |k: Kind| a.derived.iter().filter(|d| d.kind == k).count().to_string();
     let unanswered = a.derived.iter().filter(|d| d.is_unanswered()).count();
-    let mut s = format!(
-        "-- {} events: {} requests ({} unanswered), {} responses, {} errors, {} notifications, {} invalid, {} stderr lines\n",
-        events.len(),
-        count(Kind::Request),
-        unanswered,
-        count(Kind::Response),
-        count(Kind::Error),
-        count(Kind::Notification),
-        count(Kind::Invalid),
-        count(Kind::Stderr),
+    let totals = words.fmt(
+        "summary.footer",
+        &[
+            ("events", &events.len().to_string()),
+            ("requests", &count(Kind::Request)),
+            ("unanswered", &unanswered.to_string()),
+            ("responses", &count(Kind::Response)),
+            ("errors", &count(Kind::Error)),
+            ("notifications", &count(Kind::Notification)),
+            ("invalid", &count(Kind::Invalid)),
+            ("stderr", &count(Kind::Stderr)),
+        ],
     );
+    let mut s = format!("{totals}\n");
     for (lane, session) in &a.sessions {
-        let _ = writeln!(
-            s,
-            "-- {lane}: revision {}{}{}",
-            session.revision.as_deref().unwrap_or("unknown"),
-            if session.stateless {
-                " (stateless: server/discover and per-request _meta)"
-            } else {
-                ""
-            },
-            session
-                .server_name
-                .as_ref()
-                .map_or(String::new(), |n| format!(", serverInfo.name {n}")),
-        );
+        let revision = session
+            .revision
+            .as_deref()
+            .unwrap_or_else(|| words.get("summary.revision_unknown"));
+        let stateless = if session.stateless {
+            words.get("summary.stateless")
+        } else {
+            ""
+        };
+        let server = session.server_name.as_ref().map_or(String::new(), |n| {
+            words.fmt("summary.server_name", &[("name", n.as_str())])
+        });
+        let lane = lane.to_string();
+        let args = [
+            ("lane", lane.as_str()),
+            ("revision", revision),
+            ("stateless", stateless),
+            ("server", server.as_str()),
+        ];
+        let _ = writeln!(s, "{}", words.fmt("summary.revision", &args));
     }
     let direct = events
         .iter()
@@ -482,7 +541,8 @@ fn footer(events: &[Event], a: &Analysis) -> String {
         .iter()
         .any(|e| e.from == Lane::Llm || e.to == Lane::Llm)
     {
-        let _ = writeln!(s, "-- messages between the model and any server: {direct}");
+        let direct = direct.to_string();
+        let _ = writeln!(s, "{}", words.fmt("summary.direct", &[("count", &direct)]));
     }
     s
 }

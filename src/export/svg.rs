@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram, LaneKind, Row, RowText, Status, Style};
+use crate::i18n::{Language, Words};
 use crate::trace::Event;
 use style::{
     ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, clip, defs, legend,
@@ -64,6 +65,19 @@ pub fn write(
     report: &Report,
     rows: std::ops::Range<usize>,
 ) -> std::io::Result<()> {
+    write_in(out, d, events, report, rows, Words::of(Language::En))
+}
+
+/// [`write`] with the title, the lanes, the host's role and the lesson in the language of
+/// `words` (`export.*` keys). Messages keep their methods and names.
+pub fn write_in(
+    out: &mut dyn std::io::Write,
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    rows: std::ops::Range<usize>,
+    words: Words,
+) -> std::io::Result<()> {
     let rows = rows.start.min(d.rows.len())..rows.end.min(d.rows.len());
     let xs = lane_xs(d);
     let count = rows.len();
@@ -84,10 +98,13 @@ pub fn write(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{}" font-size="12" fill="{INK}">"#,
         xml(FONT)
     );
-    let servers = d.server_lanes().len();
+    let servers = d.server_lanes().len().to_string();
+    let counts = [("count", count.to_string()), ("servers", servers)];
+    let counts: Vec<(&str, &str)> = counts.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let _ = writeln!(
         s,
-        "<title>Sightline sequence diagram: {count} events, {servers} server(s)</title>"
+        "<title>{}</title>",
+        xml(&words.fmt("export.svg_title", &counts))
     );
     s.push_str(&defs());
     let _ = writeln!(
@@ -96,7 +113,8 @@ pub fn write(
     );
     let _ = writeln!(
         s,
-        r#"<text x="16" y="24" font-size="14" font-weight="bold">Sightline: {count} events, {servers} server(s)</text>"#
+        r#"<text x="16" y="24" font-size="14" font-weight="bold">{}</text>"#,
+        xml(&words.fmt("export.svg_header", &counts))
     );
     out.write_all(s.as_bytes())?;
 
@@ -123,7 +141,7 @@ pub fn write(
     }
 
     s.clear();
-    lesson(&mut s, d, &xs, rows_top, rows_end);
+    lesson(&mut s, d, &xs, rows_top, rows_end, words);
 
     // Lifelines and headers.
     for (i, lane) in d.lanes.iter().enumerate() {
@@ -145,13 +163,14 @@ pub fn write(
             r#"<rect class="lane" x="{}" y="{HEADER_Y}" width="{BOX_W}" height="{HEADER_H}" rx="6" fill="{fill}" stroke="{stroke}"/>"#,
             x - BOX_W / 2.0
         );
-        let title = xml(&clip(&lane.title, 20));
+        let title = xml(&clip(&super::lane_title(words, lane), 20));
         if lane.kind == LaneKind::Host {
             let _ = writeln!(
                 s,
-                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{title}</text><text x="{x}" y="{}" text-anchor="middle" font-size="10" fill="{MUTED}">LLM loop + MCP client</text>"#,
+                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{title}</text><text x="{x}" y="{}" text-anchor="middle" font-size="10" fill="{MUTED}">{}</text>"#,
                 HEADER_Y + 17.0,
-                HEADER_Y + 32.0
+                HEADER_Y + 32.0,
+                xml(words.get("export.host_role"))
             );
         } else {
             let _ = writeln!(
@@ -197,7 +216,7 @@ fn lane_xs(d: &Diagram) -> Vec<f64> {
 }
 
 /// The band between the LLM lifeline and the first server's, and what it means.
-fn lesson(s: &mut String, d: &Diagram, xs: &[f64], rows_top: f64, rows_end: f64) {
+fn lesson(s: &mut String, d: &Diagram, xs: &[f64], rows_top: f64, rows_end: f64, words: Words) {
     let (Some(llm), Some(&server)) = (d.llm_lane(), d.server_lanes().first()) else {
         return;
     };
@@ -206,20 +225,15 @@ fn lesson(s: &mut String, d: &Diagram, xs: &[f64], rows_top: f64, rows_end: f64)
         return;
     }
     let mid = (left + right) / 2.0;
-    let lines = if d.direct_model_server == 0 {
-        vec![
-            "no line between the model ".to_string(),
-            "and the server: the host ".to_string(),
-            "is in the middle ".to_string(),
-            format!("({} direct messages)", d.direct_model_server),
-        ]
+    // One key per lesson, its lines separated by `|`.
+    let key = if d.direct_model_server == 0 {
+        "export.svg_lesson_none"
     } else {
-        vec![
-            format!("{} direct message(s) between ", d.direct_model_server),
-            "the model and a server: ".to_string(),
-            "the host was bypassed".to_string(),
-        ]
+        "export.svg_lesson_some"
     };
+    let count = d.direct_model_server.to_string();
+    let text = words.fmt(key, &[("count", &count)]);
+    let lines: Vec<&str> = text.split('|').collect();
     let _ = writeln!(
         s,
         r#"<rect class="gap" x="{left}" y="{}" width="{}" height="{}" fill="{LESSON}" fill-opacity="0.05"/>"#,

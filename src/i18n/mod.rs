@@ -184,6 +184,42 @@ impl Strings {
     }
 }
 
+/// The embedded texts, parsed once for the whole process.
+pub fn shared() -> &'static Strings {
+    static SHARED: std::sync::OnceLock<Strings> = std::sync::OnceLock::new();
+    SHARED.get_or_init(Strings::embedded)
+}
+
+/// The texts of one language: what a renderer (a summary, a report, a diagram) is handed so
+/// that it writes in the reader's language.
+#[derive(Debug, Clone, Copy)]
+pub struct Words<'a> {
+    pub strings: &'a Strings,
+    pub lang: Language,
+}
+
+impl Words<'static> {
+    /// The embedded texts in `lang`.
+    pub fn of(lang: Language) -> Self {
+        Words {
+            strings: shared(),
+            lang,
+        }
+    }
+}
+
+impl<'a> Words<'a> {
+    /// See [`Strings::get`].
+    pub fn get(&self, key: &'a str) -> &'a str {
+        self.strings.get(self.lang, key)
+    }
+
+    /// See [`Strings::fmt`].
+    pub fn fmt(&self, key: &str, args: &[(&str, &str)]) -> String {
+        self.strings.fmt(self.lang, key, args)
+    }
+}
+
 /// Reads one file into `section.key -> text`.
 fn table(lang: Language, text: &str) -> Result<HashMap<String, String>, I18nError> {
     let root: toml::Table = toml::from_str(text).map_err(|e| I18nError::Toml {

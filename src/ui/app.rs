@@ -172,8 +172,13 @@ impl SightlineApp {
         }
         super::platform::poll(self, &ctx);
         if !self.store.findings.is_ready() {
-            // The findings of a big trace are computed in the background: look again soon.
-            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            // The findings of a big trace are computed in the background: look again soon. With
+            // no threads (the browser), each frame after the first runs one of the analyses.
+            if ctx.cumulative_pass_nr() > 0 && self.store.findings.step() {
+                ctx.request_repaint();
+            } else {
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
         }
 
         // F5 turns presentation mode on and off from anywhere.

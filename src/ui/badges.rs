@@ -88,12 +88,49 @@ pub struct Findings {
     by_event: BTreeMap<usize, Vec<Mark>>,
 }
 
+/// [`Findings::compute`] one analysis at a time: each [`Staged::step`] runs the next one, so a
+/// caller without threads (the browser) spreads them over frames.
+#[derive(Default)]
+pub struct Staged {
+    diagnosis: Option<Diagnosis>,
+    violations: Option<Vec<Violation>>,
+}
+
+impl Staged {
+    /// Runs the next analysis; the findings once the last one has run.
+    pub fn step(&mut self, events: &[Event], report: &Report) -> Option<Findings> {
+        let Some(diagnosis) = self.diagnosis.take() else {
+            self.diagnosis = Some(doctor::diagnose(events, report, &DoctorOptions::default()));
+            return None;
+        };
+        let Some(violations) = self.violations.take() else {
+            self.diagnosis = Some(diagnosis);
+            self.violations = Some(conformance::validate(events, &report.rpc));
+            return None;
+        };
+        Some(Findings::assemble(events, report, diagnosis, violations))
+    }
+}
+
 impl Findings {
     /// Runs every analysis on `events`.
     pub fn compute(events: &[Event], report: &Report) -> Findings {
+        let mut staged = Staged::default();
+        loop {
+            if let Some(findings) = staged.step(events, report) {
+                return findings;
+            }
+        }
+    }
+
+    /// The definitions' scans, and every finding indexed by its event.
+    fn assemble(
+        events: &[Event],
+        report: &Report,
+        diagnosis: Diagnosis,
+        violations: Vec<Violation>,
+    ) -> Findings {
         let index_of = |seq: u64| events.binary_search_by_key(&seq, |e| e.seq).ok();
-        let diagnosis = doctor::diagnose(events, report, &DoctorOptions::default());
-        let violations = conformance::validate(events, &report.rpc);
         let defs = definitions::definitions(events, &report.rpc);
         let poison = poison::scan_definitions(&defs);
         let rug_pulls: Vec<RugPull> = pins::check_trace(&defs.lists, None)

@@ -69,25 +69,40 @@ impl Filter {
 pub type Labels = HashMap<(u8, usize, usize, bool), (bool, bool)>;
 
 /// Case-insensitive `contains` (as `hay.to_lowercase().contains(needle)` with `needle` in
-/// lower case), without a copy of `hay` when both are ASCII.
+/// lower case), without a copy of `hay` when both are ASCII. It looks for the needle's rarest
+/// byte (in either case) and compares around each place it occurs: the first byte of a word
+/// like `summarize` occurs every few bytes of JSON, its `z` seldom.
 fn contains_folded(hay: &str, needle: &str) -> bool {
     if !hay.is_ascii() || !needle.is_ascii() {
         return hay.to_lowercase().contains(needle);
     }
     let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
-    let Some((&first, rest)) = needle.split_first() else {
+    if needle.is_empty() {
         return true;
-    };
-    let mut from = 0;
-    while let Some(at) = memchr::memchr2(first, first.to_ascii_uppercase(), &hay[from..]) {
-        let start = from + at + 1;
-        match hay.get(start..start + rest.len()) {
-            Some(tail) if tail.eq_ignore_ascii_case(rest) => return true,
-            Some(_) => from = start,
-            None => return false,
-        }
     }
-    false
+    let Some(last_start) = hay.len().checked_sub(needle.len()) else {
+        return false;
+    };
+    let (at, &rare) = needle
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, b)| commonness(**b))
+        .unwrap_or((0, &needle[0]));
+    let (lower, upper) = (rare.to_ascii_lowercase(), rare.to_ascii_uppercase());
+    // Only where the needle would fit around the rare byte.
+    let window = &hay[at..last_start + at + 1];
+    memchr::memchr2_iter(lower, upper, window)
+        .any(|p| hay[p..p + needle.len()].eq_ignore_ascii_case(needle))
+}
+
+/// How often a (lower-case) byte occurs in traces' text, roughly: JSON's punctuation and the
+/// common letters of English first, rare letters and symbols last.
+fn commonness(b: u8) -> u8 {
+    const ORDER: &[u8] = b"\" :,e{}tao_isnr-hl/dc1u0m2p.f3gwy5b47v896k[]jxqz";
+    ORDER
+        .iter()
+        .position(|&c| c == b.to_ascii_lowercase())
+        .map_or(0, |p| (ORDER.len() - p) as u8)
 }
 
 /// Whether the label of event `i`'s row holds the needle. The labels of requests, results and
@@ -390,6 +405,45 @@ mod tests {
     use super::*;
     use crate::trace::{Channel, Event, now};
     use crate::ui::store::Source;
+
+    #[test]
+    fn folded_contains_is_lowercase_contains() {
+        let hays = [
+            "",
+            "z",
+            "Summarize",
+            "xsummarizx",
+            "{\"name\":\"SUMMARIZE\"}",
+            "sum marize",
+            "summari",
+            "aaZ",
+            "zaa",
+            "Ünïcode summarize",
+            "q_Q",
+            "[]",
+        ];
+        let needles = [
+            "",
+            "z",
+            "summarize",
+            "s",
+            "ze",
+            "\"name\"",
+            "q_q",
+            "]",
+            "ünï",
+            "aaz",
+        ];
+        for hay in hays {
+            for needle in needles {
+                assert_eq!(
+                    contains_folded(hay, needle),
+                    hay.to_lowercase().contains(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_text_filter_over_a_big_trace_finds_labels_and_payloads_in_order() {

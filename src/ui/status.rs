@@ -41,8 +41,7 @@ pub fn status_ui(
                         store
                             .source
                             .path()
-                            .map(|p| p.display().to_string())
-                            .unwrap_or_default(),
+                            .map_or_else(|| store.title.clone(), |p| p.display().to_string()),
                     ),
                 ],
             );

@@ -5,9 +5,9 @@
 //! when, and only when, new events arrive. Panels get shared references and never change it.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use super::badges::Findings;
+use super::badges::{Findings, Staged};
 use crate::analysis::diagram::{self, Diagram, RowText};
 use crate::analysis::{self, Report};
 use crate::trace::{Event, LoadWarning, TraceError};
@@ -39,11 +39,20 @@ impl Source {
 /// on a background thread, so the diagram shows before the doctor has finished.
 pub const BACKGROUND_FINDINGS_FROM: usize = 20_000;
 
-/// The findings of a store: ready, or being computed on a background thread. Until they are
-/// ready it dereferences to no findings at all.
+/// The findings of a store: ready, being computed on a background thread, or (where there are
+/// no threads: the browser) waiting to be computed an analysis per frame by [`Self::step`]
+/// once the diagram is on screen. Until they are ready it dereferences to no findings at all.
 #[derive(Clone)]
 pub struct LazyFindings {
     cell: Arc<OnceLock<Findings>>,
+    /// The analyses still to run here, with what they read.
+    pending: Option<Arc<Mutex<Pending>>>,
+}
+
+struct Pending {
+    staged: Staged,
+    events: Arc<Vec<Event>>,
+    report: Arc<Report>,
 }
 
 impl LazyFindings {
@@ -51,26 +60,57 @@ impl LazyFindings {
         let cell = Arc::new(OnceLock::new());
         if events.len() < BACKGROUND_FINDINGS_FROM {
             let _ = cell.set(Findings::compute(events, report));
-        } else {
-            let (ev, rep, slot) = (Arc::clone(events), Arc::clone(report), cell.clone());
-            let spawned = std::thread::Builder::new()
-                .name("sightline-findings".into())
-                .spawn(move || {
-                    let _ = slot.set(Findings::compute(&ev, &rep));
-                    // The doctor and the scans of a big trace free hundreds of MB of
-                    // intermediate data on this thread; give it back.
-                    release_freed_memory();
-                });
-            if spawned.is_err() {
-                let _ = cell.set(Findings::compute(events, report));
-            }
+            return LazyFindings {
+                cell,
+                pending: None,
+            };
         }
-        LazyFindings { cell }
+        let (ev, rep, slot) = (Arc::clone(events), Arc::clone(report), cell.clone());
+        let spawned = std::thread::Builder::new()
+            .name("sightline-findings".into())
+            .spawn(move || {
+                let _ = slot.set(Findings::compute(&ev, &rep));
+                // The doctor and the scans of a big trace free hundreds of MB of
+                // intermediate data on this thread; give it back.
+                release_freed_memory();
+            });
+        // No threads (the browser): the frames after the first do the work.
+        let pending = spawned.is_err().then(|| {
+            Arc::new(Mutex::new(Pending {
+                staged: Staged::default(),
+                events: Arc::clone(events),
+                report: Arc::clone(report),
+            }))
+        });
+        LazyFindings { cell, pending }
     }
 
     /// Whether the findings have been computed (false while the background thread works).
     pub fn is_ready(&self) -> bool {
         self.cell.get().is_some()
+    }
+
+    /// Runs the next of the analyses left to this thread, if any; true when there was one
+    /// (so the caller asks for another frame).
+    pub fn step(&self) -> bool {
+        let Some(pending) = &self.pending else {
+            return false;
+        };
+        if self.is_ready() {
+            return false;
+        }
+        let Ok(mut p) = pending.lock() else {
+            return false;
+        };
+        let Pending {
+            staged,
+            events,
+            report,
+        } = &mut *p;
+        if let Some(findings) = staged.step(events, report) {
+            let _ = self.cell.set(findings);
+        }
+        true
     }
 }
 

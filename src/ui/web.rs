@@ -44,8 +44,11 @@ pub struct Platform {
     pub(super) inbox: Option<Rc<RefCell<Inbox>>>,
     /// Where the served trace lives on the server (for the status bar).
     pub(super) source: String,
-    /// Lines of the stream read so far (for warnings' line numbers).
+    /// Lines of the stream read so far (for warnings' line numbers), and their bytes.
     lines_seen: usize,
+    bytes_seen: u64,
+    /// The tab's memory is full: later lines are not taken in.
+    full: bool,
 }
 
 impl Platform {
@@ -100,11 +103,48 @@ pub(super) fn poll(app: &mut SightlineApp, _ctx: &egui::Context) {
     if let Some(title) = title {
         app.store.title = title;
     }
+    let lines = within_budget(
+        &mut app.platform,
+        app.store.len(),
+        lines,
+        &mut app.store.warnings,
+    );
     let (events, warnings) = parse_lines(&lines, app.platform.lines_seen);
     app.platform.lines_seen += lines.len();
     app.store.append(events);
     app.store.warnings.extend(served_warnings);
     app.store.warnings.extend(warnings);
+}
+
+/// The lines that still fit in the tab's memory ([`crate::export::html::fits_in_a_tab`]); at
+/// the first that does not, a warning, and no more lines from then on (what is shown stays).
+fn within_budget(
+    platform: &mut Platform,
+    events: usize,
+    mut lines: Vec<String>,
+    warnings: &mut Vec<LoadWarning>,
+) -> Vec<String> {
+    if platform.full {
+        return Vec::new();
+    }
+    let mut bytes = platform.bytes_seen;
+    for (i, line) in lines.iter().enumerate() {
+        bytes += line.len() as u64 + 1;
+        if let Err(e) = crate::export::html::fits_in_a_tab(events + i + 1, bytes) {
+            platform.full = true;
+            warnings.push(LoadWarning {
+                line: platform.lines_seen + i + 2,
+                message: format!(
+                    "{e}: the page shows the events before this line and no later ones; open \
+                     the trace in the app"
+                ),
+            });
+            lines.truncate(i);
+            break;
+        }
+    }
+    platform.bytes_seen = bytes;
+    lines
 }
 
 /// Trace lines to events; a line that is not one becomes a warning, as when a file is loaded.

@@ -52,7 +52,12 @@ const a11y = (page) => page.evaluate(() => (window.sightline ? window.sightline.
 
 /** The first widget whose accessible label `test` accepts. */
 async function widget(page, what, test) {
-  return until(`a widget labelled ${what}`, async () => (await a11y(page)).find((n) => test(n.label)));
+  try {
+    return await until(`a widget labelled ${what}`, async () => (await a11y(page)).find((n) => test(n.label)));
+  } catch (e) {
+    const labels = (await a11y(page)).map((n) => n.label);
+    throw new Error(`${e.message}; the labels on the page: ${JSON.stringify(labels.slice(0, 60))}`);
+  }
 }
 
 async function click(page, what, test) {
@@ -245,7 +250,20 @@ async function exportedBig() {
   measurements.big_html_bytes = fs.statSync(html).size;
   const { page, first, loadMs, times, errors } = await open('file://' + html);
   assert.equal(first.events, n);
-  measurements.big_first_diagram = { load_ms: loadMs, wasm_ready_ms: times.wasm_ready, in_app_ms: first.first_diagram_ms };
+  measurements.big_first_diagram = {
+    load_ms: loadMs,
+    wasm_ready_ms: times.wasm_ready,
+    in_app_ms: first.first_diagram_ms,
+    trace_read_ms: first.load_ms,
+    analysis_and_layout_ms: first.analysis_ms,
+  };
+  // The doctor's findings come after the first diagram, an analysis per frame.
+  const found = await until('the findings', async () => {
+    const s = await status(page);
+    return s.findings_ms != null ? s : null;
+  }, 60000);
+  assert.ok(found.findings_ms > first.first_diagram_ms, 'the findings were computed before the first diagram');
+  measurements.big_findings = { ready_ms: found.findings_ms, slowest_frame_meanwhile_ms: found.max_recent_cpu_ms };
   // Scroll the diagram: one wheel step per frame, 120 frames; eframe's own measure of each
   // frame (update, tessellation, painting) is read back.
   await page.mouse.move(700, 450);
@@ -270,6 +288,55 @@ async function exportedBig() {
   assert.deepEqual(errors, []);
   await page.close();
   console.log(`ok 100,000 events: first diagram in ${loadMs} ms, scrolling median ${q(0.5)} ms`);
+}
+
+/** The weather trace with two bad lines (not JSON, and an event without its fields). */
+function corruptTrace(weather, file) {
+  const lines = fs.readFileSync(weather, 'utf8').trimEnd().split('\n');
+  lines.splice(3, 0, '{"seq": 3, "time": "not a time", broken');
+  lines.splice(7, 0, '{"seq": 99}');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+}
+
+/** The warnings a CLI command prints for `file` (each `sightline: FILE: line N: ...`), as the
+ * desktop app lists them (`line N: ...`). */
+async function desktopWarnings(file) {
+  const r = await run(['summary', file]);
+  assert.equal(r.code, 0, `summary failed: ${r.err}`);
+  const prefix = `sightline: ${file}: `;
+  return r.err.split('\n').filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length));
+}
+
+async function corruptWarnings(weather) {
+  const trace = path.join(work, 'corrupt.jsonl');
+  corruptTrace(weather, trace);
+  const expected = await desktopWarnings(trace);
+  assert.equal(expected.length, 2, `the app's warnings: ${expected}`);
+  assert.match(expected[0], /^line 4: /);
+  assert.match(expected[1], /^line 8: /);
+
+  // Exported: the page lists the same warnings, and says so in its status bar.
+  const html = path.join(work, 'corrupt.html');
+  const r = await run(['export', trace, '--format', 'html', '--out', html, '--lang', 'en']);
+  assert.equal(r.code, 0, `export failed: ${r.err}`);
+  const exported = await open('file://' + html);
+  assert.deepEqual(exported.first.warnings, expected);
+  await shot(exported.page, 'exported-corrupt');
+  await exported.page.close();
+
+  // Served: the server reads the file and sends its warnings to the page.
+  const { child, url } = await serve([trace, '--listen', '127.0.0.1:0']);
+  const served = await open(url);
+  const got = await until('the served warnings', async () => {
+    const s = await status(served.page);
+    return s.warnings.length === expected.length && s.events === exported.first.events ? s : null;
+  }, 5000);
+  // As the app following a file (or a session folder) words them: with the file's name.
+  const followed = expected.map((w) => w.replace(/^(line \d+): /, '$1: corrupt.jsonl: '));
+  assert.deepEqual(got.warnings, followed);
+  await served.page.close();
+  child.kill('SIGTERM');
+  console.log(`ok corrupt trace: the page warns as the app does (${expected.join('; ')})`);
 }
 
 async function servedGrowingSession(weather) {
@@ -335,6 +402,7 @@ async function main() {
   const rec = await run(['run', 'scenarios/weather.toml', '--trace', weather]);
   assert.equal(rec.code, 0, `run failed: ${rec.err}`);
   await exportedWeather(weather);
+  await corruptWarnings(weather);
   await exportedBig();
   await servedGrowingSession(weather);
   await servedOffLoopback(weather);

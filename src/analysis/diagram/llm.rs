@@ -42,11 +42,7 @@ impl Context<'_> {
     /// A request the host sent the model for a server's `sampling/createMessage`, or its
     /// answer: labelled as such, never checked as a turn of the loop.
     fn sampling(&self, i: usize) -> Option<Text> {
-        let x = self
-            .report
-            .sampling
-            .iter()
-            .find(|x| x.request == i || x.response == Some(i))?;
+        let x = self.report.sampling_of(i)?;
         let server = x.sampling_for.as_deref().unwrap_or("?");
         let shape = x.shape.map_or("?", |s| s.as_str());
         let (style, label, detail) = if x.request == i {

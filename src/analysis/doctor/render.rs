@@ -14,46 +14,83 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::rules::provider_name;
-use super::{Basis, Diagnosis, ServerFinding, ToolFinding};
+use super::rules::{hint, provider_name};
+use super::{Basis, Code, Diagnosis, ServerFinding, ToolFinding};
+use crate::i18n::{Language, Words};
 
-fn tool_line(out: &mut String, f: &ToolFinding) {
+fn tool_line(out: &mut String, f: &ToolFinding, w: Words) {
     let mark = if f.visible { '✓' } else { '✗' };
     let mut name = match &f.server {
         Some(server) => format!("{server}/{}", f.tool),
         None => f.tool.clone(),
     };
     if f.expected {
-        name.push_str(" (expected)");
+        name.push_str(w.get("doctor_text.expected_mark"));
     }
     let seq = f.seq.map_or_else(|| "-".to_string(), |s| format!("#{s}"));
     let _ = write!(out, "  {mark} {name}  {}  {seq}  {}", f.code, f.detail);
+    let server = f.server.as_deref().unwrap_or("");
     if !f.hint.is_empty() {
-        let _ = write!(out, "  → {}", f.hint);
+        let _ = write!(out, "  → {}", hint_in(f.code, server, &f.hint, w));
     }
     out.push('\n');
 }
 
-fn server_line(out: &mut String, s: &ServerFinding) {
+/// The hint in the reader's language when it is the code's own ([`hint`]); a hint written for
+/// one case stays as the doctor wrote it.
+fn hint_in(code: Code, server: &str, written: &str, w: Words) -> String {
+    if w.lang == Language::En {
+        return written.to_string();
+    }
+    if written == hint(code, server) {
+        let key = format!("doctor_hint.{}", code.as_str().replace('-', "_"));
+        return w.fmt(&key, &[("server", server)]);
+    }
+    // The hints the doctor writes for one tool (`tools.rs`), known by their fixed words.
+    let ticks: Vec<&str> = written.split('`').skip(1).step_by(2).collect();
+    let (a, b) = (ticks.first().copied(), ticks.get(1).copied());
+    let key = match code {
+        Code::NameRejected if written.starts_with("rename it on the server, e.g. `") => {
+            "doctor_hint.rename_to"
+        }
+        Code::ServerDropped if written.contains("(its own finding says how)") => {
+            "doctor_hint.fix_tool"
+        }
+        Code::DuplicateName if written.contains("prefixes colliding names") => {
+            "doctor_hint.rename_one"
+        }
+        Code::HostFiltered if written.contains("deny list") => "doctor_hint.remove_deny",
+        _ => return written.to_string(),
+    };
+    w.fmt(key, &[("a", a.unwrap_or("?")), ("b", b.unwrap_or("?"))])
+}
+
+fn server_line(out: &mut String, s: &ServerFinding, w: Words) {
     let revision = s
         .revision
         .as_deref()
         .map_or_else(String::new, |r| format!(" ({r})"));
-    let _ = write!(out, "server {}{revision}: ", s.server);
+    let head = w.fmt(
+        "doctor_text.server",
+        &[("name", s.server.as_str()), ("revision", revision.as_str())],
+    );
+    let _ = write!(out, "{head} ");
+    let visible = s.visible.to_string();
+    let visible = w.fmt("doctor_text.visible_count", &[("count", &visible)]);
     match s.code {
         Some(code) => {
             let mark = if s.failed() { '✗' } else { '!' };
             let seq = s.seq.map_or_else(|| "-".to_string(), |q| format!("#{q}"));
             let _ = write!(out, "{mark} {code}  {seq}  {}", s.detail);
             if !s.failed() {
-                let _ = write!(out, "; {} visible", s.visible);
+                out.push_str(&visible);
             }
             if !s.hint.is_empty() {
-                let _ = write!(out, "  → {}", s.hint);
+                let _ = write!(out, "  → {}", hint_in(code, &s.server, &s.hint, w));
             }
         }
         None => {
-            let _ = write!(out, "{}; {} visible", s.detail, s.visible);
+            let _ = write!(out, "{}{visible}", s.detail);
         }
     }
     out.push('\n');
@@ -62,58 +99,65 @@ fn server_line(out: &mut String, s: &ServerFinding) {
     }
 }
 
-/// The report for people: what was judged, each server and its tools, a verdict.
+/// The report for people: what was judged, each server and its tools, a verdict (English).
 pub fn text(d: &Diagnosis) -> String {
+    text_in(d, Words::of(Language::En))
+}
+
+/// [`text`] in the language of `w` (`doctor_text.*` and `doctor_hint.*` keys): the framing,
+/// the verdict and each code's hint. Codes, names and event numbers are the same in every
+/// language; the details stay as the doctor wrote them (English).
+pub fn text_in(d: &Diagnosis, w: Words) -> String {
     let mut out = String::new();
-    let _ = match d.basis {
-        Basis::LastRequest { seq, shape } => writeln!(
-            out,
-            "judged against the last LLM request #{seq} ({})",
-            provider_name(shape)
+    let provider = provider_name(d.basis.shape());
+    let basis = match d.basis {
+        Basis::LastRequest { seq, .. } => w.fmt(
+            "doctor_text.judged_request",
+            &[("seq", &seq.to_string()), ("provider", provider)],
         ),
-        Basis::WouldBe { shape } => writeln!(
-            out,
-            "no LLM request in this trace: judged as a host would send the tools to {}",
-            provider_name(shape)
-        ),
+        Basis::WouldBe { .. } => w.fmt("doctor_text.judged_would_be", &[("provider", provider)]),
     };
+    let _ = writeln!(out, "{basis}");
     for s in &d.servers {
-        server_line(&mut out, s);
+        server_line(&mut out, s, w);
         for f in d
             .tools
             .iter()
             .filter(|f| f.server.as_deref() == Some(&s.server))
         {
-            tool_line(&mut out, f);
+            tool_line(&mut out, f, w);
         }
     }
     let loose: Vec<&ToolFinding> = d.tools.iter().filter(|f| f.server.is_none()).collect();
     if !loose.is_empty() {
-        out.push_str("expected\n");
+        let _ = writeln!(out, "{}", w.get("doctor_text.expected"));
         for f in loose {
-            tool_line(&mut out, f);
+            tool_line(&mut out, f, w);
         }
     }
-    out.push_str(&verdict(d));
+    out.push_str(&verdict_in(d, w));
     out.push('\n');
     out
 }
 
-/// One line: how many tools are not visible, and why, by code.
-pub fn verdict(d: &Diagnosis) -> String {
+/// One line, in the language of `w`: how many tools are not visible, and why, by code.
+pub fn verdict_in(d: &Diagnosis, w: Words) -> String {
+    let provider = provider_name(d.basis.shape());
     let to = if d.basis.would_be() {
-        format!("would be visible to {}", provider_name(d.basis.shape()))
+        w.fmt("doctor_text.to_would", &[("provider", provider)])
     } else {
-        "are visible to the model".to_string()
+        w.get("doctor_text.to_model").to_string()
     };
     let total = d.tools.len();
     let hidden: Vec<&ToolFinding> = d.tools.iter().filter(|f| !f.visible).collect();
     let failed: Vec<&ServerFinding> = d.servers.iter().filter(|s| s.failed()).collect();
+    let verdict = |text: String| w.fmt("doctor_text.verdict", &[("text", &text)]);
     if d.servers.is_empty() && total == 0 {
-        return "verdict: no MCP server in this trace".to_string();
+        return verdict(w.get("doctor_text.no_server").to_string());
     }
     if hidden.is_empty() && failed.is_empty() {
-        return format!("verdict: all {total} tool(s) {to}");
+        let total = total.to_string();
+        return verdict(w.fmt("doctor_text.all", &[("total", &total), ("to", &to)]));
     }
     let mut parts = Vec::new();
     if !hidden.is_empty() {
@@ -123,14 +167,19 @@ pub fn verdict(d: &Diagnosis) -> String {
         }
         let codes: Vec<String> = by_code.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
         let not = if d.basis.would_be() {
-            "would not be visible"
+            w.get("doctor_text.not_would")
         } else {
-            "not visible to the model"
+            w.get("doctor_text.not_model")
         };
-        parts.push(format!(
-            "{} of {total} tool(s) {not}: {}",
-            hidden.len(),
-            codes.join(", ")
+        let (count, total) = (hidden.len().to_string(), total.to_string());
+        parts.push(w.fmt(
+            "doctor_text.hidden",
+            &[
+                ("count", &count),
+                ("total", &total),
+                ("not", not),
+                ("codes", &codes.join(", ")),
+            ],
         ));
     }
     if !failed.is_empty() {
@@ -138,13 +187,13 @@ pub fn verdict(d: &Diagnosis) -> String {
             .iter()
             .map(|s| format!("{} ({})", s.server, s.code.map_or("", |c| c.as_str())))
             .collect();
-        parts.push(format!(
-            "{} server(s) listed no tools: {}",
-            failed.len(),
-            names.join(", ")
+        let count = failed.len().to_string();
+        parts.push(w.fmt(
+            "doctor_text.failed",
+            &[("count", &count), ("names", &names.join(", "))],
         ));
     }
-    format!("verdict: {}", parts.join("; "))
+    verdict(parts.join("; "))
 }
 
 fn record(kind: &str, value: &impl Serialize) -> String {
@@ -177,4 +226,38 @@ pub fn json_lines(d: &Diagnosis) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each code's hint has a text in every language, and the English one is the doctor's own.
+    #[test]
+    fn every_hint_is_translated_and_the_english_is_the_doctors() {
+        for code in Code::ALL {
+            let own = hint(code, "weather");
+            if own.is_empty() {
+                continue;
+            }
+            let key = format!("doctor_hint.{}", code.as_str().replace('-', "_"));
+            let en = Words::of(Language::En).fmt(&key, &[("server", "weather")]);
+            assert_eq!(en, own, "{key}");
+            for lang in [Language::Pt, Language::Es] {
+                let text = hint_in(code, "weather", &own, Words::of(lang));
+                assert_ne!(text, own, "{key} in {}", lang.code());
+                if own.contains("`weather`") {
+                    assert!(
+                        text.contains("`weather`"),
+                        "{key} in {}: {text}",
+                        lang.code()
+                    );
+                }
+            }
+        }
+        // A hint written for one case is left as written.
+        let custom = "shorten the description";
+        let text = hint_in(Code::ProviderLimit, "s", custom, Words::of(Language::Pt));
+        assert_eq!(text, custom);
+    }
 }

@@ -25,7 +25,7 @@
 use serde_json::Value;
 
 use crate::analysis::Report;
-use crate::i18n::{Language, Strings};
+use crate::i18n::{Language, Strings, Words};
 use crate::trace::{Channel, Derived, Event, Kind, Lane};
 
 use words::{QUOTE_CHARS, quote, tidy};
@@ -48,6 +48,8 @@ mod responses;
 mod tests;
 mod tools;
 mod words;
+
+pub use reasons::unanswered_reason;
 
 /// One or two sentences about `events[index]` for the teaching mode, in `lang`. Empty when
 /// `index` is out of range.
@@ -102,6 +104,14 @@ struct Narrator<'a> {
 }
 
 impl Narrator<'_> {
+    /// The texts of the narration's language.
+    pub(super) fn words(&self) -> Words<'_> {
+        Words {
+            strings: self.strings,
+            lang: self.lang,
+        }
+    }
+
     /// A `narration.<key>` template, filled in (see [`say!`]).
     pub(super) fn t(&self, key: &str, args: &[(&str, &str)]) -> String {
         let key = format!("narration.{key}");

@@ -10,6 +10,7 @@
 
 use super::Narrator;
 use super::words::{QUOTE_CHARS, backticked, quote};
+use crate::i18n::Words;
 use crate::trace::Lane;
 
 impl Narrator<'_> {
@@ -142,23 +143,34 @@ impl Narrator<'_> {
         };
         self.t(key, &[])
     }
+}
 
-    /// Why a request never got an answer, as `trace::analyze` words it.
-    pub(super) fn unanswered_reason(&self, reason: &str) -> String {
-        let event = |text: &str| {
-            text.split_once('#')
-                .map(|(_, n)| n.trim_end_matches(|c: char| !c.is_ascii_digit()))
-                .unwrap_or("?")
-                .to_string()
-        };
-        if reason == "no response before the trace ended" {
-            say!(self, "unanswered_end")
-        } else if reason.starts_with("the server exited first") {
-            say!(self, "unanswered_exit", seq = event(reason))
-        } else if reason.starts_with("its id was reused by event #") {
-            say!(self, "unanswered_reused", seq = event(reason))
-        } else {
-            say!(self, "quoted", text = quote(reason, 160))
-        }
+/// `narration.<key>` of one language, for the sentences below that have no event to narrate.
+struct Say<'a>(Words<'a>);
+
+impl Say<'_> {
+    fn t(&self, key: &str, args: &[(&str, &str)]) -> String {
+        self.0.fmt(&format!("narration.{key}"), args)
+    }
+}
+
+/// Why a request never got an answer, as `trace::analyze` words it, said in `words`'
+/// language (the narration and `summary` both say it); an unknown reason is quoted.
+pub fn unanswered_reason(words: Words, reason: &str) -> String {
+    let say = Say(words);
+    let event = |text: &str| {
+        text.split_once('#')
+            .map(|(_, n)| n.trim_end_matches(|c: char| !c.is_ascii_digit()))
+            .unwrap_or("?")
+            .to_string()
+    };
+    if reason == "no response before the trace ended" {
+        say!(say, "unanswered_end")
+    } else if reason.starts_with("the server exited first") {
+        say!(say, "unanswered_exit", seq = event(reason))
+    } else if reason.starts_with("its id was reused by event #") {
+        say!(say, "unanswered_reused", seq = event(reason))
+    } else {
+        say!(say, "quoted", text = quote(reason, 160))
     }
 }

@@ -32,7 +32,7 @@ impl Narrator<'_> {
             .unwrap_or_default();
         match &d.pairing {
             Pairing::Unanswered(reason) => {
-                let reason = self.unanswered_reason(reason);
+                let reason = super::unanswered_reason(self.words(), reason);
                 return vec![say!(
                     self,
                     "request_unanswered",

@@ -28,7 +28,9 @@ struct Config {
 struct Status {
     title: String,
     events: usize,
+    /// The first 100 load warnings, and how many there are.
     warnings: Vec<String>,
+    warnings_total: usize,
     lang: &'static str,
     selected: Option<usize>,
     /// The selected event's raw text as the inspector shows it (the first 4,000 characters).
@@ -38,6 +40,12 @@ struct Status {
     narration: String,
     /// Milliseconds from `start` to the end of the first frame that drew diagram rows.
     first_diagram_ms: Option<f64>,
+    /// Of which: reading the trace's lines, and analysing them and laying out the diagram.
+    load_ms: f64,
+    analysis_ms: f64,
+    /// Milliseconds from `start` to the frame that had the doctor's findings (they are
+    /// computed after the first diagram, an analysis per frame).
+    findings_ms: Option<f64>,
     frames: u64,
     /// The time the last frame's `update` took, in milliseconds.
     last_frame_ms: f64,
@@ -52,21 +60,47 @@ struct Status {
 }
 
 thread_local! {
-    static STATUS: RefCell<String> = RefCell::new("{}".into());
-    static A11Y: RefCell<String> = RefCell::new("[]".into());
+    // What the last frame showed, kept as it is and written as JSON only when asked for (a
+    // frame must not pay for what the page may never read).
+    static STATUS: RefCell<Status> = RefCell::new(Status::default());
+    static A11Y: RefCell<Option<egui::accesskit::TreeUpdate>> = const { RefCell::new(None) };
 }
 
 /// `window.sightline.status()`: JSON of [`Status`].
 #[wasm_bindgen]
 pub fn status() -> String {
-    STATUS.with(|s| s.borrow().clone())
+    STATUS.with(|s| serde_json::to_string(&*s.borrow()).unwrap_or_else(|_| "{}".into()))
 }
 
 /// `window.sightline.a11y()`: JSON of the widgets of the last frame, `[{role, label, x, y, w, h}]`
-/// in CSS pixels of the canvas.
+/// in CSS pixels of the canvas (a plain label's text as its label).
 #[wasm_bindgen]
 pub fn a11y() -> String {
-    A11Y.with(|s| s.borrow().clone())
+    A11Y.with(|s| {
+        let Some(update) = &*s.borrow() else {
+            return "[]".to_string();
+        };
+        let nodes: Vec<serde_json::Value> = update
+            .nodes
+            .iter()
+            .filter_map(|(_, node)| {
+                // A plain label's text is its value.
+                let label = node.label().or_else(|| {
+                    (node.role() == egui::accesskit::Role::Label)
+                        .then(|| node.value())
+                        .flatten()
+                })?;
+                let b = node.bounds()?;
+                Some(serde_json::json!({
+                    "role": format!("{:?}", node.role()),
+                    "label": label,
+                    "x": b.x0, "y": b.y0, "w": b.x1 - b.x0, "h": b.y1 - b.y0,
+                    "toggled": node.toggled().map(|t| format!("{t:?}")),
+                }))
+            })
+            .collect();
+        serde_json::Value::Array(nodes).to_string()
+    })
 }
 
 /// Starts the viewer on `canvas`. `config` is the page's JSON config; `trace` the bytes of an
@@ -80,10 +114,12 @@ pub async fn start(
     let started = Instant::now();
     let config: Config = serde_json::from_str(&config)
         .map_err(|e| JsValue::from_str(&format!("bad sightline-config: {e}")))?;
+    let mut load_ms = 0.0;
     let mut store = match &trace {
         Some(bytes) => {
             let loaded = crate::trace::load_from_reader(bytes.as_slice())
                 .map_err(|e| JsValue::from_str(&format!("cannot read the trace: {e}")))?;
+            load_ms = ms_since(started);
             let title = if loaded.header.title.is_empty() {
                 config.title.clone()
             } else {
@@ -96,6 +132,7 @@ pub async fn start(
         None => TraceStore::new(config.title.clone(), Source::Memory, Vec::new()),
     };
     drop(trace);
+    let analysis_ms = ms_since(started) - load_ms;
     store.generation = 0;
     let lang = config
         .lang
@@ -119,10 +156,14 @@ pub async fn start(
         app,
         started,
         first_diagram_ms: None,
+        load_ms,
+        analysis_ms,
+        findings_ms: None,
         frames: 0,
         recent: Vec::new(),
         last_frame_ms: 0.0,
         cpu: Vec::new(),
+        raw: (None, None),
     };
     eframe::WebRunner::new()
         .start(
@@ -217,10 +258,15 @@ struct Page {
     app: SightlineApp,
     started: Instant,
     first_diagram_ms: Option<f64>,
+    load_ms: f64,
+    analysis_ms: f64,
+    findings_ms: Option<f64>,
     frames: u64,
     recent: Vec<f64>,
     last_frame_ms: f64,
     cpu: Vec<f64>,
+    /// The selection (and store generation) of `selected_raw`, and its text.
+    raw: (Option<(usize, u64)>, Option<String>),
 }
 
 impl eframe::App for Page {
@@ -239,10 +285,17 @@ impl eframe::App for Page {
         self.last_frame_ms = t0.elapsed().as_secs_f64() * 1000.0;
         keep_last(&mut self.recent, self.last_frame_ms);
         if self.first_diagram_ms.is_none() && !self.app.store.is_empty() {
-            self.first_diagram_ms = Some(self.started.elapsed().as_secs_f64() * 1000.0);
+            self.first_diagram_ms = Some(ms_since(self.started));
+        }
+        if self.findings_ms.is_none() && self.app.store.findings.is_ready() {
+            self.findings_ms = Some(ms_since(self.started));
         }
         self.publish();
     }
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
 }
 
 /// Keeps the last 120 figures.
@@ -262,14 +315,26 @@ impl Page {
             String::new()
         };
         let store = &app.store;
-        let selected_raw = app.selected.and_then(|i| store.events.get(i)).map(|e| {
-            let shown = crate::ui::visible::escape(e.text().as_ref()).into_owned();
-            shown.chars().take(4000).collect()
-        });
+        // The selected event's text, escaped once per selection (it may be megabytes).
+        let key = app.selected.map(|i| (i, store.generation));
+        if self.raw.0 != key {
+            let raw = app.selected.and_then(|i| store.events.get(i)).map(|e| {
+                let shown = crate::ui::visible::escape(e.text().as_ref()).into_owned();
+                shown.chars().take(4000).collect()
+            });
+            self.raw = (key, raw);
+        }
+        let selected_raw = self.raw.1.clone();
         let status = Status {
             title: store.title.clone(),
             events: store.len(),
-            warnings: store.warnings.iter().map(ToString::to_string).collect(),
+            warnings: store
+                .warnings
+                .iter()
+                .take(100)
+                .map(ToString::to_string)
+                .collect(),
+            warnings_total: store.warnings.len(),
             lang: app.lang.code(),
             selected: app.selected,
             selected_raw,
@@ -277,6 +342,9 @@ impl Page {
             cursor: app.replay.cursor,
             narration,
             first_diagram_ms: self.first_diagram_ms,
+            load_ms: self.load_ms,
+            analysis_ms: self.analysis_ms,
+            findings_ms: self.findings_ms,
             frames: self.frames,
             last_frame_ms: self.last_frame_ms,
             max_recent_frame_ms: self.recent.iter().copied().fold(0.0, f64::max),
@@ -284,12 +352,11 @@ impl Page {
             max_recent_cpu_ms: self.cpu.iter().copied().fold(0.0, f64::max),
             live_connected: app.platform.inbox.as_ref().map(|i| i.borrow().connected),
         };
-        let json = serde_json::to_string(&status).unwrap_or_else(|_| "{}".into());
-        STATUS.with(|s| *s.borrow_mut() = json);
+        STATUS.with(|s| *s.borrow_mut() = status);
     }
 }
 
-/// Copies each frame's AccessKit tree into [`A11Y`] (eframe's web runner has no screen-reader
+/// Keeps each frame's AccessKit tree in [`A11Y`] (eframe's web runner has no screen-reader
 /// bridge yet, so the page keeps it readable itself).
 struct Mirror;
 
@@ -299,24 +366,9 @@ impl egui::Plugin for Mirror {
     }
 
     fn output_hook(&mut self, _ctx: &egui::Context, output: &mut egui::FullOutput) {
-        let Some(update) = &output.platform_output.accesskit_update else {
-            return;
-        };
-        let nodes: Vec<serde_json::Value> = update
-            .nodes
-            .iter()
-            .filter_map(|(_, node)| {
-                let label = node.label()?;
-                let b = node.bounds()?;
-                Some(serde_json::json!({
-                    "role": format!("{:?}", node.role()),
-                    "label": label,
-                    "x": b.x0, "y": b.y0, "w": b.x1 - b.x0, "h": b.y1 - b.y0,
-                    "toggled": node.toggled().map(|t| format!("{t:?}")),
-                }))
-            })
-            .collect();
-        let json = serde_json::Value::Array(nodes).to_string();
-        A11Y.with(|s| *s.borrow_mut() = json);
+        // Taken, not copied: the web runner does nothing else with it.
+        if let Some(update) = output.platform_output.accesskit_update.take() {
+            A11Y.with(|s| *s.borrow_mut() = Some(update));
+        }
     }
 }
