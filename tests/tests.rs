@@ -13,6 +13,7 @@ mod doctor;
 mod export;
 mod export_ranges;
 mod fuzz_crate;
+mod handouts;
 mod hidden_chars;
 mod host_runs;
 mod http_proxy;
