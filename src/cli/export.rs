@@ -258,9 +258,18 @@ fn export_otlp(
     if wants_endpoint {
         let endpoint = args.otlp.endpoint(args.endpoint.as_deref())?;
         let url = endpoint.url.clone();
-        send_all(endpoint, &requests)?;
-        eprintln!("sightline: sent {count} spans to {url}");
-        return Ok(ExitCode::SUCCESS);
+        return match send_all(endpoint, &requests)? {
+            Ok(()) => {
+                eprintln!("sightline: sent {count} spans to {url}");
+                Ok(ExitCode::SUCCESS)
+            }
+            // The backend refused, failed or hung: exit 1, one line naming the endpoint and
+            // the status (never a header's value), as docs/otel.md says.
+            Err(err) => {
+                eprintln!("sightline: error: {err}");
+                Ok(ExitCode::from(super::exit::FINDINGS))
+            }
+        };
     }
     let mut text = String::new();
     for request in &requests {
@@ -289,21 +298,23 @@ fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Sends every request: the outer error is Sightline's own trouble (no runtime, no HTTP
+/// client), the inner one what the endpoint did (refused, answered 4xx/5xx, hung).
 fn send_all(
     endpoint: otlp::send::Endpoint,
     requests: &[opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Result<(), otlp::send::SendError>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let sender = otlp::send::Sender::new(endpoint)?;
+    let sender = otlp::send::Sender::new(endpoint)?;
+    Ok(runtime.block_on(async {
         for request in requests {
             sender.send(request).await?;
         }
-        anyhow::Ok(())
-    })
+        Ok(())
+    }))
 }
 
 /// The viewer with the trace: a file's bytes as they are (its bad lines too, so the page warns
