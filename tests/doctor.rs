@@ -749,7 +749,7 @@ fn human_output_groups_by_server_and_ends_with_a_verdict() {
     );
     assert_eq!(
         lines.last().copied(),
-        Some("verdict: 3 of 4 tool(s) not visible to the model: name-rejected ×3")
+        Some("verdict: 3 of 4 tools not visible to the model: name-rejected ×3")
     );
     assert!(
         util::text(&out.stderr).contains("recording to"),

@@ -303,9 +303,9 @@ fn llm_proxy_passes_every_shape_through_unchanged_and_records_no_key() {
     );
     let summary = util::text(&out.stdout);
     for line in [
-        "anthropic request: 1 tool(s) [get_weather]",
-        "openai request: 1 tool(s) [get_weather]",
-        "openai-chat request: 1 tool(s) [get_weather]",
+        "anthropic request: 1 tool [get_weather]",
+        "openai request: 1 tool [get_weather]",
+        "openai-chat request: 1 tool [get_weather]",
         "(streamed)",
     ] {
         assert!(summary.contains(line), "no `{line}` in:\n{summary}");

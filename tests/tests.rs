@@ -35,6 +35,7 @@ mod replay_http;
 mod replay_model;
 mod security;
 mod sessions;
+mod summary_class;
 mod tap_durability;
 mod trace_files;
 mod trace_schema;

@@ -124,7 +124,7 @@ fn server_requests_logging_and_problems() {
     assert!(t(2).contains("“Allow it?”"), "{}", t(2));
     assert!(t(3).contains("action accept"), "{}", t(3));
     assert!(t(4).contains("workspace"), "{}", t(4));
-    assert!(t(5).contains("1 root(s): file:///workshop"), "{}", t(5));
+    assert!(t(5).contains("1 root: file:///workshop"), "{}", t(5));
     assert!(t(6).contains("(info): “counted 1”"), "{}", t(6));
     assert!(t(7).contains("not valid JSON-RPC"), "{}", t(7));
     assert!(t(9).contains("error -32602: “Unknown prompt”"), "{}", t(9));
