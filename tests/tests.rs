@@ -9,6 +9,7 @@ mod util;
 mod analysis_links;
 mod check_diff;
 mod conformance;
+mod docs_quoted;
 mod doctor;
 mod export;
 mod export_ranges;
