@@ -12,13 +12,9 @@ use sightline::analysis::doctor::{self, Code, DoctorOptions};
 use sightline::trace::{Analysis, Channel, Event, Header, Kind, Lane, ProcessInfo, write_trace};
 use sightline::wire::api::ApiShape;
 
-use crate::util;
+use crate::util::{self, repo};
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
 
 fn doctor_peer(script: &str) -> String {
     util::peers()

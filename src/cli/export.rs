@@ -210,13 +210,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     .and_then(|()| out.flush());
-    let target = args
-        .out
-        .as_ref()
-        .map_or("stdout".to_string(), |p| p.display().to_string());
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && args.out.is_none() => {}
-        other => other.with_context(|| format!("cannot write to {target}"))?,
+    match &args.out {
+        None => super::edges::stdout_written(written)?,
+        Some(path) => written.with_context(|| format!("cannot write to {}", path.display()))?,
     }
     let whole = if count == events.len() {
         "the whole trace"
@@ -284,16 +280,7 @@ fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<ExitCode> {
     match out {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other.context("cannot write to stdout")?,
-            }
-        }
+        None => super::edges::write_stdout(text)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -304,10 +291,7 @@ fn send_all(
     endpoint: otlp::send::Endpoint,
     requests: &[opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest],
 ) -> anyhow::Result<Result<(), otlp::send::SendError>> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     let sender = otlp::send::Sender::new(endpoint)?;
     Ok(runtime.block_on(async {
         for request in requests {
