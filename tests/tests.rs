@@ -7,6 +7,7 @@
 mod util;
 
 mod analysis_links;
+mod architecture;
 mod check_diff;
 mod conformance;
 mod docs_quoted;
