@@ -11,17 +11,13 @@ use std::time::Duration;
 use serde_json::Value;
 use sightline::analysis::conformance::{Conformance, check};
 use sightline::analysis::{report, tokens};
+use sightline::host::scenario::Protocol;
 use sightline::trace::{Event, Header, Kind, LoadedTrace, write_trace};
 use sightline::wire::api::ApiShape;
 
 use crate::util::*;
 
 const LIMIT: Duration = Duration::from_secs(60);
-const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
 
 fn scenarios() -> Vec<PathBuf> {
     let mut all: Vec<PathBuf> = std::fs::read_dir(repo("scenarios"))
@@ -66,7 +62,7 @@ fn every_shipped_scenario_validates_clean_under_both_revisions() {
     let dir = tempdir();
     let jobs: Vec<(PathBuf, &str)> = scenarios()
         .into_iter()
-        .flat_map(|s| REVISIONS.map(|r| (s.clone(), r)))
+        .flat_map(|s| Protocol::SPOKEN.map(|r| (s.clone(), r.as_str())))
         .collect();
     // Two at a time: each run is a host, a scripted model and one or two servers.
     let results: Vec<(String, LoadedTrace)> = std::thread::scope(|scope| {

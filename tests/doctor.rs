@@ -12,13 +12,9 @@ use sightline::analysis::doctor::{self, Code, DoctorOptions};
 use sightline::trace::{Analysis, Channel, Event, Header, Kind, Lane, ProcessInfo, write_trace};
 use sightline::wire::api::ApiShape;
 
-use crate::util;
+use crate::util::{self, repo};
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
 
 fn doctor_peer(script: &str) -> String {
     util::peers()
@@ -753,7 +749,7 @@ fn human_output_groups_by_server_and_ends_with_a_verdict() {
     );
     assert_eq!(
         lines.last().copied(),
-        Some("verdict: 3 of 4 tool(s) not visible to the model: name-rejected ×3")
+        Some("verdict: 3 of 4 tools not visible to the model: name-rejected ×3")
     );
     assert!(
         util::text(&out.stderr).contains("recording to"),

@@ -21,7 +21,7 @@ use sightline::trace::{Analysis, Channel, Event, Kind, Lane, LoadedTrace, Pairin
 use sightline::wire::api::ApiShape;
 use sightline::wire::convert;
 
-use crate::util;
+use crate::util::{self, repo};
 
 /// How long one `sightline run` may take before the test fails.
 const RUN_LIMIT: Duration = Duration::from_secs(60);
@@ -39,10 +39,6 @@ macro_rules! ensure {
             return Err(format!($($fmt)+));
         }
     };
-}
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,14 +2,14 @@
 //! the TypeScript SDK's Streamable HTTP client (`tests/peers/http-client.mjs`).
 
 use std::collections::HashSet;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sightline::trace::{Channel, Event, Kind, Lane};
 
-use crate::util;
+use crate::util::{self, free_port, header};
 
 /// A child process killed when dropped.
 pub struct Running(pub Child);
@@ -19,14 +19,6 @@ impl Drop for Running {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
 }
 
 pub fn wait_until_accepting(port: u16, child: &mut Child) {
@@ -55,15 +47,6 @@ pub fn client(url: &str) -> String {
         util::text(&out.stderr)
     );
     util::text(&out.stdout)
-}
-
-fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
-    event.http.as_ref().and_then(|h| {
-        h.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    })
 }
 
 /// server-everything in `streamableHttp` mode on a free port, and its endpoint URL.

@@ -174,10 +174,6 @@ fn claude_config() -> Value {
     })
 }
 
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn wrap_is_idempotent_keeps_fields_and_undoes() {
     let dir = tempdir();

@@ -1,7 +1,7 @@
 //! `sightline llm-proxy` as a real process in front of the scripted model: bodies pass through
 //! byte for byte, streams reassemble, every exchange is recorded once, and no key is recorded.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,7 +13,7 @@ use sightline::wire::api::ApiShape;
 use sightline::wire::reassemble::reassemble;
 use sightline::wire::sse::SseParser;
 
-use crate::util;
+use crate::util::{self, free_port, header};
 
 const SCRIPT: &str = r#"
 [[script]]
@@ -24,11 +24,6 @@ call = [{ tool = "get_weather", arguments = { location = "Seoul" } }]
 const ANTHROPIC_KEY: &str = "sk-ant-SECRET";
 const OPENAI_KEY: &str = "sk-SECRET";
 const QUERY_KEY: &str = "qk-SECRET-in-the-url";
-
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    listener.local_addr().expect("local addr").port()
-}
 
 /// Starts `sightline llm-proxy` and waits until it accepts connections.
 fn start_proxy(upstream: &str, trace: &Path) -> (Child, u16) {
@@ -185,14 +180,6 @@ fn llm_events(trace: &Path, n: usize) -> Vec<Event> {
     }
 }
 
-fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
-    let http = event.http.as_ref()?;
-    http.headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
 #[test]
 fn llm_proxy_passes_every_shape_through_unchanged_and_records_no_key() {
     let dir = util::tempdir();
@@ -316,9 +303,9 @@ fn llm_proxy_passes_every_shape_through_unchanged_and_records_no_key() {
     );
     let summary = util::text(&out.stdout);
     for line in [
-        "anthropic request: 1 tool(s) [get_weather]",
-        "openai request: 1 tool(s) [get_weather]",
-        "openai-chat request: 1 tool(s) [get_weather]",
+        "anthropic request: 1 tool [get_weather]",
+        "openai request: 1 tool [get_weather]",
+        "openai-chat request: 1 tool [get_weather]",
         "(streamed)",
     ] {
         assert!(summary.contains(line), "no `{line}` in:\n{summary}");

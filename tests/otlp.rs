@@ -631,13 +631,31 @@ fn endpoints_that_refuse_fail_or_hang_are_one_line_errors() {
             Duration::from_secs(30),
         );
         let err = text(&o.stderr);
-        // Status 2: "could not do its job" in the exit-status convention (src/cli/exit.rs).
-        assert_eq!(o.status.code(), Some(2), "{err}");
+        // Status 1: the backend refused, failed or hung (docs/otel.md); 2 stays for trouble
+        // with the command itself (below).
+        assert_eq!(o.status.code(), Some(1), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(
             err.contains(wanted) && err.contains(&format!("{url}/v1/traces")),
             "{err}"
         );
+        assert!(!err.contains("sk-otlp"), "{err}");
+    }
+    // Trouble with the command itself (not an http(s) URL, a header that is not K=V) stays
+    // status 2, and still shows no header value.
+    for extra in [
+        [
+            "--endpoint",
+            "ftp://127.0.0.1:4318",
+            "--otlp-header",
+            auth.as_str(),
+        ],
+        ["--endpoint", refused.as_str(), "--otlp-header", SECRET],
+    ] {
+        let o = export(&trace, &extra);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
         assert!(!err.contains("sk-otlp"), "{err}");
     }
     // The backend got the header (it is sent, just never shown); 503 was retried.

@@ -14,7 +14,7 @@ use sightline::trace::{Channel, Lane};
 
 use crate::http_proxy::{Running, client, everything, stop, wait_until_accepting};
 use crate::otlp::{Answer, Receiver, attr_str, flatten, spans_of_file};
-use crate::sessions::free_port;
+use crate::util::free_port;
 use crate::util::*;
 
 const SPAN_INTERNAL: i32 = 1;

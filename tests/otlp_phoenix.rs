@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::sessions::free_port;
+use crate::util::free_port;
 use crate::util::*;
 
 /// Phoenix, stopped when dropped.

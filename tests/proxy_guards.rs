@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use sightline::trace::Channel;
 
-use crate::util;
+use crate::util::{self, free_port};
 
 /// The upstream: `/hang` never answers, `/sse` answers an event whose data is not UTF-8,
 /// anything else a JSON-RPC result. Counts the requests it answered.
@@ -135,14 +135,6 @@ impl Proxy {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
 }
 
 fn start(args: &[String], trace: &Path) -> Proxy {

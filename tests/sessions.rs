@@ -2,7 +2,7 @@
 //! its server through `sightline proxy --session` (put there by `sightline wrap --session`), shown live by following the session folder,
 //! and read back as one trace by the analysis, the doctor and `session merge`.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,11 +15,6 @@ use crate::util::*;
 
 const PROMPT: &str = "What's the weather in Seoul right now?";
 const SECRET: &str = "sk-ant-EXTERNAL-HOST-SECRET";
-
-pub fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    listener.local_addr().expect("local addr").port()
-}
 
 pub fn spawn_listening(cmd: &mut Command, port: u16) -> Child {
     let child = cmd

@@ -7,12 +7,14 @@
 mod util;
 
 mod analysis_links;
+mod architecture;
 mod check_diff;
 mod conformance;
 mod doctor;
 mod export;
 mod export_ranges;
 mod fuzz_crate;
+mod handouts;
 mod hidden_chars;
 mod host_runs;
 mod http_proxy;
@@ -34,6 +36,7 @@ mod replay_http;
 mod replay_model;
 mod security;
 mod sessions;
+mod summary_class;
 mod tap_durability;
 mod trace_files;
 mod trace_schema;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use jsonschema::Validator;
 use serde_json::{Value, json};
+use sightline::analysis::explain::REVISIONS;
 use sightline::trace::{
     Channel, Event, Header, HttpInfo, Lane, ProcessInfo, load_from_reader, now, write_trace,
 };
@@ -16,22 +17,8 @@ use crate::util::*;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-const REVISIONS: [&str; 5] = [
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-];
-
 fn assets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
 /// Compiles `schema` without ever fetching anything: every `$ref` must resolve inside it.

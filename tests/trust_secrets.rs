@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use sightline::trace::Channel;
 
-use crate::util;
+use crate::util::{self, free_port};
 
 const PASSWORD: &str = "pw-SECRET-userinfo-1234";
 const QUERY_KEY: &str = "qk-SECRET-query-5678";
@@ -108,14 +108,6 @@ fn post(port: u16, path: &str, headers: &[(&str, &str)], body: &str) -> String {
     let mut out = String::new();
     let _ = stream.read_to_string(&mut out);
     out
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn wait_listening(port: u16, child: &mut Child) {

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::util;
+use crate::util::{self, read_json};
 
 fn wrap(args: &[&str]) -> (bool, String, String) {
     let out = util::run(
@@ -38,10 +38,6 @@ fn config_with_a_secret() -> String {
         "env": {"GITHUB_TOKEN": "ghp_not_for_other_users"}
     }}}))
     .unwrap()
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]

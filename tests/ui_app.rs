@@ -6,13 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::trace::import::Format as ImportFormat;
 use sightline::ui::model_view;
 use sightline::ui::{Command, DesktopCommand, Language, SightlineApp, Strings, Tab};
 
-use crate::util;
+use crate::util::{self, harness};
 
 /// Runs a shipped scenario with the real binary and returns its trace.
 fn record(dir: &Path, scenario: &str) -> PathBuf {
@@ -33,15 +32,6 @@ fn record(dir: &Path, scenario: &str) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     trace
-}
-
-fn harness(app: SightlineApp) -> Harness<'static, SightlineApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_accessibility_check(false)
-        .build_ui_state(|ui, app: &mut SightlineApp| app.ui(ui), app);
-    h.run();
-    h
 }
 
 /// The accessible label of the diagram arrow of the first row whose label is `label`.

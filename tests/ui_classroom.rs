@@ -4,25 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::ui::{Command, Language, SightlineApp, Strings};
 
-use crate::util;
+use crate::util::{self, harness};
 
 fn record(dir: &Path, scenario: &str, protocol: &str) -> PathBuf {
     let trace = dir.join(format!("{scenario}-{protocol}.jsonl"));
     util::run_scenario_to(scenario, &trace, &["--protocol", protocol]);
     trace
-}
-
-fn harness(app: SightlineApp) -> Harness<'static, SightlineApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_accessibility_check(false)
-        .build_ui_state(|ui, app: &mut SightlineApp| app.ui(ui), app);
-    h.run();
-    h
 }
 
 fn text(key: &str) -> String {

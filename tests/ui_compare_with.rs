@@ -12,19 +12,10 @@ use egui_kittest::kittest::Queryable;
 use sightline::ui::{Language, SightlineApp, Strings};
 
 use crate::check_diff::{record, weather_scenario};
-use crate::util;
+use crate::util::{self, harness};
 
 fn text(key: &str) -> String {
     Strings::embedded().get(Language::En, key).to_string()
-}
-
-fn harness(app: SightlineApp) -> Harness<'static, SightlineApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_accessibility_check(false)
-        .build_ui_state(|ui, app: &mut SightlineApp| app.ui(ui), app);
-    h.run();
-    h
 }
 
 #[test]

@@ -187,3 +187,42 @@ pub fn run_scenario_to(scenario: &str, trace: &Path, extra: &[&str]) {
         text(&out.stderr)
     );
 }
+
+/// A path inside the repository (`scenarios`, `tests/fixtures/...`).
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A JSON file, read and parsed; the panic names the file.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("local addr").port()
+}
+
+/// The value of the recorded HTTP header `name` (any case) of an `http` event.
+pub fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
+    let http = event.http.as_ref()?;
+    http.headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// The app in a headless `egui_kittest` harness the size of a laptop screen, after one frame.
+pub fn harness(
+    app: sightline::ui::SightlineApp,
+) -> egui_kittest::Harness<'static, sightline::ui::SightlineApp> {
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_accessibility_check(false)
+        .build_ui_state(|ui, app: &mut sightline::ui::SightlineApp| app.ui(ui), app);
+    h.run();
+    h
+}

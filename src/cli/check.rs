@@ -130,7 +130,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 path.display()
             )
         })?,
-        None => super::pins::write_stdout(&out)?,
+        None => super::edges::write_stdout(&out)?,
     }
     if args.out.is_some() {
         eprintln!(

@@ -72,7 +72,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::export::diff::text(&result)
     };
-    super::pins::write_stdout(&out)?;
+    super::edges::write_stdout(&out)?;
     Ok(super::exit::findings(
         args.exit_code && result.exit_status() == 1,
     ))

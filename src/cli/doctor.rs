@@ -82,18 +82,8 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     } else {
         doctor::text_in(&diagnosis, crate::i18n::Words::of(lang))
     };
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => {
-            let err = anyhow::Error::new(e).context("cannot write to stdout");
-            return Ok(super::exit::trouble(&err));
-        }
-        Ok(()) => {}
+    if let Err(err) = super::edges::write_stdout(&out) {
+        return Ok(super::exit::trouble(&err));
     }
     Ok(super::exit::findings(!diagnosis.all_visible()))
 }
@@ -104,13 +94,13 @@ fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {
         Some(input) if is_scenario(input) => {
             let scenario = Scenario::load(input)?;
             provider = args.provider.unwrap_or(scenario.provider);
-            let path = trace_path(args);
+            let path = scratch_trace_path(args);
             run_scenario(input, &scenario, args, &path)?;
             path
         }
         Some(trace) => trace.clone(),
         None => {
-            let path = trace_path(args);
+            let path = scratch_trace_path(args);
             run_probe(args, &path)?;
             path
         }
@@ -129,8 +119,9 @@ fn is_scenario(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
-/// `--trace`, or a new file in the temporary directory.
-fn trace_path(args: &DoctorArgs) -> PathBuf {
+/// `--trace`, or a new file in the temporary directory (the doctor's own run is scratch, not a
+/// recording to keep: it does not go to the data dir as [`super::edges::trace_path`]'s do).
+fn scratch_trace_path(args: &DoctorArgs) -> PathBuf {
     args.trace.clone().unwrap_or_else(|| {
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
         std::env::temp_dir().join(format!(
@@ -163,7 +154,7 @@ fn run_scenario(
         protocol: args.protocol,
         ..RunOptions::default()
     };
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     let mut quiet = |_: &str| {};
     let outcome = runtime.block_on(agent::run(scenario, &options, recorder.clone(), &mut quiet));
     let report = recorder.finish();

@@ -9,6 +9,8 @@
 //!
 //! The stdio `proxy` is the exception: it stands in for its server, so it exits with the
 //! server's status (128 + the signal when the server was killed, 127 when it cannot start).
+//! `export --format otlp --endpoint` exits 1 when the endpoint refuses, fails or hangs (what the
+//! backend did, not trouble with the command).
 //!
 //! Errors reach the user through [`trouble`], which prints the error's chain once: a cause whose
 //! text an outer message already quotes (an OS error a typed error's message includes) is not

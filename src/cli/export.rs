@@ -50,10 +50,13 @@ pub struct ExportArgs {
     endpoint: Option<String>,
     #[command(flatten)]
     otlp: OtlpArgs,
-    /// The language of the diagram's words: en, pt or es (default for mermaid and svg: from
-    /// LC_ALL, LC_MESSAGES or LANG, else en; for html: the browser's).
+    /// The language of the diagram's words: en, pt or es (default for mermaid, svg and
+    /// handout: from LC_ALL, LC_MESSAGES or LANG, else en; for html: the browser's).
     #[arg(long, value_name = "LANG")]
     lang: Option<String>,
+    /// With --format handout: Markdown (the diagram as Mermaid) instead of HTML.
+    #[arg(long)]
+    md: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -62,6 +65,8 @@ enum Format {
     Svg,
     Otlp,
     Html,
+    /// A printable handout: the diagram, then each step with its narration and raw message.
+    Handout,
 }
 
 /// Counts what passes through.
@@ -136,6 +141,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     if args.lang.is_some() && args.format == Format::Otlp {
         anyhow::bail!("--lang is for mermaid, svg and html: OpenTelemetry spans have no words");
     }
+    if args.md && args.format != Format::Handout {
+        anyhow::bail!("--md is for --format handout");
+    }
     // Mermaid and SVG: the flag, else the locale; the HTML page: the flag, else the browser's.
     let words = match lang {
         Some(code) => crate::i18n::Words::of(super::lang::parse(code)?),
@@ -153,6 +161,25 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("--from and --to are for mermaid and svg: html shows the whole trace");
         }
         let page = html(&args.trace, &loaded, lang)?;
+        return write_text(args.out.as_deref(), &page);
+    }
+    if args.format == Format::Handout {
+        if args.from.is_some() || args.to.is_some() {
+            anyhow::bail!(
+                "--from and --to are for mermaid and svg: a handout shows the whole trace"
+            );
+        }
+        let lang = words.lang;
+        let title = if loaded.header.title.is_empty() {
+            args.trace.display().to_string()
+        } else {
+            loaded.header.title.clone()
+        };
+        let page = if args.md {
+            crate::export::handout::markdown(&title, events, &report, lang)
+        } else {
+            crate::export::handout::html(&title, events, &report, lang)
+        };
         return write_text(args.out.as_deref(), &page);
     }
     let diagram = crate::analysis::diagram::build(events, &report);
@@ -178,18 +205,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             rows.clone(),
             words,
         ),
-        Format::Svg | Format::Otlp | Format::Html => {
+        Format::Svg | Format::Otlp | Format::Html | Format::Handout => {
             crate::export::svg::write_in(&mut out, &diagram, events, &report, rows, words)
         }
     }
     .and_then(|()| out.flush());
-    let target = args
-        .out
-        .as_ref()
-        .map_or("stdout".to_string(), |p| p.display().to_string());
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && args.out.is_none() => {}
-        other => other.with_context(|| format!("cannot write to {target}"))?,
+    match &args.out {
+        None => super::edges::stdout_written(written)?,
+        Some(path) => written.with_context(|| format!("cannot write to {}", path.display()))?,
     }
     let whole = if count == events.len() {
         "the whole trace"
@@ -231,9 +254,18 @@ fn export_otlp(
     if wants_endpoint {
         let endpoint = args.otlp.endpoint(args.endpoint.as_deref())?;
         let url = endpoint.url.clone();
-        send_all(endpoint, &requests)?;
-        eprintln!("sightline: sent {count} spans to {url}");
-        return Ok(ExitCode::SUCCESS);
+        return match send_all(endpoint, &requests)? {
+            Ok(()) => {
+                eprintln!("sightline: sent {count} spans to {url}");
+                Ok(ExitCode::SUCCESS)
+            }
+            // The backend refused, failed or hung: exit 1, one line naming the endpoint and
+            // the status (never a header's value), as docs/otel.md says.
+            Err(err) => {
+                eprintln!("sightline: error: {err}");
+                Ok(ExitCode::from(super::exit::FINDINGS))
+            }
+        };
     }
     let mut text = String::new();
     for request in &requests {
@@ -248,35 +280,25 @@ fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<ExitCode> {
     match out {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other.context("cannot write to stdout")?,
-            }
-        }
+        None => super::edges::write_stdout(text)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Sends every request: the outer error is Sightline's own trouble (no runtime, no HTTP
+/// client), the inner one what the endpoint did (refused, answered 4xx/5xx, hung).
 fn send_all(
     endpoint: otlp::send::Endpoint,
     requests: &[opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest],
-) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let sender = otlp::send::Sender::new(endpoint)?;
+) -> anyhow::Result<Result<(), otlp::send::SendError>> {
+    let runtime = super::edges::runtime()?;
+    let sender = otlp::send::Sender::new(endpoint)?;
+    Ok(runtime.block_on(async {
         for request in requests {
             sender.send(request).await?;
         }
-        anyhow::Ok(())
-    })
+        Ok(())
+    }))
 }
 
 /// The viewer with the trace: a file's bytes as they are (its bad lines too, so the page warns

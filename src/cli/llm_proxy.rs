@@ -16,9 +16,6 @@ use crate::tap::Recorder;
 use crate::tap::llm_proxy::LlmProxy;
 use crate::trace::{Header, TraceWriter};
 
-/// How long exchanges in flight may take to end once the proxy is told to stop.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
-
 #[derive(Debug, Args)]
 pub struct LlmProxyArgs {
     /// Address to listen on. Loopback only unless --allow-remote; port 0 picks a free one.
@@ -57,7 +54,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
     }
     let shown = crate::wire::redact_url::redact_url(args.upstream.trim_end_matches('/')).0;
     let mut header = Header::new(format!("sightline llm-proxy --upstream {shown}"));
-    let path = super::proxy::trace_path(
+    let path = super::edges::trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
         "llm",
@@ -66,7 +63,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let live = args.live.start(&recorder, &header)?;
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     let served = runtime.block_on(async {
         let proxy = LlmProxy::bind(args.listen, &args.upstream, recorder.clone())
             .await?
@@ -80,7 +77,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             "sightline: point a host at it: ANTHROPIC_BASE_URL={base}  OPENAI_BASE_URL={base}/v1"
         );
         proxy
-            .serve(stop_signal(), SHUTDOWN_GRACE)
+            .serve(super::edges::stopped(), super::edges::GRACE)
             .await
             .context("the proxy stopped")
     });
@@ -96,24 +93,4 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
         path.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Completes on Ctrl-C, SIGTERM or SIGHUP.
-pub(super) async fn stop_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).ok();
-    let mut hup = signal(SignalKind::hangup()).ok();
-    let wait = |s: Option<tokio::signal::unix::Signal>| async move {
-        match s {
-            Some(mut s) => {
-                s.recv().await;
-            }
-            None => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = wait(term.take()) => {}
-        () = wait(hup.take()) => {}
-    }
 }

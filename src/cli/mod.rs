@@ -7,6 +7,7 @@
 mod check;
 mod diff;
 mod doctor;
+mod edges;
 pub mod exit;
 mod export;
 mod import;
@@ -251,10 +252,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Wrap(args) => wrap::run(args),
         Command::Import(args) => import::run(args),
         Command::DemoServer { name, http, listen } => {
-            let runtime =
-                tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let runtime = edges::runtime()?;
             if http {
-                let stop = llm_proxy::stop_signal();
+                let stop = edges::stopped();
                 runtime.block_on(crate::servers::run_http(&name, listen, stop))?;
             } else {
                 runtime.block_on(crate::servers::run_stdio(&name))?;
@@ -269,7 +269,7 @@ fn scripted_model(
     listen: std::net::SocketAddr,
 ) -> anyhow::Result<ExitCode> {
     let scenario = crate::host::scenario::Scenario::load(path)?;
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = edges::runtime()?;
     runtime.block_on(async {
         let model = crate::host::scripted::ScriptedModel::start(scenario.script.clone(), listen)
             .await
@@ -332,9 +332,6 @@ fn summary(
         crate::export::summary::write_text_in(&mut stdout, &loaded.events, &report, lang)
     };
     use std::io::Write as _;
-    match written.and_then(|()| stdout.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other.context("cannot write to stdout")?,
-    }
+    edges::stdout_written(written.and_then(|()| stdout.flush()))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,6 @@
 //! directory. `check` exits 1 when a definition changed (within the trace or since it was
 //! pinned), 2 when the trace or the pin file cannot be read.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -106,7 +105,7 @@ pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
             Err(err) => super::exit::trouble(&err),
         },
     };
-    write_stdout(&out)?;
+    super::edges::write_stdout(&out)?;
     Ok(status)
 }
 
@@ -214,15 +213,4 @@ fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Res
         });
     }
     Ok(super::exit::findings(rug_pulls > 0))
-}
-
-pub(super) fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("cannot write to stdout"),
-    }
 }

@@ -68,7 +68,7 @@ pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
             )
         });
     }
-    super::pins::write_stdout(&out)?;
+    super::edges::write_stdout(&out)?;
     let serious = findings.iter().any(|f| f.severity >= Severity::Warning);
     Ok(super::exit::findings(serious))
 }

@@ -75,7 +75,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         "sightline proxy -- {}",
         crate::wire::redact_url::redact_argv(&args.command).join(" ")
     ));
-    let path = trace_path(
+    let path = super::edges::trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
         &name,
@@ -143,15 +143,15 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let name = match &args.name {
-        Some(name) => sanitize(name),
+        Some(name) => paths::file_stem(name),
         None => reqwest::Url::parse(&upstream)
             .ok()
-            .and_then(|url| url.host_str().map(sanitize))
+            .and_then(|url| url.host_str().map(paths::file_stem))
             .unwrap_or_else(|| "server".into()),
     };
     let shown = crate::wire::redact_url::redact_url(&upstream).0;
     let mut header = Header::new(format!("sightline proxy --http --upstream {shown}"));
-    let path = trace_path(
+    let path = super::edges::trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
         &name,
@@ -160,7 +160,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let live = args.live.start(&recorder, &header)?;
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     let served = runtime.block_on(async {
         let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone())
             .await?
@@ -175,7 +175,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             eprintln!("sightline: recording server `{name}` to {}", path.display());
         }
         proxy
-            .serve(super::llm_proxy::stop_signal(), Duration::from_secs(3))
+            .serve(super::edges::stopped(), super::edges::GRACE)
             .await
             .context("the proxy stopped")
     });
@@ -232,7 +232,7 @@ pub(super) fn default_name(command: &[String]) -> String {
         && command.get(1).map(String::as_str) == Some("demo-server")
         && let Some(demo) = command.get(2)
     {
-        return sanitize(demo);
+        return paths::file_stem(demo);
     }
     let inline_code = command.iter().skip(1).any(|a| a == "-c" || a == "-e");
     if LAUNCHERS.contains(&stem(program).as_str())
@@ -241,45 +241,9 @@ pub(super) fn default_name(command: &[String]) -> String {
             .iter()
             .find(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "x"))
     {
-        return sanitize(&stem(script));
+        return paths::file_stem(&stem(script));
     }
-    sanitize(&stem(program))
-}
-
-fn sanitize(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() { "server".into() } else { s }
-}
-
-/// Where a recorder named `name` writes: `--trace FILE`, else a new member file of
-/// `--session NAME`, else a timestamped file in the data dir. With a session, `header` says so.
-pub(super) fn trace_path(
-    trace: Option<&PathBuf>,
-    session: Option<&str>,
-    name: &str,
-    header: &mut Header,
-) -> PathBuf {
-    if let Some(path) = trace {
-        return path.clone();
-    }
-    match session {
-        Some(session) => {
-            header
-                .extra
-                .insert("session".into(), serde_json::Value::from(session));
-            paths::session_member_path(&paths::session_dir(session), name)
-        }
-        None => paths::default_trace_path(name),
-    }
+    paths::file_stem(&stem(program))
 }
 
 #[cfg(test)]

@@ -120,7 +120,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::export::replay::text(&results)
     };
-    super::pins::write_stdout(&text)?;
+    super::edges::write_stdout(&text)?;
     if !replayed.unanswerable.is_empty() {
         eprintln!(
             "sightline: the server asked {} time(s) for what the recording has no answer to: {}",

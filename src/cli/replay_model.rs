@@ -29,6 +29,6 @@ pub fn report(recorded: &Path, new: &Path) -> anyhow::Result<bool> {
         (&new.events, &new_rpc),
         &crate::analysis::compare::Ignore::defaults(),
     );
-    super::pins::write_stdout(&crate::export::replay::divergence_text(&d))?;
+    super::edges::write_stdout(&crate::export::replay::divergence_text(&d))?;
     Ok(d.diverged.is_some() || !d.servers.is_empty())
 }

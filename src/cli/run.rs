@@ -127,11 +127,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     {
         say(&format!("   {line}"));
     }
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     let mut print = |line: &str| say(line);
     let ended = runtime.block_on(async {
         // Listen for the signals before any server starts, so none can orphan it.
-        let stop = stop_signal();
+        let stop = super::edges::stop_signal();
         tokio::select! {
             outcome = agent::run(&scenario, &options, recorder.clone(), &mut print) => Ok(outcome),
             // Dropping the run stops its servers (see host::mcp) and records their exits.
@@ -250,32 +250,6 @@ fn keep_trace(staging: Option<PathBuf>, path: &Path, succeeded: bool) -> anyhow:
         )
     })?;
     Ok(target)
-}
-
-/// Starts listening for Ctrl-C, SIGTERM and SIGHUP at once (within the runtime); the future
-/// it returns ends with the first of them.
-fn stop_signal() -> impl Future<Output = i32> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt()).ok();
-    let mut terminate = signal(SignalKind::terminate()).ok();
-    let mut hangup = signal(SignalKind::hangup()).ok();
-    async move {
-        tokio::select! {
-            () = wait(interrupt.as_mut()) => libc::SIGINT,
-            () = wait(terminate.as_mut()) => libc::SIGTERM,
-            () = wait(hangup.as_mut()) => libc::SIGHUP,
-        }
-    }
-}
-
-/// The next delivery of `signal`; never, when it could not be listened for.
-async fn wait(signal: Option<&mut tokio::signal::unix::Signal>) {
-    match signal {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending::<()>().await,
-    }
 }
 
 /// `30s`, `500ms`, `2m`, or a number of seconds.

@@ -82,7 +82,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         page,
         token,
     });
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     runtime.block_on(serve(served, args.listen))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -116,7 +116,7 @@ async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
         .layer(middleware::from_fn_with_state(served.clone(), guard))
         .with_state(served);
     axum::serve(listener, router)
-        .with_graceful_shutdown(super::llm_proxy::stop_signal())
+        .with_graceful_shutdown(super::edges::stopped())
         .await
         .context("the server failed")
 }

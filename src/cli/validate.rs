@@ -7,7 +7,6 @@
 //! cannot be read ([`super::exit`]).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,14 +35,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     } else {
         text(&result)
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other.context("cannot write to stdout")?,
-    }
+    super::edges::write_stdout(&out)?;
     Ok(super::exit::findings(!result.violations.is_empty()))
 }
 

@@ -15,7 +15,6 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
@@ -165,17 +164,17 @@ fn serve(
     live: &super::otlp::LiveArgs,
 ) -> anyhow::Result<ExitCode> {
     let mut exports = Vec::new();
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let runtime = super::edges::runtime()?;
     let mut recorders = Vec::new();
     let served = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let mut tasks = Vec::new();
         for route in routes {
-            let name = wrap::file_stem(&route.name);
+            let name = crate::tap::paths::file_stem(&route.name);
             let shown = redact_url(&route.upstream).0;
             let mut header =
                 Header::new(format!("sightline wrap --serve: {} -> {shown}", route.name));
-            let trace = super::proxy::trace_path(
+            let trace = super::edges::trace_path(
                 trace_dir
                     .map(|dir| dir.join(format!("{name}.jsonl")))
                     .as_ref(),
@@ -212,10 +211,10 @@ fn serve(
                 async move {
                     let _ = stop.wait_for(|stopped| *stopped).await;
                 },
-                Duration::from_secs(3),
+                super::edges::GRACE,
             )));
         }
-        super::llm_proxy::stop_signal().await;
+        super::edges::stopped().await;
         let _ = stop_tx.send(true);
         for task in tasks {
             task.await.context("a proxy failed")??;

@@ -52,6 +52,9 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// The revisions the host speaks, oldest first ([`Protocol::Auto`] picks one of them).
+    pub const SPOKEN: [Protocol; 2] = [Protocol::V2025_11_25, Protocol::V2026_07_28];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::V2025_11_25 => "2025-11-25",

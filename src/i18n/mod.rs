@@ -4,7 +4,8 @@
 //! the command line's reports is looked up by key in the current [`Language`]. The text itself lives in `assets/i18n/{en,pt,es}.toml`
 //! (embedded at build time), never in code, so a translator edits one file per language. Each
 //! file is a set of `[section]` tables of `key = "text"` pairs, read as `section.key`; `{name}`
-//! marks a placeholder that [`Strings::fmt`] fills in. English is the reference: a key missing
+//! marks a placeholder that [`Strings::fmt`] fills in, and `{name:one|other}` the
+//! singular or plural form that the number in `name` asks for. English is the reference: a key missing
 //! in another language falls back to English, and a key missing everywhere shows as itself
 //! (visible in the UI, and caught by the tests below).
 //!
@@ -264,7 +265,9 @@ fn is_name(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// Replaces each `{name}` of `template` that has a value in `args`.
+/// Replaces each `{name}` of `template` that has a value in `args`, and each plural choice
+/// `{name:one|other}` by `one` when the value of `name` is 1, else by `other` (`{count}
+/// {count:tool|tools}`). Braces that are neither stay as they are.
 pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
@@ -272,11 +275,21 @@ pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let value = after.find('}').and_then(|close| {
-            let name = &after[..close];
+            let inner = &after[..close];
+            let (name, forms) = match inner.split_once(':') {
+                Some((name, forms)) => (name, Some(forms.split_once('|')?)),
+                None => (inner, None),
+            };
             let value = is_name(name)
                 .then(|| args.iter().find(|(n, _)| *n == name))
-                .flatten();
-            value.map(|(_, v)| (*v, close))
+                .flatten()?
+                .1;
+            let text = match forms {
+                Some((one, _)) if value.trim() == "1" => one,
+                Some((_, other)) => other,
+                None => value,
+            };
+            Some((text, close))
         });
         match value {
             Some((v, close)) => {
@@ -299,9 +312,16 @@ pub fn placeholders(template: &str) -> Vec<&str> {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
+        let name = |close: usize| {
+            let inner = &after[..close];
+            match inner.split_once(':') {
+                Some((name, forms)) if forms.contains('|') => name,
+                _ => inner,
+            }
+        };
         match after.find('}') {
-            Some(close) if is_name(&after[..close]) => {
-                names.push(&after[..close]);
+            Some(close) if is_name(name(close)) => {
+                names.push(name(close));
                 rest = &after[close + 1..];
             }
             _ => rest = after,

@@ -178,6 +178,37 @@ fn filling_placeholders() {
 }
 
 #[test]
+fn plural_forms_follow_the_number() {
+    let t = "{n} {n:tool|tools}";
+    assert_eq!(fill(t, &[("n", "1")]), "1 tool");
+    assert_eq!(fill(t, &[("n", "0")]), "0 tools");
+    assert_eq!(fill(t, &[("n", "2")]), "2 tools");
+    assert_eq!(fill(t, &[("n", "11")]), "11 tools");
+    // An empty form is allowed; without a value, or without `|`, it stays as written.
+    assert_eq!(fill("line{n:|s}", &[("n", "3")]), "lines");
+    assert_eq!(fill("{n:a|b} {m:x}", &[]), "{n:a|b} {m:x}");
+    assert_eq!(
+        fill("{\"tools\": [...]}", &[("tools", "1")]),
+        "{\"tools\": [...]}"
+    );
+    assert_eq!(placeholders("{n} {n:a|b} {m:a|b} {k:x}"), vec!["m", "n"]);
+}
+
+#[test]
+fn no_text_writes_a_plural_as_parentheses() {
+    // `tool(s)` reads as a machine's; `{count:tool|tools}` says it in words.
+    let s = Strings::embedded();
+    for lang in Language::ALL {
+        for key in s.keys(lang) {
+            let text = s.get(lang, key);
+            for bad in ["(s)", "(es)", "(ns)"] {
+                assert!(!text.contains(bad), "{} `{key}`: {text}", lang.code());
+            }
+        }
+    }
+}
+
+#[test]
 fn languages() {
     assert_eq!(Language::ALL.map(Language::code), ["en", "pt", "es"]);
     assert_eq!(Language::Pt.name(), "Português");

@@ -84,21 +84,32 @@ pub fn sessions() -> Vec<(String, PathBuf)> {
     found.into_iter().map(|(_, n, p)| (n, p)).collect()
 }
 
-/// `TIME-NAME.jsonl`: the name is a server's or a recorder's, so a `/`, `\\` or control
-/// character in it becomes `_` and the file stays in its folder.
+/// `TIME-NAME.jsonl`, the name made safe by [`file_stem`].
 fn stamped(name: &str) -> String {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-    let name: String = name
+    format!("{stamp}-{}.jsonl", file_stem(name))
+}
+
+/// A name (a server's, a recorder's) made safe as a file name and a lane name, the one rule for
+/// every file Sightline names after something it was told: letters, digits, `-`, `_` and `.`
+/// stay, anything else (`/`, `\\`, spaces, control characters) becomes `_`; an empty name, or
+/// one that would start with a dot (hidden, or `..`), gets `server` in front.
+pub fn file_stem(name: &str) -> String {
+    let s: String = name
         .chars()
         .map(|c| {
-            if c == '/' || c == '\\' || c.is_control() {
-                '_'
-            } else {
+            if c.is_alphanumeric() || "-_.".contains(c) {
                 c
+            } else {
+                '_'
             }
         })
         .collect();
-    format!("{stamp}-{name}.jsonl")
+    if s.is_empty() || s.starts_with('.') {
+        format!("server{s}")
+    } else {
+        s
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +139,25 @@ mod tests {
         assert_eq!(p.parent(), Some(Path::new("/s")), "{}", p.display());
         let p = default_trace_path("a/b\\c");
         assert_eq!(p.parent(), Some(data_dir().join("traces").as_path()));
+    }
+
+    #[test]
+    fn file_stems_never_leave_their_folder_nor_hide() {
+        assert_eq!(file_stem("weather"), "weather");
+        assert_eq!(file_stem("weather-2.1_x"), "weather-2.1_x");
+        assert_eq!(file_stem("a/b\\c d\n"), "a_b_c_d_");
+        assert_eq!(file_stem(".."), "server..");
+        assert_eq!(file_stem(".env"), "server.env");
+        assert_eq!(file_stem("/etc"), "_etc");
+        assert_eq!(file_stem(""), "server");
+        assert_eq!(file_stem("météo"), "météo");
+        let dir = Path::new("/s");
+        for name in ["..", ".", "../x", ".hidden", ""] {
+            let p = dir.join(format!("{}.jsonl", file_stem(name)));
+            assert_eq!(p.parent(), Some(dir), "{name:?}");
+            let file = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            assert!(!file.starts_with('.'), "{name:?} -> {file}");
+        }
     }
 
     #[test]

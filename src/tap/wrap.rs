@@ -203,7 +203,7 @@ pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
         }
         let mut prefix = vec![quote("proxy"), quote("--name"), quote(name)];
         if let Some(dir) = &options.trace_dir {
-            let file = Path::new(dir).join(format!("{}.jsonl", file_stem(name)));
+            let file = Path::new(dir).join(format!("{}.jsonl", super::paths::file_stem(name)));
             prefix.extend([quote("--trace"), quote(&file.display().to_string())]);
         } else if let Some(session) = &options.session {
             prefix.extend([quote("--session"), quote(session)]);
@@ -450,25 +450,6 @@ fn proxied(server: &Node) -> Option<usize> {
         }
         args.get(i + 1)?.as_str()?;
         i += 2;
-    }
-}
-
-/// A server name made safe as a file name (and a lane name).
-pub fn file_stem(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.starts_with('.') {
-        format!("server{s}")
-    } else {
-        s
     }
 }
 

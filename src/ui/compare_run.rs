@@ -20,8 +20,9 @@ use super::store::TraceStore;
 use crate::host::agent::RunOptions;
 use crate::host::scenario::Protocol;
 
-/// The two revisions compared, in the order they are drawn (left, right).
-pub const REVISIONS: [Protocol; 2] = [Protocol::V2025_11_25, Protocol::V2026_07_28];
+/// The two revisions compared, in the order they are drawn (left, right): the two the host
+/// speaks.
+pub const COMPARED: [Protocol; 2] = Protocol::SPOKEN;
 
 /// The two runs of a comparison being made.
 pub struct CompareRuns {
@@ -38,7 +39,7 @@ pub fn view_menu_ui(ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
         for shipped in SHIPPED {
             let both = shipped
                 .load()
-                .is_ok_and(|s| REVISIONS.iter().all(|r| s.revisions.contains(r)));
+                .is_ok_and(|s| COMPARED.iter().all(|r| s.revisions.contains(r)));
             if both && ui.button(shipped.name).clicked() {
                 command = Some(Command::CompareScenario(shipped.name.to_string()));
             }
@@ -71,7 +72,7 @@ pub(super) fn start(app: &mut SightlineApp, name: &str) {
             let path = live::trace_path_for(&format!("{name}-{}", protocol.as_str()));
             LiveRun::start(scenario, name, options, path, app.platform.wake.clone())
         };
-        Ok([run(REVISIONS[0])?, run(REVISIONS[1])?])
+        Ok([run(COMPARED[0])?, run(COMPARED[1])?])
     })();
     match started {
         Ok(runs) => {

@@ -321,6 +321,7 @@ async function corruptWarnings(weather) {
   assert.equal(r.code, 0, `export failed: ${r.err}`);
   const exported = await open('file://' + html);
   assert.deepEqual(exported.first.warnings, expected);
+  await widget(exported.page, 'the warning in the status bar', (l) => /^2 line\(s\) of .* could not be read and were skipped\.$/.test(l));
   await shot(exported.page, 'exported-corrupt');
   await exported.page.close();
 
@@ -334,6 +335,7 @@ async function corruptWarnings(weather) {
   // As the app following a file (or a session folder) words them: with the file's name.
   const followed = expected.map((w) => w.replace(/^(line \d+): /, '$1: corrupt.jsonl: '));
   assert.deepEqual(got.warnings, followed);
+  await widget(served.page, 'the warning in the status bar', (l) => /^2 line\(s\) of .* could not be read/.test(l));
   await served.page.close();
   child.kill('SIGTERM');
   console.log(`ok corrupt trace: the page warns as the app does (${expected.join('; ')})`);

@@ -17,12 +17,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::analysis::explain::INITIALIZE_REVISIONS;
 use crate::host::scenario::Protocol;
 use crate::tap::{Recorder, ServerCommand, StdioTap, TapError};
 use crate::trace::Lane;
 
-/// Revisions the probe can speak with `initialize`.
-const INITIALIZE_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const STATELESS: &str = "2026-07-28";
 /// Pages of `tools/list` the probe follows before it stops.
 const MAX_PAGES: usize = 100;

@@ -176,10 +176,17 @@ impl Endpoint {
         }
         for h in headers {
             let (k, v) = h.split_once('=').ok_or_else(|| {
-                SendError::Config(format!(
-                    "--otlp-header `{}` is not KEY=VALUE",
-                    h.split(':').next().unwrap_or("")
-                ))
+                // Only a `Name: value` header's name is shown: the text may be all credential.
+                SendError::Config(match h.split_once(':') {
+                    Some((name, _)) if !name.trim().is_empty() && !name.contains(' ') => format!(
+                        "--otlp-header `{}: ...` is not KEY=VALUE (write {}=VALUE)",
+                        name.trim(),
+                        name.trim()
+                    ),
+                    _ => "an --otlp-header is not KEY=VALUE (its text is not shown: it may be \
+                          a credential)"
+                        .to_string(),
+                })
             })?;
             all.retain(|(name, _): &(String, String)| !name.eq_ignore_ascii_case(k.trim()));
             all.push((k.trim().to_string(), v.to_string()));
@@ -374,6 +381,10 @@ mod tests {
         )
         .expect_err("no =");
         assert!(!err.to_string().contains("sk-1"), "{err}");
+        assert!(err.to_string().contains("Authorization"), "{err}");
+        let err = Endpoint::resolve(Some("http://c"), &["Bearer sk-2".into()], None, &env(&[]))
+            .expect_err("no = and no name");
+        assert!(!err.to_string().contains("sk-2"), "{err}");
         assert!(Endpoint::resolve(Some("http://c"), &[], Some("grpc"), &env(&[])).is_err());
         assert_eq!(
             Endpoint::resolve(Some("http://c:4318"), &[], None, &env(&[]))

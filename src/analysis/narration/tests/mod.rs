@@ -142,4 +142,5 @@ fn every_explanation_and_name_has_a_text() {
 }
 
 mod events;
+mod host;
 mod runs;

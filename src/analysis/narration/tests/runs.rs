@@ -45,7 +45,7 @@ fn the_seed_article_loop() {
     assert!(text(list).contains("run time"));
     let listed = find(&e, &r, Kind::Response, "tools/list", 0);
     assert!(
-        text(listed).contains("1 tool(s): get_weather"),
+        text(listed).contains("1 tool: get_weather"),
         "{}",
         text(listed)
     );

@@ -1,20 +1,26 @@
 //! `sightline summary`: one line per event, in the style of the seed article's demo output.
 //!
 //! ```text
-//!    2  +0.003s  C->S  initialize 2025-11-25
-//!    3  +0.017s  S->C  result initialize (14 ms)
-//!    9  +0.020s  S     stderr weather MCP server running on stdio
+//! -- lanes: U user, H host (its LLM loop), C the host's MCP client, S server weather, L LLM API
+//!     2     +0.019s  C->S  initialize 2025-11-25  [id 0]
+//!     4     +0.021s  S->C  result initialize 2025-11-25 (2 ms)
+//!     3     +0.020s  S     stderr weather MCP server running on stdio
 //! ```
 //!
-//! Problems are marked with `!!` so they stand out in a terminal and in `grep`.
+//! The first line names the lanes the letters stand for, as a class needs on first sight.
+//! Problems are marked with `!!` so they stand out in a terminal and in `grep`. The LLM lane's
+//! lines are in [`llm`], the JSON form (`--json`) in [`json`].
+
+mod json;
+mod llm;
 
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+
+pub use json::{json_lines, write_json_lines};
 
 use crate::analysis::Report;
-use crate::analysis::diagram::{self, Status};
 use crate::analysis::narration::unanswered_reason;
 use crate::i18n::{Language, Words};
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
@@ -57,16 +63,22 @@ pub fn write_text_in(
     let names = LaneNames::new(events);
     let t0 = events.first().map(|e| e.time);
     let mut out = String::new();
+    if let Some(legend) = names.legend(events, words) {
+        let _ = writeln!(out, "{legend}");
+    }
     for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
         w.write_all(out.as_bytes())?;
         out.clear();
         let offset = t0.map_or(0.0, |t0| seconds_since(t0, event.time));
         let mut text = line(event, d, &names, words);
-        if event.channel == Channel::LlmHttp {
-            text = llm_line(events, i, report, &names, words).unwrap_or(text);
+        let mut calls = Vec::new();
+        if event.channel == Channel::LlmHttp
+            && let Some((head, more)) = llm::llm_line(events, i, report, &names, words)
+        {
+            (text, calls) = (head, more);
         }
         if event.channel == Channel::Http && matches!(d.kind, Kind::Other | Kind::Invalid) {
-            text = http_line(events, i, report, &names, words).unwrap_or(text);
+            text = llm::http_line(events, i, report, &names, words).unwrap_or(text);
         }
         if let Some(chain) = report.chain_of_call(i) {
             let seq = events[chain.asked_in].seq.to_string();
@@ -77,237 +89,15 @@ pub fn write_text_in(
             let _ = write!(text, "  {call}");
         }
         let _ = writeln!(out, "{:>5}  {:>+9.3}s  {}", event.seq, offset, text);
+        // Each tool call of a response on its own line, under the response's text.
+        let indent = 19 + names.arrow(event).chars().count() + 2;
+        for call in calls {
+            let _ = writeln!(out, "{:indent$}{call}", "");
+        }
     }
     let _ = write!(out, "{}", footer(events, &report.rpc, words));
     out.push_str(&super::context::lines_in(events, report, words));
     w.write_all(out.as_bytes())
-}
-
-/// An MCP HTTP exchange without a message (`DELETE /mcp (end session)`, `202 Accepted`) or an
-/// error page, named as the diagram names it.
-fn http_line(
-    events: &[Event],
-    i: usize,
-    report: &Report,
-    names: &LaneNames,
-    words: Words,
-) -> Option<String> {
-    let (label, detail, status) = diagram::row_text(events, report, i);
-    if status == Status::Invalid {
-        return None;
-    }
-    let mut s = format!("{}  {label}", names.arrow(&events[i]));
-    if let Some(detail) = detail {
-        let _ = write!(s, " ({detail})");
-    }
-    if status == Status::Error {
-        let _ = write!(s, "  {}", words.get("summary.http_error"));
-    }
-    Some(s)
-}
-
-/// An LLM request or response, read: tools offered, calls made, where each call went.
-fn llm_line(
-    events: &[Event],
-    i: usize,
-    report: &Report,
-    names: &LaneNames,
-    words: Words,
-) -> Option<String> {
-    let seq_of = |i: usize| events[i].seq.to_string();
-    let arrow = names.arrow(&events[i]);
-    if let Some((n, x)) = report.llm_request(i) {
-        let shape = x.shape.map_or("?", |s| s.as_str());
-        let (count, tools) = (x.tools.len().to_string(), preview(&x.tools.join(", ")));
-        let args = [("shape", shape), ("count", &count), ("tools", &tools)];
-        let mut s = format!("{arrow}  {}", words.fmt("summary.llm_request", &args));
-        if !x.tool_results.is_empty() {
-            let tools = x.tool_results.join(", ");
-            s.push_str(&words.fmt("summary.returns_results", &[("tools", &tools)]));
-        }
-        let view = report.tools.get(n);
-        for o in view.into_iter().flat_map(|v| &v.sent) {
-            if let Some(mcp) = o.mcp_name.as_ref().filter(|m| **m != o.api_name) {
-                let args = [("mcp", mcp.as_str()), ("api", o.api_name.as_str())];
-                s.push_str(&words.fmt("summary.shown_as", &args));
-            }
-        }
-        let missing: Vec<String> = view
-            .into_iter()
-            .flat_map(|v| &v.not_sent)
-            .map(|(srv, t, _)| format!("{srv}/{t}"))
-            .collect();
-        if !missing.is_empty() {
-            let tools = preview(&missing.join(", "));
-            let _ = write!(
-                s,
-                "  {}",
-                words.fmt("summary.not_sent", &[("tools", &tools)])
-            );
-        }
-        return Some(s);
-    }
-    if let Some(x) = report.sampling_of(i) {
-        let server = x.sampling_for.as_deref().unwrap_or("?");
-        let shape = x.shape.map_or("?", |s| s.as_str());
-        let status = x.status.map_or("?".to_string(), |s| s.to_string());
-        let stop = x.stop_reason.as_deref().unwrap_or("?");
-        let text = preview(&x.text);
-        let line = match x.request == i {
-            true => words.fmt(
-                "summary.sampling_request",
-                &[("shape", shape), ("server", server)],
-            ),
-            false => words.fmt(
-                "summary.sampling_answer",
-                &[
-                    ("status", &status),
-                    ("stop", stop),
-                    ("text", &text),
-                    ("server", server),
-                ],
-            ),
-        };
-        return Some(format!("{arrow}  {line}"));
-    }
-    let x = report.llm_response(i)?;
-    let status = x.status.map_or("?".to_string(), |s| s.to_string());
-    let latency = crate::trace::latency_us(events[x.request].time, events[i].time);
-    let mut s = format!(
-        "{arrow}  {status} {}",
-        x.stop_reason.as_deref().unwrap_or("?")
-    );
-    if x.streamed {
-        let _ = write!(s, " {}", words.get("summary.streamed"));
-    }
-    for (id, name, _) in &x.tool_calls {
-        let _ = write!(s, " {name} [{id}]");
-        if let Some(c) = report.chain_asked(i, id) {
-            match (c.tools_call, c.tools_result, c.returned_in) {
-                (Some(call), result, back) => {
-                    let step = |key: &str, i: usize| words.fmt(key, &[("seq", &seq_of(i))]);
-                    let _ = write!(s, " {}", step("summary.to_call", call));
-                    if let Some(r) = result {
-                        let _ = write!(s, " {}", step("summary.to_result", r));
-                    }
-                    if let Some(b) = back {
-                        let _ = write!(s, " {}", step("summary.to_tool_result", b));
-                    }
-                }
-                (None, _, Some(b)) => {
-                    let text = words.fmt("summary.no_call", &[("seq", &seq_of(b))]);
-                    let _ = write!(s, " {text}");
-                }
-                (None, _, None) => {
-                    let _ = write!(s, " {}", words.get("summary.never_sent"));
-                }
-            }
-        }
-    }
-    if x.tool_calls.is_empty() && !x.text.is_empty() {
-        let _ = write!(s, " \"{}\"", preview(&x.text));
-    }
-    if let Some(p) = &x.problem {
-        let _ = write!(s, "  !! {}", preview(p));
-    }
-    if let Some(us) = latency {
-        let _ = write!(s, " ({} ms)", us / 1000);
-    }
-    Some(s)
-}
-
-/// One derived JSON record per event (`sightline summary --json`), one per line.
-pub fn json_lines(events: &[Event], report: &Report) -> String {
-    let mut out = Vec::new();
-    // Writing into memory cannot fail.
-    let _ = write_json_lines(&mut out, events, report);
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Writes [`json_lines`] to `w`, a record at a time.
-pub fn write_json_lines(
-    w: &mut dyn std::io::Write,
-    events: &[Event],
-    report: &Report,
-) -> std::io::Result<()> {
-    let mut out = String::new();
-    for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
-        w.write_all(out.as_bytes())?;
-        out.clear();
-        let (paired, unanswered, cancelled_by) = match &d.pairing {
-            Pairing::AnsweredBy(s) | Pairing::Answers(s) => (Some(*s), None, None),
-            Pairing::Unanswered(why) => (None, Some(why.clone()), None),
-            Pairing::Cancelled(s) => (None, None, Some(*s)),
-            Pairing::None | Pairing::Orphan => (None, None, None),
-        };
-        let record = json!({
-            "seq": event.seq,
-            "time": crate::trace::format_time(event.time),
-            "from": event.from,
-            "to": event.to,
-            "channel": event.channel,
-            "kind": d.kind.as_str(),
-            "method": d.method,
-            "id": d.id.as_ref().map(rpc_id_json),
-            "paired": paired,
-            "latency_ms": d.latency_us.map(|us| us as f64 / 1000.0),
-            "unanswered": unanswered,
-            "cancelled_by": cancelled_by,
-            "orphan": d.pairing == Pairing::Orphan,
-            "revision": d.revision,
-            "detail": d.detail,
-            "problem": d.problem(),
-            "error": d.error().map(|(code, message)| json!({"code": code, "message": message})),
-            "retry_of": d.retry_of(),
-            "input_required": d.input_required,
-            "subscription": d.subscription(),
-        });
-        let mut record = strip_nulls(record);
-        let llm = report.llm_of(i).map(|(n, _)| &report.llm[n]);
-        if let (Some(x), Value::Object(map)) = (llm, &mut record) {
-            let calls: Vec<Value> = x
-                .tool_calls
-                .iter()
-                .map(|(id, name, args)| json!({"id": id, "name": name, "arguments": args}))
-                .collect();
-            let llm = if x.request == i {
-                json!({"shape": x.shape.map(|s| s.as_str()), "tools": x.tools, "tool_results": x.tool_results})
-            } else {
-                json!({"status": x.status, "stop_reason": x.stop_reason, "tool_calls": calls, "streamed": x.streamed, "problem": x.problem})
-            };
-            map.insert("llm".into(), llm);
-        }
-        if let (Some(c), Value::Object(map)) = (report.chain_of_call(i), &mut record) {
-            map.insert(
-                "model_call".into(),
-                json!({"id": c.call_id, "asked_in": events[c.asked_in].seq}),
-            );
-        }
-        let _ = writeln!(out, "{record}");
-    }
-    w.write_all(out.as_bytes())
-}
-
-/// The id as it was on the wire: a JSON number stays a number, a string a string.
-fn rpc_id_json(id: &crate::trace::RpcId) -> Value {
-    match id {
-        crate::trace::RpcId::Int(i) => Value::from(*i),
-        crate::trace::RpcId::Number(n) => {
-            serde_json::from_str(n).unwrap_or_else(|_| Value::String(n.to_string()))
-        }
-        crate::trace::RpcId::String(s) => Value::String(s.to_string()),
-    }
-}
-
-fn strip_nulls(v: Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .filter(|(_, v)| !v.is_null() && *v != Value::Bool(false))
-                .collect(),
-        ),
-        other => other,
-    }
 }
 
 fn seconds_since(t0: DateTime<Utc>, t: DateTime<Utc>) -> f64 {
@@ -340,6 +130,40 @@ impl LaneNames {
             Lane::Server(_) => "S".into(),
             Lane::Other(s) => s.to_string(),
         }
+    }
+
+    /// `-- lanes: U user, H host (its LLM loop), ...`: each letter the summary uses, in the
+    /// order it first appears; `None` for a trace without events.
+    fn legend(&self, events: &[Event], words: Words) -> Option<String> {
+        let mut seen: Vec<String> = Vec::new();
+        let mut parts: Vec<String> = Vec::new();
+        for e in events {
+            for (lane, peer) in [(&e.from, &e.to), (&e.to, &e.from)] {
+                let letter = self.name(lane, peer);
+                if seen.contains(&letter) {
+                    continue;
+                }
+                let key = match lane {
+                    Lane::User => "summary.lane_u",
+                    Lane::Host if peer.is_server() => "summary.lane_c",
+                    Lane::Host => "summary.lane_h",
+                    Lane::Llm => "summary.lane_l",
+                    Lane::Server(_) => "summary.lane_s",
+                    Lane::Other(_) => continue,
+                };
+                let name = match lane {
+                    Lane::Server(name) => name.to_string(),
+                    _ => String::new(),
+                };
+                let args = [("letter", letter.as_str()), ("name", name.as_str())];
+                parts.push(words.fmt(key, &args));
+                seen.push(letter);
+            }
+        }
+        (!parts.is_empty()).then(|| {
+            let lanes = parts.join(", ");
+            words.fmt("summary.legend", &[("lanes", &lanes)])
+        })
     }
 
     fn arrow(&self, e: &Event) -> String {
@@ -414,6 +238,12 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
         Kind::Process => process_line(e, names, words),
+        // The host's own notes explain a step (why a tool is dropped or renamed): in full.
+        Kind::Note if e.from == Lane::Host && e.to == Lane::Host => format!(
+            "{arrow}  {} {}",
+            words.get("summary.note"),
+            crate::analysis::diagram::visible(&e.text(), usize::MAX)
+        ),
         Kind::Note => format!(
             "{arrow}  {} {}",
             words.get("summary.note"),
@@ -481,7 +311,7 @@ fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
 
 /// At most [`PREVIEW_CHARS`] characters, with control and invisible characters made visible,
 /// and the full length when it was cut.
-fn preview(text: &str) -> String {
+pub(super) fn preview(text: &str) -> String {
     let shown = crate::analysis::diagram::visible(text, PREVIEW_CHARS);
     let total = text.chars().count();
     if total > PREVIEW_CHARS {

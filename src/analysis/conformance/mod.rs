@@ -1,0 +1,390 @@
+//! Schema conformance: every recorded JSON-RPC message checked against the official MCP JSON
+//! Schema of its session's revision.
+//!
+//! The five published schemas (2024-11-05 .. 2026-07-28, `assets/mcp-schema/`) are compiled into
+//! the binary; nothing is ever fetched (no network `$ref` resolution). A validator is compiled
+//! lazily, once per (revision, definition), and cached for the life of the process.
+//!
+//! # Which definition a message is checked against
+//!
+//! Each message is validated once, against the narrowest definition its direction and kind allow:
+//!
+//! | message | definition |
+//! |---|---|
+//! | host -> server request | the method's own type from the revision's `ClientRequest` union (`InitializeRequest`, `CallToolRequest`, ...) |
+//! | server -> host request | the method's own type from `ServerRequest`; 2026-07-28 has no `ServerRequest`, so any server request is itself a violation |
+//! | notification | the method's own type from `ClientNotification` / `ServerNotification` |
+//! | response | the result type of the paired request's method (`tools/call` -> `CallToolResult`), applied to the `result` member (pointers start with `/result`) |
+//! | error response | `JSONRPCError` (up to 2025-06-18) or `JSONRPCErrorResponse` (2025-11-25 on) |
+//!
+//! The method -> definition map is read from the schema itself: the `$ref`s of each union and
+//! each member's `method.const`. A request type `FooRequest` is answered by `FooResult` when the
+//! revision defines one, else by the plain `Result` (`ping`, `logging/setLevel`, ...). Two
+//! results depend on the exchange rather than the method: a 2026-07-28 result with
+//! `resultType: "input_required"` is an `InputRequiredResult`, and the answer to a 2025-11-25
+//! task-augmented request (`params.task`) is a `CreateTaskResult`.
+//!
+//! A method the revision does not define (an extension, or a method of another revision) is not
+//! a violation: it is counted in [`Conformance::unknown`] and nothing more. Responses that pair
+//! with no request, payloads that are not JSON-RPC at all (the trace analysis already reports
+//! those as `invalid`) and non-JSON-RPC channels are not checked.
+//!
+//! # Which revision
+//!
+//! The one [`crate::trace::analyze`] derived for the message (negotiated by `initialize`, or
+//! named per request in 2026-07-28 `_meta`). An `initialize` request is checked under the
+//! revision its answer negotiated: clients often ask for a newer revision than they get (rmcp
+//! asks for 2026-07-28, which has no `initialize`). A revision that is unknown or not one of the
+//! five is checked as 2025-11-25, the latest revision with the `initialize` handshake.
+//!
+//! # Pointers and rules
+//!
+//! [`Violation::pointer`] is a JSON pointer into the whole message (`/params/clientInfo`,
+//! `/result/tools/0/inputSchema`). For a missing member (`required`) it names the member that
+//! is missing. [`Violation::rule`] is the JSON Schema keyword that failed (`required`, `type`,
+//! `const`, `additionalProperties`, `format`, ...). When a value matches none of the branches
+//! of a union (`anyOf`/`oneOf`, such as a `ContentBlock`), the violations reported are those of
+//! the branch the value was evidently meant to be (the one whose discriminators, such as
+//! `type: "text"`, it satisfies); only when no branch fits is the union itself reported.
+//!
+//! `format` is asserted in every revision (`uri`, `uri-template`; unknown formats such as
+//! `byte` are ignored), so a resource `uri` that is not a URI is a violation whatever draft the
+//! file declares.
+
+use std::collections::{BTreeMap, HashSet};
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::trace::{Analysis, Event, Kind, Pairing};
+
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use schema::{Schema, known_schema, schema_for};
+
+/// The revision a message is checked under when its own is unknown.
+pub const DEFAULT_REVISION: &str = "2025-11-25";
+
+/// The longest `message` kept; longer ones (they quote the offending value) are cut.
+const MESSAGE_LIMIT: usize = 240;
+
+/// One way one message departs from its revision's schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// Index of the event in the trace.
+    pub event: usize,
+    /// The event's `seq`.
+    pub seq: u64,
+    /// The revision whose schema was applied.
+    pub revision: String,
+    /// The schema definition applied (`CallToolRequest`, `ListToolsResult`, `JSONRPCError`...).
+    pub definition: String,
+    /// JSON pointer into the message; for a missing member, the member's would-be pointer.
+    pub pointer: String,
+    /// The JSON Schema keyword that failed (`required`, `type`, `const`...).
+    pub rule: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// The outcome of checking a whole trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Conformance {
+    pub violations: Vec<Violation>,
+    /// Messages checked (validated against a definition, or refused outright).
+    pub checked: usize,
+    /// Definition -> number of messages validated against it.
+    pub definitions: BTreeMap<String, usize>,
+    /// Messages with a method their revision does not define (extensions): method -> count.
+    /// Responses to such requests are counted under the request's method.
+    pub unknown: BTreeMap<String, usize>,
+    /// JSON-RPC responses that answer no known request, so have no result type to check.
+    pub unpaired: usize,
+}
+
+impl Conformance {
+    /// Number of messages with an unknown method.
+    pub fn unknown_total(&self) -> usize {
+        self.unknown.values().sum()
+    }
+}
+
+/// Validates every JSON-RPC message of a trace; see the module documentation for the rules.
+pub fn validate(events: &[Event], analysis: &Analysis) -> Vec<Violation> {
+    check(events, analysis).violations
+}
+
+/// [`validate`], with the counts of what was checked and what was not.
+pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
+    let mut out = Conformance::default();
+    // Requests that asked for a task (2025-11-25 `params.task`): their answer is a CreateTaskResult.
+    let mut task_requests: HashSet<usize> = HashSet::new();
+    for (index, (event, d)) in events.iter().zip(&analysis.derived).enumerate() {
+        if !event.channel.carries_jsonrpc()
+            || !matches!(
+                d.kind,
+                Kind::Request | Kind::Notification | Kind::Response | Kind::Error
+            )
+        {
+            continue;
+        }
+        let from_server = event.from.is_server();
+        if !from_server && !event.to.is_server() {
+            continue;
+        }
+        let Some(message) = event
+            .bytes()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        else {
+            continue;
+        };
+        let method = d.method.as_deref().unwrap_or_default();
+        let mut revision = schema_for(d.revision.as_deref());
+        if method == "initialize" && matches!(d.kind, Kind::Request | Kind::Response) {
+            revision = initialize_revision(events, analysis, index, revision);
+        }
+        let violation =
+            |definition: &str, pointer: String, rule: &str, message: String| Violation {
+                event: index,
+                seq: event.seq,
+                revision: revision.revision.to_string(),
+                definition: definition.to_string(),
+                pointer,
+                rule: rule.to_string(),
+                message,
+            };
+
+        let (definition, instance, prefix) = match d.kind {
+            Kind::Request => {
+                let table = if from_server {
+                    match &revision.server_requests {
+                        Some(t) => t,
+                        None => {
+                            out.checked += 1;
+                            out.violations.push(violation(
+                                "ServerRequest",
+                                String::new(),
+                                "revision",
+                                format!(
+                                    "{} has no server-to-client requests (this one is `{method}`)",
+                                    revision.revision
+                                ),
+                            ));
+                            continue;
+                        }
+                    }
+                } else {
+                    &revision.client_requests
+                };
+                let Some(def) = table.get(method) else {
+                    *out.unknown.entry(method.to_string()).or_default() += 1;
+                    continue;
+                };
+                if revision.has("CreateTaskResult")
+                    && message
+                        .pointer("/params/task")
+                        .is_some_and(Value::is_object)
+                {
+                    task_requests.insert(index);
+                }
+                (def.as_str(), &message, "")
+            }
+            Kind::Notification => {
+                let table = if from_server {
+                    &revision.server_notifications
+                } else {
+                    &revision.client_notifications
+                };
+                let Some(def) = table.get(method) else {
+                    *out.unknown.entry(method.to_string()).or_default() += 1;
+                    continue;
+                };
+                (def.as_str(), &message, "")
+            }
+            Kind::Response => {
+                let Pairing::Answers(request_seq) = d.pairing else {
+                    out.unpaired += 1;
+                    continue;
+                };
+                // The request went the other way: a server's answer is to a client request.
+                let table = if from_server {
+                    Some(&revision.client_requests)
+                } else {
+                    revision.server_requests.as_ref()
+                };
+                let Some(table) = table else {
+                    // An answer to a server request the revision does not allow; the request
+                    // itself was reported.
+                    continue;
+                };
+                let Some(request_def) = table.get(method) else {
+                    *out.unknown.entry(method.to_string()).or_default() += 1;
+                    continue;
+                };
+                let request_index = index_of(events, request_seq, index);
+                let def = if d.input_required && revision.has("InputRequiredResult") {
+                    "InputRequiredResult"
+                } else if request_index.is_some_and(|i| task_requests.contains(&i)) {
+                    "CreateTaskResult"
+                } else {
+                    revision.result_for(request_def)
+                };
+                let Some(result) = message.get("result") else {
+                    continue;
+                };
+                (def, result, "/result")
+            }
+            Kind::Error => (revision.error_definition, &message, ""),
+            _ => continue,
+        };
+        out.checked += 1;
+        match out.definitions.get_mut(definition) {
+            Some(n) => *n += 1,
+            None => {
+                out.definitions.insert(definition.to_string(), 1);
+            }
+        }
+        let validator = revision.validator(definition);
+        if validator.is_valid(instance) {
+            continue;
+        }
+        for (pointer, rule, text) in describe(validator.iter_errors(instance)) {
+            out.violations.push(violation(
+                definition,
+                format!("{prefix}{pointer}"),
+                &rule,
+                text,
+            ));
+        }
+    }
+    out.violations
+        .extend(super::trace_context::violations(events, analysis));
+    out.violations.sort_by_key(|v| v.event);
+    out
+}
+
+/// The index of the event with `seq`, found near `hint` (traces are in `seq` order).
+fn index_of(events: &[Event], seq: u64, hint: usize) -> Option<usize> {
+    let upto = (hint + 1).min(events.len());
+    match events[..upto].binary_search_by_key(&seq, |e| e.seq) {
+        Ok(i) => Some(i),
+        Err(_) => events.iter().position(|e| e.seq == seq),
+    }
+}
+
+/// The revision an `initialize` exchange is checked under: the one the answer negotiated, or
+/// the latest with a handshake when the asked-for revision has none.
+fn initialize_revision(
+    events: &[Event],
+    analysis: &Analysis,
+    index: usize,
+    asked: &'static Schema,
+) -> &'static Schema {
+    let d = &analysis.derived[index];
+    let negotiated = match d.pairing {
+        Pairing::AnsweredBy(seq) => events[index + 1..]
+            .iter()
+            .position(|e| e.seq == seq)
+            .and_then(|i| analysis.derived[index + 1 + i].revision.as_deref())
+            .and_then(known_schema),
+        _ => None,
+    };
+    let chosen = negotiated.unwrap_or(asked);
+    if chosen.client_requests.contains_key("initialize") {
+        chosen
+    } else {
+        schema_for(Some(DEFAULT_REVISION))
+    }
+}
+
+/// Turns validation errors into (pointer, rule, message), sorted by pointer, descending into
+/// the branch of a failed union the value was meant to be.
+fn describe<'a>(
+    errors: impl Iterator<Item = ValidationError<'a>>,
+) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for error in errors {
+        describe_one(&error, &mut out, 0);
+    }
+    // Document order, whatever order the validator visited the keywords in.
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn describe_one(
+    error: &ValidationError<'_>,
+    out: &mut Vec<(String, String, String)>,
+    depth: usize,
+) {
+    let kind = error.kind();
+    let branches = match kind {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            Some(context)
+        }
+        _ => None,
+    };
+    if let Some(branches) = branches
+        && depth < 8
+        && let Some(best) = best_branch(branches, error.instance_path().as_str())
+    {
+        for e in best {
+            describe_one(e, out, depth + 1);
+        }
+        return;
+    }
+    let mut pointer = error.instance_path().as_str().to_string();
+    if let ValidationErrorKind::Required { property } = kind
+        && let Some(name) = property.as_str()
+    {
+        pointer.push('/');
+        pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+    }
+    out.push((
+        pointer,
+        kind.keyword().to_string(),
+        shorten(error.to_string()),
+    ));
+}
+
+/// The branch of a failed union the value was evidently meant to be: one whose errors are not
+/// about a discriminator (a `const` or `enum`, or the wrong type for the union's value itself)
+/// and are fewest. `None` when every branch fails on a discriminator, or several fit equally.
+fn best_branch<'e, 'a>(
+    branches: &'e [Vec<ValidationError<'a>>],
+    at: &str,
+) -> Option<&'e [ValidationError<'a>]> {
+    let fits = |errors: &&Vec<ValidationError<'a>>| {
+        !errors.is_empty()
+            && errors.iter().all(|e| match e.kind() {
+                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. } => false,
+                ValidationErrorKind::Type { .. } => e.instance_path().as_str() != at,
+                _ => true,
+            })
+    };
+    let mut best: Option<&Vec<ValidationError<'a>>> = None;
+    let mut tie = false;
+    for errors in branches.iter().filter(fits) {
+        match best.map(|b| errors.len().cmp(&b.len())) {
+            None | Some(std::cmp::Ordering::Less) => {
+                best = Some(errors);
+                tie = false;
+            }
+            Some(std::cmp::Ordering::Equal) => tie = true,
+            Some(std::cmp::Ordering::Greater) => {}
+        }
+    }
+    if tie { None } else { best.map(Vec::as_slice) }
+}
+
+fn shorten(mut text: String) -> String {
+    if text.chars().count() > MESSAGE_LIMIT {
+        text = text.chars().take(MESSAGE_LIMIT).collect();
+        text.push('…');
+    }
+    text
+}

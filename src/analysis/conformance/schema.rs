@@ -1,0 +1,175 @@
+//! The schemas: the five shipped MCP JSON Schemas, parsed once per process, each with its method
+//! tables (method -> definition, request -> result) read from its unions, and a cache of
+//! compiled validators, one per definition, compiled on first use. Apart from the checking
+//! (`super`), which only asks for a revision's schema and a definition's validator.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+use super::DEFAULT_REVISION;
+use crate::analysis::explain::REVISIONS;
+
+const SCHEMA_TEXTS: [&str; 5] = [
+    include_str!("../../../assets/mcp-schema/2024-11-05/schema.json"),
+    include_str!("../../../assets/mcp-schema/2025-03-26/schema.json"),
+    include_str!("../../../assets/mcp-schema/2025-06-18/schema.json"),
+    include_str!("../../../assets/mcp-schema/2025-11-25/schema.json"),
+    include_str!("../../../assets/mcp-schema/2026-07-28/schema.json"),
+];
+
+/// One revision's schema: the parsed document, its method tables, its compiled validators.
+pub(super) struct Schema {
+    pub(super) revision: &'static str,
+    pub(super) document: Value,
+    /// `$defs` (2020-12) or `definitions` (draft-07).
+    pub(super) defs_key: &'static str,
+    pub(super) client_requests: HashMap<String, String>,
+    /// `None` when the revision has no `ServerRequest` (2026-07-28).
+    pub(super) server_requests: Option<HashMap<String, String>>,
+    pub(super) client_notifications: HashMap<String, String>,
+    pub(super) server_notifications: HashMap<String, String>,
+    pub(super) error_definition: &'static str,
+    /// Request definition -> the definition of its result, when it has its own.
+    pub(super) results: HashMap<String, String>,
+    pub(super) validators: Mutex<HashMap<String, Arc<Validator>>>,
+}
+
+pub(super) fn schema_at(i: usize) -> &'static Schema {
+    static SCHEMAS: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
+    SCHEMAS[i].get_or_init(|| Schema::load(REVISIONS[i], SCHEMA_TEXTS[i]))
+}
+
+pub(super) fn known_schema(revision: &str) -> Option<&'static Schema> {
+    REVISIONS.iter().position(|r| *r == revision).map(schema_at)
+}
+
+/// The schema for a message's revision; unknown or absent revisions get [`DEFAULT_REVISION`].
+pub(super) fn schema_for(revision: Option<&str>) -> &'static Schema {
+    revision
+        .and_then(known_schema)
+        .or_else(|| known_schema(DEFAULT_REVISION))
+        .expect("the default revision is shipped")
+}
+
+impl Schema {
+    pub(super) fn load(revision: &'static str, text: &str) -> Schema {
+        let document: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("the shipped {revision} schema is not JSON: {e}"));
+        let defs_key = if document.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
+        let mut schema = Schema {
+            revision,
+            document,
+            defs_key,
+            client_requests: HashMap::new(),
+            server_requests: None,
+            client_notifications: HashMap::new(),
+            server_notifications: HashMap::new(),
+            error_definition: "JSONRPCError",
+            results: HashMap::new(),
+            validators: Mutex::new(HashMap::new()),
+        };
+        schema.client_requests = schema.union("ClientRequest").unwrap_or_default();
+        schema.server_requests = schema.union("ServerRequest");
+        schema.client_notifications = schema.union("ClientNotification").unwrap_or_default();
+        schema.server_notifications = schema.union("ServerNotification").unwrap_or_default();
+        let requests = schema
+            .client_requests
+            .values()
+            .chain(schema.server_requests.iter().flat_map(HashMap::values));
+        let results: HashMap<String, String> = requests
+            .filter_map(|request| {
+                let stem = request.strip_suffix("Request")?;
+                let result = format!("{stem}Result");
+                schema.has(&result).then(|| (request.clone(), result))
+            })
+            .collect();
+        schema.results = results;
+        if schema.has("JSONRPCErrorResponse") {
+            schema.error_definition = "JSONRPCErrorResponse";
+        }
+        schema
+    }
+
+    pub(super) fn definition(&self, name: &str) -> Option<&Value> {
+        self.document.get(self.defs_key)?.get(name)
+    }
+
+    pub(super) fn has(&self, name: &str) -> bool {
+        self.definition(name).is_some()
+    }
+
+    /// method -> definition name, for the members of a union such as `ClientRequest`. A union
+    /// that is a single inline definition (2026-07-28 `ClientNotification`) maps to itself.
+    pub(super) fn union(&self, name: &str) -> Option<HashMap<String, String>> {
+        let union = self.definition(name)?;
+        let members: Vec<&Value> = match union.get("anyOf").or_else(|| union.get("oneOf")) {
+            Some(Value::Array(items)) => items.iter().collect(),
+            _ => vec![union],
+        };
+        let mut table = HashMap::new();
+        for member in members {
+            let (def_name, def) = match member.get("$ref").and_then(Value::as_str) {
+                Some(r) => {
+                    let target = r.rsplit('/').next().unwrap_or(r);
+                    match self.definition(target) {
+                        Some(def) => (target.to_string(), def),
+                        None => continue,
+                    }
+                }
+                None => (name.to_string(), member),
+            };
+            if let Some(method) = def
+                .pointer("/properties/method/const")
+                .and_then(Value::as_str)
+            {
+                table.insert(method.to_string(), def_name);
+            }
+        }
+        Some(table)
+    }
+
+    /// The result type answering a request type: `FooRequest` -> `FooResult`, else `Result`.
+    pub(super) fn result_for(&self, request_definition: &str) -> &str {
+        self.results
+            .get(request_definition)
+            .map_or("Result", String::as_str)
+    }
+
+    /// The compiled validator of one definition, compiled on first use.
+    pub(super) fn validator(&self, name: &str) -> Arc<Validator> {
+        let mut cache = self
+            .validators
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(v) = cache.get(name) {
+            return Arc::clone(v);
+        }
+        let v = Arc::new(self.compile(name));
+        cache.insert(name.to_string(), Arc::clone(&v));
+        v
+    }
+
+    /// The whole document with a root `$ref` to the definition, so that every internal
+    /// reference resolves; compiled offline.
+    pub(super) fn compile(&self, name: &str) -> Validator {
+        let mut root = self.document.clone();
+        root["$ref"] = Value::String(format!("#/{}/{name}", self.defs_key));
+        jsonschema::options()
+            .offline()
+            .should_validate_formats(true)
+            .build(&root)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "the shipped {} schema's {name} does not compile: {e}",
+                    self.revision
+                )
+            })
+    }
+}

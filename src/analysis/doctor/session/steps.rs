@@ -1,0 +1,231 @@
+//! The steps of a session that can fail after the spawn, judged in order: the handshake
+//! (`initialize` or `server/discover`: its revision, its `tools` capability), the last
+//! `tools/list` and its pages, and a `list_changed` left unanswered afterwards.
+
+use serde_json::Value;
+
+use super::{Server, Session, str_at};
+use crate::analysis::doctor::Code;
+use crate::analysis::doctor::rules;
+use crate::analysis::explain::INITIALIZE_REVISIONS;
+use crate::trace::{Channel, Kind, Lane};
+
+impl Session<'_, '_> {
+    /// The handshake's result index and whether it advertises tools, or the failure.
+    pub(super) fn handshake(
+        &self,
+        h: usize,
+        notes: &mut Vec<String>,
+    ) -> Result<(usize, bool), Box<Server>> {
+        let ctx = self.ctx;
+        let method = ctx.report.rpc.derived[h].method.clone().unwrap_or_default();
+        let request = ctx.json(h).unwrap_or_default();
+        let asked = if &*method == "initialize" {
+            str_at(&request, "/params/protocolVersion")
+        } else {
+            request
+                .pointer("/params/_meta")
+                .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+                .and_then(Value::as_str)
+        }
+        .unwrap_or("?")
+        .to_string();
+        let Some(r) = ctx.answer(h) else {
+            if let Some(exit) = self.crash_during(h) {
+                return Err(Box::new(self.crashed(exit, &method)));
+            }
+            let detail = format!(
+                "{method} (#{}) was never answered ({})",
+                ctx.seq(h),
+                self.unanswered_reason(h)
+            );
+            return Err(Box::new(self.failed(Code::HandshakeFailed, h, detail)));
+        };
+        let answer = ctx.json(r).unwrap_or_default();
+        if let Some(error) = answer.get("error") {
+            let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+            let supported = error.pointer("/data/supported").and_then(Value::as_array);
+            if code == -32022 || (code == -32602 && supported.is_some()) {
+                let list = supported.map_or_else(
+                    || "(no list given)".to_string(),
+                    |s| s.iter().map(rules::plain).collect::<Vec<_>>().join(", "),
+                );
+                let detail = format!(
+                    "the server refused protocol version {asked} in {method} (error {code} {message:?}); it supports: {list}"
+                );
+                return Err(Box::new(self.failed(
+                    Code::ProtocolVersionRefused,
+                    r,
+                    detail,
+                )));
+            }
+            let detail = format!("{method} failed: error {code} {message:?}");
+            return Err(Box::new(self.failed(Code::HandshakeFailed, r, detail)));
+        }
+        let result = answer.get("result").cloned().unwrap_or_default();
+        if &*method == "initialize" {
+            let got = result.get("protocolVersion");
+            match got.and_then(Value::as_str) {
+                Some(v) if v == asked => {}
+                Some(v) if INITIALIZE_REVISIONS.contains(&v) => notes.push(format!(
+                    "the host asked for {asked} and the server answered {v}"
+                )),
+                _ => {
+                    let got = got.map_or_else(|| "no protocolVersion".to_string(), rules::plain);
+                    let detail = format!(
+                        "the host asked for {asked}; the initialize result names {got}, which is not a revision a host can use (known: {})",
+                        INITIALIZE_REVISIONS.join(", ")
+                    );
+                    return Err(Box::new(self.failed(
+                        Code::ProtocolVersionRefused,
+                        r,
+                        detail,
+                    )));
+                }
+            }
+        } else if let Some(versions) = result.get("supportedVersions").and_then(Value::as_array)
+            && !versions.iter().any(|v| v.as_str() == Some(asked.as_str()))
+        {
+            let list: Vec<String> = versions.iter().map(rules::plain).collect();
+            let detail = format!(
+                "the host asked for {asked}; server/discover lists only {}",
+                list.join(", ")
+            );
+            return Err(Box::new(self.failed(
+                Code::ProtocolVersionRefused,
+                r,
+                detail,
+            )));
+        }
+        let tools = result
+            .get("capabilities")
+            .and_then(Value::as_object)
+            .is_some_and(|c| c.contains_key("tools"));
+        Ok((r, tools))
+    }
+
+    pub(super) fn unanswered_reason(&self, req: usize) -> String {
+        if let Some(n) = self.gave_up(req) {
+            return format!(
+                "the host stopped waiting: {:?} (#{})",
+                self.ctx.events[n].text(),
+                self.ctx.seq(n)
+            );
+        }
+        match &self.ctx.report.rpc.derived[req].pairing {
+            crate::trace::Pairing::Unanswered(why) => why.to_string(),
+            crate::trace::Pairing::Cancelled(seq) => format!("the host cancelled it (#{seq})"),
+            _ => "no response".to_string(),
+        }
+    }
+
+    pub(super) fn no_tools(&self, result: usize, then: &str) -> Server {
+        let detail = format!(
+            "the handshake result (#{}) has no `tools` in its capabilities; {then}",
+            self.ctx.seq(result)
+        );
+        self.failed(Code::NoToolsCapability, result, detail)
+    }
+
+    /// What went wrong with the last `tools/list` (`None` when it succeeded).
+    pub(super) fn list_outcome(&self, last: usize, no_tools: Option<usize>) -> Option<Server> {
+        let ctx = self.ctx;
+        let Some(r) = ctx.answer(last) else {
+            if let Some(exit) = self.crash_during(last) {
+                return Some(self.crashed(exit, &format!("tools/list (#{})", ctx.seq(last))));
+            }
+            let detail = format!(
+                "tools/list (#{}) was never answered ({})",
+                ctx.seq(last),
+                self.unanswered_reason(last)
+            );
+            return Some(self.failed(Code::ToolsListError, last, detail));
+        };
+        let answer = ctx.json(r).unwrap_or_default();
+        if let Some(error) = answer.get("error") {
+            let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+            let what = format!(
+                "tools/list failed with error {code} {message:?} (#{})",
+                ctx.seq(r)
+            );
+            if let Some(result) = no_tools {
+                return Some(self.no_tools(result, &what));
+            }
+            return Some(self.failed(Code::ToolsListError, r, what));
+        }
+        if answer
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .is_none()
+        {
+            let detail = format!(
+                "the tools/list result (#{}) has no `tools` array",
+                ctx.seq(r)
+            );
+            return Some(self.failed(Code::ToolsListError, r, detail));
+        }
+        None
+    }
+
+    /// The tools of the last listing: a `tools/list` without a cursor starts one, each page
+    /// with a cursor adds to it.
+    pub(super) fn listing(&self, lists: &[usize]) -> Option<(Vec<Value>, usize)> {
+        let ctx = self.ctx;
+        let mut current: Option<(Vec<Value>, usize)> = None;
+        let mut last_good = None;
+        for &t in lists {
+            let request = ctx.json(t).unwrap_or_default();
+            if request.pointer("/params/cursor").is_none() {
+                if current.is_some() {
+                    last_good = current.take();
+                }
+                current = None;
+            }
+            let page = ctx.answer(t).and_then(|r| {
+                let tools = ctx.json(r)?.pointer("/result/tools")?.as_array()?.clone();
+                Some((tools, r))
+            });
+            if let Some((tools, r)) = page {
+                let entry = current.get_or_insert_with(|| (Vec::new(), r));
+                entry.0.extend(tools);
+                entry.1 = r;
+            }
+        }
+        current.or(last_good)
+    }
+
+    /// A `list_changed` after the listing's result and before the cut, with no new listing.
+    pub(super) fn stale(&self, result: usize) -> Option<(usize, String)> {
+        let ctx = self.ctx;
+        let d = &ctx.report.rpc.derived;
+        let limit = self.end.min(ctx.cut);
+        let at = (result + 1..limit).find(|&i| {
+            ctx.events[i].from == *self.lane
+                && d[i].kind == Kind::Notification
+                && d[i].method.as_deref() == Some("notifications/tools/list_changed")
+        })?;
+        let ignored = (at + 1..limit).find(|&i| {
+            let e = &ctx.events[i];
+            e.channel == Channel::Note && e.from == Lane::Host && e.text().contains("list_changed")
+        });
+        let before = if ctx.cut < ctx.events.len() {
+            format!("before the last LLM request (#{})", ctx.seq(ctx.cut))
+        } else {
+            "and the trace ends".to_string()
+        };
+        let mut detail = format!(
+            "the server said its tools changed (notifications/tools/list_changed, #{}), and no tools/list followed {before}",
+            ctx.seq(at)
+        );
+        if let Some(n) = ignored {
+            detail.push_str(&format!(
+                "; the host says: {:?} (#{})",
+                ctx.events[n].text(),
+                ctx.seq(n)
+            ));
+        }
+        Some((at, detail))
+    }
+}

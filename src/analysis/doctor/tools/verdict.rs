@@ -1,0 +1,245 @@
+//! The verdict on one listed tool: sent to the model (under which name, with which problems),
+//! or not, and why (dropped by the host, refused by the provider's rules, over a limit), with
+//! the hint that goes with it.
+
+use serde_json::Value;
+
+use super::{Judge, tool_name};
+use crate::analysis::LlmExchange;
+use crate::analysis::doctor::rules::{
+    self, hint, max_tools, name_rule, provider_name, tool_problem,
+};
+use crate::analysis::doctor::{Code, ToolFinding};
+use crate::wire::catalog::{Entry, Fate};
+use crate::wire::convert::{self, ToolRejected};
+
+impl Judge<'_, '_> {
+    pub(super) fn sent(
+        &self,
+        server: &str,
+        tool: &Value,
+        api_name: &str,
+        result: usize,
+    ) -> ToolFinding {
+        let name = tool_name(tool);
+        let shape = self.basis.shape();
+        let (sent, is) = if self.basis.would_be() {
+            ("would be sent", "would carry")
+        } else {
+            ("was sent", "carries")
+        };
+        if let Some((code, detail)) = tool_problem(shape, tool) {
+            let detail = format!("{sent} to {}, but {detail}", provider_name(shape));
+            let mut f = self.finding(server, name, code, result, detail);
+            if code == Code::ProviderLimit {
+                f.hint = "shorten the description (move details into the parameters' \
+                          descriptions), or use a host that truncates long descriptions"
+                    .into();
+            }
+            return f;
+        }
+        let count = self
+            .last
+            .map_or_else(|| self.catalog.api_tools().len(), |x| x.tools.len());
+        if let Some(max) = max_tools(shape).filter(|&max| count > max) {
+            let detail = format!(
+                "the request {is} {count} tools; {} accepts at most {max} per request \
+                 (error array_above_max_length) and refuses the whole request",
+                provider_name(shape)
+            );
+            let at = self.request_or(result);
+            let mut f = self.finding(server, name, Code::ProviderLimit, at, detail);
+            f.hint = format!(
+                "offer at most {max} tools: disable servers or tools in the host, or split them across agents"
+            );
+            return f;
+        }
+        let call = self.call_of(server, name);
+        let called = call.map_or_else(
+            || " The model did not call it.".to_string(),
+            |c| format!(" The model called it (tools/call #{}).", self.ctx.seq(c)),
+        );
+        if api_name != name {
+            let shown = self
+                .note(
+                    result,
+                    &format!("host shows tool `{name}` of server `{server}` to the model as `"),
+                )
+                .map_or(result, |(i, _)| i);
+            let others: Vec<&str> = self
+                .lists
+                .iter()
+                .filter(|(s, tools)| s != server && tools.iter().any(|t| tool_name(t) == name))
+                .map(|(s, _)| s.as_str())
+                .collect();
+            if !others.is_empty() {
+                let mut f = self.finding(
+                    server,
+                    name,
+                    Code::DuplicateName,
+                    shown,
+                    format!(
+                        "server(s) `{}` also list `{name}`: the host shows this one to the model as `{api_name}`.{called}",
+                        others.join("`, `")
+                    ),
+                );
+                f.visible = true;
+                f.hint = format!(
+                    "visible, renamed: prompts and instructions must call it `{api_name}`; give the tools distinct names to keep `{name}`"
+                );
+                return f;
+            }
+            if !convert::valid_api_name(name) {
+                let mut f = self.finding(
+                    server,
+                    name,
+                    Code::NameRejected,
+                    shown,
+                    format!(
+                        "`{name}` does not match the provider pattern, so the host renamed it `{api_name}`; {}.{called}",
+                        name_rule()
+                    ),
+                );
+                f.visible = true;
+                f.hint = format!(
+                    "visible, renamed: rename it `{api_name}` on the server to keep one name everywhere"
+                );
+                return f;
+            }
+        }
+        let as_name = if api_name == name {
+            String::new()
+        } else {
+            format!(" as `{api_name}`")
+        };
+        let seen = match self.last {
+            Some(x) => format!(
+                "sent to the model in the last LLM request (#{})",
+                self.ctx.seq(x.request)
+            ),
+            None => format!("would be sent to {}", provider_name(shape)),
+        };
+        match call {
+            Some(c) => self.finding(
+                server,
+                name,
+                Code::VisibleCalled,
+                c,
+                format!(
+                    "{seen}{as_name}, and the model called it (tools/call #{})",
+                    self.ctx.seq(c)
+                ),
+            ),
+            None => {
+                let why = if self.last.is_some() {
+                    "the model chose not to call it: not a visibility problem"
+                } else {
+                    "no LLM request in this trace, so no model chose; not a visibility problem"
+                };
+                let at = self.request_or(result);
+                self.finding(
+                    server,
+                    name,
+                    Code::VisibleNotCalled,
+                    at,
+                    format!("{seen}{as_name}; {why}"),
+                )
+            }
+        }
+    }
+
+    /// A listed tool the last request lacks.
+    pub(super) fn not_sent(
+        &self,
+        x: &LlmExchange,
+        server: &str,
+        tool: &Value,
+        entry: Option<&Entry>,
+        result: usize,
+        note: Option<(usize, String)>,
+    ) -> ToolFinding {
+        let name = tool_name(tool);
+        let request = self.ctx.seq(x.request);
+        if let Some((at, why)) = note {
+            let code = rules::classify_drop(&why);
+            let mut detail =
+                format!("the host dropped it before the last LLM request (#{request}): {why}");
+            if code == Code::NameRejected {
+                detail = format!("{detail}. {}", name_rule());
+            }
+            let mut f = self.finding(server, name, code, at, detail);
+            f.hint = self.tool_hint(code, server, name, &why);
+            return f;
+        }
+        if let Some(Entry {
+            fate: Fate::Dropped(why),
+            ..
+        }) = entry
+        {
+            let code = self.structural(entry.expect("matched"), why);
+            let detail = format!(
+                "not in the last LLM request (#{request}) and the host left no note; by {}'s rules: {why}",
+                provider_name(self.basis.shape())
+            );
+            let mut f = self.finding(server, name, code, result, detail);
+            f.hint = self.tool_hint(code, server, name, why);
+            return f;
+        }
+        if let Some((code, why)) = tool_problem(self.basis.shape(), tool) {
+            let detail =
+                format!("not in the last LLM request (#{request}), probably because {why}");
+            return self.finding(server, name, code, result, detail);
+        }
+        let detail = format!(
+            "listed (#{}) but not in the last LLM request (#{request}), and the host left no note saying why: a host-side filter or limit",
+            self.ctx.seq(result)
+        );
+        self.finding(server, name, Code::HostFiltered, x.request, detail)
+    }
+
+    /// Without an LLM request: a tool the default host would drop.
+    pub(super) fn would_drop(&self, e: &Entry, why: &str, result: usize) -> ToolFinding {
+        let code = self.structural(e, why);
+        let mut detail = format!(
+            "would be dropped for {}: {why}",
+            provider_name(self.basis.shape())
+        );
+        if code == Code::NameRejected {
+            detail = format!("{detail}. {}", name_rule());
+        }
+        let mut f = self.finding(&e.server, &e.mcp_name, code, result, detail);
+        f.hint = self.tool_hint(code, &e.server, &e.mcp_name, why);
+        f
+    }
+
+    /// The code for a catalog entry's drop, from the conversion's own verdict when it has one.
+    pub(super) fn structural(&self, e: &Entry, why: &str) -> Code {
+        match convert::tool_to_api(self.basis.shape(), &e.tool, &e.api_name) {
+            Err(ToolRejected::InvalidName { .. }) => Code::NameRejected,
+            Err(_) => Code::SchemaNotObject,
+            Ok(_) => rules::classify_drop(why),
+        }
+    }
+
+    pub(super) fn tool_hint(&self, code: Code, server: &str, name: &str, why: &str) -> String {
+        match code {
+            Code::NameRejected => format!(
+                "rename it on the server, e.g. `{}`, or use a host that sanitizes names",
+                convert::sanitize_name(name)
+            ),
+            Code::ServerDropped => {
+                let bad = why.split('`').nth(3).unwrap_or("the invalid tool");
+                format!(
+                    "fix `{bad}` of server `{server}` (its own finding says how), or use a host that drops only the invalid tool"
+                )
+            }
+            Code::DuplicateName => format!(
+                "rename `{name}` on one of the servers, or use a host that prefixes colliding names (`{server}__{name}`)"
+            ),
+            Code::HostFiltered => format!(
+                "remove `{name}` (or `{server}/{name}`) from the host's deny list, or enable it in the host's tool settings"
+            ),
+            other => hint(other, server),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The edges every command shares, each in one place: the async runtime, the signals that stop
+//! a long-running command, how long exchanges in flight get once it stops, where a recorder
+//! writes, and a write to stdout that treats a reader going away (`| head`, a closed pager) as
+//! the end of the output rather than an error.
+
+use std::future::Future;
+use std::io::{self, Write as _};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use crate::tap::paths;
+use crate::trace::Header;
+
+/// How long exchanges in flight may take to end once a proxy (or a wrapped server's proxy) is
+/// told to stop.
+pub(super) const GRACE: Duration = Duration::from_secs(3);
+
+/// The async runtime a command runs its I/O on.
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Runtime::new().context("cannot start the async runtime")
+}
+
+/// Starts listening for Ctrl-C, SIGTERM and SIGHUP at once (call it within the runtime); the
+/// future it returns ends with the number of the first of them.
+pub(super) fn stop_signal() -> impl Future<Output = i32> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).ok();
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let mut hangup = signal(SignalKind::hangup()).ok();
+    async move {
+        tokio::select! {
+            () = wait(interrupt.as_mut()) => libc::SIGINT,
+            () = wait(terminate.as_mut()) => libc::SIGTERM,
+            () = wait(hangup.as_mut()) => libc::SIGHUP,
+        }
+    }
+}
+
+/// Completes on Ctrl-C, SIGTERM or SIGHUP; listens from its first poll, so it can be made
+/// before the runtime runs (a graceful-shutdown future).
+pub(super) async fn stopped() {
+    stop_signal().await;
+}
+
+/// The next delivery of `signal`; never, when it could not be listened for.
+async fn wait(signal: Option<&mut tokio::signal::unix::Signal>) {
+    match signal {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
+/// Where a recorder named `name` writes: `--trace FILE`, else a new member file of
+/// `--session NAME`, else a timestamped file in the data dir. With a session, `header` says so.
+pub(super) fn trace_path(
+    trace: Option<&PathBuf>,
+    session: Option<&str>,
+    name: &str,
+    header: &mut Header,
+) -> PathBuf {
+    if let Some(path) = trace {
+        return path.clone();
+    }
+    match session {
+        Some(session) => {
+            header
+                .extra
+                .insert("session".into(), serde_json::Value::from(session));
+            paths::session_member_path(&paths::session_dir(session), name)
+        }
+        None => paths::default_trace_path(name),
+    }
+}
+
+/// Writes `text` to stdout and flushes it; see [`stdout_written`].
+pub(super) fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout_written(
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush()),
+    )
+}
+
+/// What a write to stdout came to: a reader that went away (a broken pipe) ends the output
+/// quietly; any other failure is an error that says it was stdout.
+pub(super) fn stdout_written(written: io::Result<()>) -> anyhow::Result<()> {
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reader_going_away_is_the_end_of_the_output_not_an_error() {
+        assert!(stdout_written(Err(io::ErrorKind::BrokenPipe.into())).is_ok());
+        let err = stdout_written(Err(io::Error::other("disk full"))).expect_err("an error");
+        assert_eq!(format!("{err:#}"), "cannot write to stdout: disk full");
+    }
+
+    #[test]
+    fn a_session_names_itself_in_the_header() {
+        let mut header = Header::new("test");
+        let path = trace_path(None, Some("/tmp/s1"), "weather", &mut header);
+        assert_eq!(path.parent(), Some(std::path::Path::new("/tmp/s1")));
+        assert_eq!(header.extra["session"], "/tmp/s1");
+        let given = PathBuf::from("/tmp/t.jsonl");
+        let mut header = Header::new("test");
+        assert_eq!(
+            trace_path(Some(&given), Some("s"), "weather", &mut header),
+            given
+        );
+        assert!(!header.extra.contains_key("session"));
+    }
+}

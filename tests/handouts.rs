@@ -1,0 +1,222 @@
+//! The handouts shipped in `docs/handouts/` are what `sightline export --format handout`
+//! makes of each shipped scenario today, in each language: this test records every scenario
+//! with the real binary, exports its handouts, and fails when a shipped one is stale or
+//! missing. `SIGHTLINE_UPDATE_HANDOUTS=1 cargo test --locked --test tests handouts` writes
+//! them instead (docs/handouts/README.md).
+//!
+//! What changes from run to run is made fixed first, so that only a change of Sightline shows:
+//! each event's time is one millisecond after the previous one, pids and the scripted model's
+//! port are fixed, the server's path is `sightline`, and a server's stderr lines follow its
+//! spawn (they race with its first answers).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use sightline::trace::{Channel, Event};
+
+use crate::util;
+
+const LANGS: [&str; 3] = ["en", "pt", "es"];
+
+fn scenarios() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("scenarios/")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let stem = path.file_stem()?.to_string_lossy().into_owned();
+            (path.extension()? == "toml").then_some(stem)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+fn is_initialized(e: &Event) -> bool {
+    e.to.is_server()
+        && e.raw
+            .as_deref()
+            .is_some_and(|r| r.contains("\"method\":\"notifications/initialized\""))
+}
+
+fn is_initialize_result(e: &Event) -> bool {
+    e.from.is_server()
+        && e.raw
+            .as_deref()
+            .is_some_and(|r| r.contains("\"protocolVersion\"") && r.contains("\"result\""))
+}
+
+/// The trace with what varies between runs fixed (see the module's comment). Two kinds of
+/// event race with others: a server's stderr lines (placed after its spawn) and the host's
+/// `notifications/initialized` (placed after the server's `initialize` result; with two
+/// servers it races with the second one's spawn).
+fn normalize(events: Vec<Event>) -> Vec<Event> {
+    let (racing, rest): (Vec<Event>, Vec<Event>) = events
+        .into_iter()
+        .partition(|e| e.channel == Channel::Stderr || is_initialized(e));
+    let mut ordered: Vec<Event> = Vec::new();
+    for event in rest {
+        let spawned = (event.channel == Channel::Process
+            && event.process.as_ref().is_some_and(|p| p.event == "spawn"))
+        .then(|| event.to.clone());
+        let initialized = is_initialize_result(&event).then(|| event.from.clone());
+        ordered.push(event);
+        if let Some(lane) = spawned {
+            let lines = racing
+                .iter()
+                .filter(|e| e.channel == Channel::Stderr && e.from == lane);
+            ordered.extend(lines.cloned());
+        }
+        if let Some(lane) = initialized {
+            let sent = racing.iter().filter(|e| is_initialized(e) && e.to == lane);
+            ordered.extend(sent.cloned());
+        }
+    }
+    let base = ordered.first().map(|e| e.time).unwrap_or_default();
+    for (i, event) in ordered.iter_mut().enumerate() {
+        event.seq = i as u64;
+        event.time = base + chrono::Duration::milliseconds(i as i64);
+        if let Some(p) = event.process.as_mut() {
+            p.pid = p.pid.map(|_| 4242);
+            p.cwd = None;
+            if let Some(program) = p.command.first_mut()
+                && program.ends_with("sightline")
+            {
+                *program = "sightline".into();
+            }
+        }
+        if let Some(url) = event.http.as_mut().and_then(|h| h.url.as_mut())
+            && let Some(rest) = url.strip_prefix("http://127.0.0.1:")
+            && let Some(slash) = rest.find('/')
+        {
+            *url = format!("http://127.0.0.1:8788{}", &rest[slash..]);
+        }
+    }
+    ordered
+}
+
+fn write_trace(path: &Path, header: &sightline::trace::Header, events: &[Event]) {
+    let mut text = serde_json::to_string(header).expect("header");
+    text.push('\n');
+    for event in events {
+        text.push_str(&serde_json::to_string(event).expect("event"));
+        text.push('\n');
+    }
+    std::fs::write(path, text).expect("write the normalised trace");
+}
+
+fn export(trace: &Path, lang: &str, md: bool, out: &Path) -> String {
+    let mut cmd = Command::new(util::bin());
+    cmd.arg("export")
+        .arg(trace)
+        .args(["--format", "handout", "--lang", lang, "--out"])
+        .arg(out);
+    if md {
+        cmd.arg("--md");
+    }
+    let done = util::run(&mut cmd, Duration::from_secs(60));
+    assert!(
+        done.status.success(),
+        "export --format handout failed: {}",
+        util::text(&done.stderr)
+    );
+    std::fs::read_to_string(out).expect("the handout")
+}
+
+#[test]
+fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
+    let dir = util::tempdir();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/handouts");
+    let update = std::env::var_os("SIGHTLINE_UPDATE_HANDOUTS").is_some_and(|v| v == "1");
+    let mut stale: Vec<PathBuf> = Vec::new();
+    for name in scenarios() {
+        let recorded = dir.path().join(format!("{name}.jsonl"));
+        util::run_scenario_to(&name, &recorded, &[]);
+        let loaded = util::load(&recorded);
+        let events = normalize(loaded.events);
+        let trace = dir.path().join(format!("{name}.fixed.jsonl"));
+        write_trace(&trace, &loaded.header, &events);
+        for lang in LANGS {
+            for md in [false, true] {
+                let file = format!("{name}.{lang}.{}", if md { "md" } else { "html" });
+                let made = export(&trace, lang, md, &dir.path().join(&file));
+                // A handout is the narrated steps of its trace, in its language.
+                assert!(made.contains("#0 "), "{file} has no steps");
+                let path = shipped.join(&file);
+                if update {
+                    std::fs::create_dir_all(&shipped).expect("docs/handouts");
+                    std::fs::write(&path, &made).expect("write the handout");
+                } else if std::fs::read_to_string(&path).ok().as_deref() != Some(made.as_str()) {
+                    stale.push(path);
+                }
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "these handouts are stale or missing (regenerate them with \
+         `SIGHTLINE_UPDATE_HANDOUTS=1 cargo test --locked --test tests handouts`):\n{}",
+        stale
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn a_handout_prints_the_diagram_then_each_step_narrated_with_its_raw_message() {
+    let dir = util::tempdir();
+    let trace = dir.path().join("weather.jsonl");
+    util::run_scenario_to("weather", &trace, &[]);
+    let loaded = util::load(&trace);
+    let html = export(&trace, "es", false, &dir.path().join("w.html"));
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.contains("<html lang=\"es\">"));
+    assert!(html.contains("@media print"));
+    let svg_at = html.find("<svg").expect("the diagram");
+    let steps_at = html.find("id=\"seq-0\"").expect("the steps");
+    assert!(svg_at < steps_at, "the diagram comes first");
+    // Every event is a step, and its raw text is there, escaped, not re-serialised.
+    for event in &loaded.events {
+        assert!(html.contains(&format!("id=\"seq-{}\"", event.seq)));
+        if let Some(raw) = &event.raw {
+            let escaped = raw
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;");
+            assert!(html.contains(&escaped), "raw of #{} missing", event.seq);
+        }
+    }
+    // The narration is in Spanish: the teaching mode's sentence for the tools/list answer.
+    let strings = sightline::i18n::Strings::embedded();
+    let report = sightline::analysis::report(&loaded.events);
+    let i = (0..loaded.events.len())
+        .find(|&i| report.rpc.derived[i].method.as_deref() == Some("tools/list"))
+        .expect("tools/list");
+    let narration = sightline::analysis::narration::narrate(
+        &loaded.events,
+        &report,
+        i,
+        &strings,
+        sightline::i18n::Language::Es,
+    );
+    let escaped = narration.replace('&', "&amp;").replace('"', "&quot;");
+    assert!(html.contains(&escaped), "no {narration:?}");
+    // Markdown: the diagram as Mermaid, then the steps.
+    let md = export(&trace, "pt", true, &dir.path().join("w.md"));
+    assert!(md.contains("```mermaid\nsequenceDiagram"));
+    assert!(md.contains("### #0 "));
+    // An unknown language is refused with the codes that exist.
+    let out = util::run(
+        Command::new(util::bin())
+            .arg("export")
+            .arg(&trace)
+            .args(["--format", "handout", "--lang", "fr"]),
+        Duration::from_secs(30),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(util::text(&out.stderr).contains("en, pt or es"));
+}
