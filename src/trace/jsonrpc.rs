@@ -242,8 +242,11 @@ mod tests {
 mod members_tests {
     use super::*;
 
+    /// `params.name`, the `_meta` revision, whether it is a retry, `serverInfo.name`.
+    type Members = (Option<String>, Option<String>, bool, Option<String>);
+
     /// What a full `Value` says about `text`, member by member, to compare with `classify`.
-    fn by_value(text: &str) -> Option<(Option<String>, Option<String>, bool, Option<String>)> {
+    fn by_value(text: &str) -> Option<Members> {
         let v: Value = serde_json::from_str(text).ok()?;
         let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
         let retry = ["/params/requestState", "/params/inputResponses"]
