@@ -111,7 +111,30 @@ fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {
         provider,
         expect: args.expect.clone(),
     };
-    Ok(doctor::diagnose(&loaded.events, &report, &options))
+    let mut diagnosis = doctor::diagnose(&loaded.events, &report, &options);
+    if args.input.is_none() && args.name.is_none() {
+        name_probed_servers(&mut diagnosis, &report);
+    }
+    Ok(diagnosis)
+}
+
+/// A probed server is named after its `serverInfo.name`, as a host shows it, rather than
+/// after the program that runs it (`server-everything` is `mcp-servers/everything`).
+fn name_probed_servers(diagnosis: &mut Diagnosis, report: &crate::analysis::Report) {
+    for (lane, session) in &report.rpc.sessions {
+        let (crate::trace::Lane::Server(probe), Some(info)) = (lane, &session.server_name) else {
+            continue;
+        };
+        let (probe, info) = (probe.to_string(), info.to_string());
+        for s in diagnosis.servers.iter_mut().filter(|s| s.server == probe) {
+            s.server = info.clone();
+        }
+        for t in &mut diagnosis.tools {
+            if t.server.as_deref() == Some(probe.as_str()) {
+                t.server = Some(info.clone());
+            }
+        }
+    }
 }
 
 fn is_scenario(path: &Path) -> bool {

@@ -50,16 +50,13 @@ use futures_util::Stream;
 use serde_json::json;
 
 use super::Recorder;
-use super::http_common::{
-    ClientLeft, Outgoing, SendError, describe, header_pairs, header_timeout_applies, outgoing,
-    refuse_foreign, scrub, send_with_timeout, without_hop_by_hop,
-};
 pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
+use super::http_common::{describe, header_pairs, scrub, without_hop_by_hop};
+use super::http_exchange::{Front, Sent};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
 
-/// The largest request body accepted (the Anthropic API's own limit).
-pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+pub use super::http_exchange::BODY_LIMIT;
 
 /// Why the proxy could not start.
 #[derive(Debug, thiserror::Error)]
@@ -195,88 +192,26 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .map_or("/", |pq| pq.as_str())
         .to_string();
     let url = format!("{}{path}", shared.upstream);
-    if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
-        let message =
-            format!("sightline llm-proxy: refused {why} (DNS rebinding protection); not forwarded");
-        shared.recorder.record_note(Lane::Host, Lane::Llm, &message);
-        return error_response(StatusCode::FORBIDDEN, &message);
-    }
-    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(body) => body,
-        Err(err) => {
-            let message = format!(
-                "sightline llm-proxy: cannot read the request body ({err}; the limit is {} MiB): \
-                 not forwarded, answered 413",
-                BODY_LIMIT >> 20
-            );
-            let Outgoing { info, .. } = outgoing(
-                &parts.method,
-                &parts.headers,
-                &url,
-                &shared.upstream_host,
-                &[],
-            );
-            shared.recorder.batch(|b| {
-                b.record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, Vec::new());
-                b.record_note(Lane::Host, Lane::Llm, &message);
-            });
-            return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
-        }
+    let front = Front {
+        name: "sightline llm-proxy",
+        recorder: &shared.recorder,
+        client: &shared.client,
+        listen: shared.listen,
+        upstream_host: &shared.upstream_host,
+        header_timeout: shared.header_timeout,
+        client_lane: Lane::Host,
+        upstream_lane: Lane::Llm,
+        channel: Channel::LlmHttp,
+        error: error_response,
     };
-    let Outgoing {
-        headers: forwarded,
+    let Sent {
+        response: upstream,
         secrets,
         recorded_url,
-        info,
-        recorded_body,
-    } = outgoing(
-        &parts.method,
-        &parts.headers,
-        &url,
-        &shared.upstream_host,
-        &body,
-    );
-    shared
-        .recorder
-        .record_http(Lane::Host, Lane::Llm, Channel::LlmHttp, info, recorded_body);
-
-    let left = ClientLeft::arm(
-        shared.recorder.clone(),
-        Lane::Host,
-        Lane::Llm,
-        format!("sightline llm-proxy: {} {recorded_url}", parts.method),
-    );
-    let request = shared
-        .client
-        .request(parts.method.clone(), &url)
-        .headers(forwarded)
-        .body(body);
-    let timeout = shared
-        .header_timeout
-        .filter(|_| header_timeout_applies(&parts.method));
-    let sent = send_with_timeout(request, timeout).await;
-    left.disarm();
-    let upstream = match sent {
-        Ok(upstream) => upstream,
-        Err(SendError::Timeout(limit)) => {
-            let message = format!(
-                "sightline llm-proxy: the upstream {recorded_url} sent no response headers \
-                 within {} s; answered 504",
-                limit.as_secs_f64()
-            );
-            shared.recorder.record_note(Lane::Llm, Lane::Host, &message);
-            return error_response(StatusCode::GATEWAY_TIMEOUT, &message);
-        }
-        Err(SendError::Transport(err)) => {
-            let mut detail = describe(&err.without_url());
-            for secret in &secrets {
-                crate::wire::redact::scrub_secret_str(&mut detail, secret);
-            }
-            let message =
-                format!("sightline llm-proxy: cannot reach the upstream {recorded_url}: {detail}");
-            shared.recorder.record_note(Lane::Llm, Lane::Host, &message);
-            return error_response(StatusCode::BAD_GATEWAY, &message);
-        }
+        ..
+    } = match front.send(&parts, &url, body).await {
+        Ok(sent) => sent,
+        Err(refused) => return refused,
     };
 
     let status = upstream.status();
