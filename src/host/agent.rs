@@ -224,7 +224,11 @@ impl Loop<'_> {
         let mut listed = Vec::new();
         for c in self.connections {
             let tools = c.list_tools().await?;
-            progress(&format!("host: {} listed {} tool(s)", c.name, tools.len()));
+            progress(&format!(
+                "host: {} listed {}",
+                c.name,
+                tools_count(tools.len())
+            ));
             listed.push((c.name.clone(), tools));
         }
         let catalog = Catalog::build(self.shape, &listed, &self.scenario.host.catalog());
@@ -345,9 +349,9 @@ impl Loop<'_> {
                 self.stream,
             );
             progress(&format!(
-                "host -> llm: {} request with {} tool(s)",
+                "host -> llm: {} request with {}",
                 self.shape.as_str(),
-                tools.len()
+                tools_count(tools.len())
             ));
             let reply = self.provider.send(&body, self.recorder).await?;
             turns += 1;
@@ -451,4 +455,9 @@ pub fn default_trace_name(scenario_path: &std::path::Path) -> PathBuf {
         .file_stem()
         .map_or("run".into(), |s| s.to_string_lossy().into_owned());
     PathBuf::from(format!("{stem}.jsonl"))
+}
+
+/// `1 tool`, `2 tools`.
+fn tools_count(n: usize) -> String {
+    crate::i18n::fill("{n} {n:tool|tools}", &[("n", &n.to_string())])
 }
