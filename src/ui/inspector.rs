@@ -335,6 +335,9 @@ impl Inspector {
                     ui.label(RichText::new(tr.t(c.key())).strong());
                 }
             });
+            if d.kind == Kind::LlmHttp {
+                llm_shape_ui(ui, store, i, tr);
+            }
             ui.horizontal_wrapped(|ui| {
                 let section = tr.f(
                     "inspector.specification",
@@ -349,6 +352,25 @@ impl Inspector {
                 }
             });
         });
+    }
+}
+
+/// What an LLM response says in the words of its API shape: the field that says why the
+/// model stopped, and for OpenAI's calls that `arguments` is a JSON string the host parses.
+fn llm_shape_ui(ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
+    let Some(x) = store.report.llm.iter().find(|x| x.response == Some(i)) else {
+        return;
+    };
+    let Some(shape) = x.shape else { return };
+    if let Some(stop) = &x.stop_reason {
+        let args = [
+            ("field", shape.stop_field().to_string()),
+            ("value", stop.clone()),
+        ];
+        ui.label(RichText::new(tr.f("inspector.stop_field", &args)).monospace());
+    }
+    if !x.tool_calls.is_empty() && shape.arguments_are_a_string() {
+        ui.label(tr.t("inspector.arguments_string"));
     }
 }
 
