@@ -599,6 +599,17 @@ fn check_weather_loop(run: &Run, shape: ApiShape, stream: bool, prompt: &str, wh
             sightline::i18n::Language::En,
         )
     };
+    // What the SDK adds: `$schema` in the listed schema, in the model's tools entry, named.
+    let dialect = "http://json-schema.org/draft-07/schema#";
+    assert_eq!(
+        list_result["result"]["tools"][0]["inputSchema"]["$schema"], dialect,
+        "{what}"
+    );
+    let listed = say(list_result_at);
+    assert!(
+        listed.contains(&format!("carries $schema ({dialect})")),
+        "{what}: {listed}"
+    );
     let field = shape.stop_field();
     let asks = say(reply_at);
     assert!(
