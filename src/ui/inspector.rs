@@ -328,7 +328,8 @@ impl Inspector {
             ui.label(RichText::new(tr.t("panel.explanation")).strong());
             ui.label(tr.t(e.key));
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(tr.t("inspector.primitive")).weak());
+                // Only the article's six are primitives; the rest is named for what it is.
+                ui.label(RichText::new(tr.t(e.primitive.class().key())).weak());
                 ui.label(RichText::new(tr.t(e.primitive.key())).strong());
                 if let Some(c) = e.controlled_by {
                     ui.label(RichText::new(tr.t("inspector.controlled_by")).weak());
