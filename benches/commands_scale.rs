@@ -84,17 +84,7 @@ fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let sizes: Vec<u64> = match args.iter().find_map(|a| a.parse().ok()) {
-        Some(n) => vec![n],
-        None => vec![100_000, 1_000_000],
-    };
-    let mixes: Vec<Mix> = Mix::ALL
-        .into_iter()
-        .filter(|m| {
-            let word = m.name().split([' ', '-']).next().unwrap_or_default();
-            !args.iter().any(|a| a == "tool" || a == "weather") || args.iter().any(|a| a == word)
-        })
-        .collect();
+    let (sizes, mixes) = Mix::from_args(&args);
     let only: Vec<&(&str, &[&str])> = COMMANDS
         .iter()
         .filter(|(name, _)| {

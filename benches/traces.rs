@@ -28,6 +28,24 @@ pub enum Mix {
 impl Mix {
     pub const ALL: [Mix; 2] = [Mix::Weather, Mix::ToolHeavy];
 
+    /// The sizes and mixes a scale bench's arguments ask for: a number is the one size (else
+    /// 100k and 1M events); `weather` or `tool` keeps only the mixes named (else both).
+    pub fn from_args(args: &[String]) -> (Vec<u64>, Vec<Mix>) {
+        let sizes = match args.iter().find_map(|a| a.parse().ok()) {
+            Some(n) => vec![n],
+            None => vec![100_000, 1_000_000],
+        };
+        let named = |word: &str| args.iter().any(|a| a == word);
+        let mixes = Mix::ALL
+            .into_iter()
+            .filter(|m| {
+                let word = m.name().split([' ', '-']).next().unwrap_or_default();
+                !(named("tool") || named("weather")) || named(word)
+            })
+            .collect();
+        (sizes, mixes)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Mix::Weather => "weather loop",

@@ -180,11 +180,8 @@ fn run_scenario(
     let runtime = super::edges::runtime()?;
     let mut quiet = |_: &str| {};
     let outcome = runtime.block_on(agent::run(scenario, &options, recorder.clone(), &mut quiet));
-    let report = recorder.finish();
+    super::edges::finish_recording(&recorder);
     drop(runtime);
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
     if let Err(err) = outcome {
         eprintln!("sightline: the run failed (diagnosing what was recorded): {err}");
     }
@@ -214,9 +211,6 @@ fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
     let protocol = args.protocol.unwrap_or(Protocol::V2025_11_25);
     let timeout = Duration::from_secs(args.timeout_secs.max(1));
     let outcome = probe::probe(&cmd, recorder.clone(), protocol, timeout);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    super::edges::finish_recording(&recorder);
     outcome
 }

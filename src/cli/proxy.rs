@@ -115,10 +115,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     forward_signals(&tap);
     let outcome = tap.wait();
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     tracing::info!(
         "server ended with {outcome}; {} events recorded",
         report.events
@@ -180,10 +177,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .context("the proxy stopped")
     });
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     served?;
     tracing::info!("proxy stopped; {} events recorded", report.events);
     Ok(ExitCode::SUCCESS)

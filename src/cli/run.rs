@@ -147,10 +147,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     drop(runtime);
     let status = match &ended {
         Err(signal) => {

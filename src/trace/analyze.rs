@@ -16,170 +16,16 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
+pub use super::derived::{Analysis, Derived, Kind, PENDING_AT_END, Pairing, Session};
 use super::event::{Channel, Event, Lane};
-use super::jsonrpc::{Message, MessageKind, RpcId, classify};
+use super::jsonrpc::{Message, MessageKind, ResultMembers, RpcId, classify};
 use super::shared::Shared;
 
 /// `_meta` key naming the revision of a 2026-07-28 request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key tying a notification to its `subscriptions/listen` stream.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// What an event is, once interpreted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Request,
-    Notification,
-    Response,
-    Error,
-    /// A payload on a JSON-RPC channel that is not a valid JSON-RPC message.
-    Invalid,
-    Stderr,
-    Process,
-    Note,
-    LlmHttp,
-    /// A channel this version does not know.
-    Other,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Request => "request",
-            Kind::Notification => "notification",
-            Kind::Response => "response",
-            Kind::Error => "error",
-            Kind::Invalid => "invalid",
-            Kind::Stderr => "stderr",
-            Kind::Process => "process",
-            Kind::Note => "note",
-            Kind::LlmHttp => "llm-http",
-            Kind::Other => "other",
-        }
-    }
-}
-
-/// How a request or response relates to its partner.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pairing {
-    /// Not a request or a response.
-    None,
-    /// A request, answered by the event with this `seq`.
-    AnsweredBy(u64),
-    /// A response, answering the request with this `seq`.
-    Answers(u64),
-    /// A request that never got a response, and why.
-    Unanswered(Shared),
-    /// A request the sender cancelled (`notifications/cancelled`, event `seq`) before a reply.
-    Cancelled(u64),
-    /// A response whose id matches no pending request sent the other way.
-    Orphan,
-}
-
-/// Why a request has no answer when the events end before it: the request may still be in
-/// flight (a live stream maps it only once its answer arrives).
-pub const PENDING_AT_END: &str = "no response before the trace ended";
-
-/// The interpretation of one event.
-///
-/// There is one per event, so it is kept small: texts that repeat (methods, revisions, tool
-/// names, problems, reasons) are [`Shared`]s, one per distinct text in a trace.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Derived {
-    pub kind: Kind,
-    /// For a result with `resultType: "input_required"`: true.
-    pub input_required: bool,
-    /// The method; for a response, the method of the request it answers.
-    pub method: Option<Shared>,
-    pub id: Option<RpcId>,
-    pub pairing: Pairing,
-    /// Request-to-response time, on both the request and the response.
-    pub latency_us: Option<i64>,
-    /// The MCP revision in force for this message, when known.
-    pub revision: Option<Shared>,
-    /// A short qualifier for display: the tool name, the uri, the requested version.
-    pub detail: Option<Shared>,
-    /// What few events have: see [`Derived::problem`], [`Derived::error`],
-    /// [`Derived::retry_of`] and [`Derived::subscription`].
-    rare: Option<Box<Rare>>,
-}
-
-/// The parts of a [`Derived`] that most events lack, boxed together.
-#[derive(Debug, Clone, PartialEq, Default)]
-struct Rare {
-    problem: Option<Shared>,
-    error: Option<(i64, String)>,
-    retry_of: Option<u64>,
-    subscription: Option<u64>,
-}
-
-impl Derived {
-    fn plain(kind: Kind) -> Self {
-        Derived {
-            kind,
-            method: None,
-            id: None,
-            pairing: Pairing::None,
-            latency_us: None,
-            revision: None,
-            detail: None,
-            input_required: false,
-            rare: None,
-        }
-    }
-
-    /// What is wrong with an invalid payload.
-    pub fn problem(&self) -> Option<&str> {
-        self.rare.as_ref()?.problem.as_deref()
-    }
-
-    /// For error responses: the JSON-RPC error code and message.
-    pub fn error(&self) -> Option<(i64, &str)> {
-        let (code, message) = self.rare.as_ref()?.error.as_ref()?;
-        Some((*code, message))
-    }
-
-    /// For a multi-round-trip retry: the `seq` of the request of the previous round.
-    pub fn retry_of(&self) -> Option<u64> {
-        self.rare.as_ref()?.retry_of
-    }
-
-    /// For listen-stream messages: the `seq` of the `subscriptions/listen` request.
-    pub fn subscription(&self) -> Option<u64> {
-        self.rare.as_ref()?.subscription
-    }
-
-    /// The rare parts, boxed on first use.
-    fn rare(&mut self) -> &mut Rare {
-        self.rare.get_or_insert_with(Box::default)
-    }
-
-    pub fn is_unanswered(&self) -> bool {
-        matches!(self.pairing, Pairing::Unanswered(_))
-    }
-}
-
-/// What is known about the MCP session with one server.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Session {
-    /// The revision negotiated or named per request; the latest seen wins.
-    pub revision: Option<String>,
-    /// `true` for 2026-07-28 style (no handshake, `_meta` per request).
-    pub stateless: bool,
-    /// `serverInfo.name` from `initialize` or `server/discover`.
-    pub server_name: Option<String>,
-    pub instructions: Option<String>,
-}
-
-/// The derived view of a whole trace: one [`Derived`] per event, index for index.
-#[derive(Debug, Clone, Default)]
-pub struct Analysis {
-    pub derived: Vec<Derived>,
-    /// Per server lane: what its session looked like by the end of the trace.
-    pub sessions: Vec<(Lane, Session)>,
-}
 
 /// Key of a pending request: sender, receiver, id.
 type PendingKey = (Lane, Lane, RpcId);
@@ -229,8 +75,9 @@ pub fn analyze(events: &[Event]) -> Analysis {
                 Derived::plain(Kind::Other)
             }
             Channel::Stdio | Channel::Http => {
-                let msg = match event.bytes() {
-                    Some(bytes) => classify(&bytes),
+                let bytes = event.bytes();
+                let msg = match &bytes {
+                    Some(bytes) => classify(bytes),
                     None => Message::invalid("no payload (neither `raw` nor a valid `raw_b64`)"),
                 };
                 state.message(index, event, msg, events, &mut derived)
@@ -268,14 +115,6 @@ fn share(texts: &mut HashSet<Shared>, text: &str) -> Shared {
 /// The server lane of a host-server exchange.
 fn server_lane(event: &Event) -> Option<&Lane> {
     [&event.from, &event.to].into_iter().find(|l| l.is_server())
-}
-
-fn str_at<'a>(v: Option<&'a Value>, key: &str) -> Option<&'a str> {
-    v?.get(key)?.as_str()
-}
-
-fn meta(v: Option<&Value>) -> Option<&Value> {
-    v?.get("_meta")
 }
 
 impl State {
@@ -318,7 +157,7 @@ impl State {
         &mut self,
         index: usize,
         event: &Event,
-        msg: Message,
+        msg: Message<'_>,
         events: &[Event],
         derived: &mut [Derived],
     ) -> Derived {
@@ -360,22 +199,22 @@ impl State {
         &mut self,
         index: usize,
         event: &Event,
-        msg: &Message,
+        msg: &Message<'_>,
         server: Option<&Lane>,
         events: &[Event],
         derived: &mut [Derived],
         d: &mut Derived,
     ) {
         let method = d.method.clone().unwrap_or_else(|| self.text(""));
-        let params = msg.params();
-        let name = str_at(params, "name").or_else(|| str_at(params, "uri"));
+        let params = &msg.params;
+        let name = params.name.as_deref().or(params.uri.as_deref());
         let name = self.opt_text(name);
         d.detail = match &*method {
-            "initialize" => self.opt_text(str_at(params, "protocolVersion")),
+            "initialize" => self.opt_text(params.protocol_version.as_deref()),
             _ => name.clone(),
         };
         if let Some(session) = server.map(|l| self.sessions.entry(l.clone()).or_default()) {
-            if let Some(v) = str_at(meta(params), META_PROTOCOL_VERSION) {
+            if let Some(v) = params.meta.protocol_version.as_deref() {
                 session.revision = Some(v.to_string());
                 session.stateless = true;
             } else if &*method == "initialize" {
@@ -387,9 +226,7 @@ impl State {
             let revision = session.revision.clone();
             d.revision = self.opt_text(revision.as_deref());
         }
-        let retry = params
-            .is_some_and(|p| p.get("requestState").is_some() || p.get("inputResponses").is_some());
-        if retry {
+        if params.retry {
             let key = (
                 event.from.clone(),
                 event.to.clone(),
@@ -431,19 +268,15 @@ impl State {
     fn response(
         &mut self,
         event: &Event,
-        msg: &Message,
+        msg: &Message<'_>,
         server: Option<&Lane>,
         events: &[Event],
         derived: &mut [Derived],
         d: &mut Derived,
     ) {
-        if let Some(err) = msg.error() {
-            let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+        if let Some(err) = &msg.error {
+            let code = err.code.unwrap_or(0);
+            let message = err.message.as_deref().unwrap_or("").to_string();
             d.rare().error = Some((code, message));
         }
         let Some(id) = msg.id.clone() else {
@@ -471,8 +304,11 @@ impl State {
             self.listens.remove(&key);
         }
 
-        let result = msg.result();
-        if str_at(result, "resultType") == Some("input_required") {
+        let result = msg.result.as_ref();
+        let result_str = |f: for<'r> fn(&'r ResultMembers<'_>) -> Option<&'r str>| {
+            result.and_then(f).map(str::to_string)
+        };
+        if result.and_then(|r| r.result_type.as_deref()) == Some("input_required") {
             d.input_required = true;
             let k = (
                 request.from.clone(),
@@ -487,21 +323,19 @@ impl State {
         };
         match &*pending.method {
             "initialize" => {
-                if let Some(v) = str_at(result, "protocolVersion") {
+                if let Some(v) = result.and_then(|r| r.protocol_version.as_deref()) {
                     session.revision = Some(v.to_string());
                     let v = share(&mut self.texts, v);
                     d.revision = Some(v.clone());
                     d.detail = Some(v);
                 }
-                session.server_name =
-                    str_at(result.and_then(|r| r.get("serverInfo")), "name").map(str::to_string);
-                session.instructions = str_at(result, "instructions").map(str::to_string);
+                session.server_name = result_str(|r| r.server_name.as_deref());
+                session.instructions = result_str(|r| r.instructions.as_deref());
             }
             "server/discover" => {
                 session.stateless = true;
-                let info = meta(result).and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
-                session.server_name = str_at(info, "name").map(str::to_string);
-                session.instructions = str_at(result, "instructions").map(str::to_string);
+                session.server_name = result_str(|r| r.meta.server_name.as_deref());
+                session.instructions = result_str(|r| r.instructions.as_deref());
             }
             _ => {}
         }
@@ -510,13 +344,13 @@ impl State {
     fn notification(
         &mut self,
         event: &Event,
-        msg: &Message,
+        msg: &Message<'_>,
         events: &[Event],
         derived: &mut [Derived],
         d: &mut Derived,
     ) {
-        let params = msg.params();
-        if let Some(sub) = meta(params).and_then(|m| m.get(META_SUBSCRIPTION_ID)) {
+        let params = &msg.params;
+        if let Some(sub) = &params.meta.subscription_id {
             // The stream's notifications travel the other way from its listen request.
             let listen = self
                 .listens
@@ -530,17 +364,12 @@ impl State {
             }
         }
         if msg.method.as_deref() == Some("notifications/cancelled") {
-            let Some(request_id) = params.and_then(|p| p.get("requestId")) else {
+            let Some(request_id) = params.request_id.as_ref().and_then(RpcId::from_value) else {
                 return;
             };
-            let key = self
-                .pending
-                .keys()
-                .find(|(from, to, id)| {
-                    *from == event.from && *to == event.to && id.matches(request_id)
-                })
-                .cloned();
-            if let Some(key) = key {
+            // The cancelled request travelled the same way as the notification.
+            let key = (event.from.clone(), event.to.clone(), request_id);
+            if self.pending.contains_key(&key) {
                 if let Some(p) = self.pending.remove(&key) {
                     derived[p.index].pairing = Pairing::Cancelled(event.seq);
                     d.detail = Some(format!("request #{}", events[p.index].seq).into());

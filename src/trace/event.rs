@@ -131,7 +131,7 @@ impl From<&str> for Lane {
 }
 
 /// Reads a string without keeping it (borrowed when the input allows) and maps it with `f`.
-fn map_str<'de, D: Deserializer<'de>, T>(d: D, f: fn(&str) -> T) -> Result<T, D::Error> {
+pub(super) fn map_str<'de, D: Deserializer<'de>, T>(d: D, f: fn(&str) -> T) -> Result<T, D::Error> {
     struct V<T>(fn(&str) -> T);
     impl<T> serde::de::Visitor<'_> for V<T> {
         type Value = T;
@@ -215,8 +215,9 @@ impl<'de> Deserialize<'de> for Channel {
     }
 }
 
-/// Details of a `process` event: a spawn (or a failed spawn) or an exit.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// Details of a `process` event: a spawn (or a failed spawn) or an exit. (`Deserialize` is
+/// written by hand in [`super::event_de`], as for [`Event`].)
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ProcessInfo {
     /// `"spawn"`, `"spawn-failed"` or `"exit"`.
     pub event: String,
@@ -245,7 +246,8 @@ pub struct ProcessInfo {
 
 /// The HTTP side of an `http` or `llm-http` event: the request line or the status, and the
 /// headers in the order they were sent, with every credential already redacted.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// (`Deserialize` is written by hand in [`super::event_de`], as for [`Event`].)
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct HttpInfo {
     /// For requests: `POST`, `GET`, `DELETE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,8 +339,8 @@ pub fn signal_name(signal: i32) -> &'static str {
 
 /// One thing that crossed (or happened), as recorded.
 ///
-/// `Deserialize` is written by hand (below): the derive with a flattened `extra` buffers every
-/// field of every line before it looks at them, which made loading big traces slow.
+/// `Deserialize` is written by hand ([`super::event_de`]): the derive with a flattened `extra`
+/// buffers every field of every line before it looks at them, which made loading big traces slow.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     /// 0, 1, 2, ... in recording order.
@@ -422,123 +424,6 @@ impl Event {
     }
 }
 
-/// A key of an event's JSON object.
-enum EventField {
-    Seq,
-    Time,
-    From,
-    To,
-    Channel,
-    Raw,
-    RawB64,
-    Process,
-    Http,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for EventField {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        map_str(d, |s| match s {
-            "seq" => EventField::Seq,
-            "time" => EventField::Time,
-            "from" => EventField::From,
-            "to" => EventField::To,
-            "channel" => EventField::Channel,
-            "raw" => EventField::Raw,
-            "raw_b64" => EventField::RawB64,
-            "process" => EventField::Process,
-            "http" => EventField::Http,
-            other => EventField::Other(other.to_string()),
-        })
-    }
-}
-
-/// The timestamp of an event, read with [`time_serde`].
-struct Time(DateTime<Utc>);
-
-impl<'de> Deserialize<'de> for Time {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        time_serde::deserialize(d).map(Time)
-    }
-}
-
-impl<'de> Deserialize<'de> for Event {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Event;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a trace event")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Event, A::Error> {
-                use serde::de::Error as _;
-                fn once<T, E: serde::de::Error>(
-                    slot: &mut Option<T>,
-                    name: &'static str,
-                    v: T,
-                ) -> Result<(), E> {
-                    if slot.is_some() {
-                        return Err(E::duplicate_field(name));
-                    }
-                    *slot = Some(v);
-                    Ok(())
-                }
-                let (mut seq, mut time, mut from, mut to, mut channel) =
-                    (None, None, None, None, None);
-                let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
-                let mut extra = Map::new();
-                while let Some(key) = map.next_key::<EventField>()? {
-                    match key {
-                        EventField::Seq => once(&mut seq, "seq", map.next_value::<u64>()?)?,
-                        EventField::Time => once(&mut time, "time", map.next_value::<Time>()?.0)?,
-                        EventField::From => once(&mut from, "from", map.next_value::<Lane>()?)?,
-                        EventField::To => once(&mut to, "to", map.next_value::<Lane>()?)?,
-                        EventField::Channel => {
-                            once(&mut channel, "channel", map.next_value::<Channel>()?)?
-                        }
-                        EventField::Raw => {
-                            once(&mut raw, "raw", map.next_value::<Option<Box<str>>>()?)?
-                        }
-                        EventField::RawB64 => once(
-                            &mut raw_b64,
-                            "raw_b64",
-                            map.next_value::<Option<Box<str>>>()?,
-                        )?,
-                        EventField::Process => once(
-                            &mut process,
-                            "process",
-                            map.next_value::<Option<ProcessInfo>>()?,
-                        )?,
-                        EventField::Http => {
-                            once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?
-                        }
-                        EventField::Other(name) => {
-                            let value = map.next_value::<Value>()?;
-                            extra.insert(name, value);
-                        }
-                    }
-                }
-                Ok(Event {
-                    seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
-                    time: time.ok_or_else(|| A::Error::missing_field("time"))?,
-                    from: from.ok_or_else(|| A::Error::missing_field("from"))?,
-                    to: to.ok_or_else(|| A::Error::missing_field("to"))?,
-                    channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
-                    raw: raw.flatten(),
-                    raw_b64: raw_b64.flatten(),
-                    process: process.flatten().map(Box::new),
-                    http: http.flatten().map(Box::new),
-                    extra: extra.into(),
-                })
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 /// The trace clock: UTC at the microsecond precision the file stores, so an event in memory
 /// equals the same event read back.
 pub fn now() -> DateTime<Utc> {
@@ -551,7 +436,7 @@ pub fn format_time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
-mod time_serde {
+pub(super) mod time_serde {
     use chrono::{DateTime, Utc};
     use serde::{Deserializer, Serializer};
 

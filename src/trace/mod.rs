@@ -9,8 +9,11 @@
 //! This module depends on nothing else in the crate: the tap writes it, views read it.
 
 mod analyze;
+mod derived;
+mod envelope;
 mod escape;
 mod event;
+mod event_de;
 mod file;
 pub mod halves;
 pub mod import;

@@ -326,12 +326,36 @@ pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, sta
 
 /// Where an export goes when there is no dialog: next to the trace, or in the data dir.
 pub fn default_export_path(source: &Source, format: ExportFormat) -> PathBuf {
+    beside_trace(source, format.extension())
+}
+
+/// The trace's path with `extension`, or `trace.EXTENSION` in the data dir's `exports/` when
+/// the trace has no file.
+fn beside_trace(source: &Source, extension: &str) -> PathBuf {
     match source.path() {
-        Some(p) => p.with_extension(format.extension()),
+        Some(p) => p.with_extension(extension),
         None => live::data_dir()
             .join("exports")
-            .join(format!("trace.{}", format.extension())),
+            .join(format!("trace.{extension}")),
     }
+}
+
+/// Where to save: what the user picks in a save dialog that starts at `default` (`None` when
+/// they cancel), or `default` itself where there is no dialog. A save dialog is modal anyway;
+/// the trace is not changing under it.
+fn save_path(default: PathBuf) -> Option<PathBuf> {
+    if !has_file_dialog() {
+        return Some(default);
+    }
+    let mut dialog = rfd::FileDialog::new().set_file_name(
+        default
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    );
+    if let Some(dir) = default.parent() {
+        dialog = dialog.set_directory(dir);
+    }
+    dialog.save_file()
 }
 
 fn export(app: &mut SightlineApp, format: ExportFormat) {
@@ -347,23 +371,8 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
             }
         },
     };
-    let default = default_export_path(&app.store.source, format);
-    let path = if has_file_dialog() {
-        let mut dialog = rfd::FileDialog::new().set_file_name(
-            default
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        );
-        if let Some(dir) = default.parent() {
-            dialog = dialog.set_directory(dir);
-        }
-        // A save dialog is modal anyway; the trace is not changing under it.
-        match dialog.save_file() {
-            Some(p) => p,
-            None => return,
-        }
-    } else {
-        default
+    let Some(path) = save_path(default_export_path(&app.store.source, format)) else {
+        return;
     };
     let written = path
         .parent()
@@ -386,25 +395,8 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
 /// File > Export > OpenTelemetry (file): where to (a dialog, or next to the trace), then the
 /// mapping and the writing on their own thread.
 fn export_otlp_file(app: &mut SightlineApp) {
-    let default = match app.store.source.path() {
-        Some(p) => p.with_extension("otlp.json"),
-        None => live::data_dir().join("exports").join("trace.otlp.json"),
-    };
-    let path = if has_file_dialog() {
-        let mut dialog = rfd::FileDialog::new().set_file_name(
-            default
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        );
-        if let Some(dir) = default.parent() {
-            dialog = dialog.set_directory(dir);
-        }
-        match dialog.save_file() {
-            Some(p) => p,
-            None => return,
-        }
-    } else {
-        default
+    let Some(path) = save_path(beside_trace(&app.store.source, "otlp.json")) else {
+        return;
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)
