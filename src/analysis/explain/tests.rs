@@ -149,12 +149,24 @@ fn only_the_six_are_primitives() {
             Primitive::Elicitation
         ]
     );
-    assert_eq!(explain("tools/call").primitive.class(), Class::ServerPrimitive);
-    assert_eq!(explain("roots/list").primitive.class(), Class::ClientPrimitive);
+    assert_eq!(
+        explain("tools/call").primitive.class(),
+        Class::ServerPrimitive
+    );
+    assert_eq!(
+        explain("roots/list").primitive.class(),
+        Class::ClientPrimitive
+    );
     assert_eq!(explain("initialize").primitive.class(), Class::Lifecycle);
-    assert_eq!(explain("server/discover").primitive.class(), Class::Lifecycle);
+    assert_eq!(
+        explain("server/discover").primitive.class(),
+        Class::Lifecycle
+    );
     assert_eq!(explain("ping").primitive.class(), Class::Utility);
-    assert_eq!(explain("logging/setLevel").primitive.class(), Class::Utility);
+    assert_eq!(
+        explain("logging/setLevel").primitive.class(),
+        Class::Utility
+    );
     assert_eq!(explain(LLM_TOOL_USE).primitive.class(), Class::NotMcp);
     assert_eq!(explain("x/unknown").primitive.class(), Class::Unknown);
 }
