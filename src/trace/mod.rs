@@ -18,6 +18,7 @@ mod file;
 pub mod halves;
 pub mod import;
 mod jsonrpc;
+mod lane;
 pub mod session;
 mod shared;
 mod writer;
