@@ -358,7 +358,7 @@ impl Loop<'_> {
                 } else {
                     let text = "host ignores notifications/tools/list_changed: the model keeps the stale list";
                     self.recorder.record_note(Lane::Host, Lane::Host, text);
-                    progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
+                    progress(&note_line(self.lang, Lane::Host, Lane::Host, text));
                 }
             }
             let tools = catalog.api_tools();
