@@ -19,6 +19,7 @@ mod handouts;
 mod hidden_chars;
 mod host_runs;
 mod http_proxy;
+mod i18n_keys;
 mod import_inspector;
 mod import_wrap;
 mod language;
