@@ -5,7 +5,8 @@
 //!   the OTLP/protobuf requests (`analysis::report` + `otlp::spans` + `otlp::requests` +
 //!   `to_protobuf`); spans per second, and the ratio of the two times. Also the live path: the
 //!   same events pushed one at a time through `otlp::stream::Stream` (the window the live
-//!   exporter maps), spans per second.
+//!   exporter maps), spans per second, its time against the export's, and whether its spans
+//!   are the file's (ids, names, parents; the bench fails if not).
 //! - **Live streaming's cost to forwarding**: round trips one at a time through
 //!   `sightline proxy -- sed` (sed turns each `ping` request into its result, so every round trip
 //!   completes a span), without and with `--otlp-endpoint` pointing at an OTLP receiver in this
@@ -41,6 +42,7 @@ fn export_bench(dir: &std::path::Path) {
         let mut spans_n = 0;
         let mut encoded = 0;
         let mut live_n = 0;
+        let mut same = true;
         for _ in 0..3 {
             let t = Instant::now();
             let loaded = sightline::trace::load(&path).expect("load");
@@ -51,6 +53,7 @@ fn export_bench(dir: &std::path::Path) {
             let options = Options::default();
             let spans = otlp::spans(&loaded.header, &loaded.events, &report, &options);
             spans_n = spans.len();
+            let file_tree = tree(&spans);
             encoded = otlp::requests(spans, &options)
                 .iter()
                 .map(|r| otlp::to_protobuf(r).len())
@@ -59,19 +62,21 @@ fn export_bench(dir: &std::path::Path) {
 
             let t = Instant::now();
             let mut stream = Stream::new(loaded.header.clone(), Options::default());
-            live_n = 0;
+            let mut live = Vec::new();
             for event in loaded.events {
                 stream.push(event);
                 if stream.unmapped() >= otlp::BATCH {
-                    live_n += stream.complete().len();
+                    live.extend(stream.complete());
                 }
             }
-            live_n += stream.finish().len();
+            live.extend(stream.finish());
             lives.push(t.elapsed().as_secs_f64());
+            live_n = live.len();
+            same &= tree(&live) == file_tree;
         }
         let (load, export, live) = (median(loads), median(exports), median(lives));
         println!(
-            "  {:<13} {:.1} MB: load {:>7.1} ms | map + encode {:>7.1} ms, {spans_n} spans, {:.1} MB protobuf, {:>9.0} spans/s, {:.2}x the load | live window {:>7.1} ms, {live_n} spans, {:>9.0} spans/s",
+            "  {:<13} {:.1} MB: load {:>7.1} ms | map + encode {:>7.1} ms, {spans_n} spans, {:.1} MB protobuf, {:>9.0} spans/s, {:.2}x the load | live window {:>7.1} ms, {live_n} spans, {:>9.0} spans/s, {:.2}x the export; live spans {} the file's (ids, names, parents)",
             mix.name(),
             bytes as f64 / 1e6,
             load * 1e3,
@@ -81,8 +86,25 @@ fn export_bench(dir: &std::path::Path) {
             export / load,
             live * 1e3,
             live_n as f64 / live,
+            live / export,
+            if same { "are" } else { "DIFFER from" },
+        );
+        assert!(
+            same,
+            "{}: the live spans differ from the file's",
+            mix.name()
         );
     }
+}
+
+/// What identifies each span and its place in the tree, sorted.
+fn tree(spans: &[opentelemetry_proto::tonic::trace::v1::Span]) -> Vec<(Vec<u8>, Vec<u8>, String)> {
+    let mut v: Vec<_> = spans
+        .iter()
+        .map(|s| (s.span_id.clone(), s.parent_span_id.clone(), s.name.clone()))
+        .collect();
+    v.sort();
+    v
 }
 
 /// An OTLP/HTTP receiver in this process: answers 200 to every POST, counts the bodies.
