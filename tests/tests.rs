@@ -27,6 +27,7 @@ mod llm_proxy;
 mod misbehaving_server;
 mod otlp;
 mod otlp_live;
+mod otlp_live_hosts;
 mod otlp_phoenix;
 mod properties;
 mod proxy_basics;
@@ -42,6 +43,9 @@ mod summary_class;
 mod tap_durability;
 mod trace_files;
 mod trace_schema;
+/// The benches' synthetic traces (`benches/traces.rs`), for tests that need their mixes.
+#[path = "../benches/traces.rs"]
+mod traces;
 mod trust_run;
 mod trust_secrets;
 mod trust_wrap;
