@@ -218,6 +218,19 @@ fn a_tool_dropped_by_the_host_is_marked_in_what_the_model_sees() {
         marked >= 2,
         "weather.lookup and its reason are not both shown ({marked})"
     );
+    // What the tools cost: each tool's tokens and the tool-use system prompt's 286-675.
+    assert!(
+        h.query_by_label_contains("The tools cost about").is_some(),
+        "no token figure for the tools"
+    );
+    assert!(
+        h.query_by_label_contains("286-675 tokens").is_some(),
+        "no tool-use system prompt figure"
+    );
+    assert!(
+        h.query_by_label_contains("~40 tokens").is_some(),
+        "no per-tool figure"
+    );
 }
 
 #[test]

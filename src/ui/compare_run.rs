@@ -56,6 +56,7 @@ pub(super) fn start(app: &mut SightlineApp, name: &str) {
             let scenario = shipped.load()?;
             let options = RunOptions {
                 protocol: Some(protocol),
+                lang: app.lang,
                 ..RunOptions::default()
             };
             let path = live::trace_path_for(&format!("{name}-{}", protocol.as_str()));
