@@ -141,11 +141,7 @@ fn main() {
             let path = dir.join(format!("synthetic-{n}.jsonl"));
             let bytes = mix.write(&path, n);
 
-            let start = Instant::now();
-            let text = std::fs::read(&path).expect("read");
-            let lines = text.split(|&b| b == b'\n').count();
-            let baseline = start.elapsed();
-            drop(text);
+            let (lines, baseline) = traces::read_and_split(&path);
 
             let before = rss_bytes();
             let start = Instant::now();

@@ -101,11 +101,7 @@ fn main() {
         for &n in &sizes {
             let path = dir.join(format!("{}-{n}.jsonl", mix.name().replace(' ', "-")));
             let bytes = mix.write(&path, n);
-            let start = Instant::now();
-            let text = std::fs::read(&path).expect("read");
-            let lines = text.split(|&b| b == b'\n').count();
-            let baseline = start.elapsed();
-            drop(text);
+            let (lines, baseline) = traces::read_and_split(&path);
             println!(
                 "{} trace, {n} events, {:.1} MB ({lines} lines), read + split {:.0} ms",
                 mix.name(),

@@ -18,6 +18,15 @@
 use chrono::{DateTime, Utc};
 use sightline::trace::{Channel, Event, Header, HttpInfo, Lane, TraceWriter, now};
 
+/// The baseline a bench measures its trace against in the same run: reading the file and
+/// splitting it into lines, nothing else. Returns the line count and the time it took.
+pub fn read_and_split(path: &std::path::Path) -> (usize, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let text = std::fs::read(path).expect("read");
+    let lines = text.split(|&b| b == b'\n').count();
+    (lines, start.elapsed())
+}
+
 /// Which mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mix {

@@ -19,6 +19,7 @@ mod handouts;
 mod hidden_chars;
 mod host_runs;
 mod http_proxy;
+mod i18n_keys;
 mod import_inspector;
 mod import_wrap;
 mod language;
@@ -26,6 +27,7 @@ mod llm_proxy;
 mod misbehaving_server;
 mod otlp;
 mod otlp_live;
+mod otlp_live_hosts;
 mod otlp_phoenix;
 mod properties;
 mod proxy_basics;
@@ -41,6 +43,9 @@ mod summary_class;
 mod tap_durability;
 mod trace_files;
 mod trace_schema;
+/// The benches' synthetic traces (`benches/traces.rs`), for tests that need their mixes.
+#[path = "../benches/traces.rs"]
+mod traces;
 mod trust_run;
 mod trust_secrets;
 mod trust_wrap;

@@ -16,13 +16,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use clap::Args;
 
 use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
 use crate::host::agent::{self, RunOptions};
 use crate::host::scenario::{Protocol, Scenario};
-use crate::tap::{Recorder, ServerCommand};
+use crate::tap::Recorder;
 use crate::trace::{Header, TraceWriter};
 use crate::wire::api::ApiShape;
 
@@ -189,25 +188,18 @@ fn run_scenario(
 }
 
 fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
-    let (program, rest) = args
-        .command
-        .split_first()
-        .context("no server command after `--`")?;
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| super::proxy::default_name(&args.command));
+    let cmd = super::proxy::server_command(&args.command, args.name.as_ref())?;
     let header = Header::new(format!(
         "sightline doctor -- {}",
         crate::wire::redact_url::redact_argv(&args.command).join(" ")
     ));
     let writer = TraceWriter::create(path, &header)?;
     eprintln!(
-        "sightline: probing server `{name}`, recording to {}",
+        "sightline: probing server `{}`, recording to {}",
+        cmd.name,
         path.display()
     );
     let recorder = Recorder::start(vec![Box::new(writer)]);
-    let cmd = ServerCommand::new(name, program, rest.to_vec());
     let protocol = args.protocol.unwrap_or(Protocol::V2025_11_25);
     let timeout = Duration::from_secs(args.timeout_secs.max(1));
     let outcome = probe::probe(&cmd, recorder.clone(), protocol, timeout);

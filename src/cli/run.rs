@@ -101,6 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Some(trace) => Some(super::replay_model::cassette(trace)?),
             None => None,
         },
+        lang,
     };
     let path = args
         .trace

@@ -50,7 +50,7 @@ use serde_json::json;
 
 use super::Recorder;
 pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
-use super::http_common::{header_pairs, without_hop_by_hop};
+use super::http_common::{header_pairs, is_loopback_host, without_hop_by_hop};
 use super::http_exchange::{Front, Sent};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
@@ -112,14 +112,7 @@ impl LlmProxy {
             (Some(host), None) => host.to_string(),
             (None, _) => String::new(),
         };
-        let loopback = parsed.host_str().is_some_and(|host| {
-            host.eq_ignore_ascii_case("localhost")
-                || host
-                    .trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        });
+        let loopback = parsed.host_str().is_some_and(is_loopback_host);
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(30));
