@@ -133,17 +133,7 @@ fn filter(app: &SightlineApp, word: &str) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let sizes: Vec<u64> = match args.iter().find_map(|a| a.parse().ok()) {
-        Some(n) => vec![n],
-        None => vec![100_000, 1_000_000],
-    };
-    let mixes: Vec<Mix> = Mix::ALL
-        .into_iter()
-        .filter(|m| {
-            let word = m.name().split([' ', '-']).next().unwrap_or_default();
-            !args.iter().any(|a| a == "tool" || a == "weather") || args.iter().any(|a| a == word)
-        })
-        .collect();
+    let (sizes, mixes) = Mix::from_args(&args);
     let dir = std::env::temp_dir().join(format!("sightline-app-scale-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     for mix in mixes {
@@ -151,11 +141,7 @@ fn main() {
             let path = dir.join(format!("synthetic-{n}.jsonl"));
             let bytes = mix.write(&path, n);
 
-            let start = Instant::now();
-            let text = std::fs::read(&path).expect("read");
-            let lines = text.split(|&b| b == b'\n').count();
-            let baseline = start.elapsed();
-            drop(text);
+            let (lines, baseline) = traces::read_and_split(&path);
 
             let before = rss_bytes();
             let start = Instant::now();

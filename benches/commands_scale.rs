@@ -84,17 +84,7 @@ fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let sizes: Vec<u64> = match args.iter().find_map(|a| a.parse().ok()) {
-        Some(n) => vec![n],
-        None => vec![100_000, 1_000_000],
-    };
-    let mixes: Vec<Mix> = Mix::ALL
-        .into_iter()
-        .filter(|m| {
-            let word = m.name().split([' ', '-']).next().unwrap_or_default();
-            !args.iter().any(|a| a == "tool" || a == "weather") || args.iter().any(|a| a == word)
-        })
-        .collect();
+    let (sizes, mixes) = Mix::from_args(&args);
     let only: Vec<&(&str, &[&str])> = COMMANDS
         .iter()
         .filter(|(name, _)| {
@@ -111,11 +101,7 @@ fn main() {
         for &n in &sizes {
             let path = dir.join(format!("{}-{n}.jsonl", mix.name().replace(' ', "-")));
             let bytes = mix.write(&path, n);
-            let start = Instant::now();
-            let text = std::fs::read(&path).expect("read");
-            let lines = text.split(|&b| b == b'\n').count();
-            let baseline = start.elapsed();
-            drop(text);
+            let (lines, baseline) = traces::read_and_split(&path);
             println!(
                 "{} trace, {n} events, {:.1} MB ({lines} lines), read + split {:.0} ms",
                 mix.name(),

@@ -18,6 +18,15 @@
 use chrono::{DateTime, Utc};
 use sightline::trace::{Channel, Event, Header, HttpInfo, Lane, TraceWriter, now};
 
+/// The baseline a bench measures its trace against in the same run: reading the file and
+/// splitting it into lines, nothing else. Returns the line count and the time it took.
+pub fn read_and_split(path: &std::path::Path) -> (usize, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let text = std::fs::read(path).expect("read");
+    let lines = text.split(|&b| b == b'\n').count();
+    (lines, start.elapsed())
+}
+
 /// Which mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mix {
@@ -27,6 +36,24 @@ pub enum Mix {
 
 impl Mix {
     pub const ALL: [Mix; 2] = [Mix::Weather, Mix::ToolHeavy];
+
+    /// The sizes and mixes a scale bench's arguments ask for: a number is the one size (else
+    /// 100k and 1M events); `weather` or `tool` keeps only the mixes named (else both).
+    pub fn from_args(args: &[String]) -> (Vec<u64>, Vec<Mix>) {
+        let sizes = match args.iter().find_map(|a| a.parse().ok()) {
+            Some(n) => vec![n],
+            None => vec![100_000, 1_000_000],
+        };
+        let named = |word: &str| args.iter().any(|a| a == word);
+        let mixes = Mix::ALL
+            .into_iter()
+            .filter(|m| {
+                let word = m.name().split([' ', '-']).next().unwrap_or_default();
+                !(named("tool") || named("weather")) || named(word)
+            })
+            .collect();
+        (sizes, mixes)
+    }
 
     pub fn name(self) -> &'static str {
         match self {

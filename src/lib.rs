@@ -40,9 +40,9 @@
 //!
 //! `native` (on by default) is everything that needs an operating system: [`tap`], [`host`],
 //! [`servers`], [`cli`] and the desktop half of [`ui`] (live runs, followed files, file
-//! dialogs). Without it the library is the viewer alone, `trace`, `i18n`, `analysis`, `export` and the
-//! panels of `ui`, and builds for `wasm32-unknown-unknown`; `web` adds the browser's entry point
-//! (`tools/build-web.sh`).
+//! dialogs). Without it the library is the viewer alone, `trace`, `wire`, `i18n`, `analysis`,
+//! `export` and the panels of `ui`, and builds for `wasm32-unknown-unknown`; `web` adds the
+//! browser's entry point (`tools/build-web.sh`).
 
 pub mod analysis;
 #[cfg(feature = "native")]

@@ -2,9 +2,7 @@
 //! diagram model under both.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use std::path::PathBuf;
 
 use sightline::analysis::diagram::{self, Diagram, LaneKind, Status, Style};
 use sightline::analysis::report;
@@ -21,17 +19,6 @@ fn record(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let trace = dir.path().join(format!("{name}.jsonl"));
     run_scenario_to(name, &trace, extra);
     (dir, trace)
-}
-
-fn export(trace: &Path, format: &str, extra: &[&str]) -> std::process::Output {
-    run(
-        Command::new(bin())
-            .arg("export")
-            .arg(trace)
-            .args(["--format", format])
-            .args(extra),
-        Duration::from_secs(30),
-    )
 }
 
 fn diagram_of(events: &[Event]) -> Diagram {

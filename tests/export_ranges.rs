@@ -2,23 +2,10 @@
 //! a format does not suit the size of what is exported.
 
 use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
 
 use sightline::trace::{Channel, Event, Header, Lane, TraceWriter, now};
 
 use crate::util::*;
-
-fn export(trace: &Path, format: &str, extra: &[&str]) -> std::process::Output {
-    run(
-        Command::new(bin())
-            .arg("export")
-            .arg(trace)
-            .args(["--format", format])
-            .args(extra),
-        Duration::from_secs(60),
-    )
-}
 
 /// The `data-seq` of every row of an SVG, in document order.
 fn svg_seqs(svg: &str) -> Vec<u64> {

@@ -586,6 +586,47 @@ fn check_weather_loop(run: &Run, shape: ApiShape, stream: bool, prompt: &str, wh
     let answer = answer_text(shape, &final_body);
     assert!(answer.contains("Seoul"), "{what}: answer {answer:?}");
 
+    // The narration names the stop field of this shape, and for OpenAI that `arguments`
+    // is a JSON string the host parses.
+    let report = sightline::analysis::report(events);
+    let strings = sightline::i18n::Strings::embedded();
+    let say = |i| {
+        sightline::analysis::narration::narrate(
+            events,
+            &report,
+            i,
+            &strings,
+            sightline::i18n::Language::En,
+        )
+    };
+    // What the SDK adds: `$schema` in the listed schema, in the model's tools entry, named.
+    let dialect = "http://json-schema.org/draft-07/schema#";
+    assert_eq!(
+        list_result["result"]["tools"][0]["inputSchema"]["$schema"], dialect,
+        "{what}"
+    );
+    let listed = say(list_result_at);
+    assert!(
+        listed.contains(&format!("carries $schema ({dialect})")),
+        "{what}: {listed}"
+    );
+    let field = shape.stop_field();
+    let asks = say(reply_at);
+    assert!(
+        asks.contains(&format!("stops with {field} ")),
+        "{what}: {asks}"
+    );
+    assert_eq!(
+        asks.contains("arguments arrive as a JSON string"),
+        shape != ApiShape::Anthropic,
+        "{what}: {asks}"
+    );
+    let ends = say(final_at);
+    assert!(
+        ends.contains(&format!("stops with {field} {expected_stop}")),
+        "{what}: {ends}"
+    );
+
     // host -> user: the answer.
     let note_at = next_after(run, final_at, |e| {
         e.channel == Channel::Note && e.from == Lane::Host && e.to == Lane::User

@@ -271,6 +271,54 @@ fn summary_doctor_and_run_speak_the_language_asked_or_the_locales() {
     assert!(run.contains(" eventos: "), "{run}");
 }
 
+/// `run`'s progress follows `--lang`, the host's notes (a dropped tool, a renamed one) said as
+/// the narration says them; English runs of the same scenarios trip the detector, so the test
+/// can fail.
+#[test]
+fn run_progress_speaks_the_language_asked() {
+    let dir = tempdir();
+    for name in ["invisible-tool", "two-servers"] {
+        let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{name}.toml"));
+        let scenario = scenario.to_str().expect("utf-8 path");
+        let trace = dir.path().join(format!("{name}.jsonl"));
+        let trace = trace.to_str().expect("utf-8 path");
+        let progress = |lang: &str| {
+            let out = stdout(&sightline(
+                &[
+                    "run",
+                    scenario,
+                    "--trace",
+                    trace,
+                    "--no-summary",
+                    "--lang",
+                    lang,
+                ],
+                "C.UTF-8",
+            ));
+            // The host's own lines; the user's prompt and the model's text are the scenario's.
+            out.lines()
+                .filter(|l| l.starts_with("host"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let en = progress("en");
+        assert!(
+            en.iter().any(|l| !english_sentences(l).is_empty()),
+            "{name}: the English progress should read as English: {en:#?}"
+        );
+        for lang in ["pt", "es"] {
+            let lines = progress(lang);
+            assert_eq!(lines.len(), en.len(), "{name} ({lang}): {lines:#?}");
+            for line in &lines {
+                assert!(
+                    english_sentences(line).is_empty(),
+                    "{name} ({lang}): English in: {line}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn mermaid_and_svg_labels_follow_lang() {
     let dir = tempdir();

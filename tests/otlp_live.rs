@@ -56,7 +56,7 @@ fn exported(trace: &Path) -> Vec<Span> {
 }
 
 /// The spans a receiver got, each once.
-fn received(receiver: &Receiver) -> Vec<Span> {
+pub fn received(receiver: &Receiver) -> Vec<Span> {
     let spans: Vec<Span> = receiver.requests().into_iter().flat_map(flatten).collect();
     let ids: HashSet<&[u8]> = spans.iter().map(|s| s.span_id.as_slice()).collect();
     assert_eq!(ids.len(), spans.len(), "each span is sent once");
@@ -75,7 +75,7 @@ fn notes(trace: &Path) -> Vec<String> {
 
 /// Live spans are the file's spans: same ids, names, kinds and parents, one trace id; the
 /// trace notes what was sent.
-fn check_live(trace: &Path, live: &[Span]) {
+pub fn check_live(trace: &Path, live: &[Span]) {
     let file = exported(trace);
     assert_eq!(shape(live), shape(&file), "live and file exports differ");
     let trace_ids: HashSet<&[u8]> = live.iter().map(|s| s.trace_id.as_slice()).collect();
@@ -360,4 +360,55 @@ fn wrap_writes_live_export_into_the_config_but_never_a_header_value() {
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(std::fs::read_to_string(&config).expect("read"), original);
+}
+
+/// The benches' tool-heavy mix (`benches/traces.rs`: the primitives tour on both revisions,
+/// over stdio and Streamable HTTP, run again and again: server restarts, sampling,
+/// elicitation, roots, progress, `input_required` retries, LLM turns) pushed through the live
+/// stream one event at a time, with a pass as often as the exporter makes one when events
+/// trickle in (every event), at an odd cadence, and once per full batch (over enough runs that
+/// the window used to reach its bound and lose spans' context): the spans handed out are
+/// exactly the file's (ids, names, parents, times, attributes, events, links), each once, none
+/// given up, and the window holds what is in flight, not a run's worth.
+#[test]
+fn tool_heavy_traffic_streams_exactly_the_file_exports_spans() {
+    use sightline::export::otlp::{self, Options, stream::Stream};
+    let all = crate::traces::Mix::ToolHeavy.events(12_000);
+    let header = sightline::trace::Header::new("synthetic");
+    for (every, n) in [(1, 2_000), (7, 3_000), (otlp::BATCH, all.len())] {
+        let events = &all[..n];
+        let report = sightline::analysis::report(events);
+        let mut whole = otlp::spans(&header, events, &report, &Options::default());
+        whole.sort_by(|a, b| a.span_id.cmp(&b.span_id));
+        let names: HashSet<&str> = whole.iter().map(|s| s.name.as_str()).collect();
+        for name in [
+            "execute_tool summarize",
+            "tools/call summarize",
+            "sampling/createMessage",
+            "elicitation/create",
+            "roots/list",
+        ] {
+            assert!(names.contains(name), "{name} in {names:?}");
+        }
+        let mut stream = Stream::new(header.clone(), Options::default());
+        let mut live = Vec::new();
+        let mut largest = 0;
+        for (k, e) in events.iter().enumerate() {
+            stream.push(e.clone());
+            if (k + 1) % every == 0 {
+                live.extend(stream.complete());
+                largest = largest.max(stream.window_len());
+            }
+        }
+        assert_eq!(stream.abandoned(), 0, "every {every}");
+        live.extend(stream.finish());
+        live.sort_by(|a, b| a.span_id.cmp(&b.span_id));
+        assert_eq!(shape(&live), shape(&whole), "every {every}: names, parents");
+        assert_eq!(live.len(), whole.len(), "every {every}: each span once");
+        for (l, w) in live.iter().zip(&whole) {
+            assert_eq!(l, w, "every {every}: {}", w.name);
+        }
+        // A run of the tour is about 40 events.
+        assert!(largest < 40 + every, "every {every}: window of {largest}");
+    }
 }

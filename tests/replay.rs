@@ -130,15 +130,7 @@ fn a_replay_against_a_server_that_lost_a_tool_and_answers_differently_exits_1() 
 fn a_2026_07_28_session_with_an_input_required_retry_replays_against_the_rmcp_demo_server() {
     let dir = tempdir();
     let trace = dir.path().join("mrtr.jsonl");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-round-trip.toml");
-    let out = run(
-        Command::new(bin())
-            .arg("run")
-            .arg(&scenario)
-            .args(["--trace", s(&trace)]),
-        LIMIT,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    run_scenario_to("multi-round-trip", &trace, &[]);
     let r = dir.path().join("r.jsonl");
     let server = vec![bin().to_string(), "demo-server".into(), "tour".into()];
     let out = replay(&trace, &r, &[], &server);
@@ -182,15 +174,7 @@ fn a_2026_07_28_session_with_an_input_required_retry_replays_against_the_rmcp_de
 fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recording() {
     let dir = tempdir();
     let trace = dir.path().join("weather.jsonl");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/weather.toml");
-    let out = run(
-        Command::new(bin())
-            .arg("run")
-            .arg(&scenario)
-            .args(["--trace", s(&trace)]),
-        LIMIT,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    run_scenario_to("weather", &trace, &[]);
     let one_line = |out: &Output, needle: &str| {
         let stderr = text(&out.stderr);
         let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
@@ -252,15 +236,7 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
 fn a_retry_carries_the_new_servers_request_state_byte_for_byte_not_the_recorded_one() {
     let dir = tempdir();
     let trace = dir.path().join("mrtr.jsonl");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-round-trip.toml");
-    let out = run(
-        Command::new(bin())
-            .arg("run")
-            .arg(&scenario)
-            .args(["--trace", s(&trace)]),
-        LIMIT,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    run_scenario_to("multi-round-trip", &trace, &[]);
     // A server whose requestState differs from the recording's (minted anew by each run), and
     // which completes only a retry that carries its own.
     let r = dir.path().join("r.jsonl");
@@ -332,15 +308,7 @@ fn a_retry_carries_the_new_servers_request_state_byte_for_byte_not_the_recorded_
 fn a_server_that_refuses_the_recorded_protocol_version_stops_the_replay_with_one_line() {
     let dir = tempdir();
     let trace = dir.path().join("weather.jsonl");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/weather.toml");
-    let out = run(
-        Command::new(bin())
-            .arg("run")
-            .arg(&scenario)
-            .args(["--trace", s(&trace)]),
-        LIMIT,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    run_scenario_to("weather", &trace, &[]);
     let r = dir.path().join("r.jsonl");
     let server = vec![
         "python3".to_string(),

@@ -48,22 +48,7 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
     let session = dir.path().join("demo");
     let session_arg = session.display().to_string();
 
-    let model_port = free_port();
-    let model = spawn_listening(
-        Command::new(bin())
-            .args(["scripted-model", "--scenario", "scenarios/weather.toml"])
-            .args(["--listen", &format!("127.0.0.1:{model_port}")])
-            .current_dir(env!("CARGO_MANIFEST_DIR")),
-        model_port,
-    );
-    let llm_port = free_port();
-    let llm = spawn_listening(
-        Command::new(bin())
-            .args(["llm-proxy", "--listen", &format!("127.0.0.1:{llm_port}")])
-            .args(["--upstream", &format!("http://127.0.0.1:{model_port}")])
-            .args(["--session", &session_arg]),
-        llm_port,
-    );
+    let (model, llm, llm_port) = model_behind_llm_proxy(&session_arg);
 
     // Live attach before the host starts: the session holds the LLM proxy's file, no events.
     let mut app = SightlineApp::follow(&session, std::sync::Arc::new(|| {}));
@@ -210,11 +195,9 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
     assert_eq!(merged.header.extra["session"], "demo");
 }
 
-/// Records the weather loop of an external host (the TS SDK peer) through `llm-proxy --session`
-/// and a wrapped `proxy --session` into `dir/demo`, and returns the session folder.
-pub fn record_external_session(dir: &std::path::Path) -> std::path::PathBuf {
-    let session = dir.join("demo");
-    let session_arg = session.display().to_string();
+/// The scripted model of the weather scenario and an `llm-proxy --session SESSION` in front of
+/// it, both listening: the model, the proxy and the proxy's port.
+fn model_behind_llm_proxy(session_arg: &str) -> (Child, Child, u16) {
     let model_port = free_port();
     let model = spawn_listening(
         Command::new(bin())
@@ -228,9 +211,18 @@ pub fn record_external_session(dir: &std::path::Path) -> std::path::PathBuf {
         Command::new(bin())
             .args(["llm-proxy", "--listen", &format!("127.0.0.1:{llm_port}")])
             .args(["--upstream", &format!("http://127.0.0.1:{model_port}")])
-            .args(["--session", &session_arg]),
+            .args(["--session", session_arg]),
         llm_port,
     );
+    (model, llm, llm_port)
+}
+
+/// Records the weather loop of an external host (the TS SDK peer) through `llm-proxy --session`
+/// and a wrapped `proxy --session` into `dir/demo`, and returns the session folder.
+pub fn record_external_session(dir: &std::path::Path) -> std::path::PathBuf {
+    let session = dir.join("demo");
+    let session_arg = session.display().to_string();
+    let (model, llm, llm_port) = model_behind_llm_proxy(&session_arg);
     let out = run(
         Command::new("node")
             .arg(peer("external-host.mjs"))

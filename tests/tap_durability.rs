@@ -38,18 +38,25 @@ fn flood_and_kill(after: Duration) -> (usize, usize) {
             }
         }
     });
+    let (flowing_tx, flowing) = std::sync::mpsc::channel::<()>();
     let reader = std::thread::spawn(move || {
         let mut received = Vec::new();
         let mut lines = BufReader::new(stdout).split(b'\n');
         // `split` also yields a last line without its `\n`: only whole lines were delivered.
         let mut pending: Option<Vec<u8>> = None;
         while let Some(Ok(line)) = lines.next() {
+            let _ = flowing_tx.send(());
             if let Some(done) = pending.replace(line) {
                 received.push(done);
             }
         }
         (received, pending)
     });
+    // `after` counts from the first echo, so the kill lands mid-flood even when a loaded
+    // machine is slow to start the proxy and its server.
+    flowing
+        .recv_timeout(Duration::from_secs(30))
+        .expect("no echo within 30 s");
     std::thread::sleep(after);
     // SAFETY: kill(2) on our own child, which has not been waited for.
     unsafe {

@@ -218,6 +218,49 @@ fn a_tool_dropped_by_the_host_is_marked_in_what_the_model_sees() {
         marked >= 2,
         "weather.lookup and its reason are not both shown ({marked})"
     );
+    // What the tools cost: each tool's tokens and the tool-use system prompt's 286-675.
+    assert!(
+        h.query_by_label_contains("The tools cost about").is_some(),
+        "no token figure for the tools"
+    );
+    assert!(
+        h.query_by_label_contains("286-675 tokens").is_some(),
+        "no tool-use system prompt figure"
+    );
+    assert!(
+        h.query_by_label_contains("~40 tokens").is_some(),
+        "no per-tool figure"
+    );
+}
+
+#[test]
+fn the_opentelemetry_file_export_lands_next_to_the_trace_when_there_is_no_dialog() {
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
+        return; // a desktop session would open a real save dialog
+    }
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    app.apply(DesktopCommand::ExportOtlpFile.into());
+    // Mapped and written on its own thread: wait for a whole JSON document.
+    let out = trace.with_extension("otlp.json");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let doc: serde_json::Value = loop {
+        if let Ok(text) = std::fs::read_to_string(&out)
+            && let Ok(doc) = serde_json::from_str(&text)
+        {
+            break doc;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no OpenTelemetry file at {}; the notice says: {:?}",
+            out.display(),
+            app.notice()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let spans = doc["resourceSpans"].as_array().map_or(0, Vec::len);
+    assert!(spans > 0, "no resourceSpans in {}", out.display());
 }
 
 #[test]

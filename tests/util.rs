@@ -188,6 +188,18 @@ pub fn run_scenario_to(scenario: &str, trace: &Path, extra: &[&str]) {
     );
 }
 
+/// `sightline export TRACE --format FORMAT [EXTRA...]`, within a minute.
+pub fn export(trace: &Path, format: &str, extra: &[&str]) -> Output {
+    run(
+        Command::new(bin())
+            .arg("export")
+            .arg(trace)
+            .args(["--format", format])
+            .args(extra),
+        Duration::from_secs(60),
+    )
+}
+
 /// A path inside the repository (`scenarios`, `tests/fixtures/...`).
 pub fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)

@@ -6,7 +6,7 @@ use sightline_fuzz::trace;
 
 fuzz_target!(|data: &[u8]| {
     let message = trace::classify(data);
-    let _ = (message.params(), message.result(), message.error());
+    let _ = (&message.params, &message.result, &message.error);
     // Classification reads the bytes; it must not depend on anything but them.
     assert_eq!(
         format!("{message:?}"),

@@ -87,37 +87,44 @@ pub fn tool_tokens(report: &Report, events: &[Event]) -> Vec<RequestTokens> {
     report
         .llm
         .iter()
-        .filter_map(|x| {
-            let shape = x.shape?;
-            let model = events
-                .get(x.request)
-                .and_then(|e| serde_json::from_str::<Value>(&e.text()).ok())
-                .and_then(|body| body.get("model")?.as_str().map(str::to_string));
-            let counter = Counter::for_request(shape, model.as_deref());
-            let tools: Vec<(String, usize)> = x
-                .tool_entries
-                .iter()
-                .enumerate()
-                .map(|(i, entry)| {
-                    let name = entry_name(shape, entry)
-                        .or_else(|| x.tools.get(i).cloned())
-                        .unwrap_or_default();
-                    (name, counter.count(&entry_text(entry)))
-                })
-                .collect();
-            let total = tools.iter().map(|(_, n)| n).sum();
-            Some(RequestTokens {
-                request: x.request,
-                shape,
-                model,
-                overhead: overhead(shape, tools.len()),
-                tools,
-                total,
-                exact: counter.exact(),
-                tokenizer: counter.name(),
-            })
-        })
+        .filter_map(|x| exchange_tokens(x, events))
         .collect()
+}
+
+/// Token counts for the tools of one LLM request (What the model sees shows them), when its
+/// API shape is known.
+pub fn exchange_tokens(
+    x: &crate::analysis::LlmExchange,
+    events: &[Event],
+) -> Option<RequestTokens> {
+    let shape = x.shape?;
+    let model = events
+        .get(x.request)
+        .and_then(|e| serde_json::from_str::<Value>(&e.text()).ok())
+        .and_then(|body| body.get("model")?.as_str().map(str::to_string));
+    let counter = Counter::for_request(shape, model.as_deref());
+    let tools: Vec<(String, usize)> = x
+        .tool_entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let name = entry_name(shape, entry)
+                .or_else(|| x.tools.get(i).cloned())
+                .unwrap_or_default();
+            (name, counter.count(&entry_text(entry)))
+        })
+        .collect();
+    let total = tools.iter().map(|(_, n)| n).sum();
+    Some(RequestTokens {
+        request: x.request,
+        shape,
+        model,
+        overhead: overhead(shape, tools.len()),
+        tools,
+        total,
+        exact: counter.exact(),
+        tokenizer: counter.name(),
+    })
 }
 
 /// The text counted for one entry: compact JSON, keys in the order they were sent.

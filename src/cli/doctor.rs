@@ -16,13 +16,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use clap::Args;
 
 use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
 use crate::host::agent::{self, RunOptions};
 use crate::host::scenario::{Protocol, Scenario};
-use crate::tap::{Recorder, ServerCommand};
+use crate::tap::Recorder;
 use crate::trace::{Header, TraceWriter};
 use crate::wire::api::ApiShape;
 
@@ -111,7 +110,30 @@ fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {
         provider,
         expect: args.expect.clone(),
     };
-    Ok(doctor::diagnose(&loaded.events, &report, &options))
+    let mut diagnosis = doctor::diagnose(&loaded.events, &report, &options);
+    if args.input.is_none() && args.name.is_none() {
+        name_probed_servers(&mut diagnosis, &report);
+    }
+    Ok(diagnosis)
+}
+
+/// A probed server is named after its `serverInfo.name`, as a host shows it, rather than
+/// after the program that runs it (`server-everything` is `mcp-servers/everything`).
+fn name_probed_servers(diagnosis: &mut Diagnosis, report: &crate::analysis::Report) {
+    for (lane, session) in &report.rpc.sessions {
+        let (crate::trace::Lane::Server(probe), Some(info)) = (lane, &session.server_name) else {
+            continue;
+        };
+        let (probe, info) = (probe.to_string(), info.to_string());
+        for s in diagnosis.servers.iter_mut().filter(|s| s.server == probe) {
+            s.server = info.clone();
+        }
+        for t in &mut diagnosis.tools {
+            if t.server.as_deref() == Some(probe.as_str()) {
+                t.server = Some(info.clone());
+            }
+        }
+    }
 }
 
 fn is_scenario(path: &Path) -> bool {
@@ -157,11 +179,8 @@ fn run_scenario(
     let runtime = super::edges::runtime()?;
     let mut quiet = |_: &str| {};
     let outcome = runtime.block_on(agent::run(scenario, &options, recorder.clone(), &mut quiet));
-    let report = recorder.finish();
+    super::edges::finish_recording(&recorder);
     drop(runtime);
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
     if let Err(err) = outcome {
         eprintln!("sightline: the run failed (diagnosing what was recorded): {err}");
     }
@@ -169,31 +188,21 @@ fn run_scenario(
 }
 
 fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
-    let (program, rest) = args
-        .command
-        .split_first()
-        .context("no server command after `--`")?;
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| super::proxy::default_name(&args.command));
+    let cmd = super::proxy::server_command(&args.command, args.name.as_ref())?;
     let header = Header::new(format!(
         "sightline doctor -- {}",
         crate::wire::redact_url::redact_argv(&args.command).join(" ")
     ));
     let writer = TraceWriter::create(path, &header)?;
     eprintln!(
-        "sightline: probing server `{name}`, recording to {}",
+        "sightline: probing server `{}`, recording to {}",
+        cmd.name,
         path.display()
     );
     let recorder = Recorder::start(vec![Box::new(writer)]);
-    let cmd = ServerCommand::new(name, program, rest.to_vec());
     let protocol = args.protocol.unwrap_or(Protocol::V2025_11_25);
     let timeout = Duration::from_secs(args.timeout_secs.max(1));
     let outcome = probe::probe(&cmd, recorder.clone(), protocol, timeout);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    super::edges::finish_recording(&recorder);
     outcome
 }

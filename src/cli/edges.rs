@@ -1,6 +1,6 @@
 //! The edges every command shares, each in one place: the async runtime, the signals that stop
 //! a long-running command, how long exchanges in flight get once it stops, where a recorder
-//! writes, and a write to stdout that treats a reader going away (`| head`, a closed pager) as
+//! writes and how a recording ends, and a write to stdout that treats a reader going away (`| head`, a closed pager) as
 //! the end of the output rather than an error.
 
 use std::future::Future;
@@ -11,11 +11,22 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::tap::paths;
+use crate::tap::recorder::{Recorder, RecorderReport};
 use crate::trace::Header;
 
 /// How long exchanges in flight may take to end once a proxy (or a wrapped server's proxy) is
 /// told to stop.
 pub(super) const GRACE: Duration = Duration::from_secs(3);
+
+/// Ends a recording: every event written, and a warning on stderr for each one the trace could
+/// not take (a full disk, a removed file).
+pub(super) fn finish_recording(recorder: &Recorder) -> RecorderReport {
+    let report = recorder.finish();
+    for err in &report.errors {
+        eprintln!("sightline: warning: {err}");
+    }
+    report
+}
 
 /// The async runtime a command runs its I/O on.
 pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

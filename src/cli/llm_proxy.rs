@@ -82,10 +82,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
             .context("the proxy stopped")
     });
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     served?;
     eprintln!(
         "sightline: llm-proxy stopped; {} events recorded in {}",

@@ -172,7 +172,8 @@ enum Command {
     ///
     /// Example: `sightline wrap ~/.config/Claude/claude_desktop_config.json --trace-dir traces`
     Wrap(wrap::WrapArgs),
-    /// Turn another tool's recording into a trace: Claude Desktop MCP logs, HAR files.
+    /// Turn another tool's recording into a trace: Claude Desktop MCP logs, MCP Inspector
+    /// exports, HAR files.
     ///
     /// Example: `sightline import claude-desktop mcp-server-weather.log --trace weather.jsonl`
     Import(import::ImportArgs),
@@ -182,7 +183,10 @@ enum Command {
     /// Example: `sightline demo-server weather --http --listen 127.0.0.1:3001` (then
     /// `http://127.0.0.1:3001/mcp`)
     DemoServer {
-        /// Which server: weather (the seed article's) or tour (every primitive).
+        /// Which server: weather (the seed article's), tour (every primitive), poisoned (tool
+        /// poisoning), rugpull (a definition that changes after first use), oddnames (names
+        /// the LLM APIs reject), forecast (a second `get_weather`), media (an image, audio and
+        /// an error as results).
         name: String,
         /// Serve Streamable HTTP at `http://LISTEN/mcp` instead of stdio, until Ctrl-C.
         #[arg(long)]

@@ -63,14 +63,8 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     if args.http {
         return run_http(args);
     }
-    let (program, rest) = args
-        .command
-        .split_first()
-        .context("no server command after `--`")?;
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| default_name(&args.command));
+    let cmd = server_command(&args.command, args.name.as_ref())?;
+    let name = &cmd.name;
     let mut header = Header::new(format!(
         "sightline proxy -- {}",
         crate::wire::redact_url::redact_argv(&args.command).join(" ")
@@ -78,7 +72,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let path = super::edges::trace_path(
         args.trace.as_ref(),
         args.session.as_deref(),
-        &name,
+        name,
         &mut header,
     );
     let writer = TraceWriter::create(&path, &header)?;
@@ -87,7 +81,6 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     }
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let live = args.live.start(&recorder, &header)?;
-    let cmd = ServerCommand::new(name, program, rest.to_vec());
     // Unbuffered handles on our stdin and stdout: each chunk goes out in one write, at once.
     let unbuffered =
         |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
@@ -115,10 +108,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     forward_signals(&tap);
     let outcome = tap.wait();
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     tracing::info!(
         "server ended with {outcome}; {} events recorded",
         report.events
@@ -180,10 +170,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .context("the proxy stopped")
     });
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     served?;
     tracing::info!("proxy stopped; {} events recorded", report.events);
     Ok(ExitCode::SUCCESS)
@@ -209,6 +196,19 @@ fn forward_signals(tap: &StdioTap) {
     if spawned.is_err() {
         tracing::warn!("cannot start the signal thread");
     }
+}
+
+/// The server command after `--`, named by `--name` or else after its program
+/// ([`default_name`]).
+pub(super) fn server_command(
+    command: &[String],
+    name: Option<&String>,
+) -> anyhow::Result<ServerCommand> {
+    let (program, rest) = command
+        .split_first()
+        .context("no server command after `--`")?;
+    let name = name.cloned().unwrap_or_else(|| default_name(command));
+    Ok(ServerCommand::new(name, program, rest.to_vec()))
 }
 
 /// `node weather-server.mjs` -> `weather-server`; `uvx mcp-server-git` -> `mcp-server-git`.

@@ -101,6 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Some(trace) => Some(super::replay_model::cassette(trace)?),
             None => None,
         },
+        lang,
     };
     let path = args
         .trace
@@ -147,10 +148,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     super::otlp::finish(live);
-    let report = recorder.finish();
-    for err in &report.errors {
-        eprintln!("sightline: warning: {err}");
-    }
+    let report = super::edges::finish_recording(&recorder);
     drop(runtime);
     let status = match &ended {
         Err(signal) => {

@@ -223,9 +223,7 @@ fn serve(
     });
     exports.into_iter().for_each(super::otlp::finish);
     for recorder in &recorders {
-        for err in &recorder.finish().errors {
-            eprintln!("sightline: warning: {err}");
-        }
+        super::edges::finish_recording(recorder);
     }
     served?;
     Ok(ExitCode::SUCCESS)

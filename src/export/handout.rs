@@ -95,11 +95,8 @@ h2{break-before:page}.diagram{break-inside:avoid}pre{font-size:8pt}}";
 /// The handout as a standalone HTML page.
 pub fn html(title: &str, events: &[Event], report: &Report, lang: Language) -> String {
     let d = diagram::build(events, report);
-    let mut svg = Vec::new();
-    // Writing into memory cannot fail.
     let words = crate::i18n::Words::of(lang);
-    let _ = super::svg::write_in(&mut svg, &d, events, report, 0..d.rows.len(), words);
-    let svg = String::from_utf8_lossy(&svg);
+    let svg = super::render_in(super::svg::write_in, &d, events, report, words);
     let svg = svg.trim_start_matches(|c| c != '<');
     // The SVG's own XML declaration does not belong inside HTML.
     let svg = match svg.strip_prefix("<?xml") {
@@ -188,10 +185,8 @@ pub fn markdown(title: &str, events: &[Event], report: &Report, lang: Language) 
 }
 
 fn mermaid(d: &Diagram, events: &[Event], report: &Report, lang: Language) -> String {
-    let mut out = Vec::new();
     let words = crate::i18n::Words::of(lang);
-    let _ = super::mermaid::write_in(&mut out, d, events, report, 0..d.rows.len(), words);
-    String::from_utf8_lossy(&out).into_owned()
+    super::render_in(super::mermaid::write_in, d, events, report, words)
 }
 
 fn lesson(d: &Diagram, lang: Language) -> String {

@@ -28,38 +28,20 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram, LaneKind, RowText, Status, Style};
-use crate::i18n::{Language, Words};
+use crate::i18n::Words;
 use crate::trace::Event;
 
 /// Longest text after the arrow, in characters (label and detail).
 const LINE_CHARS: usize = 120;
 
-/// Renders the trace as a Mermaid `sequenceDiagram`.
-pub fn mermaid(events: &[Event], report: &Report) -> String {
-    render(&diagram::build(events, report), events, report)
-}
-
-/// Renders an already built diagram of `events`.
+/// Renders an already built diagram of `events`, in English.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
-    let mut out = Vec::new();
-    // Writing into memory cannot fail.
-    let _ = write(&mut out, d, events, report, 0..d.rows.len());
-    String::from_utf8_lossy(&out).into_owned()
+    super::render_all(write_in, d, events, report)
 }
 
-/// Writes the Mermaid text of rows `rows` of the diagram to `w`, one line at a time.
-pub fn write(
-    w: &mut dyn std::io::Write,
-    d: &Diagram,
-    events: &[Event],
-    report: &Report,
-    rows: std::ops::Range<usize>,
-) -> std::io::Result<()> {
-    write_in(w, d, events, report, rows, Words::of(Language::En))
-}
-
-/// [`write`] with the lanes, the host's box and the lesson in the language of `words`
-/// (`export.*` keys). Messages keep their methods and names.
+/// Writes the Mermaid text of rows `rows` of the diagram to `w`, one line at a time, with the
+/// lanes, the host's box and the lesson in the language of `words` (`export.*` keys). Messages
+/// keep their methods and names.
 pub fn write_in(
     w: &mut dyn std::io::Write,
     d: &Diagram,
@@ -68,7 +50,7 @@ pub fn write_in(
     rows: std::ops::Range<usize>,
     words: Words,
 ) -> std::io::Result<()> {
-    let rows = rows.start.min(d.rows.len())..rows.end.min(d.rows.len());
+    let rows = super::rows_within(d, rows);
     let aliases = aliases(d);
     let mut out = String::from("sequenceDiagram\n");
     for (i, lane) in d.lanes.iter().enumerate() {

@@ -20,6 +20,48 @@ pub mod svg;
 #[cfg(test)]
 mod tests;
 
+use std::ops::Range;
+
+use crate::analysis::Report;
+use crate::analysis::diagram::Diagram;
+use crate::i18n::{Language, Words};
+use crate::trace::Event;
+
+/// How a diagram export ([`mermaid::write_in`], [`svg::write_in`]) writes rows of a diagram in
+/// the language of `words`, as it goes.
+type WriteIn = fn(
+    &mut dyn std::io::Write,
+    &Diagram,
+    &[Event],
+    &Report,
+    Range<usize>,
+    Words,
+) -> std::io::Result<()>;
+
+/// The whole diagram written into memory by `write_in`, in the language of `words`.
+fn render_in(
+    write_in: WriteIn,
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    words: Words,
+) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_in(&mut out, d, events, report, 0..d.rows.len(), words);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`render_in`] in English.
+fn render_all(write_in: WriteIn, d: &Diagram, events: &[Event], report: &Report) -> String {
+    render_in(write_in, d, events, report, Words::of(Language::En))
+}
+
+/// `rows` cut to the rows the diagram has.
+fn rows_within(d: &Diagram, rows: Range<usize>) -> Range<usize> {
+    rows.start.min(d.rows.len())..rows.end.min(d.rows.len())
+}
+
 /// A lane's header in an export, in the language of `words`: the user, the host and the model
 /// by name (`export.lane_*`), a server or an unknown lane by its own.
 pub fn lane_title(words: crate::i18n::Words, lane: &crate::analysis::diagram::LaneInfo) -> String {

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram, LaneKind, Row, RowText, Status, Style};
-use crate::i18n::{Language, Words};
+use crate::i18n::Words;
 use crate::trace::Event;
 use style::{
     ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, clip, defs, legend,
@@ -42,34 +42,16 @@ const MAX_RIGHT: f64 = 720.0;
 /// Longest detail shown after a label.
 const DETAIL_CHARS: usize = 48;
 
-/// Renders the trace as a standalone SVG document.
-pub fn svg(events: &[Event], report: &Report) -> String {
-    render(&diagram::build(events, report), events, report)
-}
-
-/// Renders an already built diagram of `events`.
+/// Renders an already built diagram of `events`, in English.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
-    let mut out = Vec::new();
-    // Writing into memory cannot fail.
-    let _ = write(&mut out, d, events, report, 0..d.rows.len());
-    String::from_utf8_lossy(&out).into_owned()
+    super::render_all(write_in, d, events, report)
 }
 
-/// Writes the SVG of rows `rows` of the diagram to `out` as it goes: what it holds at any time
-/// is one row's text, whatever the size of the trace. The rows' texts are computed twice (once
-/// for the document's width, once to draw them) rather than kept.
-pub fn write(
-    out: &mut dyn std::io::Write,
-    d: &Diagram,
-    events: &[Event],
-    report: &Report,
-    rows: std::ops::Range<usize>,
-) -> std::io::Result<()> {
-    write_in(out, d, events, report, rows, Words::of(Language::En))
-}
-
-/// [`write`] with the title, the lanes, the host's role and the lesson in the language of
-/// `words` (`export.*` keys). Messages keep their methods and names.
+/// Writes the SVG of rows `rows` of the diagram to `out` as it goes, with the title, the lanes,
+/// the host's role and the lesson in the language of `words` (`export.*` keys; messages keep
+/// their methods and names): what it holds at any time is one row's text, whatever the size of
+/// the trace. The rows' texts are computed twice (once for the document's width, once to draw
+/// them) rather than kept.
 pub fn write_in(
     out: &mut dyn std::io::Write,
     d: &Diagram,
@@ -78,7 +60,7 @@ pub fn write_in(
     rows: std::ops::Range<usize>,
     words: Words,
 ) -> std::io::Result<()> {
-    let rows = rows.start.min(d.rows.len())..rows.end.min(d.rows.len());
+    let rows = super::rows_within(d, rows);
     let xs = lane_xs(d);
     let count = rows.len();
     let rows_top = HEADER_Y + HEADER_H + LESSON_H;

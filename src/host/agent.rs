@@ -21,6 +21,8 @@ use super::provider::{Provider, ProviderConfig, ProviderError};
 use super::sampling::Sampler;
 use super::scenario::{Protocol, Scenario, ServerSpec};
 use super::scripted::ScriptedModel;
+use crate::analysis::narration;
+use crate::i18n::{Language, Words};
 use crate::tap::{Recorder, ServerCommand};
 use crate::trace::Lane;
 use crate::wire::api::ApiShape;
@@ -43,6 +45,8 @@ pub struct RunOptions {
     /// Recorded model responses to serve in order instead of asking a model
     /// (`run --replay-model`): the scripted model's server plays them.
     pub cassette: Option<super::replay::cassette::Cassette>,
+    /// The language of the progress lines (`run --lang`).
+    pub lang: Language,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,8 +72,20 @@ pub struct RunOutcome {
     pub catalog: Catalog,
 }
 
-/// What the loop reports as it goes, for the terminal.
+/// What the loop reports as it goes, for the terminal, in [`RunOptions::lang`].
 pub type Progress<'a> = &'a mut (dyn FnMut(&str) + Send);
+
+/// A progress line: `run_progress.<key>` in `lang`, filled in.
+fn line(lang: Language, key: &str, args: &[(&str, &str)]) -> String {
+    Words::of(lang).fmt(&format!("run_progress.{key}"), args)
+}
+
+/// A note the host records (in Sightline's English, as the trace keeps it), as a progress
+/// line in `lang`: said as the narration says it.
+fn note_line(lang: Language, from: Lane, to: Lane, text: &str) -> String {
+    let said = narration::note_in(from, to, text, lang);
+    line(lang, "note", &[("text", &said)])
+}
 
 /// Runs `scenario` to the end, recording everything through `recorder`.
 pub async fn run(
@@ -138,17 +154,18 @@ pub async fn run(
     });
 
     recorder.record_note(Lane::User, Lane::Host, &scenario.prompt);
-    progress(&format!("user: {}", scenario.prompt));
+    let lang = options.lang;
+    progress(&line(lang, "user", &[("text", &scenario.prompt)]));
 
     let mut connections = Vec::new();
     let result = async {
         for spec in &scenario.servers {
             let cmd = server_command(spec)?;
-            progress(&format!(
-                "host: starting server `{}` ({protocol_name})",
-                spec.name,
-                protocol_name = protocol.as_str()
-            ));
+            let args = [
+                ("server", spec.name.as_str()),
+                ("revision", protocol.as_str()),
+            ];
+            progress(&line(lang, "starting", &args));
             let timeout = options
                 .mcp_timeout
                 .unwrap_or(super::mcp::DEFAULT_REQUEST_TIMEOUT);
@@ -172,6 +189,7 @@ pub async fn run(
             connections: &connections,
             max_tokens: host.max_tokens,
             stream,
+            lang,
         };
         ctx.run(progress).await
     }
@@ -217,6 +235,7 @@ struct Loop<'a> {
     connections: &'a [McpConnection],
     max_tokens: u32,
     stream: bool,
+    lang: Language,
 }
 
 impl Loop<'_> {
@@ -224,7 +243,9 @@ impl Loop<'_> {
         let mut listed = Vec::new();
         for c in self.connections {
             let tools = c.list_tools().await?;
-            progress(&format!("host: {} listed {} tool(s)", c.name, tools.len()));
+            let count = tools.len().to_string();
+            let args = [("server", c.name.as_str()), ("count", count.as_str())];
+            progress(&line(self.lang, "listed", &args));
             listed.push((c.name.clone(), tools));
         }
         let catalog = Catalog::build(self.shape, &listed, &self.scenario.host.catalog());
@@ -234,7 +255,7 @@ impl Loop<'_> {
                 entry.mcp_name, entry.server
             );
             self.recorder.record_note(Lane::Host, Lane::Host, &text);
-            progress(&format!("host: {text}"));
+            progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
         }
         for e in catalog
             .entries
@@ -246,7 +267,7 @@ impl Loop<'_> {
                 e.mcp_name, e.server, e.api_name
             );
             self.recorder.record_note(Lane::Host, Lane::Host, &text);
-            progress(&format!("host: {text}"));
+            progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
         }
         Ok(catalog)
     }
@@ -270,17 +291,21 @@ impl Loop<'_> {
         for c in self.connections {
             let (resources, prompts) = c.list_other_primitives().await?;
             if resources + prompts > 0 {
-                progress(&format!(
-                    "host: {} offers {resources} resource(s), {prompts} prompt(s)",
-                    c.name
-                ));
+                let (resources, prompts) = (resources.to_string(), prompts.to_string());
+                let args = [
+                    ("server", c.name.as_str()),
+                    ("resources", resources.as_str()),
+                    ("prompts", prompts.as_str()),
+                ];
+                progress(&line(self.lang, "offers", &args));
             }
         }
         let mut system = self.system();
         for uri in &self.scenario.host.attach_resources {
             for c in self.connections {
                 if let Ok(text) = c.read_resource(uri).await {
-                    progress(&format!("host: attached resource {uri} from {}", c.name));
+                    let args = [("uri", uri.as_str()), ("server", c.name.as_str())];
+                    progress(&line(self.lang, "attached", &args));
                     let attached = format!("Resource {uri} (attached by the host):\n{text}");
                     system = Some(match system {
                         Some(s) => format!("{s}\n\n{attached}"),
@@ -300,10 +325,12 @@ impl Loop<'_> {
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect();
             user_text = c.get_prompt(&t.name, arguments).await?;
-            progress(&format!(
-                "host: the user picked prompt `{}` of {}: {user_text}",
-                t.name, t.server
-            ));
+            let args = [
+                ("name", t.name.as_str()),
+                ("server", t.server.as_str()),
+                ("text", user_text.as_str()),
+            ];
+            progress(&line(self.lang, "picked_prompt", &args));
         }
         Ok((system, user_text))
     }
@@ -326,12 +353,12 @@ impl Loop<'_> {
                 .any(McpConnection::take_tools_changed);
             if changed {
                 if self.scenario.host.refetch_on_list_changed {
-                    progress("host: tools/list_changed received, listing tools again");
+                    progress(&line(self.lang, "refetch", &[]));
                     catalog = self.catalog(progress).await?;
                 } else {
                     let text = "host ignores notifications/tools/list_changed: the model keeps the stale list";
                     self.recorder.record_note(Lane::Host, Lane::Host, text);
-                    progress(&format!("host: {text}"));
+                    progress(&note_line(self.lang, Lane::Host, Lane::Host, text));
                 }
             }
             let tools = catalog.api_tools();
@@ -344,24 +371,22 @@ impl Loop<'_> {
                 self.max_tokens,
                 self.stream,
             );
-            progress(&format!(
-                "host -> llm: {} request with {} tool(s)",
-                self.shape.as_str(),
-                tools.len()
-            ));
+            let count = tools.len().to_string();
+            let args = [("shape", self.shape.as_str()), ("count", count.as_str())];
+            progress(&line(self.lang, "llm_request", &args));
             let reply = self.provider.send(&body, self.recorder).await?;
             turns += 1;
             let turn = convert::parse_response(self.shape, &reply.body)
                 .map_err(|e| RunError::Response(e.to_string()))?;
             if !turn.text.is_empty() {
-                progress(&format!("llm: {}", turn.text));
+                progress(&line(self.lang, "llm_text", &[("text", &turn.text)]));
             }
             conversation.extend(turn.assistant_message.iter().cloned());
             if !turn.wants_tools
                 || turn.tool_calls.is_empty()
                 || turns >= self.scenario.host.max_turns
             {
-                progress(&format!("llm: stop ({})", turn.stop_reason));
+                progress(&line(self.lang, "llm_stop", &[("stop", &turn.stop_reason)]));
                 self.recorder
                     .record_note(Lane::Host, Lane::User, &turn.text);
                 return Ok(RunOutcome {
@@ -386,7 +411,8 @@ impl Loop<'_> {
         call: &convert::ModelToolCall,
         progress: Progress<'_>,
     ) -> Vec<Value> {
-        progress(&format!("llm: tool call {} ({})", call.name, call.id));
+        let args = [("name", call.name.as_str()), ("id", call.id.as_str())];
+        progress(&line(self.lang, "tool_call", &args));
         let arguments = match &call.arguments {
             Ok(arguments) => arguments.clone(),
             Err(e) => {
@@ -395,7 +421,7 @@ impl Loop<'_> {
                     call.name
                 );
                 self.recorder.record_note(Lane::Host, Lane::Host, &text);
-                progress(&format!("host: {text}"));
+                progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
                 return convert::tool_error_to_api(self.shape, &call.id, &text);
             }
         };
@@ -405,23 +431,27 @@ impl Loop<'_> {
                 call.name
             );
             self.recorder.record_note(Lane::Host, Lane::Host, &text);
-            progress(&format!("host: {text}"));
+            progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
             return convert::tool_error_to_api(self.shape, &call.id, &text);
         };
         let Some(connection) = self.connections.iter().find(|c| c.name == entry.server) else {
             return convert::tool_error_to_api(self.shape, &call.id, "server not connected");
         };
-        progress(&format!(
-            "host -> {}: tools/call {}",
-            entry.server, entry.mcp_name
-        ));
+        let args = [
+            ("server", entry.server.as_str()),
+            ("tool", entry.mcp_name.as_str()),
+        ];
+        progress(&line(self.lang, "tools_call", &args));
         match connection.call_tool(&entry.mcp_name, arguments).await {
             Ok(result) => {
-                progress(&format!("{}: {}", entry.server, result_text(&result)));
+                let text = result_text(&result);
+                let args = [("server", entry.server.as_str()), ("text", text.as_str())];
+                progress(&line(self.lang, "result", &args));
                 convert::tool_result_to_api(self.shape, &call.id, &result)
             }
             Err(e) => {
-                progress(&format!("host: {e}"));
+                let text = e.to_string();
+                progress(&line(self.lang, "failed", &[("text", &text)]));
                 convert::tool_error_to_api(self.shape, &call.id, &e.to_string())
             }
         }

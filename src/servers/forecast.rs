@@ -76,7 +76,8 @@ fn get_weather_input_schema() -> Arc<JsonObject> {
     object(json!({
         "type": "object",
         "properties": { "location": { "type": "string" } },
-        "required": ["location"]
+        "required": ["location"],
+        "$schema": super::weather::SDK_SCHEMA_DIALECT
     }))
 }
 

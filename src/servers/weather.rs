@@ -3,8 +3,10 @@
 //!
 //! Same serverInfo (`weather` 1.0.0), same instructions, one tool `get_weather` with the same
 //! description and input schema, and the same canned answer `<location>: 15C, partly cloudy`.
-//! The input schema is written out by hand instead of derived with schemars, so it carries no
-//! `$schema` key and matches the JSON the article shows.
+//! The input schema is written out by hand, key order included, as the article's demo output
+//! prints it: the TypeScript SDK adds `"$schema": "http://json-schema.org/draft-07/schema#"`
+//! to the schema zod produces, and the host passes it on to the model. A class sees that the
+//! SDK, not the author, wrote that key.
 
 use std::sync::Arc;
 
@@ -24,6 +26,9 @@ pub const VERSION: &str = "1.0.0";
 /// The `instructions` field of the initialize (and discover) result.
 pub const INSTRUCTIONS: &str = "Use get_weather for current conditions only.";
 
+/// The `$schema` the TypeScript SDK (1.32.1, zod 4) adds to every input schema.
+pub const SDK_SCHEMA_DIALECT: &str = "http://json-schema.org/draft-07/schema#";
+
 /// The weather server. Stateless: every call gets the same canned forecast.
 #[derive(Debug, Clone)]
 pub struct Weather {
@@ -36,8 +41,9 @@ struct GetWeatherArgs {
     location: String,
 }
 
-/// `{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`,
-/// key order included.
+/// The JSON Schema the TypeScript SDK sends for `{ location: z.string() }`:
+/// `{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],
+/// "$schema":"http://json-schema.org/draft-07/schema#"}`, key order included.
 fn get_weather_input_schema() -> Arc<JsonObject> {
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
@@ -46,6 +52,7 @@ fn get_weather_input_schema() -> Arc<JsonObject> {
         json!({ "location": { "type": "string" } }),
     );
     schema.insert("required".into(), json!(["location"]));
+    schema.insert("$schema".into(), json!(SDK_SCHEMA_DIALECT));
     Arc::new(schema)
 }
 

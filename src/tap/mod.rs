@@ -17,6 +17,7 @@
 //! - [`paths`]: where traces and sessions go by default (the data directory).
 
 mod http_common;
+mod http_exchange;
 pub mod http_proxy;
 pub mod lines;
 pub mod llm_proxy;

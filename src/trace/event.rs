@@ -5,11 +5,10 @@
 //! written by a newer Sightline loses nothing.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
 use std::sync::LazyLock;
 
-use super::shared::Shared;
+pub use super::lane::{Channel, Lane};
 
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -46,92 +45,8 @@ impl Header {
     }
 }
 
-/// A participant in the diagram. Serialized as `"user"`, `"host"`, `"llm"` or `"server:<name>"`.
-///
-/// Names are [`Shared`]: a trace has a handful of lanes and a million events, so the
-/// events of one lane read from a file point at one copy of its name (see [`Lane::from`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Lane {
-    User,
-    Host,
-    Llm,
-    Server(Shared),
-    /// A lane name this version does not know; kept verbatim.
-    Other(Shared),
-}
-
-impl Lane {
-    pub fn server(name: impl AsRef<str>) -> Self {
-        Lane::Server(intern(name.as_ref()))
-    }
-
-    pub fn is_server(&self) -> bool {
-        matches!(self, Lane::Server(_))
-    }
-
-    /// The server's name for a server lane.
-    pub fn server_name(&self) -> Option<&str> {
-        match self {
-            Lane::Server(name) => Some(name),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Lane {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Lane::User => f.write_str("user"),
-            Lane::Host => f.write_str("host"),
-            Lane::Llm => f.write_str("llm"),
-            Lane::Server(name) => write!(f, "server:{name}"),
-            Lane::Other(s) => f.write_str(s),
-        }
-    }
-}
-
-/// How many lane names each thread remembers for [`intern`].
-const INTERNED_NAMES: usize = 64;
-
-thread_local! {
-    /// Lane names seen lately on this thread, so equal names share one allocation.
-    static NAMES: RefCell<Vec<Shared>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A shared copy of `name`: the one this thread made before, or a new one it remembers (up
-/// to [`INTERNED_NAMES`]; a trace with more lanes than that still loads, with copies).
-fn intern(name: &str) -> Shared {
-    NAMES.with(|names| {
-        let mut names = names.borrow_mut();
-        if let Some(known) = names.iter().find(|n| **n == *name) {
-            return known.clone();
-        }
-        let new = Shared::from(name);
-        if names.len() < INTERNED_NAMES {
-            names.push(new.clone());
-        }
-        new
-    })
-}
-
-impl From<&str> for Lane {
-    /// Parses a lane; server and unknown names are shared with the lanes of the same name made
-    /// before on this thread.
-    fn from(s: &str) -> Self {
-        match s {
-            "user" => Lane::User,
-            "host" => Lane::Host,
-            "llm" => Lane::Llm,
-            _ => match s.strip_prefix("server:") {
-                Some(name) => Lane::Server(intern(name)),
-                None => Lane::Other(intern(s)),
-            },
-        }
-    }
-}
-
 /// Reads a string without keeping it (borrowed when the input allows) and maps it with `f`.
-fn map_str<'de, D: Deserializer<'de>, T>(d: D, f: fn(&str) -> T) -> Result<T, D::Error> {
+pub(super) fn map_str<'de, D: Deserializer<'de>, T>(d: D, f: fn(&str) -> T) -> Result<T, D::Error> {
     struct V<T>(fn(&str) -> T);
     impl<T> serde::de::Visitor<'_> for V<T> {
         type Value = T;
@@ -145,78 +60,9 @@ fn map_str<'de, D: Deserializer<'de>, T>(d: D, f: fn(&str) -> T) -> Result<T, D:
     d.deserialize_str(V(f))
 }
 
-impl Serialize for Lane {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Lane {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        map_str(d, |s| Lane::from(s))
-    }
-}
-
-/// How the bytes travelled.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Channel {
-    /// One line of a stdio MCP connection.
-    Stdio,
-    /// One line a server wrote to its stderr.
-    Stderr,
-    /// An MCP message carried over HTTP.
-    Http,
-    /// A request to or a response from an LLM API.
-    LlmHttp,
-    /// A process was spawned or exited (see [`ProcessInfo`]).
-    Process,
-    /// Text written by Sightline itself (a user prompt, an annotation).
-    Note,
-    /// A channel name this version does not know; kept verbatim.
-    Other(Shared),
-}
-
-impl Channel {
-    pub fn as_str(&self) -> &str {
-        match self {
-            Channel::Stdio => "stdio",
-            Channel::Stderr => "stderr",
-            Channel::Http => "http",
-            Channel::LlmHttp => "llm-http",
-            Channel::Process => "process",
-            Channel::Note => "note",
-            Channel::Other(s) => s,
-        }
-    }
-
-    /// Channels whose payload is one JSON-RPC message.
-    pub fn carries_jsonrpc(&self) -> bool {
-        matches!(self, Channel::Stdio | Channel::Http)
-    }
-}
-
-impl Serialize for Channel {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Channel {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        map_str(d, |s| match s {
-            "stdio" => Channel::Stdio,
-            "stderr" => Channel::Stderr,
-            "http" => Channel::Http,
-            "llm-http" => Channel::LlmHttp,
-            "process" => Channel::Process,
-            "note" => Channel::Note,
-            other => Channel::Other(other.into()),
-        })
-    }
-}
-
-/// Details of a `process` event: a spawn (or a failed spawn) or an exit.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// Details of a `process` event: a spawn (or a failed spawn) or an exit. (`Deserialize` is
+/// written by hand in [`super::event_de`], as for [`Event`].)
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ProcessInfo {
     /// `"spawn"`, `"spawn-failed"` or `"exit"`.
     pub event: String,
@@ -245,7 +91,8 @@ pub struct ProcessInfo {
 
 /// The HTTP side of an `http` or `llm-http` event: the request line or the status, and the
 /// headers in the order they were sent, with every credential already redacted.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// (`Deserialize` is written by hand in [`super::event_de`], as for [`Event`].)
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct HttpInfo {
     /// For requests: `POST`, `GET`, `DELETE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,8 +184,8 @@ pub fn signal_name(signal: i32) -> &'static str {
 
 /// One thing that crossed (or happened), as recorded.
 ///
-/// `Deserialize` is written by hand (below): the derive with a flattened `extra` buffers every
-/// field of every line before it looks at them, which made loading big traces slow.
+/// `Deserialize` is written by hand ([`super::event_de`]): the derive with a flattened `extra`
+/// buffers every field of every line before it looks at them, which made loading big traces slow.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     /// 0, 1, 2, ... in recording order.
@@ -422,123 +269,6 @@ impl Event {
     }
 }
 
-/// A key of an event's JSON object.
-enum EventField {
-    Seq,
-    Time,
-    From,
-    To,
-    Channel,
-    Raw,
-    RawB64,
-    Process,
-    Http,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for EventField {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        map_str(d, |s| match s {
-            "seq" => EventField::Seq,
-            "time" => EventField::Time,
-            "from" => EventField::From,
-            "to" => EventField::To,
-            "channel" => EventField::Channel,
-            "raw" => EventField::Raw,
-            "raw_b64" => EventField::RawB64,
-            "process" => EventField::Process,
-            "http" => EventField::Http,
-            other => EventField::Other(other.to_string()),
-        })
-    }
-}
-
-/// The timestamp of an event, read with [`time_serde`].
-struct Time(DateTime<Utc>);
-
-impl<'de> Deserialize<'de> for Time {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        time_serde::deserialize(d).map(Time)
-    }
-}
-
-impl<'de> Deserialize<'de> for Event {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Event;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a trace event")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Event, A::Error> {
-                use serde::de::Error as _;
-                fn once<T, E: serde::de::Error>(
-                    slot: &mut Option<T>,
-                    name: &'static str,
-                    v: T,
-                ) -> Result<(), E> {
-                    if slot.is_some() {
-                        return Err(E::duplicate_field(name));
-                    }
-                    *slot = Some(v);
-                    Ok(())
-                }
-                let (mut seq, mut time, mut from, mut to, mut channel) =
-                    (None, None, None, None, None);
-                let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
-                let mut extra = Map::new();
-                while let Some(key) = map.next_key::<EventField>()? {
-                    match key {
-                        EventField::Seq => once(&mut seq, "seq", map.next_value::<u64>()?)?,
-                        EventField::Time => once(&mut time, "time", map.next_value::<Time>()?.0)?,
-                        EventField::From => once(&mut from, "from", map.next_value::<Lane>()?)?,
-                        EventField::To => once(&mut to, "to", map.next_value::<Lane>()?)?,
-                        EventField::Channel => {
-                            once(&mut channel, "channel", map.next_value::<Channel>()?)?
-                        }
-                        EventField::Raw => {
-                            once(&mut raw, "raw", map.next_value::<Option<Box<str>>>()?)?
-                        }
-                        EventField::RawB64 => once(
-                            &mut raw_b64,
-                            "raw_b64",
-                            map.next_value::<Option<Box<str>>>()?,
-                        )?,
-                        EventField::Process => once(
-                            &mut process,
-                            "process",
-                            map.next_value::<Option<ProcessInfo>>()?,
-                        )?,
-                        EventField::Http => {
-                            once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?
-                        }
-                        EventField::Other(name) => {
-                            let value = map.next_value::<Value>()?;
-                            extra.insert(name, value);
-                        }
-                    }
-                }
-                Ok(Event {
-                    seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
-                    time: time.ok_or_else(|| A::Error::missing_field("time"))?,
-                    from: from.ok_or_else(|| A::Error::missing_field("from"))?,
-                    to: to.ok_or_else(|| A::Error::missing_field("to"))?,
-                    channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
-                    raw: raw.flatten(),
-                    raw_b64: raw_b64.flatten(),
-                    process: process.flatten().map(Box::new),
-                    http: http.flatten().map(Box::new),
-                    extra: extra.into(),
-                })
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 /// The trace clock: UTC at the microsecond precision the file stores, so an event in memory
 /// equals the same event read back.
 pub fn now() -> DateTime<Utc> {
@@ -551,7 +281,7 @@ pub fn format_time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
-mod time_serde {
+pub(super) mod time_serde {
     use chrono::{DateTime, Utc};
     use serde::{Deserializer, Serializer};
 
@@ -574,28 +304,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lanes_round_trip_as_strings() {
-        for s in [
-            "user",
-            "host",
-            "llm",
-            "server:weather",
-            "server:a:b",
-            "robot",
-        ] {
-            let lane = Lane::from(s);
-            assert_eq!(lane.to_string(), s);
-        }
-        assert_eq!(Lane::from("server:weather").server_name(), Some("weather"));
-        assert_eq!(Lane::from("robot"), Lane::Other("robot".into()));
-    }
-
-    #[test]
-    fn lane_names_are_shared_and_extra_fields_allocate_only_when_present() {
-        let (Lane::Server(a), Lane::Server(b)) = (Lane::from("server:w"), Lane::server("w")) else {
-            panic!("server lanes");
-        };
-        assert!(Shared::ptr_eq(&a, &b));
+    fn extra_fields_allocate_only_when_present() {
         let mut extra = Extra::new();
         assert!(extra.is_empty() && extra.0.is_none());
         assert_eq!(extra, Extra::from(Map::new()));

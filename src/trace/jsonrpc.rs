@@ -5,10 +5,13 @@
 //! pulls out the few fields correlation needs. Invalid input is a classification, never an
 //! error: a tracer shows what it cannot parse.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value;
 
+use super::envelope::{Envelope, Top};
+pub use super::envelope::{ErrorMembers, Params, ResultMembers};
 use super::shared::Shared;
 
 /// A JSON-RPC id. Numbers and strings are different ids even when they print alike.
@@ -22,7 +25,7 @@ pub enum RpcId {
 }
 
 impl RpcId {
-    fn from_value(v: &Value) -> Option<Self> {
+    pub(super) fn from_value(v: &Value) -> Option<Self> {
         match v {
             Value::Number(n) => Some(match n.as_i64() {
                 Some(i) => RpcId::Int(i),
@@ -50,113 +53,91 @@ impl fmt::Display for RpcId {
 }
 
 /// What kind of JSON-RPC message a payload is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum MessageKind {
     Request,
     Notification,
     Response,
     Error,
+    #[default]
     Invalid,
 }
 
-/// One payload, classified. `value` is the parsed JSON when it parsed at all.
-#[derive(Debug, Clone)]
-pub struct Message {
+/// One payload, classified, with the members correlation reads (borrowed from the payload
+/// where they have no escapes; see [`super::envelope`]).
+#[derive(Debug, Clone, Default)]
+pub struct Message<'a> {
     pub kind: MessageKind,
-    pub method: Option<String>,
+    pub method: Option<Cow<'a, str>>,
     pub id: Option<RpcId>,
     /// For invalid payloads: what is wrong, in words.
     pub problem: Option<String>,
-    pub value: Option<Value>,
+    /// What `params` holds (empty when it is absent or not an object).
+    pub params: Params<'a>,
+    /// `result`, when present (empty when it is not an object).
+    pub result: Option<ResultMembers<'a>>,
+    /// `error`, when present (empty when it is not an object).
+    pub error: Option<ErrorMembers<'a>>,
 }
 
-impl Message {
-    fn invalid_value(problem: impl Into<String>, value: Option<Value>) -> Self {
-        Message {
-            kind: MessageKind::Invalid,
-            method: None,
-            id: None,
-            problem: Some(problem.into()),
-            value,
-        }
-    }
-
-    /// An invalid message with no JSON behind it.
+impl<'a> Message<'a> {
+    /// An invalid message.
     pub fn invalid(problem: impl Into<String>) -> Self {
-        Message::invalid_value(problem, None)
-    }
-
-    /// `params` of a request or notification.
-    pub fn params(&self) -> Option<&Value> {
-        self.value.as_ref()?.get("params")
-    }
-
-    /// `result` of a response.
-    pub fn result(&self) -> Option<&Value> {
-        self.value.as_ref()?.get("result")
-    }
-
-    /// `error` of an error response.
-    pub fn error(&self) -> Option<&Value> {
-        self.value.as_ref()?.get("error")
+        Message {
+            problem: Some(problem.into()),
+            ..Message::default()
+        }
     }
 }
 
 /// Classifies one payload (a stdio line without its newline, or an HTTP body or SSE `data`).
-pub fn classify(bytes: &[u8]) -> Message {
-    let value: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
+pub fn classify(bytes: &[u8]) -> Message<'_> {
+    // Bytes that are not UTF-8 are never JSON (its strings are UTF-8, and so is its syntax).
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Message::invalid("not UTF-8 text");
+    };
+    let envelope = match serde_json::from_str::<Top<'_>>(text) {
+        Ok(Top::Object(envelope)) => envelope,
+        Ok(Top::Array(items)) => {
+            return Message::invalid(format!(
+                "a JSON-RPC batch of {items} messages (batches were allowed only in MCP 2025-03-26)"
+            ));
+        }
+        Ok(Top::Scalar) => return Message::invalid("JSON, but not a JSON-RPC object"),
         Err(e) => {
-            let what = if std::str::from_utf8(bytes).is_err() {
-                "not UTF-8 text".to_string()
-            } else if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Message::invalid(if bytes.iter().all(u8::is_ascii_whitespace) {
                 "an empty line".to_string()
             } else {
                 format!("not JSON ({e})")
-            };
-            return Message::invalid_value(what, None);
+            });
         }
     };
-    let obj = match &value {
-        Value::Object(obj) => obj,
-        Value::Array(items) => {
-            let problem = format!(
-                "a JSON-RPC batch of {} messages (batches were allowed only in MCP 2025-03-26)",
-                items.len()
-            );
-            return Message::invalid_value(problem, Some(value));
-        }
-        _ => return Message::invalid_value("JSON, but not a JSON-RPC object", Some(value)),
-    };
-    match obj.get("jsonrpc") {
+    let Envelope {
+        jsonrpc,
+        id: id_value,
+        method,
+        params,
+        result,
+        error,
+    } = *envelope;
+    match jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
-        Some(other) => {
-            let problem = format!("`jsonrpc` is {other}, not \"2.0\"");
-            return Message::invalid_value(problem, Some(value));
-        }
-        None => {
-            return Message::invalid_value(
-                "JSON, but not JSON-RPC 2.0 (no `jsonrpc` member)",
-                Some(value),
-            );
-        }
+        Some(other) => return Message::invalid(format!("`jsonrpc` is {other}, not \"2.0\"")),
+        None => return Message::invalid("JSON, but not JSON-RPC 2.0 (no `jsonrpc` member)"),
     }
-    let id_value = obj.get("id");
-    let id = id_value.and_then(RpcId::from_value);
-    let bad_id = matches!(id_value, Some(v) if !v.is_null() && id.is_none());
+    let id = id_value.as_ref().and_then(RpcId::from_value);
+    let bad_id = matches!(&id_value, Some(v) if !v.is_null() && id.is_none());
     if bad_id {
-        return Message::invalid_value("`id` must be a string or a number", Some(value));
+        return Message::invalid("`id` must be a string or a number");
     }
 
-    if let Some(method) = obj.get("method") {
-        let Some(method) = method.as_str().map(str::to_string) else {
-            return Message::invalid_value("`method` is not a string", Some(value));
+    if let Some(method) = method {
+        let Some(method) = method else {
+            return Message::invalid("`method` is not a string");
         };
-        let kind = match (&id, id_value) {
+        let kind = match (&id, &id_value) {
             (Some(_), _) => MessageKind::Request,
-            (None, Some(Value::Null)) => {
-                return Message::invalid_value("a request with `id: null`", Some(value));
-            }
+            (None, Some(Value::Null)) => return Message::invalid("a request with `id: null`"),
             (None, _) => MessageKind::Notification,
         };
         return Message {
@@ -164,34 +145,32 @@ pub fn classify(bytes: &[u8]) -> Message {
             method: Some(method),
             id,
             problem: None,
-            value: Some(value),
+            params,
+            result,
+            error,
         };
     }
-    let kind = match (obj.contains_key("result"), obj.contains_key("error")) {
+    let kind = match (result.is_some(), error.is_some()) {
         (true, false) => MessageKind::Response,
         (false, true) => MessageKind::Error,
-        (true, true) => {
-            return Message::invalid_value(
-                "a response with both `result` and `error`",
-                Some(value),
-            );
-        }
+        (true, true) => return Message::invalid("a response with both `result` and `error`"),
         (false, false) => {
-            return Message::invalid_value(
+            return Message::invalid(
                 "neither a request (`method`) nor a response (`result`/`error`)",
-                Some(value),
             );
         }
     };
     if id.is_none() && kind == MessageKind::Response {
-        return Message::invalid_value("a result without an `id`", Some(value));
+        return Message::invalid("a result without an `id`");
     }
     Message {
         kind,
         method: None,
         id,
         problem: None,
-        value: Some(value),
+        params,
+        result,
+        error,
     }
 }
 
@@ -255,6 +234,93 @@ mod tests {
             m.problem
                 .as_deref()
                 .is_some_and(|p| p.contains("batch of 2"))
+        );
+    }
+}
+
+#[cfg(test)]
+mod members_tests {
+    use super::*;
+
+    /// `params.name`, the `_meta` revision, whether it is a retry, `serverInfo.name`.
+    type Members = (Option<String>, Option<String>, bool, Option<String>);
+
+    /// What a full `Value` says about `text`, member by member, to compare with `classify`.
+    fn by_value(text: &str) -> Option<Members> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let s = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        let retry = ["/params/requestState", "/params/inputResponses"]
+            .iter()
+            .any(|p| v.pointer(p).is_some());
+        Some((
+            s("/params/name"),
+            s("/params/_meta/io.modelcontextprotocol~1protocolVersion"),
+            retry,
+            s("/result/serverInfo/name"),
+        ))
+    }
+
+    #[test]
+    fn members_read_as_a_json_value_reads_them() {
+        let cases = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\u0061me":"\u00e9\"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5,"arguments":{"name":"no"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[{"name":"no"}]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"requestState":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":[1,{"a":[]}],"inputResponses":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1"},"serverInfo":{"name":"t"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"serverInfo":"s"}}"#,
+        ];
+        for text in cases {
+            let m = classify(text.as_bytes());
+            let ours = (
+                m.params.name.as_deref().map(str::to_string),
+                m.params
+                    .meta
+                    .protocol_version
+                    .as_deref()
+                    .map(str::to_string),
+                m.params.retry,
+                m.result
+                    .as_ref()
+                    .and_then(|r| r.server_name.as_deref())
+                    .map(str::to_string),
+            );
+            assert_eq!(Some(ours), by_value(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_payload_is_json_here_exactly_when_it_is_a_json_value() {
+        let cases = [
+            r#"{"jsonrpc":"2.0","method":"a","params":{"x":"\q"}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{"x":1e400}}"#,
+            "{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"params\":{\"x\":\"tab\tinside\"}}",
+            r#"{"jsonrpc":"2.0","method":"a"} trailing"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{"x":[1,2,}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{"x":"\ud800"}}"#,
+        ];
+        for text in cases {
+            let value = serde_json::from_str::<Value>(text);
+            let m = classify(text.as_bytes());
+            let not_json = m
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("not JSON"));
+            assert_eq!(not_json, value.is_err(), "{text}: {:?}", m.problem);
+            if let Err(e) = value {
+                assert_eq!(m.problem, Some(format!("not JSON ({e})")), "{text}");
+            }
+        }
+        let error = classify(br#"{"jsonrpc":"2.0","id":1,"error":"down"}"#);
+        assert_eq!(error.kind, MessageKind::Error);
+        assert_eq!(error.error, Some(ErrorMembers::default()));
+        let error = classify(br#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}"#);
+        let members = error.error.expect("error members");
+        assert_eq!(
+            (members.code, members.message.as_deref()),
+            (None, Some("m"))
         );
     }
 }

@@ -9,12 +9,16 @@
 //! This module depends on nothing else in the crate: the tap writes it, views read it.
 
 mod analyze;
+mod derived;
+mod envelope;
 mod escape;
 mod event;
+mod event_de;
 mod file;
 pub mod halves;
 pub mod import;
 mod jsonrpc;
+mod lane;
 pub mod session;
 mod shared;
 mod writer;

@@ -12,25 +12,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Tr;
-use super::app::{Notice, SightlineApp};
+use super::app::SightlineApp;
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
 use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
 use crate::trace::import::Format as ImportFormat;
-
-fn tr(app: &SightlineApp) -> Tr<'_> {
-    Tr {
-        strings: &app.strings,
-        lang: app.lang,
-    }
-}
-
-fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
-    app.notice = Some(Notice { text, is_error });
-}
 
 /// Shows `store` instead of what was shown, from the top.
 fn reset_view(app: &mut SightlineApp, store: TraceStore) {
@@ -107,14 +95,14 @@ fn follow(app: &mut SightlineApp, path: &Path) {
 }
 
 fn load_failed(app: &mut SightlineApp, path: &Path, error: &dyn std::fmt::Display) {
-    let text = tr(app).f(
+    let text = app.tr().f(
         "app.load_failed",
         &[
             ("path", path.display().to_string()),
             ("error", error.to_string()),
         ],
     );
-    notice(app, text, true);
+    app.set_notice(text, true);
 }
 
 /// What a file dialog is picking a file for.
@@ -134,8 +122,8 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
             Picking::CompareWith => "compare_with.no_dialog",
             Picking::Import(_) => "app.no_import_dialog",
         };
-        let text = tr(app).t(key);
-        notice(app, text, false);
+        let text = app.tr().t(key);
+        app.set_notice(text, false);
         return;
     }
     let (what, extensions): (&str, &[&str]) = match picking {
@@ -201,18 +189,18 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
     let imported = match written {
         Ok(imported) => imported,
         Err(error) => {
-            let text = tr(app).f(
+            let text = app.tr().f(
                 "app.import_failed",
                 &[("path", file.display().to_string()), ("error", error)],
             );
-            return notice(app, text, true);
+            return app.set_notice(text, true);
         }
     };
     open(app, &out);
     if app.store.source.path() != Some(out.as_path()) {
         return; // opening failed and said why
     }
-    let tr = tr(app);
+    let tr = app.tr();
     let mut text = tr.f(
         "app.imported",
         &[
@@ -244,7 +232,7 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
         text.push(' ');
         text.push_str(&tr.t("app.import_synthetic_times"));
     }
-    notice(app, text, false);
+    app.set_notice(text, false);
 }
 
 /// Opens a trace dropped on the window.
@@ -266,8 +254,8 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
     let scenario = match Shipped::find(name).map(|s| s.load()) {
         Some(Ok(s)) => s,
         Some(Err(e)) => {
-            let text = tr(app).f("app.run_failed", &[("error", e.to_string())]);
-            return notice(app, text, true);
+            let text = app.tr().f("app.run_failed", &[("error", e.to_string())]);
+            return app.set_notice(text, true);
         }
         None => return,
     };
@@ -294,12 +282,12 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
             );
             app.platform.live = Some(run);
             app.platform.following = None;
-            let text = tr(app).f("app.running", &[("scenario", name.to_string())]);
-            notice(app, text, false);
+            let text = app.tr().f("app.running", &[("scenario", name.to_string())]);
+            app.set_notice(text, false);
         }
         Err(e) => {
-            let text = tr(app).f("app.run_failed", &[("error", format!("{e:#}"))]);
-            notice(app, text, true);
+            let text = app.tr().f("app.run_failed", &[("error", format!("{e:#}"))]);
+            app.set_notice(text, true);
         }
     }
 }
@@ -309,10 +297,10 @@ pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, sta
     app.platform.recent.push(path);
     let text = match status {
         RunStatus::Failed(error) => {
-            let text = tr(app).f("app.run_failed", &[("error", error)]);
-            return notice(app, text, true);
+            let text = app.tr().f("app.run_failed", &[("error", error)]);
+            return app.set_notice(text, true);
         }
-        _ => tr(app).f(
+        _ => app.tr().f(
             "app.run_done",
             &[
                 ("scenario", title.to_string()),
@@ -321,17 +309,41 @@ pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, sta
             ],
         ),
     };
-    notice(app, text, false);
+    app.set_notice(text, false);
 }
 
 /// Where an export goes when there is no dialog: next to the trace, or in the data dir.
 pub fn default_export_path(source: &Source, format: ExportFormat) -> PathBuf {
+    beside_trace(source, format.extension())
+}
+
+/// The trace's path with `extension`, or `trace.EXTENSION` in the data dir's `exports/` when
+/// the trace has no file.
+fn beside_trace(source: &Source, extension: &str) -> PathBuf {
     match source.path() {
-        Some(p) => p.with_extension(format.extension()),
+        Some(p) => p.with_extension(extension),
         None => live::data_dir()
             .join("exports")
-            .join(format!("trace.{}", format.extension())),
+            .join(format!("trace.{extension}")),
     }
+}
+
+/// Where to save: what the user picks in a save dialog that starts at `default` (`None` when
+/// they cancel), or `default` itself where there is no dialog. A save dialog is modal anyway;
+/// the trace is not changing under it.
+fn save_path(default: PathBuf) -> Option<PathBuf> {
+    if !has_file_dialog() {
+        return Some(default);
+    }
+    let mut dialog = rfd::FileDialog::new().set_file_name(
+        default
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    );
+    if let Some(dir) = default.parent() {
+        dialog = dialog.set_directory(dir);
+    }
+    dialog.save_file()
 }
 
 fn export(app: &mut SightlineApp, format: ExportFormat) {
@@ -342,28 +354,13 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
         ExportFormat::Html => match html_page(s, app.lang) {
             Ok(page) => page,
             Err(e) => {
-                let text = tr(app).f("app.export_failed", &[("error", e.to_string())]);
-                return notice(app, text, true);
+                let text = app.tr().f("app.export_failed", &[("error", e.to_string())]);
+                return app.set_notice(text, true);
             }
         },
     };
-    let default = default_export_path(&app.store.source, format);
-    let path = if has_file_dialog() {
-        let mut dialog = rfd::FileDialog::new().set_file_name(
-            default
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        );
-        if let Some(dir) = default.parent() {
-            dialog = dialog.set_directory(dir);
-        }
-        // A save dialog is modal anyway; the trace is not changing under it.
-        match dialog.save_file() {
-            Some(p) => p,
-            None => return,
-        }
-    } else {
-        default
+    let Some(path) = save_path(default_export_path(&app.store.source, format)) else {
+        return;
     };
     let written = path
         .parent()
@@ -372,48 +369,32 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
         .and_then(|()| std::fs::write(&path, text));
     let (text, failed) = match written {
         Ok(()) => (
-            tr(app).f("app.exported", &[("path", path.display().to_string())]),
+            app.tr()
+                .f("app.exported", &[("path", path.display().to_string())]),
             false,
         ),
         Err(e) => (
-            tr(app).f("app.export_failed", &[("error", e.to_string())]),
+            app.tr().f("app.export_failed", &[("error", e.to_string())]),
             true,
         ),
     };
-    notice(app, text, failed);
+    app.set_notice(text, failed);
 }
 
 /// File > Export > OpenTelemetry (file): where to (a dialog, or next to the trace), then the
 /// mapping and the writing on their own thread.
 fn export_otlp_file(app: &mut SightlineApp) {
-    let default = match app.store.source.path() {
-        Some(p) => p.with_extension("otlp.json"),
-        None => live::data_dir().join("exports").join("trace.otlp.json"),
-    };
-    let path = if has_file_dialog() {
-        let mut dialog = rfd::FileDialog::new().set_file_name(
-            default
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        );
-        if let Some(dir) = default.parent() {
-            dialog = dialog.set_directory(dir);
-        }
-        match dialog.save_file() {
-            Some(p) => p,
-            None => return,
-        }
-    } else {
-        default
+    let Some(path) = save_path(beside_trace(&app.store.source, "otlp.json")) else {
+        return;
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)
     {
-        let text = tr(app).f(
+        let text = app.tr().f(
             "app.export_failed",
             &[("error", format!("{}: {e}", dir.display()))],
         );
-        return notice(app, text, true);
+        return app.set_notice(text, true);
     }
     let wake = app.platform.wake.clone();
     let target = super::otlp_export::Target::File(path);

@@ -11,7 +11,7 @@ use std::path::Path;
 use egui::Ui;
 
 use super::Tr;
-use super::app::{Notice, SightlineApp};
+use super::app::SightlineApp;
 use super::compare::CompareView;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
@@ -48,17 +48,6 @@ pub fn view_menu_ui(ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
     command
 }
 
-fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
-    app.notice = Some(Notice { text, is_error });
-}
-
-fn tr(app: &SightlineApp) -> Tr<'_> {
-    Tr {
-        strings: &app.strings,
-        lang: app.lang,
-    }
-}
-
 /// Starts the two runs of `name`.
 pub(super) fn start(app: &mut SightlineApp, name: &str) {
     let started = (|| -> anyhow::Result<[LiveRun; 2]> {
@@ -67,6 +56,7 @@ pub(super) fn start(app: &mut SightlineApp, name: &str) {
             let scenario = shipped.load()?;
             let options = RunOptions {
                 protocol: Some(protocol),
+                lang: app.lang,
                 ..RunOptions::default()
             };
             let path = live::trace_path_for(&format!("{name}-{}", protocol.as_str()));
@@ -80,12 +70,14 @@ pub(super) fn start(app: &mut SightlineApp, name: &str) {
                 scenario: name.to_string(),
                 runs,
             });
-            let text = tr(app).f("compare.running", &[("scenario", name.to_string())]);
-            notice(app, text, false);
+            let text = app
+                .tr()
+                .f("compare.running", &[("scenario", name.to_string())]);
+            app.set_notice(text, false);
         }
         Err(e) => {
-            let text = tr(app).f("compare.failed", &[("error", format!("{e:#}"))]);
-            notice(app, text, true);
+            let text = app.tr().f("compare.failed", &[("error", format!("{e:#}"))]);
+            app.set_notice(text, true);
         }
     }
 }
@@ -111,8 +103,10 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         })
         .collect();
     if !failed.is_empty() {
-        let text = tr(app).f("compare.failed", &[("error", failed.join("; "))]);
-        return notice(app, text, true);
+        let text = app
+            .tr()
+            .f("compare.failed", &[("error", failed.join("; "))]);
+        return app.set_notice(text, true);
     }
     let [a, b] = &comparing.runs;
     match open_pair(&a.trace_path, &b.trace_path) {
@@ -121,8 +115,8 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
             app.notice = None;
         }
         Err(e) => {
-            let text = tr(app).f("compare.failed", &[("error", format!("{e:#}"))]);
-            notice(app, text, true);
+            let text = app.tr().f("compare.failed", &[("error", format!("{e:#}"))]);
+            app.set_notice(text, true);
         }
     }
 }

@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::Duration;
 
 use super::Tr;
-use super::app::{Notice, SightlineApp};
+use super::app::SightlineApp;
 use super::badges::{RugPull, side_by_side};
 use super::compare::{CompareView, Note};
 use super::store::TraceStore;
@@ -111,22 +111,11 @@ pub fn compare_view(a: TraceStore, b: TraceStore) -> Result<CompareView, String>
     Ok(view)
 }
 
-fn notice(app: &mut SightlineApp, text: String, is_error: bool) {
-    app.notice = Some(Notice { text, is_error });
-}
-
-fn tr(app: &SightlineApp) -> Tr<'_> {
-    Tr {
-        strings: &app.strings,
-        lang: app.lang,
-    }
-}
-
 /// Opens the comparison of the current trace with `other`.
 pub(super) fn compare_with(app: &mut SightlineApp, other: &Path) {
     let Some(current) = app.store.source.path().map(Path::to_path_buf) else {
-        let text = tr(app).t("compare_with.no_path");
-        return notice(app, text, true);
+        let text = app.tr().t("compare_with.no_path");
+        return app.set_notice(text, true);
     };
     open_comparison(app, &current, other);
 }
@@ -142,8 +131,8 @@ fn open_comparison(app: &mut SightlineApp, a: &Path, b: &Path) {
             app.notice = None;
         }
         Err(e) => {
-            let text = tr(app).f("compare_with.failed", &[("error", e)]);
-            notice(app, text, true);
+            let text = app.tr().f("compare_with.failed", &[("error", e)]);
+            app.set_notice(text, true);
         }
     }
 }
@@ -207,15 +196,15 @@ impl ReplayAgainst {
 /// Starts replaying the current trace against `target` on its own thread.
 pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
     let Some(recorded) = app.store.source.path().map(Path::to_path_buf) else {
-        let text = tr(app).t("compare_with.no_path");
-        return notice(app, text, true);
+        let text = app.tr().t("compare_with.no_path");
+        return app.set_notice(text, true);
     };
     let planned = plan(&app.store.events, &app.store.report.rpc, None).map_err(|e| e.to_string());
     let plan = match planned {
         Ok(p) => p,
         Err(e) => {
-            let text = tr(app).f("compare_with.replay_failed", &[("error", e)]);
-            return notice(app, text, true);
+            let text = app.tr().f("compare_with.replay_failed", &[("error", e)]);
+            return app.set_notice(text, true);
         }
     };
     let name = plan
@@ -250,14 +239,16 @@ pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
             wake();
         });
     if let Err(e) = spawned {
-        let text = tr(app).f("compare_with.replay_failed", &[("error", e.to_string())]);
-        return notice(app, text, true);
+        let text = app
+            .tr()
+            .f("compare_with.replay_failed", &[("error", e.to_string())]);
+        return app.set_notice(text, true);
     }
-    let text = tr(app).f(
+    let text = app.tr().f(
         "compare_with.replay_running",
         &[("target", target.to_string())],
     );
-    notice(app, text, false);
+    app.set_notice(text, false);
     app.platform.replay_against.running = Some(Running {
         recorded,
         replay,
@@ -290,8 +281,10 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
                 running.target,
                 running.replay.display()
             );
-            let text = tr(app).f("compare_with.replay_failed", &[("error", error)]);
-            notice(app, text, true);
+            let text = app
+                .tr()
+                .f("compare_with.replay_failed", &[("error", error)]);
+            app.set_notice(text, true);
         }
     }
 }

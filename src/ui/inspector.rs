@@ -328,13 +328,17 @@ impl Inspector {
             ui.label(RichText::new(tr.t("panel.explanation")).strong());
             ui.label(tr.t(e.key));
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(tr.t("inspector.primitive")).weak());
+                // Only the article's six are primitives; the rest is named for what it is.
+                ui.label(RichText::new(tr.t(e.primitive.class().key())).weak());
                 ui.label(RichText::new(tr.t(e.primitive.key())).strong());
                 if let Some(c) = e.controlled_by {
                     ui.label(RichText::new(tr.t("inspector.controlled_by")).weak());
                     ui.label(RichText::new(tr.t(c.key())).strong());
                 }
             });
+            if d.kind == Kind::LlmHttp {
+                llm_shape_ui(ui, store, i, tr);
+            }
             ui.horizontal_wrapped(|ui| {
                 let section = tr.f(
                     "inspector.specification",
@@ -349,6 +353,25 @@ impl Inspector {
                 }
             });
         });
+    }
+}
+
+/// What an LLM response says in the words of its API shape: the field that says why the
+/// model stopped, and for OpenAI's calls that `arguments` is a JSON string the host parses.
+fn llm_shape_ui(ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
+    let Some(x) = store.report.llm.iter().find(|x| x.response == Some(i)) else {
+        return;
+    };
+    let Some(shape) = x.shape else { return };
+    if let Some(stop) = &x.stop_reason {
+        let args = [
+            ("field", shape.stop_field().to_string()),
+            ("value", stop.clone()),
+        ];
+        ui.label(RichText::new(tr.f("inspector.stop_field", &args)).monospace());
+    }
+    if !x.tool_calls.is_empty() && shape.arguments_are_a_string() {
+        ui.label(tr.t("inspector.arguments_string"));
     }
 }
 

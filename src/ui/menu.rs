@@ -239,6 +239,7 @@ impl MenuState {
                     .map(|_| self.model.trim().to_string())
                     .filter(|m| !m.is_empty()),
                 protocol: self.protocol,
+                lang: tr.lang,
                 ..RunOptions::default()
             };
             command = Some(Command::Run {

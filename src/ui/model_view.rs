@@ -15,6 +15,7 @@ use super::json_tree::{JsonColors, JsonTree};
 use super::store::TraceStore;
 use super::visible;
 use crate::analysis::LlmExchange;
+use crate::analysis::tokens::{RequestTokens, exchange_tokens};
 use crate::trace::{Channel, Lane};
 
 /// UI memory of the panel.
@@ -25,6 +26,9 @@ pub struct ModelView {
     /// The tools listed but not sent for (exchange, store generation): finding the host's
     /// reasons scans the trace, so it is done once per exchange shown.
     missing: Option<(usize, u64, Vec<NotSent>)>,
+    /// The token cost of the exchange's tools for (exchange, store generation): counting
+    /// tokenizes every entry, so it is done once per exchange shown.
+    tokens: Option<(usize, u64, Option<RequestTokens>)>,
 }
 
 /// A listed tool the request did not carry, with the host's reason when it gave one.
@@ -187,6 +191,17 @@ impl ModelView {
             "model_view.tools_count",
             &[("count", x.tools.len().to_string())],
         ));
+        if self
+            .tokens
+            .as_ref()
+            .is_none_or(|(m, g, _)| (*m, *g) != (n, store.generation))
+        {
+            self.tokens = Some((n, store.generation, exchange_tokens(x, &store.events)));
+        }
+        let tokens = self.tokens.as_ref().and_then(|t| t.2.clone());
+        if let Some(t) = tokens.as_ref().filter(|t| !t.tools.is_empty()) {
+            tokens_ui(ui, t, tr);
+        }
 
         ui.separator();
         ui.label(RichText::new(tr.t("panel.tools_sent")).strong());
@@ -208,6 +223,10 @@ impl ModelView {
             );
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(visible::escape(&name)).monospace().strong());
+                if let Some((_, count)) = tokens.as_ref().and_then(|t| t.tools.get(k)) {
+                    let count = count.to_string();
+                    ui.weak(tr.f("model_view.tool_tokens", &[("count", count)]));
+                }
                 if let Some(o) = origin
                     && let (Some(server), Some(mcp)) = (&o.server, &o.mcp_name)
                 {
@@ -323,6 +342,32 @@ impl ModelView {
             ui.add(egui::Label::new(job).wrap().selectable(true));
         }
         command
+    }
+}
+
+/// What the tools cost the model, as the article counts it: their definitions in tokens, and
+/// the tool-use system prompt the provider adds whenever tools are sent (286-675 tokens for
+/// Anthropic's current models).
+fn tokens_ui(ui: &mut Ui, t: &RequestTokens, tr: Tr<'_>) {
+    let kind = if t.exact {
+        t.tokenizer.to_string()
+    } else {
+        tr.t("summary.estimate").to_string()
+    };
+    let args = [("total", t.total.to_string()), ("kind", kind)];
+    ui.label(tr.f("model_view.tokens_tools", &args));
+    let (low, high) = t.overhead;
+    if high > 0 {
+        let who = match t.shape {
+            crate::wire::api::ApiShape::Anthropic => tr.t("summary.overhead_anthropic"),
+            _ => tr.t("summary.overhead_openai"),
+        };
+        let args = [
+            ("who", who.to_string()),
+            ("low", low.to_string()),
+            ("high", high.to_string()),
+        ];
+        ui.label(RichText::new(tr.f("model_view.tokens_overhead", &args)).strong());
     }
 }
 

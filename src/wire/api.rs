@@ -56,6 +56,23 @@ impl ApiShape {
         }
     }
 
+    /// The response field that says why the model stopped: `stop_reason` (`tool_use`,
+    /// `end_turn`), Responses' `status` (a call is an output item, not a stop reason), Chat
+    /// Completions' `finish_reason` (`tool_calls`, `stop`).
+    pub fn stop_field(self) -> &'static str {
+        match self {
+            ApiShape::Anthropic => "stop_reason",
+            ApiShape::Openai => "status",
+            ApiShape::OpenaiChat => "finish_reason",
+        }
+    }
+
+    /// Whether a tool call's `arguments` arrive as a JSON string the host must parse (both
+    /// OpenAI shapes) rather than as an object (Anthropic's `input`).
+    pub fn arguments_are_a_string(self) -> bool {
+        !matches!(self, ApiShape::Anthropic)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ApiShape::Anthropic => "anthropic",

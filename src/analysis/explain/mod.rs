@@ -52,7 +52,9 @@ pub const LLM_TOOL_USE: &str = "llm:tool_use";
 /// Pseudo-method for an LLM API response that asks for no tool: the loop ends.
 pub const LLM_RESPONSE: &str = "llm:response";
 
-/// A basic kind of interaction the protocol defines, plus the utilities around them.
+/// What part of the protocol a method belongs to: one of the six primitives the seed article
+/// (and the specification's overview) names, or what the rest is ([`Primitive::class`]):
+/// the lifecycle, a utility, the LLM API, or nothing the specification knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Primitive {
     /// `initialize` and `notifications/initialized` (up to 2025-11-25).
@@ -146,6 +148,26 @@ impl Primitive {
         }
     }
 
+    /// Whether it is one of the six primitives, or what else.
+    pub fn class(self) -> Class {
+        match self {
+            Primitive::Tools | Primitive::Resources | Primitive::Prompts => Class::ServerPrimitive,
+            Primitive::Sampling | Primitive::Roots | Primitive::Elicitation => {
+                Class::ClientPrimitive
+            }
+            Primitive::Lifecycle | Primitive::Discovery => Class::Lifecycle,
+            Primitive::Logging
+            | Primitive::Progress
+            | Primitive::Completion
+            | Primitive::Tasks
+            | Primitive::Subscriptions
+            | Primitive::Cancellation
+            | Primitive::Ping => Class::Utility,
+            Primitive::FunctionCalling => Class::NotMcp,
+            Primitive::Unknown => Class::Unknown,
+        }
+    }
+
     /// Who decides that the primitive is used, when the specification says so.
     pub fn controlled_by(self) -> Option<Controller> {
         match self {
@@ -189,6 +211,44 @@ impl Primitive {
 impl fmt::Display for Primitive {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// What a [`Primitive`] is: only six are primitives in the article's sense (three offered by
+/// the server, three by the client); the rest is named for what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Tool, resource, prompt.
+    ServerPrimitive,
+    /// Sampling, roots, elicitation.
+    ClientPrimitive,
+    /// Opening a connection: the handshake, or `server/discover` on 2026-07-28.
+    Lifecycle,
+    /// The utilities around the primitives: ping, progress, cancellation, logging,
+    /// completion, tasks, subscriptions.
+    Utility,
+    /// The LLM API's function calling, which the host translates to and from.
+    NotMcp,
+    /// A method that no revision defines.
+    Unknown,
+}
+
+impl Class {
+    /// The i18n key of the inspector's label for it (`inspector.class_<name>`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Class::ServerPrimitive => "inspector.class_server_primitive",
+            Class::ClientPrimitive => "inspector.class_client_primitive",
+            Class::Lifecycle => "inspector.class_lifecycle",
+            Class::Utility => "inspector.class_utility",
+            Class::NotMcp => "inspector.class_not_mcp",
+            Class::Unknown => "inspector.class_unknown",
+        }
+    }
+
+    /// Whether it is one of the six primitives.
+    pub fn is_primitive(self) -> bool {
+        matches!(self, Class::ServerPrimitive | Class::ClientPrimitive)
     }
 }
 

@@ -131,6 +131,46 @@ fn controllers_follow_the_user_interaction_model() {
     assert_eq!(explain("ping").primitive, Primitive::Ping);
 }
 
+/// The article's six primitives, and nothing else, are called primitives.
+#[test]
+fn only_the_six_are_primitives() {
+    let primitives: Vec<Primitive> = Primitive::ALL
+        .into_iter()
+        .filter(|p| p.class().is_primitive())
+        .collect();
+    assert_eq!(
+        primitives,
+        [
+            Primitive::Tools,
+            Primitive::Resources,
+            Primitive::Prompts,
+            Primitive::Sampling,
+            Primitive::Roots,
+            Primitive::Elicitation
+        ]
+    );
+    assert_eq!(
+        explain("tools/call").primitive.class(),
+        Class::ServerPrimitive
+    );
+    assert_eq!(
+        explain("roots/list").primitive.class(),
+        Class::ClientPrimitive
+    );
+    assert_eq!(explain("initialize").primitive.class(), Class::Lifecycle);
+    assert_eq!(
+        explain("server/discover").primitive.class(),
+        Class::Lifecycle
+    );
+    assert_eq!(explain("ping").primitive.class(), Class::Utility);
+    assert_eq!(
+        explain("logging/setLevel").primitive.class(),
+        Class::Utility
+    );
+    assert_eq!(explain(LLM_TOOL_USE).primitive.class(), Class::NotMcp);
+    assert_eq!(explain("x/unknown").primitive.class(), Class::Unknown);
+}
+
 #[test]
 fn spec_sections_and_urls() {
     let e = explain("tools/call");

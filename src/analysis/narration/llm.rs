@@ -6,6 +6,7 @@
 use super::Narrator;
 use super::words::{entries_by_name, list, quote};
 use crate::wire::api::ApiShape;
+use serde_json::Value;
 
 impl Narrator<'_> {
     pub(super) fn llm(&self) -> Vec<String> {
@@ -28,14 +29,28 @@ impl Narrator<'_> {
             say!(self, "llm_unreadable", problem = quote(problem, 200))
         } else if !x.tool_calls.is_empty() {
             let names: Vec<&str> = x.tool_calls.iter().map(|(_, n, _)| n.as_str()).collect();
-            say!(
+            let asks = say!(
                 self,
                 "llm_tool_use",
                 tools = list(&names),
                 block = words.call_block,
                 field = words.stop_field,
                 stop = stop,
-            )
+            );
+            match x.shape.filter(|s| s.arguments_are_a_string()) {
+                // OpenAI sends `arguments` as a JSON string: the host parses it first.
+                Some(_) => {
+                    let (_, _, arguments) = &x.tool_calls[0];
+                    let text = arguments
+                        .as_ref()
+                        .map_or_else(String::new, Value::to_string);
+                    let wire = serde_json::to_string(&text).unwrap_or_default();
+                    let arguments = quote(&wire, 120);
+                    let parse = say!(self, "llm_arguments_string", arguments = arguments);
+                    format!("{asks} {parse}")
+                }
+                None => asks,
+            }
         } else {
             say!(self, "llm_final", field = words.stop_field, stop = stop)
         };
@@ -142,23 +157,12 @@ pub(super) struct ShapeWords {
 
 impl ShapeWords {
     pub(super) fn of(shape: Option<ApiShape>) -> Self {
-        let (schema_field, call_block, result_block, stop_field) = match shape {
-            Some(ApiShape::Openai) => (
-                "parameters",
-                "function_call",
-                "function_call_output",
-                "status",
-            ),
-            Some(ApiShape::OpenaiChat) => (
-                "function.parameters",
-                "tool_calls",
-                "role: \"tool\"",
-                "finish_reason",
-            ),
-            Some(ApiShape::Anthropic) | None => {
-                ("input_schema", "tool_use", "tool_result", "stop_reason")
-            }
+        let (schema_field, call_block, result_block) = match shape {
+            Some(ApiShape::Openai) => ("parameters", "function_call", "function_call_output"),
+            Some(ApiShape::OpenaiChat) => ("function.parameters", "tool_calls", "role: \"tool\""),
+            Some(ApiShape::Anthropic) | None => ("input_schema", "tool_use", "tool_result"),
         };
+        let stop_field = shape.unwrap_or(ApiShape::Anthropic).stop_field();
         ShapeWords {
             schema_field,
             call_block,

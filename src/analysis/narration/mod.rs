@@ -93,6 +93,23 @@ pub fn narrate(
     tidy(&sentences.join(" "))
 }
 
+/// A note the host writes while it runs (a dropped or renamed tool, a stale list, a call it
+/// never offered: Sightline's English, as the trace records it), said as the narration says
+/// it, in `lang`. `sightline run` prints its progress with it.
+pub fn note_in(from: Lane, to: Lane, text: &str, lang: Language) -> String {
+    let event = Event::with_bytes(
+        0,
+        chrono::DateTime::UNIX_EPOCH,
+        from,
+        to,
+        Channel::Note,
+        text.as_bytes().to_vec(),
+    );
+    let events = [event];
+    let report = crate::analysis::report(&events);
+    narrate(&events, &report, 0, crate::i18n::shared(), lang)
+}
+
 struct Narrator<'a> {
     events: &'a [Event],
     report: &'a Report,

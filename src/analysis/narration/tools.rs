@@ -68,13 +68,26 @@ impl Narrator<'_> {
             }
         }
         let count = tools.len();
-        say!(
+        let listed = say!(
             self,
             "tools_list_result",
             server = server,
             count = count,
             tools = list(&names)
-        )
+        );
+        // What the SDK adds: a `$schema` the author never wrote, passed on to the model.
+        let dialect = tools.iter().find_map(|t| {
+            let schema = t.get("inputSchema")?.get("$schema")?.as_str()?;
+            Some((str_at(Some(t), "name").unwrap_or("?"), schema))
+        });
+        match dialect {
+            Some((tool, uri)) => {
+                let uri = quote(uri, 80);
+                let sdk = say!(self, "tools_list_schema", tool = tool, uri = uri);
+                format!("{listed} {sdk}")
+            }
+            None => listed,
+        }
     }
 
     /// The index and tools of the previous `tools/list` result from the same server.

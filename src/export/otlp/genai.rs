@@ -1,12 +1,14 @@
 //! The GenAI half: the `invoke_agent` root, `chat {model}` per LLM exchange, and
 //! `execute_tool {tool}` per model tool call (from [`crate::analysis::CallChain`]).
 
+use std::collections::HashMap;
+
 use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind};
 use serde_json::{Value, json};
 
 use super::{Ctx, Mapped, Val, error_status, ids, kv, nanos, opt, server_address};
 use crate::analysis::LlmExchange;
-use crate::trace::Header;
+use crate::trace::{Header, PENDING_AT_END, Pairing};
 use crate::wire::api::ApiShape;
 
 /// The root: one per recording (a `run`, a proxy's file, a session), from its first event to
@@ -48,6 +50,15 @@ pub(super) struct ToolSpan {
 /// One `execute_tool` span per model tool call: from the response that asked for it to the
 /// server's answer (or to the `tools/call`, or the ask itself, when the trace ends earlier).
 pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
+    let derived = &ctx.report.rpc.derived;
+    let llm = &ctx.report.llm;
+    // The `tools/call`s (and answers) of each asking response: while one call of a turn is in
+    // flight, a live stream keeps them all, so its calls are matched again the same way.
+    let mut turns: HashMap<usize, Vec<usize>> = HashMap::new();
+    for chain in &ctx.report.chains {
+        let calls = turns.entry(chain.asked_in).or_default();
+        calls.extend(chain.tools_call.into_iter().chain(chain.tools_result));
+    }
     ctx.report
         .chains
         .iter()
@@ -74,19 +85,25 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
                 .map(|(kind, _)| kind);
             let status = error.as_ref().and_then(|_| error_status(""));
             opt(&mut attributes, "error.type", error);
-            // In flight until the server answers the call (the asking exchange is needed to
-            // map it again).
-            let waits = if chain.tools_result.is_none() {
-                let asked_by = ctx
-                    .report
-                    .llm
-                    .iter()
-                    .find(|x| x.response == Some(chain.asked_in));
-                asked_by
-                    .map(|x| x.request)
+            // In flight while more events can change it: its `tools/call` is still unanswered,
+            // or none was found yet and the host has not asked the model again (the host
+            // sends a turn's calls before its next LLM request). A call the server never
+            // answered (it exited, the host cancelled) is complete: it ends where the file's
+            // export ends it. The asking exchange and the turn's calls are kept to map it again.
+            let asking = llm.iter().position(|x| x.response == Some(chain.asked_in));
+            let in_flight = match chain.tools_call {
+                Some(call) => {
+                    chain.tools_result.is_none()
+                        && matches!(&derived[call].pairing, Pairing::Unanswered(why) if *why == PENDING_AT_END)
+                }
+                None => asking.is_none_or(|n| n + 1 == llm.len()),
+            };
+            let waits = if in_flight {
+                asking
+                    .map(|n| llm[n].request)
                     .into_iter()
                     .chain([chain.asked_in])
-                    .chain(chain.tools_call)
+                    .chain(turns.get(&chain.asked_in).into_iter().flatten().copied())
                     .collect()
             } else {
                 Vec::new()
@@ -138,8 +155,10 @@ pub(super) fn chats(ctx: &Ctx<'_>) -> Vec<Mapped> {
             }
             Mapped {
                 span,
+                // In flight until the model answers; a sampling exchange keeps the server
+                // request it is nested in.
                 waits: if x.response.is_none() {
-                    vec![x.request]
+                    std::iter::once(x.request).chain(parent).collect()
                 } else {
                     Vec::new()
                 },

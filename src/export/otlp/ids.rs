@@ -18,13 +18,19 @@ pub type SpanId = [u8; 8];
 
 /// The trace id of a recording: from the session name when the trace belongs to a session (so
 /// every proxy of the session streams into one trace), else from the header's start time and
-/// title (one `run`, one trace).
+/// title (one `run`, one trace). A member's header names the session as its proxy was given it
+/// (`demo`, or a folder's path), the folder's merged header by the folder's name: the name is
+/// the path's last component either way, so the members' live spans and the session's export
+/// share one trace.
 pub fn trace_id(header: &Header) -> TraceId {
     let mut h = Sha256::new();
     match header.extra.get("session").and_then(|v| v.as_str()) {
         Some(session) => {
+            let name = std::path::Path::new(session)
+                .file_name()
+                .map_or(session.as_bytes(), |n| n.as_encoded_bytes());
             h.update(b"sightline session\0");
-            h.update(session.as_bytes());
+            h.update(name);
         }
         None => {
             h.update(b"sightline trace\0");
@@ -81,6 +87,9 @@ mod tests {
         // Every member of a session shares the session's id, whatever its start time.
         a.extra.insert("session".into(), "demo".into());
         b.extra.insert("session".into(), "demo".into());
+        assert_eq!(trace_id(&a), trace_id(&b));
+        // Given as a folder's path, the session is the folder's name.
+        b.extra.insert("session".into(), "/tmp/x/demo/".into());
         assert_eq!(trace_id(&a), trace_id(&b));
         let t = trace_id(&a);
         assert_ne!(span_id(&t, "mcp", &[b"1"]), span_id(&t, "mcp", &[b"2"]));

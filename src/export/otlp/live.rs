@@ -237,6 +237,13 @@ async fn export(
             }
         }
         rx.close();
+        let abandoned = stream.abandoned();
+        if abandoned > 0 {
+            drop_batch(
+                usize::try_from(abandoned).unwrap_or(usize::MAX),
+                "spans in flight given up: too many requests were left unanswered at once",
+            );
+        }
         hand_over(&batches, stream.finish());
         drop(batches);
     };

@@ -67,6 +67,8 @@ pub(crate) struct Ctx<'a> {
     pub trace: TraceId,
     pub root: SpanId,
     pub options: &'a Options,
+    /// When the recording ends (its last event): requests still pending end there.
+    pub end: u64,
     sorted: bool,
 }
 
@@ -92,7 +94,13 @@ pub(crate) struct Mapped {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(header: &Header, events: &'a [Event], report: &'a Report, options: &'a Options) -> Self {
+    fn new(
+        header: &Header,
+        events: &'a [Event],
+        report: &'a Report,
+        options: &'a Options,
+        end: Option<u64>,
+    ) -> Self {
         let trace = ids::trace_id(header);
         Ctx {
             events,
@@ -100,20 +108,23 @@ impl<'a> Ctx<'a> {
             trace,
             root: ids::span_id(&trace, "invoke_agent", &[]),
             options,
+            end: end.unwrap_or_else(|| events.iter().map(|e| nanos(e.time)).max().unwrap_or(0)),
             sorted: events.windows(2).all(|w| w[0].seq < w[1].seq),
         }
     }
 }
 
 /// The root and every other span of `events`, in no particular order: the one mapping, used
-/// whole by [`spans`] and window by window by a live [`stream`].
+/// whole by [`spans`] and window by window by a live [`stream`] (which says when the recording
+/// ends, `end`, as its window may not hold the last event).
 pub(crate) fn map(
     header: &Header,
     events: &[Event],
     report: &Report,
     options: &Options,
+    end: Option<u64>,
 ) -> (Span, Vec<Mapped>) {
-    let ctx = Ctx::new(header, events, report, options);
+    let ctx = Ctx::new(header, events, report, options, end);
     let tools = genai::execute_tools(&ctx);
     let mut out = mcp::spans(&ctx, &tools);
     out.extend(tools.into_iter().map(|t| t.mapped));
@@ -123,7 +134,7 @@ pub(crate) fn map(
 
 /// Every span of a trace: the root first, then in the order their requests were recorded.
 pub fn spans(header: &Header, events: &[Event], report: &Report, options: &Options) -> Vec<Span> {
-    let (root, mapped) = map(header, events, report, options);
+    let (root, mapped) = map(header, events, report, options, None);
     let mut out = Vec::with_capacity(mapped.len() + 1);
     out.push(root);
     out.extend(mapped.into_iter().map(|m| m.span));

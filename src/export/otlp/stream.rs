@@ -2,15 +2,19 @@
 //! leaves as soon as it is complete (a request once its answer is recorded, a chat once the
 //! model answered, an `execute_tool` once the server answered the call).
 //!
-//! There is one mapping ([`super::map`]); this runs it over a window of the recent events
-//! instead of the whole trace. After each pass the window drops what no span in flight still
-//! needs: it keeps every event from the earliest one a span in flight is made of, and each
-//! server's latest `initialize` pair (the revision the spans name comes from it). Span ids are
-//! hashes of what identifies a span, not of its place in the window, so a span mapped live has
-//! the id the file's export gives it. A span already handed out whose events are still in the
-//! window is remembered by id and not handed out again. A window that grows past [`WINDOW`]
-//! events (a request never answered while traffic flows) keeps the events of the spans in
-//! flight and the latest half of the rest, so memory and the time of a pass stay bounded.
+//! There is one mapping ([`super::map`]); this runs it over a window of events instead of the
+//! whole trace. After each pass the window keeps only what the spans still in flight are made
+//! of (each says which events: its request, the request it nests in, the notifications that are
+//! its events, the leg it retries, the exchange and the turn's calls of an `execute_tool`), and
+//! what later events are read against: each server's latest `initialize` pair and process
+//! event, and the latest `input_required` leg of each operation. Everything else was mapped
+//! and leaves the window, so a pass costs the events since the last one plus the few in flight,
+//! and the live export costs about what the file's export costs. Span ids are hashes of what
+//! identifies a span, not of its place in the window, so a span mapped live has the id the
+//! file's export gives it; a span already handed out and mapped again (its events kept as
+//! another span's context) is remembered by id and not handed out again. A window that grows
+//! past [`WINDOW`] events (thousands of requests left unanswered at once) gives up its oldest
+//! spans in flight and counts them ([`Stream::abandoned`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -22,6 +26,10 @@ use crate::trace::{Event, Header, Kind, Lane, Pairing};
 
 /// The most events a window holds before it keeps only what spans in flight need.
 pub const WINDOW: usize = 4096;
+
+/// What an event later ones are read against is kept by: its lanes (from, to), and the
+/// request's method and detail (or `process` for a process event).
+type ContextKey<'a> = (&'a Lane, &'a Lane, Option<&'a str>, Option<&'a str>);
 
 /// A live recording's spans, as they complete.
 pub struct Stream {
@@ -36,6 +44,8 @@ pub struct Stream {
     new: usize,
     first: Option<DateTime<Utc>>,
     last: Option<DateTime<Utc>>,
+    /// See [`Stream::abandoned`].
+    abandoned: u64,
 }
 
 impl Stream {
@@ -51,6 +61,7 @@ impl Stream {
             new: 0,
             first: None,
             last: None,
+            abandoned: 0,
         }
     }
 
@@ -89,13 +100,21 @@ impl Stream {
     fn pass(&mut self, last_pass: bool) -> Vec<Span> {
         self.new = 0;
         let report = crate::analysis::report(&self.window);
-        let (mut root, mapped) = map(&self.header, &self.window, &report, &self.options);
+        let end = self.last.map(nanos);
+        let (mut root, mapped) = map(&self.header, &self.window, &report, &self.options, end);
         let mut out = Vec::new();
         let mut sent = HashSet::new();
         let mut needed = BTreeSet::new();
+        let mut waiting = Vec::new();
         for m in mapped {
+            // Handed out already: complete then, whatever the window makes of it now.
+            if self.sent.contains(&m.span.span_id) {
+                sent.insert(m.span.span_id);
+                continue;
+            }
             if !last_pass && !m.waits.is_empty() {
-                needed.extend(m.waits);
+                needed.extend(m.waits.iter().copied());
+                waiting.push(m.waits[0]);
                 continue;
             }
             // A notification seen by an earlier pass was handed out then (as its own span, or as
@@ -106,10 +125,8 @@ impl Stream {
             {
                 continue;
             }
-            if !self.sent.contains(&m.span.span_id) {
-                out.push(m.span.clone());
-            }
-            sent.insert(m.span.span_id);
+            sent.insert(m.span.span_id.clone());
+            out.push(m.span);
         }
         self.sent = sent;
         if last_pass {
@@ -122,47 +139,84 @@ impl Stream {
             return out;
         }
         self.mapped_up_to = self.window.last().map(|e| e.seq);
-        self.trim(&report.rpc.derived, needed);
+        self.trim(&report.rpc.derived, needed, &waiting);
         out.sort_by_key(|s| s.start_time_unix_nano);
         out
     }
 
-    /// Drops the events no span in flight needs (see the module's comment).
-    fn trim(&mut self, derived: &[crate::trace::Derived], needed: BTreeSet<usize>) {
-        let len = self.window.len();
-        let mut from = needed.first().copied().unwrap_or(len);
-        if len - from > WINDOW {
-            from = len - WINDOW / 2;
+    /// Drops the events no span in flight needs (see the module's comment). `waiting` holds
+    /// the first event of each span in flight.
+    fn trim(
+        &mut self,
+        derived: &[crate::trace::Derived],
+        mut keep: BTreeSet<usize>,
+        waiting: &[usize],
+    ) {
+        let window = &self.window;
+        // What later events are read against: each server's latest `initialize` (the revision
+        // comes from it) and latest process event (a restart starts a new session), and the
+        // latest `input_required` leg of each operation (a retry links to it).
+        let mut context: HashMap<ContextKey<'_>, usize> = HashMap::new();
+        for (i, (e, d)) in window.iter().zip(derived).enumerate() {
+            let key = match (e.channel == crate::trace::Channel::Process, d.kind) {
+                (true, _) => (&e.from, &e.to, None, Some("process")),
+                (false, Kind::Request) if d.method.as_deref() == Some("initialize") => {
+                    (&e.from, &e.to, Some("initialize"), None)
+                }
+                (false, Kind::Response) if d.input_required => {
+                    let Pairing::Answers(seq) = d.pairing else {
+                        continue;
+                    };
+                    if let Some(r) = window[..i].iter().rposition(|r| r.seq == seq) {
+                        let rd = &derived[r];
+                        let key = (&e.to, &e.from, rd.method.as_deref(), rd.detail.as_deref());
+                        context.insert(key, r);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            context.insert(key, i);
         }
-        let mut keep = needed;
-        // Each server's latest `initialize` and its answer: the revision comes from them.
-        let mut initialize: HashMap<&Lane, usize> = HashMap::new();
-        for (i, (e, d)) in self.window.iter().zip(derived).enumerate() {
-            if d.kind == Kind::Request
-                && d.method.as_deref() == Some("initialize")
-                && e.from.server_name().is_none()
-            {
-                initialize.insert(&e.to, i);
-            }
+        let mut essential: BTreeSet<usize> = context.into_values().collect();
+        // A window past its bound gives up its oldest spans in flight (counted).
+        if keep.len() > WINDOW {
+            let cut = keep
+                .iter()
+                .nth(keep.len() - WINDOW / 2)
+                .copied()
+                .unwrap_or(0);
+            self.abandoned += waiting.iter().filter(|&&w| w < cut).count() as u64;
+            keep = keep.split_off(&cut);
         }
-        for &i in initialize.values() {
-            keep.insert(i);
-            if let Pairing::AnsweredBy(seq) = derived[i].pairing
-                && let Some(r) = self.window[i..].iter().position(|e| e.seq == seq)
-            {
-                keep.insert(i + r);
-            }
-        }
-        if from == 0 {
+        keep.append(&mut essential);
+        // A kept request keeps its answer (or cancellation): else it would seem in flight.
+        let answers: Vec<usize> = keep
+            .iter()
+            .filter_map(|&i| match derived[i].pairing {
+                Pairing::AnsweredBy(seq) | Pairing::Cancelled(seq) => {
+                    window[i..].iter().position(|e| e.seq == seq).map(|r| i + r)
+                }
+                _ => None,
+            })
+            .collect();
+        keep.extend(answers);
+        if keep.len() == window.len() {
             return; // everything is still needed
         }
         let old = std::mem::take(&mut self.window);
         self.window = old
             .into_iter()
             .enumerate()
-            .filter(|(i, _)| *i >= from || keep.contains(i))
+            .filter(|(i, _)| keep.contains(i))
             .map(|(_, e)| e)
             .collect();
+    }
+
+    /// Spans in flight given up because the window reached its bound ([`WINDOW`]): they are
+    /// in the trace file, not in the live export.
+    pub fn abandoned(&self) -> u64 {
+        self.abandoned
     }
 }
 
@@ -275,5 +329,79 @@ mod tests {
         assert_eq!(root.span_id, whole[0].span_id);
         assert_eq!(root.start_time_unix_nano, whole[0].start_time_unix_nano);
         assert_eq!(root.end_time_unix_nano, whole[0].end_time_unix_nano);
+    }
+
+    /// The events of recorded tours (both revisions, sampling, elicitation, roots, progress,
+    /// listen streams, `input_required` retries, LLM turns), run again and again as one
+    /// recording, as the bench's tool-heavy mix does: the server restarts, ids and progress
+    /// tokens repeat, listen streams end when the server exits.
+    fn tours(runs: usize) -> Vec<Event> {
+        let templates: Vec<Vec<Event>> = [
+            include_str!("../../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl"),
+            include_str!("../../../benches/fixtures/primitives-tour-2025-11-25.jsonl"),
+        ]
+        .iter()
+        .map(|text| {
+            text.lines()
+                .skip(1)
+                .map(|l| serde_json::from_str(l).expect("event"))
+                .collect()
+        })
+        .collect();
+        let mut out: Vec<Event> = Vec::new();
+        let mut clock = templates[0][0].time;
+        for k in 0..runs {
+            let run = &templates[k % 2];
+            let start = run[0].time;
+            for e in run {
+                let mut e = e.clone();
+                e.seq = out.len() as u64;
+                e.time = clock + (e.time - start);
+                if let Some(raw) = &e.raw
+                    && e.channel == crate::trace::Channel::LlmHttp
+                {
+                    let unique = raw
+                        .replace("toolu_sl_", &format!("toolu_sl_r{k}_"))
+                        .replace("msg_sl_", &format!("msg_sl_r{k}_"));
+                    e.raw = Some(unique.into_boxed_str());
+                }
+                out.push(e);
+            }
+            clock = out.last().map_or(clock, |e| e.time) + chrono::Duration::milliseconds(5);
+        }
+        out
+    }
+
+    /// Tool-heavy traffic mapped live, with a pass after every `every` events, gives exactly
+    /// the file's spans (ids, parents, times, attributes, events, links), each once, and the
+    /// window stays small: nothing left unanswered pins it.
+    #[test]
+    fn tool_heavy_live_spans_equal_the_exports_spans() {
+        let events = tours(12);
+        let header = Header::new("tours");
+        let report = crate::analysis::report(&events);
+        let mut whole = super::super::spans(&header, &events, &report, &Options::default());
+        whole.sort_by(|a, b| a.span_id.cmp(&b.span_id));
+        assert!(whole.len() > 100, "{}", whole.len());
+        for every in [1, 7, 64] {
+            let mut stream = Stream::new(header.clone(), Options::default());
+            let mut live = Vec::new();
+            let mut largest = 0;
+            for (n, e) in events.iter().enumerate() {
+                stream.push(e.clone());
+                if (n + 1) % every == 0 {
+                    live.extend(stream.complete());
+                    largest = largest.max(stream.window_len());
+                }
+            }
+            live.extend(stream.finish());
+            live.sort_by(|a, b| a.span_id.cmp(&b.span_id));
+            assert_eq!(live.len(), whole.len(), "every {every}: each span once");
+            for (l, w) in live.iter().zip(&whole) {
+                assert_eq!(l, w, "every {every}: {}", w.name);
+            }
+            // A run is ~40 events; what is kept is what is in flight, not a run's worth.
+            assert!(largest < 40 + every, "every {every}: window of {largest}");
+        }
     }
 }

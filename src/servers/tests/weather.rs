@@ -13,7 +13,8 @@ fn article_schema() -> Value {
     json!({
         "type": "object",
         "properties": { "location": { "type": "string" } },
-        "required": ["location"]
+        "required": ["location"],
+        "$schema": "http://json-schema.org/draft-07/schema#"
     })
 }
 
@@ -97,7 +98,7 @@ async fn weather_wire_lines_2025_11_25() {
     }
     let expected_server_lines = [
         r#"S->C {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"weather","version":"1.0.0"},"instructions":"Use get_weather for current conditions only."}}"#,
-        r#"S->C {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_weather","description":"Get current weather information for a location","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}]}}"#,
+        r#"S->C {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_weather","description":"Get current weather information for a location","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"$schema":"http://json-schema.org/draft-07/schema#"}}]}}"#,
         r#"S->C {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Seoul: 15C, partly cloudy"}],"isError":false}}"#,
     ];
     let server_lines: Vec<&str> = lines

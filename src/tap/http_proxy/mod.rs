@@ -31,7 +31,8 @@
 //!   `note`; it is not forwarded;
 //! - an upstream that sends no response headers within the header timeout (not applied to a
 //!   GET): `504` and a `note`; a client that leaves before the headers came: a `note`;
-//! - a request body over [`BODY_LIMIT`]: the request line and headers, a `note`, and `413`.
+//! - a request body over [`BODY_LIMIT`](super::llm_proxy::BODY_LIMIT): the request line and
+//!   headers, a `note`, and `413`.
 //!
 //! Credentials never reach the trace: credential headers are redacted, credential query
 //! parameters too, and their values are scrubbed from recorded bodies.
@@ -49,15 +50,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::Recorder;
-use super::http_common::{
-    ClientLeft, HEADER_TIMEOUT, Outgoing, SendError, describe, header_pairs,
-    header_timeout_applies, is_loopback_host, outgoing, refuse_foreign, send_with_timeout,
-    without_hop_by_hop,
-};
-use super::llm_proxy::BODY_LIMIT;
+use super::http_common::{HEADER_TIMEOUT, header_pairs, is_loopback_host, without_hop_by_hop};
+use super::http_exchange::{Front, Sent};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
-use crate::wire::redact::scrub_secret_str;
 use crate::wire::sse::SseParser;
 
 mod stream;
@@ -225,100 +221,28 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (parts, body) = request.into_parts();
     let host = Lane::Host;
     let server = shared.server.clone();
-    if let Some(why) = refuse_foreign(&parts.headers, shared.listen) {
-        let message =
-            format!("sightline proxy: refused {why} (DNS rebinding protection); not forwarded");
-        shared.recorder.record_note(host, server, &message);
-        return error_response(StatusCode::FORBIDDEN, &message);
-    }
     let path = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let url = upstream_url(&shared.upstream, &without_prefix(&shared.prefix, path));
-    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(body) => body,
-        Err(err) => {
-            let message = format!(
-                "sightline proxy: cannot read the request body ({err}; the limit is {} MiB): \
-                 not forwarded, answered 413",
-                BODY_LIMIT >> 20
-            );
-            let Outgoing { info, .. } = outgoing(
-                &parts.method,
-                &parts.headers,
-                &url,
-                &shared.upstream_host,
-                &[],
-            );
-            shared.recorder.batch(|b| {
-                b.record_http(
-                    host.clone(),
-                    server.clone(),
-                    Channel::Http,
-                    info,
-                    Vec::new(),
-                );
-                b.record_note(host, server, &message);
-            });
-            return error_response(StatusCode::PAYLOAD_TOO_LARGE, &message);
-        }
+    let front = Front {
+        name: "sightline proxy",
+        recorder: &shared.recorder,
+        client: &shared.client,
+        listen: shared.listen,
+        upstream_host: &shared.upstream_host,
+        header_timeout: shared.header_timeout,
+        client_lane: host.clone(),
+        upstream_lane: server.clone(),
+        channel: Channel::Http,
+        error: error_response,
     };
-    let Outgoing {
-        headers: forwarded,
+    let Sent {
+        response: upstream,
         secrets,
         recorded_url,
-        info,
-        recorded_body,
-    } = outgoing(
-        &parts.method,
-        &parts.headers,
-        &url,
-        &shared.upstream_host,
-        &body,
-    );
-    let request_seq = shared.recorder.record_http(
-        host.clone(),
-        server.clone(),
-        Channel::Http,
-        info,
-        recorded_body,
-    );
-
-    let left = ClientLeft::arm(
-        shared.recorder.clone(),
-        host.clone(),
-        server.clone(),
-        format!("sightline proxy: {} {recorded_url}", parts.method),
-    );
-    let request = shared
-        .client
-        .request(parts.method.clone(), &url)
-        .headers(forwarded)
-        .body(body);
-    let timeout = shared
-        .header_timeout
-        .filter(|_| header_timeout_applies(&parts.method));
-    let sent = send_with_timeout(request, timeout).await;
-    left.disarm();
-    let upstream = match sent {
-        Ok(upstream) => upstream,
-        Err(SendError::Timeout(limit)) => {
-            let message = format!(
-                "sightline proxy: the upstream {recorded_url} sent no response headers within \
-                 {} s; answered 504",
-                limit.as_secs_f64()
-            );
-            shared.recorder.record_note(server, host, &message);
-            return error_response(StatusCode::GATEWAY_TIMEOUT, &message);
-        }
-        Err(SendError::Transport(err)) => {
-            let mut detail = describe(&err.without_url());
-            for secret in &secrets {
-                scrub_secret_str(&mut detail, secret);
-            }
-            let message =
-                format!("sightline proxy: cannot reach the upstream {recorded_url}: {detail}");
-            shared.recorder.record_note(server, host, &message);
-            return error_response(StatusCode::BAD_GATEWAY, &message);
-        }
+        request_seq,
+    } = match front.send(&parts, &url, body).await {
+        Ok(sent) => sent,
+        Err(refused) => return refused,
     };
 
     let status = upstream.status();

@@ -235,6 +235,15 @@ mod tests {
         json!({"type": "tool_result", "tool_use_id": "call_1", "content": content})
     }
 
+    /// What each API gets for a result given to the model as the one text `text`.
+    fn as_text(text: &str) -> [Value; 3] {
+        [
+            anthropic(json!([{"type": "text", "text": text}])),
+            responses(json!(text)),
+            chat(text),
+        ]
+    }
+
     #[test]
     fn seed_article_tool_result_line_is_reproduced() {
         let (line, expected) = golden::seed_line("tool_result: ");
@@ -289,28 +298,14 @@ mod tests {
     fn image_of_a_type_the_apis_refuse_is_described() {
         let result = json!({"content": [{"type": "image", "data": "PHN2Zz48L3N2Zz4=", "mimeType": "image/svg+xml"}]});
         let text = "[image: image/svg+xml, 16 bytes base64 omitted]";
-        assert_eq!(
-            all(&result),
-            [
-                anthropic(json!([{"type": "text", "text": text}])),
-                responses(json!(text)),
-                chat(text),
-            ]
-        );
+        assert_eq!(all(&result), as_text(text));
     }
 
     #[test]
     fn audio() {
         let result = json!({"content": [{"type": "audio", "data": "UklGRiQAAABXQVZF", "mimeType": "audio/wav"}]});
         let text = "[audio: audio/wav, 16 bytes base64 omitted]";
-        assert_eq!(
-            all(&result),
-            [
-                anthropic(json!([{"type": "text", "text": text}])),
-                responses(json!(text)),
-                chat(text),
-            ]
-        );
+        assert_eq!(all(&result), as_text(text));
     }
 
     #[test]
@@ -318,14 +313,7 @@ mod tests {
         let result = json!({"content": [{"type": "resource_link", "uri": "file:///project/README.md",
             "name": "README.md", "mimeType": "text/markdown", "description": "The readme"}]});
         let text = "[resource link: README.md <file:///project/README.md>]";
-        assert_eq!(
-            all(&result),
-            [
-                anthropic(json!([{"type": "text", "text": text}])),
-                responses(json!(text)),
-                chat(text),
-            ]
-        );
+        assert_eq!(all(&result), as_text(text));
     }
 
     #[test]
@@ -352,14 +340,7 @@ mod tests {
     fn structured_content_only() {
         let result = json!({"content": [], "structuredContent": {"temperature": 15, "conditions": "partly cloudy"}});
         let text = r#"{"temperature":15,"conditions":"partly cloudy"}"#;
-        assert_eq!(
-            all(&result),
-            [
-                anthropic(json!([{"type": "text", "text": text}])),
-                responses(json!(text)),
-                chat(text),
-            ]
-        );
+        assert_eq!(all(&result), as_text(text));
     }
 
     #[test]

@@ -129,6 +129,12 @@ fn openai_chat_words() {
         "{}",
         t(1)
     );
+    // The lesson: OpenAI's arguments are a JSON string that the host parses.
+    assert!(
+        t(1).contains(r#"arguments arrive as a JSON string, "{\"location\":\"Lima\"}""#),
+        "{}",
+        t(1)
+    );
     assert!(t(2).contains("without tools"), "{}", t(2));
     assert!(t(3).contains("HTTP 429"), "{}", t(3));
 }

@@ -12,6 +12,9 @@
 //! Shutting down follows rmcp's child-process transport: close stdin, wait, SIGTERM, wait,
 //! SIGKILL. The server runs in its own process group so a `sh -c 'a | b'` wrapper goes as one.
 
+mod pump;
+mod stop;
+
 use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -21,25 +24,17 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use super::lines::{LineSplitter, Lines, Tail};
-use super::long_line::LongLine;
 use super::recorder::Recorder;
 use crate::trace::{Channel, Lane, ProcessInfo, signal_name};
+pub use pump::{OwnStdout, widen_pipe};
+use pump::{ToStdin, pump, record_chunk};
 
 /// Sees each line a server writes on stdout (see [`StdioTap::spawn_observed`]).
 pub type LineObserver = Arc<dyn Fn(&[u8]) + Send + Sync>;
 
-/// How long a server gets to exit after its stdin closes, and again after SIGTERM.
-const GRACE: Duration = Duration::from_secs(3);
 /// How long the waiter waits for the last output after the process exited (a grandchild may
 /// hold the pipe open).
 const DRAIN: Duration = Duration::from_secs(2);
-/// The most one read takes from a pipe (and so the most one record call writes for it).
-const CHUNK: usize = 256 * 1024;
-/// The capacity asked for the server's pipes (Linux; the default is 64 KiB): fewer, larger
-/// reads and writes, so fewer wake-ups and record calls per megabyte.
-#[cfg(target_os = "linux")]
-const PIPE_SIZE: libc::c_int = 1 << 20;
 
 /// What to run, and the lane it gets in the trace.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,10 +267,7 @@ impl StdioTap {
                         ToStdin(&shared),
                         &tap_shared.recording,
                         |long, lines| {
-                            if let Some(long) = long {
-                                recorder.record_long_line(&from, &to, &Channel::Stdio, long);
-                            }
-                            recorder.record_lines(&from, &to, &Channel::Stdio, lines);
+                            record_chunk(&recorder, &from, &to, &Channel::Stdio, long, lines);
                         },
                     );
                     // The client is done: close the server's stdin and give it time to leave.
@@ -305,10 +297,7 @@ impl StdioTap {
                             }
                             lines.iter().for_each(|line| observe(line));
                         }
-                        if let Some(long) = long {
-                            recorder.record_long_line(&from, &to, &Channel::Stdio, long);
-                        }
-                        recorder.record_lines(&from, &to, &Channel::Stdio, lines);
+                        record_chunk(&recorder, &from, &to, &Channel::Stdio, long, lines);
                     });
                     let _ = done.send(());
                 }),
@@ -328,10 +317,7 @@ impl StdioTap {
                 "server-err",
                 Box::new(move || {
                     pump(stderr, out, &shared.recording, |long, lines| {
-                        if let Some(long) = long {
-                            recorder.record_long_line(&from, &to, &Channel::Stderr, long);
-                        }
-                        recorder.record_lines(&from, &to, &Channel::Stderr, lines);
+                        record_chunk(&recorder, &from, &to, &Channel::Stderr, long, lines);
                     });
                     let _ = done.send(());
                 }),
@@ -389,220 +375,5 @@ impl StdioTap {
             )?;
         }
         Ok(tap)
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.shared.pid
-    }
-
-    /// Blocks until the server has exited and its exit is recorded.
-    pub fn wait(&self) -> ExitOutcome {
-        let mut exit = self
-            .shared
-            .exit
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(outcome) = *exit {
-                return outcome;
-            }
-            exit = self
-                .shared
-                .exited
-                .wait(exit)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-
-    /// Like [`wait`](Self::wait), giving up after `timeout`.
-    pub fn wait_timeout(&self, timeout: Duration) -> Option<ExitOutcome> {
-        let exit = self
-            .shared
-            .exit
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let (exit, _) = self
-            .shared
-            .exited
-            .wait_timeout_while(exit, timeout, |e| e.is_none())
-            .unwrap_or_else(PoisonError::into_inner);
-        *exit
-    }
-
-    /// Sends `signal` to the server's process group.
-    pub fn signal(&self, signal: i32) {
-        if self.wait_timeout(Duration::ZERO).is_none() {
-            // SAFETY: kill(2) with a negative pid signals the process group we created; the
-            // group cannot be reused before the waiter has reaped the leader, which it has not.
-            unsafe {
-                libc::kill(-(self.shared.pid as i32), signal);
-            }
-        }
-    }
-
-    /// Stops the server gracefully: close its stdin, wait, SIGTERM, wait, SIGKILL.
-    pub fn shutdown(&self) -> ExitOutcome {
-        drop(
-            self.shared
-                .stdin
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
-        if let Some(outcome) = self.wait_timeout(GRACE) {
-            return outcome;
-        }
-        self.note(format!(
-            "still running {GRACE:?} after stdin closed: sent SIGTERM"
-        ));
-        self.terminate()
-    }
-
-    /// Stops the server now: SIGTERM, wait, SIGKILL.
-    pub fn terminate(&self) -> ExitOutcome {
-        self.signal(libc::SIGTERM);
-        if let Some(outcome) = self.wait_timeout(GRACE) {
-            return outcome;
-        }
-        self.note(format!(
-            "still running {GRACE:?} after SIGTERM: sent SIGKILL"
-        ));
-        self.signal(libc::SIGKILL);
-        self.wait()
-    }
-
-    fn note(&self, text: String) {
-        tracing::warn!(pid = self.shared.pid, "{text}");
-        *self
-            .shared
-            .stop_note
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(text);
-    }
-}
-
-/// Asks for a larger pipe buffer (1 MiB on Linux); a refusal (not a pipe, a lower system limit)
-/// leaves the descriptor as it was. The proxy widens the host's pipes too: fewer wake-ups for
-/// the same bytes, and nothing else changes for either end.
-pub fn widen_pipe(fd: std::os::fd::RawFd) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: fcntl(2) on a descriptor we own; F_SETPIPE_SZ changes only the pipe's capacity.
-    unsafe {
-        libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_SIZE);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = fd;
-}
-
-/// Writes into the server's stdin while it is open.
-struct ToStdin<'a>(&'a Shared);
-
-impl Write for ToStdin<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self
-            .0
-            .stdin
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_mut()
-        {
-            Some(stdin) => stdin.write(buf),
-            None => Err(io::ErrorKind::BrokenPipe.into()),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Copies `src` to `dst` chunk by chunk, recording the lines each chunk completes (a line kept
-/// in a temporary file first: it crossed before the others). When `dst` fails (the reader went
-/// away) it keeps reading and recording, so the writer is never blocked on a full pipe and
-/// nothing that crossed is lost.
-fn pump(
-    mut src: impl Read,
-    mut dst: impl Write,
-    recording: &AtomicUsize,
-    mut record: impl FnMut(Option<&LongLine>, Lines),
-) {
-    let mut record = |long: Option<&LongLine>, lines: Lines| {
-        recording.fetch_add(1, Ordering::SeqCst);
-        record(long, lines);
-        recording.fetch_sub(1, Ordering::SeqCst);
-    };
-    let mut buf = vec![0u8; CHUNK];
-    let mut splitter = LineSplitter::spilling();
-    let mut forwarding = true;
-    loop {
-        let n = match src.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                tracing::debug!("pump read ended: {e}");
-                break;
-            }
-        };
-        let chunk = &buf[..n];
-        // Record before forwarding: once the peer has the line it may answer at once, and its
-        // answer must not get an earlier `seq` than the line it answers.
-        if let Some(lines) = splitter.feed(chunk) {
-            record(splitter.take_long().as_ref(), lines);
-        }
-        if forwarding && let Err(e) = dst.write_all(chunk).and_then(|()| dst.flush()) {
-            tracing::debug!("pump destination closed: {e}");
-            forwarding = false;
-        }
-    }
-    match splitter.finish_tail() {
-        Some(Tail::Bytes(rest)) => record(None, Lines::single(rest)),
-        Some(Tail::Long(long)) => record(Some(&long), Lines::default()),
-        None => {}
-    }
-    let _ = dst.flush();
-    // Dropping `dst` here closes it: the reader sees EOF now, not when the server exits.
-    drop(dst);
-}
-
-/// Our own stdout as a pump destination: unbuffered (each chunk goes out in one write, at once),
-/// and when dropped it closes the client's end, so the client sees EOF when the server closes
-/// its stdout even though this process goes on (descriptor 1 then points at `/dev/null`, so it
-/// is never reused by a file opened later).
-pub struct OwnStdout(Option<std::fs::File>);
-
-impl OwnStdout {
-    pub fn new() -> io::Result<OwnStdout> {
-        use std::os::fd::AsFd as _;
-        let dup = io::stdout().as_fd().try_clone_to_owned()?;
-        Ok(OwnStdout(Some(std::fs::File::from(dup))))
-    }
-}
-
-impl Write for OwnStdout {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.0 {
-            Some(file) => file.write(buf),
-            None => Err(io::ErrorKind::BrokenPipe.into()),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Drop for OwnStdout {
-    fn drop(&mut self) {
-        use std::os::fd::AsRawFd as _;
-        drop(self.0.take());
-        match std::fs::OpenOptions::new().write(true).open("/dev/null") {
-            // SAFETY: dup2 onto descriptor 1, which this process owns; it atomically replaces
-            // the pipe to the client with /dev/null.
-            Ok(null) => unsafe {
-                libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
-            },
-            Err(e) => tracing::warn!("cannot open /dev/null to close stdout: {e}"),
-        }
     }
 }

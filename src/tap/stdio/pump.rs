@@ -1,0 +1,162 @@
+//! Moving bytes: a pump copies one pipe to its destination a chunk at a time, recording the
+//! lines each chunk completes before forwarding it; the destinations it writes to (the server's
+//! stdin, our own stdout) and the pipe capacity it asks for.
+
+use std::io::{self, Read, Write};
+use std::sync::PoisonError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::Shared;
+use crate::tap::lines::{LineSplitter, Lines, Tail};
+use crate::tap::long_line::LongLine;
+use crate::tap::recorder::Recorder;
+use crate::trace::{Channel, Lane};
+
+/// The most one read takes from a pipe (and so the most one record call writes for it).
+const CHUNK: usize = 256 * 1024;
+/// The capacity asked for the server's pipes (Linux; the default is 64 KiB): fewer, larger
+/// reads and writes, so fewer wake-ups and record calls per megabyte.
+#[cfg(target_os = "linux")]
+const PIPE_SIZE: libc::c_int = 1 << 20;
+
+/// Asks for a larger pipe buffer (1 MiB on Linux); a refusal (not a pipe, a lower system limit)
+/// leaves the descriptor as it was. The proxy widens the host's pipes too: fewer wake-ups for
+/// the same bytes, and nothing else changes for either end.
+pub fn widen_pipe(fd: std::os::fd::RawFd) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: fcntl(2) on a descriptor we own; F_SETPIPE_SZ changes only the pipe's capacity.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_SIZE);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fd;
+}
+
+/// Writes into the server's stdin while it is open.
+pub(super) struct ToStdin<'a>(pub(super) &'a Shared);
+
+impl Write for ToStdin<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self
+            .0
+            .stdin
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            Some(stdin) => stdin.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Copies `src` to `dst` chunk by chunk, recording the lines each chunk completes (a line kept
+/// in a temporary file first: it crossed before the others). When `dst` fails (the reader went
+/// away) it keeps reading and recording, so the writer is never blocked on a full pipe and
+/// nothing that crossed is lost.
+pub(super) fn pump(
+    mut src: impl Read,
+    mut dst: impl Write,
+    recording: &AtomicUsize,
+    mut record: impl FnMut(Option<&LongLine>, Lines),
+) {
+    let mut record = |long: Option<&LongLine>, lines: Lines| {
+        recording.fetch_add(1, Ordering::SeqCst);
+        record(long, lines);
+        recording.fetch_sub(1, Ordering::SeqCst);
+    };
+    let mut buf = vec![0u8; CHUNK];
+    let mut splitter = LineSplitter::spilling();
+    let mut forwarding = true;
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::debug!("pump read ended: {e}");
+                break;
+            }
+        };
+        let chunk = &buf[..n];
+        // Record before forwarding: once the peer has the line it may answer at once, and its
+        // answer must not get an earlier `seq` than the line it answers.
+        if let Some(lines) = splitter.feed(chunk) {
+            record(splitter.take_long().as_ref(), lines);
+        }
+        if forwarding && let Err(e) = dst.write_all(chunk).and_then(|()| dst.flush()) {
+            tracing::debug!("pump destination closed: {e}");
+            forwarding = false;
+        }
+    }
+    match splitter.finish_tail() {
+        Some(Tail::Bytes(rest)) => record(None, Lines::single(rest)),
+        Some(Tail::Long(long)) => record(Some(&long), Lines::default()),
+        None => {}
+    }
+    let _ = dst.flush();
+    // Dropping `dst` here closes it: the reader sees EOF now, not when the server exits.
+    drop(dst);
+}
+
+/// Records the lines one chunk completed on `channel`: the line kept in a temporary file first
+/// (it crossed before the others), then the rest.
+pub(super) fn record_chunk(
+    recorder: &Recorder,
+    from: &Lane,
+    to: &Lane,
+    channel: &Channel,
+    long: Option<&LongLine>,
+    lines: Lines,
+) {
+    if let Some(long) = long {
+        recorder.record_long_line(from, to, channel, long);
+    }
+    recorder.record_lines(from, to, channel, lines);
+}
+
+/// Our own stdout as a pump destination: unbuffered (each chunk goes out in one write, at once),
+/// and when dropped it closes the client's end, so the client sees EOF when the server closes
+/// its stdout even though this process goes on (descriptor 1 then points at `/dev/null`, so it
+/// is never reused by a file opened later).
+pub struct OwnStdout(Option<std::fs::File>);
+
+impl OwnStdout {
+    pub fn new() -> io::Result<OwnStdout> {
+        use std::os::fd::AsFd as _;
+        let dup = io::stdout().as_fd().try_clone_to_owned()?;
+        Ok(OwnStdout(Some(std::fs::File::from(dup))))
+    }
+}
+
+impl Write for OwnStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.0 {
+            Some(file) => file.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for OwnStdout {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd as _;
+        drop(self.0.take());
+        match std::fs::OpenOptions::new().write(true).open("/dev/null") {
+            // SAFETY: dup2 onto descriptor 1, which this process owns; it atomically replaces
+            // the pipe to the client with /dev/null.
+            Ok(null) => unsafe {
+                libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
+            },
+            Err(e) => tracing::warn!("cannot open /dev/null to close stdout: {e}"),
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Everything a trace means, computed from what it holds: kinds, pairs, latency, revisions.
+//!
+//! Correlation rules, each from a real peer's behaviour:
+//! - A response answers the pending request with the same id *sent the other way*. Hosts and
+//!   servers number their own requests independently (both often start at 0), so a server's
+//!   `roots/list` with id 0 and the host's `initialize` with id 0 are different requests.
+//! - A request is unanswered when its server exits, or the trace ends, before a reply.
+//! - The revision of a session is the one `initialize` negotiated (2025-11-25 and earlier), or
+//!   the one each request names in `_meta["io.modelcontextprotocol/protocolVersion"]`
+//!   (2026-07-28, where `server/discover` replaces the handshake).
+//! - A 2026-07-28 multi-round-trip retry (a request carrying `requestState` or
+//!   `inputResponses`) is linked to the earlier request whose result was `input_required`.
+//! - Notifications on a `subscriptions/listen` stream are grouped under the listen request
+//!   whose id they carry in `_meta["io.modelcontextprotocol/subscriptionId"]`.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+
+pub use super::derived::{Analysis, Derived, Kind, PENDING_AT_END, Pairing, Session};
+use super::event::{Channel, Event, Lane};
+use super::jsonrpc::{Message, MessageKind, RpcId, classify};
+use super::shared::Shared;
+
+mod exchange;
+
+/// `_meta` key naming the revision of a 2026-07-28 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key tying a notification to its `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Key of a pending request: sender, receiver, id.
+type PendingKey = (Lane, Lane, RpcId);
+
+/// Key of an `input_required` result: sender, receiver, method, name of the request.
+type RetryKey = (Lane, Lane, Shared, Option<Shared>);
+
+struct Pending {
+    index: usize,
+    method: Shared,
+    name: Option<Shared>,
+}
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<PendingKey, Pending>,
+    sessions: HashMap<Lane, Session>,
+    /// (sender, receiver, method, name) -> index of the request whose result was input_required.
+    input_required: HashMap<RetryKey, usize>,
+    /// (sender, receiver, listen id) -> index of the subscriptions/listen request.
+    listens: HashMap<PendingKey, usize>,
+    /// Every text shared by the derived events (see [`Derived`]).
+    texts: HashSet<Shared>,
+}
+
+/// Microseconds from `asked` to `answered`; `None` when the answer is recorded before the
+/// question (events out of time order, which the loader warns about): never a negative latency.
+pub fn latency_us(asked: DateTime<Utc>, answered: DateTime<Utc>) -> Option<i64> {
+    (answered - asked).num_microseconds().filter(|us| *us >= 0)
+}
+
+/// Interprets every event of a trace.
+pub fn analyze(events: &[Event]) -> Analysis {
+    let mut state = State::default();
+    let mut derived: Vec<Derived> = Vec::with_capacity(events.len());
+    for (index, event) in events.iter().enumerate() {
+        let d = match event.channel {
+            // An HTTP exchange without a body (a 202, a GET or DELETE, an SSE priming event)
+            // carries no message: it is not an invalid one.
+            Channel::Http
+                if event.bytes().is_some_and(|b| b.is_empty())
+                    && event
+                        .http
+                        .as_ref()
+                        .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
+            {
+                Derived::plain(Kind::Other)
+            }
+            Channel::Stdio | Channel::Http => {
+                let bytes = event.bytes();
+                let msg = match &bytes {
+                    Some(bytes) => classify(bytes),
+                    None => Message::invalid("no payload (neither `raw` nor a valid `raw_b64`)"),
+                };
+                state.message(index, event, msg, events, &mut derived)
+            }
+            Channel::Process => {
+                state.process(event, &mut derived);
+                Derived::plain(Kind::Process)
+            }
+            Channel::Stderr => Derived::plain(Kind::Stderr),
+            Channel::Note => Derived::plain(Kind::Note),
+            Channel::LlmHttp => Derived::plain(Kind::LlmHttp),
+            Channel::Other(_) => Derived::plain(Kind::Other),
+        };
+        derived.push(d);
+    }
+    let never: Shared = Shared::from(PENDING_AT_END);
+    for (_, pending) in state.pending.drain() {
+        derived[pending.index].pairing = Pairing::Unanswered(never.clone());
+    }
+    let mut sessions: Vec<(Lane, Session)> = state.sessions.into_iter().collect();
+    sessions.sort_by(|a, b| a.0.cmp(&b.0));
+    Analysis { derived, sessions }
+}
+
+/// The copy of `text` in `texts`, added if it is not there yet.
+fn share(texts: &mut HashSet<Shared>, text: &str) -> Shared {
+    if let Some(known) = texts.get(text) {
+        return known.clone();
+    }
+    let new: Shared = Shared::from(text);
+    texts.insert(new.clone());
+    new
+}
+
+/// The server lane of a host-server exchange.
+fn server_lane(event: &Event) -> Option<&Lane> {
+    [&event.from, &event.to].into_iter().find(|l| l.is_server())
+}
+
+impl State {
+    /// The shared copy of `text`.
+    fn text(&mut self, text: &str) -> Shared {
+        share(&mut self.texts, text)
+    }
+
+    fn opt_text(&mut self, text: Option<&str>) -> Option<Shared> {
+        text.map(|t| self.text(t))
+    }
+
+    fn process(&mut self, event: &Event, derived: &mut [Derived]) {
+        let Some(info) = &event.process else { return };
+        let Some(lane) = server_lane(event).cloned() else {
+            return;
+        };
+        if info.event == "spawn" {
+            // A new process is a new session: forget the old one's handshake.
+            self.sessions.insert(lane.clone(), Session::default());
+        }
+        if info.event == "exit" || info.event == "spawn" {
+            let reason: Shared =
+                Shared::from(format!("the server exited first (event #{})", event.seq));
+            let gone: Vec<PendingKey> = self
+                .pending
+                .keys()
+                .filter(|(from, to, _)| *from == lane || *to == lane)
+                .cloned()
+                .collect();
+            for key in gone {
+                if let Some(p) = self.pending.remove(&key) {
+                    derived[p.index].pairing = Pairing::Unanswered(reason.clone());
+                }
+            }
+        }
+    }
+
+    fn message(
+        &mut self,
+        index: usize,
+        event: &Event,
+        msg: Message<'_>,
+        events: &[Event],
+        derived: &mut [Derived],
+    ) -> Derived {
+        let server = server_lane(event).cloned();
+        let session_revision = server
+            .as_ref()
+            .and_then(|l| self.sessions.get(l))
+            .and_then(|s| s.revision.clone());
+        let session_revision = self.opt_text(session_revision.as_deref());
+        let mut d = Derived::plain(match msg.kind {
+            MessageKind::Request => Kind::Request,
+            MessageKind::Notification => Kind::Notification,
+            MessageKind::Response => Kind::Response,
+            MessageKind::Error => Kind::Error,
+            MessageKind::Invalid => Kind::Invalid,
+        });
+        d.method = self.opt_text(msg.method.as_deref());
+        d.id = msg.id.clone();
+        if let Some(problem) = msg.problem.as_deref() {
+            d.rare().problem = Some(self.text(problem));
+        }
+        d.revision = session_revision;
+
+        match msg.kind {
+            MessageKind::Request => {
+                self.request(index, event, &msg, server.as_ref(), events, derived, &mut d)
+            }
+            MessageKind::Response | MessageKind::Error => {
+                self.response(event, &msg, server.as_ref(), events, derived, &mut d)
+            }
+            MessageKind::Notification => self.notification(event, &msg, events, derived, &mut d),
+            MessageKind::Invalid => {}
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,258 @@
+//! Reading [`Event`]s (and their [`HttpInfo`] and [`ProcessInfo`]) from JSON, by hand.
+//!
+//! Loading is reading a million of these. serde's derive with a flattened `extra` map buffers
+//! every member of an object into an intermediate tree before it looks at any of them; these
+//! readers take each member as it comes, keep the ones they know and put the others, as they
+//! were, in `extra`. They read what the derive read: a missing required member, a duplicated
+//! known member or a wrong type is the same error, and `null` reads as absent for the optional
+//! members.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::event::{Channel, Event, HttpInfo, Lane, ProcessInfo, time_serde};
+
+/// A member name, borrowed when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Sets `slot` once; a second time is serde's "duplicate field" error.
+fn once<T, E: serde::de::Error>(slot: &mut Option<T>, name: &'static str, v: T) -> Result<(), E> {
+    if slot.is_some() {
+        return Err(E::duplicate_field(name));
+    }
+    *slot = Some(v);
+    Ok(())
+}
+
+/// Reads the members of an object: `known` takes the ones it knows (returning `false` for any
+/// other), and every other member is kept, as it was, in the returned map.
+fn members<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    mut known: impl FnMut(&str, &mut A) -> Result<bool, A::Error>,
+) -> Result<Map<String, Value>, A::Error> {
+    let mut extra = Map::new();
+    while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        if !known(&key, map)? {
+            let value = map.next_value::<Value>()?;
+            extra.insert(key.into_owned(), value);
+        }
+    }
+    Ok(extra)
+}
+
+/// An object read by [`members`]: implement `read`, get `Deserialize`.
+trait FromMembers: Sized {
+    const EXPECTING: &'static str;
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: FromMembers> Visitor<'de> for ObjectVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::read(map)
+    }
+}
+
+fn object<'de, D: Deserializer<'de>, T: FromMembers>(d: D) -> Result<T, D::Error> {
+    d.deserialize_map(ObjectVisitor(std::marker::PhantomData))
+}
+
+/// The timestamp of an event, read with [`time_serde`].
+struct Time(DateTime<Utc>);
+
+impl<'de> Deserialize<'de> for Time {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        time_serde::deserialize(d).map(Time)
+    }
+}
+
+impl FromMembers for Event {
+    const EXPECTING: &'static str = "a trace event";
+    fn read<'de, A: MapAccess<'de>>(mut map: A) -> Result<Event, A::Error> {
+        let (mut seq, mut time, mut from, mut to, mut channel) = (None, None, None, None, None);
+        let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
+        let extra = members(&mut map, |key, map| {
+            match key {
+                "seq" => once(&mut seq, "seq", map.next_value::<u64>()?)?,
+                "time" => once(&mut time, "time", map.next_value::<Time>()?.0)?,
+                "from" => once(&mut from, "from", map.next_value::<Lane>()?)?,
+                "to" => once(&mut to, "to", map.next_value::<Lane>()?)?,
+                "channel" => once(&mut channel, "channel", map.next_value::<Channel>()?)?,
+                "raw" => once(&mut raw, "raw", map.next_value::<Option<Box<str>>>()?)?,
+                "raw_b64" => once(
+                    &mut raw_b64,
+                    "raw_b64",
+                    map.next_value::<Option<Box<str>>>()?,
+                )?,
+                "process" => once(
+                    &mut process,
+                    "process",
+                    map.next_value::<Option<ProcessInfo>>()?,
+                )?,
+                "http" => once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(Event {
+            seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
+            time: time.ok_or_else(|| A::Error::missing_field("time"))?,
+            from: from.ok_or_else(|| A::Error::missing_field("from"))?,
+            to: to.ok_or_else(|| A::Error::missing_field("to"))?,
+            channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
+            raw: raw.flatten(),
+            raw_b64: raw_b64.flatten(),
+            process: process.flatten().map(Box::new),
+            http: http.flatten().map(Box::new),
+            extra: extra.into(),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        object(d)
+    }
+}
+
+impl FromMembers for HttpInfo {
+    const EXPECTING: &'static str = "struct HttpInfo";
+    fn read<'de, A: MapAccess<'de>>(mut map: A) -> Result<HttpInfo, A::Error> {
+        let (mut method, mut url, mut status) = (None, None, None);
+        let (mut headers, mut redacted) = (None, None);
+        let extra = members(&mut map, |key, map| {
+            match key {
+                "method" => once(&mut method, "method", map.next_value::<Option<String>>()?)?,
+                "url" => once(&mut url, "url", map.next_value::<Option<String>>()?)?,
+                "status" => once(&mut status, "status", map.next_value::<Option<u16>>()?)?,
+                "headers" => once(&mut headers, "headers", map.next_value()?)?,
+                "redacted" => once(&mut redacted, "redacted", map.next_value()?)?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(HttpInfo {
+            method: method.flatten(),
+            url: url.flatten(),
+            status: status.flatten(),
+            headers: headers.unwrap_or_default(),
+            redacted: redacted.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for HttpInfo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        object(d)
+    }
+}
+
+impl FromMembers for ProcessInfo {
+    const EXPECTING: &'static str = "struct ProcessInfo";
+    fn read<'de, A: MapAccess<'de>>(mut map: A) -> Result<ProcessInfo, A::Error> {
+        let (mut event, mut command, mut cwd, mut env) = (None, None, None, None);
+        let (mut pid, mut code, mut signal, mut detail) = (None, None, None, None);
+        let extra = members(&mut map, |key, map| {
+            match key {
+                "event" => once(&mut event, "event", map.next_value::<String>()?)?,
+                "command" => once(&mut command, "command", map.next_value()?)?,
+                "cwd" => once(&mut cwd, "cwd", map.next_value::<Option<String>>()?)?,
+                "env" => once(&mut env, "env", map.next_value()?)?,
+                "pid" => once(&mut pid, "pid", map.next_value::<Option<u32>>()?)?,
+                "code" => once(&mut code, "code", map.next_value::<Option<i32>>()?)?,
+                "signal" => once(&mut signal, "signal", map.next_value::<Option<i32>>()?)?,
+                "detail" => once(&mut detail, "detail", map.next_value::<Option<String>>()?)?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(ProcessInfo {
+            event: event.ok_or_else(|| A::Error::missing_field("event"))?,
+            command: command.unwrap_or_default(),
+            cwd: cwd.flatten(),
+            env: env.unwrap_or_default(),
+            pid: pid.flatten(),
+            code: code.flatten(),
+            signal: signal.flatten(),
+            detail: detail.flatten(),
+            extra,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ProcessInfo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        object(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_and_process_read_like_the_derive_did() {
+        let http: HttpInfo = serde_json::from_str(
+            r#"{"status":200,"headers":[["a","b"]],"sse_event":"message","url":null}"#,
+        )
+        .expect("http");
+        assert_eq!(http.status, Some(200));
+        assert_eq!(http.headers, vec![("a".to_string(), "b".to_string())]);
+        assert_eq!(http.extra.get("sse_event"), Some(&Value::from("message")));
+        assert!(http.url.is_none() && http.method.is_none() && http.redacted.is_empty());
+        assert_eq!(
+            serde_json::to_string(&http).expect("write"),
+            r#"{"status":200,"headers":[["a","b"]],"sse_event":"message"}"#
+        );
+        let p: ProcessInfo =
+            serde_json::from_str(r#"{"event":"exit","signal":9,"later":[1]}"#).expect("process");
+        assert_eq!((p.event.as_str(), p.signal), ("exit", Some(9)));
+        assert_eq!(p.extra.get("later"), Some(&serde_json::json!([1])));
+        let err = serde_json::from_str::<ProcessInfo>(r#"{"pid":1}"#).expect_err("no event");
+        assert!(err.to_string().contains("missing field `event`"), "{err}");
+        let err = serde_json::from_str::<HttpInfo>(r#"{"status":1,"status":2}"#).expect_err("dup");
+        assert!(
+            err.to_string().contains("duplicate field `status`"),
+            "{err}"
+        );
+        let err = serde_json::from_str::<HttpInfo>(r#"{"status":"x"}"#).expect_err("type");
+        assert!(err.to_string().contains("invalid type"), "{err}");
+    }
+
+    #[test]
+    fn escaped_member_names_are_the_names_they_spell() {
+        let line = r#"{"se\u0071":1,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"llm","channel":"note","k\"ey":2}"#;
+        let e: Event = serde_json::from_str(line).expect("event");
+        assert_eq!(e.seq, 1);
+        assert_eq!(e.extra.get("k\"ey"), Some(&Value::from(2)));
+    }
+}

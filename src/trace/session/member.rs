@@ -1,0 +1,168 @@
+//! One file of a followed session: where its reading stopped, the partial line it waits on,
+//! its header, and the events it has read but not yet handed to the merge.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use crate::trace::event::{Event, Header, TRACE_FORMAT_VERSION};
+use crate::trace::file::LoadWarning;
+
+/// One file being followed.
+pub(super) struct Member {
+    pub(super) path: PathBuf,
+    pub(super) file: Option<File>,
+    pub(super) offset: u64,
+    /// Bytes read after the last newline.
+    pub(super) partial: Vec<u8>,
+    /// Lines consumed so far (the header included).
+    pub(super) line_no: usize,
+    pub(super) header: Option<Header>,
+    /// Set when the file turned out not to be a trace: it is no longer read.
+    pub(super) rejected: bool,
+    pub(super) last_seq: Option<u64>,
+    /// The member's `seq` of each HTTP request -> its merged `seq` (for `in_reply_to`).
+    pub(super) requests: HashMap<u64, u64>,
+    /// Events read but not yet handed out.
+    pub(super) queue: std::collections::VecDeque<Event>,
+}
+
+impl Member {
+    pub(super) fn new(path: PathBuf) -> Member {
+        Member {
+            path,
+            file: None,
+            offset: 0,
+            partial: Vec::new(),
+            line_no: 0,
+            header: None,
+            rejected: false,
+            last_seq: None,
+            requests: HashMap::new(),
+            queue: std::collections::VecDeque::new(),
+        }
+    }
+
+    pub(super) fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    }
+
+    /// Reads what was appended since the last call and parses its complete lines.
+    pub(super) fn read_new(&mut self, warnings: &mut Vec<LoadWarning>) {
+        if self.rejected {
+            return;
+        }
+        if self.file.is_none() {
+            match File::open(&self.path) {
+                Ok(f) => self.file = Some(f),
+                Err(e) => {
+                    self.reject(warnings, format!("cannot open: {e}"));
+                    return;
+                }
+            }
+        }
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(self.offset);
+        if len < self.offset {
+            warnings.push(LoadWarning {
+                line: self.line_no,
+                message: format!(
+                    "{}: the file shrank from {} to {len} bytes (rewritten?); following it \
+                     from its new end",
+                    self.file_name(),
+                    self.offset
+                ),
+            });
+            self.offset = len;
+            self.partial.clear();
+            return;
+        }
+        if len == self.offset {
+            return;
+        }
+        let mut buf = std::mem::take(&mut self.partial);
+        let read = file
+            .seek(SeekFrom::Start(self.offset))
+            .and_then(|_| file.by_ref().take(len - self.offset).read_to_end(&mut buf));
+        match read {
+            Ok(n) => self.offset += n as u64,
+            Err(e) => {
+                warnings.push(LoadWarning {
+                    line: self.line_no + 1,
+                    message: format!("{}: read error, will retry: {e}", self.file_name()),
+                });
+            }
+        }
+        let complete = buf.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        self.partial = buf.split_off(complete);
+        for line in buf.split_inclusive(|&b| b == b'\n') {
+            self.line_no += 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if self.header.is_none() {
+                match serde_json::from_slice::<Header>(line) {
+                    Ok(h) if h.sightline_trace > TRACE_FORMAT_VERSION => {
+                        let message = format!(
+                            "trace format version {} is newer than this Sightline \
+                             understands ({TRACE_FORMAT_VERSION}); file skipped",
+                            h.sightline_trace
+                        );
+                        self.reject(warnings, message);
+                        return;
+                    }
+                    Ok(h) => self.header = Some(h),
+                    Err(e) => {
+                        self.reject(warnings, format!("not a Sightline trace, skipped: {e}"));
+                        return;
+                    }
+                }
+                continue;
+            }
+            match serde_json::from_slice::<Event>(line) {
+                Ok(event) => {
+                    if let Some(last) = self.last_seq
+                        && event.seq != last.wrapping_add(1)
+                    {
+                        warnings.push(LoadWarning {
+                            line: self.line_no,
+                            message: format!(
+                                "{}: seq is {} where {} was expected: events are missing or \
+                                 out of order",
+                                self.file_name(),
+                                event.seq,
+                                last.wrapping_add(1)
+                            ),
+                        });
+                    }
+                    if let Some(problem) = crate::trace::file::payload_problem(&event) {
+                        warnings.push(LoadWarning {
+                            line: self.line_no,
+                            message: format!("{}: {problem}", self.file_name()),
+                        });
+                    }
+                    self.last_seq = Some(event.seq);
+                    self.queue.push_back(event);
+                }
+                Err(e) => warnings.push(LoadWarning {
+                    line: self.line_no,
+                    message: format!("{}: not a valid event, skipped: {e}", self.file_name()),
+                }),
+            }
+        }
+    }
+
+    pub(super) fn reject(&mut self, warnings: &mut Vec<LoadWarning>, message: String) {
+        self.rejected = true;
+        self.file = None;
+        warnings.push(LoadWarning {
+            line: self.line_no.max(1),
+            message: format!("{}: {message}", self.file_name()),
+        });
+    }
+}

@@ -1,0 +1,157 @@
+use super::filter::contains_folded;
+use super::*;
+use crate::trace::{Channel, Event, now};
+use crate::ui::store::Source;
+
+#[test]
+fn folded_contains_is_lowercase_contains() {
+    let hays = [
+        "",
+        "z",
+        "Summarize",
+        "xsummarizx",
+        "{\"name\":\"SUMMARIZE\"}",
+        "sum marize",
+        "summari",
+        "aaZ",
+        "zaa",
+        "Ünïcode summarize",
+        "q_Q",
+        "[]",
+    ];
+    let needles = [
+        "",
+        "z",
+        "summarize",
+        "s",
+        "ze",
+        "\"name\"",
+        "q_q",
+        "]",
+        "ünï",
+        "aaz",
+    ];
+    for hay in hays {
+        for needle in needles {
+            assert_eq!(
+                contains_folded(hay, needle),
+                hay.to_lowercase().contains(needle),
+                "{hay:?} {needle:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_text_filter_over_a_big_trace_finds_labels_and_payloads_in_order() {
+    let t0 = now();
+    let events: Vec<Event> = (0..PARALLEL_FILTER_FROM as u64 + 10)
+        .map(|seq| {
+            let raw = if seq % 1000 == 0 {
+                format!(r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"needle"}}}}"#)
+            } else {
+                format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"n":{seq}}}}}"#)
+            };
+            Event::with_bytes(
+                seq,
+                t0,
+                Lane::Host,
+                Lane::server("s"),
+                Channel::Stdio,
+                raw.into_bytes(),
+            )
+        })
+        .collect();
+    let store = TraceStore::new("t".into(), Source::Memory, events);
+    let mut list = MessageList::default();
+    // "call needle" is in the labels (`tools/call needle`), not in the payloads.
+    list.filter.text = "CALL NEEDLE".into();
+    let hits = list.matches(&store).map(<[usize]>::to_vec);
+    let expected: Vec<usize> = (0..store.len()).step_by(1000).collect();
+    assert_eq!(hits, Some(expected));
+}
+
+/// Typing, narrowing and the shared labels find what a plain scan of every payload and
+/// every label finds, `isError` results and HTTP statuses included.
+#[test]
+fn typed_filters_match_a_plain_scan() {
+    let tour = include_str!("../../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl");
+    let mut events = crate::trace::load_from_reader(tour.as_bytes())
+        .expect("fixture")
+        .events;
+    let t0 = events[0].time;
+    let s = Lane::server("tour");
+    let mut add = |from: Lane, to: Lane, channel: Channel, raw: &str, status: Option<u16>| {
+        let seq = events.len() as u64;
+        let mut e = Event::with_bytes(seq, t0, from, to, channel, raw.as_bytes().to_vec());
+        if let Some(code) = status {
+            e.http = Some(Box::new(crate::trace::HttpInfo {
+                status: Some(code),
+                ..Default::default()
+            }));
+        }
+        events.push(e);
+    };
+    for (id, error) in [(900, "true"), (901, "false")] {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo"}}}}"#
+        );
+        add(Lane::Host, s.clone(), Channel::Stdio, &call, None);
+        let result =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"isError":{error}}}}}"#);
+        add(s.clone(), Lane::Host, Channel::Stdio, &result, None);
+    }
+    add(
+        Lane::Host,
+        s.clone(),
+        Channel::Http,
+        r#"{"jsonrpc":"2.0","id":902,"method":"ping"}"#,
+        None,
+    );
+    add(
+        s.clone(),
+        Lane::Host,
+        Channel::Http,
+        r#"{"jsonrpc":"2.0","id":902,"result":{}}"#,
+        Some(404),
+    );
+    let store = TraceStore::new("t".into(), Source::Memory, events);
+    let plain = |needle: &str| -> Vec<usize> {
+        (0..store.len())
+            .filter(|&i| {
+                store.events[i].text().to_lowercase().contains(needle)
+                    || store.row_label(i).to_lowercase().contains(needle)
+            })
+            .collect()
+    };
+    for word in [
+        "result tools/call echo iserror",
+        "404 not",
+        "SAMPLING",
+        "input_required",
+        "ü",
+    ] {
+        let mut list = MessageList::default();
+        for end in (1..=word.len()).filter(|&n| word.is_char_boundary(n)) {
+            list.filter.text = word[..end].to_string();
+            let hits = list.matches(&store).map(<[usize]>::to_vec);
+            assert_eq!(
+                hits,
+                Some(plain(&word[..end].to_lowercase())),
+                "{:?}",
+                &word[..end]
+            );
+        }
+    }
+    let mut list = MessageList::default();
+    list.filter.text = "iserror".into();
+    let hits = list
+        .matches(&store)
+        .map(<[usize]>::to_vec)
+        .unwrap_or_default();
+    assert!(
+        hits.iter()
+            .any(|&i| store.row_label(i).ends_with("isError")),
+        "{hits:?}"
+    );
+}
