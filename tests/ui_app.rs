@@ -285,9 +285,8 @@ fn exports_from_the_app_land_next_to_the_trace_when_there_is_no_dialog() {
             app.notice()
         )
     });
-    use base64::Engine as _;
     let bytes = std::fs::read(&trace).expect("trace");
-    assert!(html.contains(&base64::engine::general_purpose::STANDARD.encode(bytes)));
+    assert!(util::page_element(&html, "sightline-trace") == bytes);
     assert!(html.contains("<html lang=\"en\">"));
 }
 

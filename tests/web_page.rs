@@ -9,8 +9,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-
 use crate::util::*;
 
 fn export_html(trace: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
@@ -40,7 +38,7 @@ fn export_html_holds_the_viewer_and_the_trace_bytes_and_names_bad_languages() {
     let html = std::fs::read_to_string(&out).expect("html");
     let bytes = std::fs::read(&trace).expect("trace");
     assert!(
-        unpacked(&html, "sightline-trace") == bytes,
+        page_element(&html, "sightline-trace") == bytes,
         "the trace's bytes as they are"
     );
     assert!(html.contains("<html lang=\"pt\">"));
@@ -49,7 +47,7 @@ fn export_html_holds_the_viewer_and_the_trace_bytes_and_names_bad_languages() {
         "an exported page may not connect anywhere"
     );
     assert!(
-        unpacked(&html, "sightline-wasm").starts_with(b"\0asm"),
+        page_element(&html, "sightline-wasm").starts_with(b"\0asm"),
         "the wasm module, embedded"
     );
     assert!(
@@ -61,21 +59,6 @@ fn export_html_holds_the_viewer_and_the_trace_bytes_and_names_bad_languages() {
     let bad = export_html(&trace, &out, &["--lang", "fr"]);
     assert!(!bad.status.success());
     assert!(text(&bad.stderr).contains("unknown --lang `fr`: use en, pt or es"));
-}
-
-/// The text of the page's element `id` (base64 of gzip), decoded and inflated.
-fn unpacked(html: &str, id: &str) -> Vec<u8> {
-    let open = format!(r#"<script type="text/plain" id="{id}">"#);
-    let from = html.find(&open).expect("the element") + open.len();
-    let len = html[from..].find('<').expect("its end");
-    let packed = base64::engine::general_purpose::STANDARD
-        .decode(&html[from..from + len])
-        .expect("base64");
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(packed.as_slice())
-        .read_to_end(&mut out)
-        .expect("gzip");
-    out
 }
 
 /// `sightline serve` running; killed when dropped.

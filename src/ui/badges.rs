@@ -414,7 +414,7 @@ mod tests {
     fn staged_with_no_time_to_spare_takes_slices_and_finds_the_same() {
         use crate::trace::{Channel, Lane};
         let t0 = chrono::DateTime::UNIX_EPOCH;
-        let line = |i: u64, from: &str, to: &str, raw: String| {
+        let event = |i: u64, from: &str, to: &str, raw: String| {
             let t = t0 + chrono::Duration::milliseconds(i as i64);
             Event::with_bytes(
                 i,
@@ -431,8 +431,8 @@ mod tests {
             let ping = format!(r#"{{"jsonrpc":"2.0","id":{k},"method":"ping"}}"#);
             let result = if k == 150 { "7" } else { "{}" };
             let pong = format!(r#"{{"jsonrpc":"2.0","id":{k},"result":{result}}}"#);
-            events.push(line(2 * k, "host", "server:s", ping));
-            events.push(line(2 * k + 1, "server:s", "host", pong));
+            events.push(event(2 * k, "host", "server:s", ping));
+            events.push(event(2 * k + 1, "server:s", "host", pong));
         }
         let report = crate::analysis::report(&events);
         let whole = Findings::compute(&events, &report);
