@@ -14,7 +14,9 @@
 //!   checking costs beyond reading.
 //!
 //! Run with `cargo bench --bench replay_diff_check` (`-- replay`, `-- diff` or `-- check` for
-//! one part; a number for another count of requests).
+//! one part; a number for another count of requests). With `SIGHTLINE_BASELINE_BIN` set to an
+//! earlier build of the binary, each diff and check is also timed with that build, in the same
+//! run, and the ratio printed.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
@@ -99,8 +101,13 @@ fn recording(path: &Path, pairs: &[(String, Option<String>)]) {
 
 /// Runs the binary with `args`, output discarded; its wall time and exit code.
 fn timed(args: &[&std::ffi::OsStr]) -> (Duration, i32) {
+    timed_with(&bin(), args)
+}
+
+/// [`timed`] with another build of the binary.
+fn timed_with(bin: &std::ffi::OsStr, args: &[&std::ffi::OsStr]) -> (Duration, i32) {
     let start = Instant::now();
-    let status = Command::new(bin())
+    let status = Command::new(bin)
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -230,6 +237,16 @@ fn scale_part(dir: &Path, which: &[&str]) {
                 t.as_secs_f64(),
                 t.as_secs_f64() / summary.as_secs_f64()
             );
+            // SIGHTLINE_BASELINE_BIN: an earlier build, timed on the same command in this run.
+            if let Some(old) = std::env::var_os("SIGHTLINE_BASELINE_BIN") {
+                let (b, _) = timed_with(&old, &args);
+                println!(
+                    "  {:<26} {:>7.3} s  (this build takes {:.2}x the baseline build's time)",
+                    "  the baseline build",
+                    b.as_secs_f64(),
+                    t.as_secs_f64() / b.as_secs_f64()
+                );
+            }
         }
         let _ = std::fs::remove_file(&a);
         let _ = std::fs::remove_file(&b);

@@ -75,6 +75,18 @@ fn presentation_mode_scales_everything_hides_the_panels_and_steps_with_the_keys(
     assert_eq!(h.state().replay().cursor, 1);
     assert!(h.query_by_label("Step 2 of 16").is_some());
 
+    // + and - size everything for the room; the choice is kept in the settings.
+    h.key_press(egui::Key::Plus);
+    h.run();
+    let larger = h.state().presentation_scale();
+    assert!(larger > scale, "{larger} after + from {scale}");
+    assert_eq!(h.ctx.zoom_factor(), larger);
+    assert_eq!(h.state().settings().present_scale, larger);
+    h.key_press(egui::Key::Minus);
+    h.run();
+    assert_eq!(h.state().presentation_scale(), scale);
+    assert_eq!(h.state().replay().cursor, 1, "sizing does not step");
+
     // Esc leaves: scale, theme and panels come back, teaching mode as it was (off).
     h.key_press(egui::Key::Escape);
     h.run();

@@ -55,8 +55,9 @@ pub struct Report {
 
 /// Computes the whole analysis of a trace.
 pub fn report(events: &[Event]) -> Report {
-    let rpc = analyze(events);
-    let (sampling, llm): (Vec<_>, Vec<_>) = llm_exchanges(events)
+    // The JSON-RPC half and the LLM half read different events: two threads where there are.
+    let (rpc, exchanges) = crate::trace::halves::join(|| analyze(events), || llm_exchanges(events));
+    let (sampling, llm): (Vec<_>, Vec<_>) = exchanges
         .into_iter()
         .partition(|x| x.sampling_for.is_some());
     let (chains, tools) = link(events, &rpc, &llm);

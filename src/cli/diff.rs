@@ -56,7 +56,9 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         let report = crate::analysis::report(&loaded.events);
         Ok(diff::inventory(&loaded.events, &report))
     };
-    let (a, b) = (side(&args.a)?, side(&args.b)?);
+    // The two sides are independent: read and analysed on two threads.
+    let (a, b) = crate::trace::halves::join(|| side(&args.a), || side(&args.b));
+    let (a, b) = (a?, b?);
     let options = DiffOptions {
         ignore: args
             .ignore

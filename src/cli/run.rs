@@ -61,6 +61,10 @@ pub struct RunArgs {
     replay_model: Option<PathBuf>,
     #[command(flatten)]
     live: super::otlp::LiveArgs,
+    /// Change one value of the scenario for this run, without editing it:
+    /// `--set host.prefix=never`, `--set host.refetch_on_list_changed=false`. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -74,7 +78,7 @@ enum ProviderArg {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let lang = args.lang.language()?;
     let words = Words::of(lang);
-    let scenario = Scenario::load(&args.scenario)?;
+    let scenario = Scenario::load_with(&args.scenario, &args.set)?;
     let stem = args
         .scenario
         .file_stem()

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use super::markup::xml_lines;
 use crate::analysis::check::{CheckReport, Test};
 
 /// Where an event's line is in the trace file: `seq` -> line number (1-based).
@@ -63,25 +64,6 @@ pub fn text(report: &CheckReport) -> String {
     out
 }
 
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 has no way to write other control characters.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn classname(t: &Test) -> String {
     format!("sightline.{}", t.group)
 }
@@ -97,14 +79,14 @@ pub fn junit(report: &CheckReport, trace: &str) -> String {
     let _ = writeln!(
         out,
         "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">",
-        xml(trace)
+        xml_lines(trace)
     );
     for t in &report.tests {
         let _ = write!(
             out,
             "    <testcase classname=\"{}\" name=\"{}\"",
-            xml(&classname(t)),
-            xml(&t.name)
+            xml_lines(&classname(t)),
+            xml_lines(&t.name)
         );
         let Some(first) = t.findings.first() else {
             out.push_str("/>\n");
@@ -119,14 +101,14 @@ pub fn junit(report: &CheckReport, trace: &str) -> String {
         let _ = writeln!(
             out,
             "      <failure type=\"{}\" message=\"{}\">{}</failure>",
-            xml(&first.rule_id),
-            xml(&format!(
+            xml_lines(&first.rule_id),
+            xml_lines(&format!(
                 "{}{} ({} finding(s))",
                 first.message,
                 if t.findings.len() > 1 { "; …" } else { "" },
                 t.findings.len()
             )),
-            xml(&body.join("\n"))
+            xml_lines(&body.join("\n"))
         );
         out.push_str("    </testcase>\n");
     }

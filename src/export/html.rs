@@ -152,7 +152,7 @@ canvas#sightline {{ position: absolute; top: 0; left: 0; width: 100%; height: 10
 "#,
         lang = page.lang.unwrap_or("en"),
         version = env!("CARGO_PKG_VERSION"),
-        title = escape_html(&format!("{} - Sightline", page.title)),
+        title = super::markup::html(&format!("{} - Sightline", page.title)),
         config = script_text(&config.to_string()),
     );
     html.push_str(r#"<script type="text/plain" id="sightline-wasm">"#);
@@ -250,13 +250,6 @@ fn script_text(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod context;
 pub mod diff;
 pub mod handout;
 pub mod html;
+pub mod markup;
 pub mod mermaid;
 pub mod otlp;
 pub mod replay;

@@ -13,13 +13,13 @@ mod style;
 
 use std::fmt::Write as _;
 
+use super::markup::xml;
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram, LaneKind, Row, RowText, Status, Style};
 use crate::i18n::Words;
 use crate::trace::Event;
 use style::{
     ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, clip, defs, legend,
-    xml,
 };
 
 const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";

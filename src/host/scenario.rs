@@ -223,6 +223,39 @@ impl Scenario {
         Scenario::parse(&text, path)
     }
 
+    /// [`Scenario::load`] with `sets` applied first: each `KEY=VALUE` (`host.prefix=never`,
+    /// `host.refetch_on_list_changed=false`) replaces one value of the file, so a teacher
+    /// changes one knob without editing TOML. `KEY` is dotted; `VALUE` is read as TOML
+    /// (`false`, `3`, `["a"]`), else taken as a string. A key the scenario format does not know
+    /// is an error, as in the file.
+    pub fn load_with(path: &Path, sets: &[String]) -> Result<Scenario, ScenarioError> {
+        if sets.is_empty() {
+            return Scenario::load(path);
+        }
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let invalid = |message: String| ScenarioError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut table: toml::Table = toml::from_str(&text).map_err(|e| ScenarioError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        for set in sets {
+            apply_set(&mut table, set).map_err(|e| invalid(format!("--set {set}: {e}")))?;
+        }
+        let text = toml::to_string(&table).map_err(|e| invalid(e.to_string()))?;
+        // The changed text has no lines of the file: say what is wrong on one line.
+        if let Err(e) = toml::from_str::<Scenario>(&text) {
+            let message = e.message().trim().replace('\n', " ");
+            return Err(invalid(format!("with --set {}: {message}", sets.join(" "))));
+        }
+        Scenario::parse(&text, path)
+    }
+
     /// Parses scenario text; `path` names it in errors and anchors relative `cwd`s.
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         let scenario: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse {
@@ -301,5 +334,51 @@ impl Scenario {
     /// Whether the embedded scripted model plays the model.
     pub fn uses_scripted_model(&self) -> bool {
         self.model == SCRIPTED_MODEL
+    }
+}
+
+/// One `KEY=VALUE` of [`Scenario::load_with`] applied to the scenario's table.
+fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), String> {
+    let (key, value) = set
+        .split_once('=')
+        .ok_or("write it as KEY=VALUE, for example host.prefix=never")?;
+    let value = value.trim();
+    let value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let parts: Vec<&str> = key.trim().split('.').collect();
+    let (last, tables) = parts.split_last().ok_or("empty key")?;
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(format!("`{key}` is not a dotted key"));
+    }
+    let mut at = table;
+    for part in tables {
+        at = at
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| format!("`{part}` is not a table"))?;
+    }
+    at.insert(last.to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_replaces_one_value_read_as_toml_or_as_a_string() {
+        let mut t: toml::Table = toml::from_str("[host]\nprefix = \"on-collision\"").unwrap();
+        apply_set(&mut t, "host.prefix=never").unwrap();
+        apply_set(&mut t, "host.max_turns = 3").unwrap();
+        apply_set(&mut t, "host.deny=[\"a\"]").unwrap();
+        assert_eq!(t["host"]["prefix"].as_str(), Some("never"));
+        assert_eq!(t["host"]["max_turns"].as_integer(), Some(3));
+        assert_eq!(t["host"]["deny"][0].as_str(), Some("a"));
+        assert!(apply_set(&mut t, "host.prefix").is_err());
+        assert!(apply_set(&mut t, "host..x=1").is_err());
+        assert!(apply_set(&mut t, "host.prefix.x=1").is_err());
     }
 }

@@ -18,6 +18,20 @@ use super::diagram::RowSet;
 /// The scale a projector gets unless the settings say otherwise.
 pub const DEFAULT_SCALE: f32 = 1.6;
 
+/// The scales `+` and `-` step through while presenting (the last one is remembered in the
+/// settings): a small room, a hall.
+pub const SCALES: [f32; 7] = [1.0, 1.25, 1.6, 2.0, 2.5, 3.0, 4.0];
+
+/// The scale after `scale`, one step `up` or down [`SCALES`], staying inside it.
+pub fn step_scale(scale: f32, up: bool) -> f32 {
+    let next = if up {
+        SCALES.iter().find(|s| **s > scale + 0.01)
+    } else {
+        SCALES.iter().rev().find(|s| **s < scale - 0.01)
+    };
+    next.copied().unwrap_or(scale)
+}
+
 /// What presentation mode changed, to put it back on leaving.
 #[derive(Debug, Clone)]
 struct Saved {
@@ -57,6 +71,10 @@ pub enum Press {
     First,
     Last,
     Leave,
+    /// `+` (or `=`): everything larger.
+    Larger,
+    /// `-`: everything smaller.
+    Smaller,
 }
 
 impl Presentation {
@@ -105,6 +123,9 @@ impl Presentation {
                 (Key::Home, Press::First),
                 (Key::End, Press::Last),
                 (Key::Escape, Press::Leave),
+                (Key::Plus, Press::Larger),
+                (Key::Equals, Press::Larger),
+                (Key::Minus, Press::Smaller),
             ] {
                 while i.consume_key(none, key) {
                     keys.push(what);
@@ -157,6 +178,11 @@ impl SightlineApp {
                 Press::First => self.replay.step(&self.store, -cursor),
                 Press::Last => self.replay.step(&self.store, last - cursor),
                 Press::Leave => Some(Command::SetPresenting(false)),
+                Press::Larger | Press::Smaller => {
+                    self.present.scale = step_scale(self.present.scale, press == Press::Larger);
+                    ui.ctx().set_zoom_factor(self.present.scale);
+                    None
+                }
             };
             commands.extend(command);
         }

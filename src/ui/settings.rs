@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::app::{SightlineApp, Tab};
 use super::command::Command;
 use super::diagram::{DiagramView, ZOOM};
+use super::present::{DEFAULT_SCALE, SCALES};
 use super::replay::{Replay, SPEEDS};
 use crate::i18n::Language;
 
@@ -37,6 +38,9 @@ pub struct Settings {
     pub tab: Tab,
     /// Traces opened or recorded, most recent first (the desktop's File menu).
     pub recent: Vec<PathBuf>,
+    /// The global scale of presentation mode (`+` and `-` while presenting), one of
+    /// [`SCALES`]: the room the teacher last presented in.
+    pub present_scale: f32,
 }
 
 impl Default for Settings {
@@ -48,6 +52,7 @@ impl Default for Settings {
             replay_speed: Replay::default().speed,
             tab: Tab::Inspector,
             recent: Vec::new(),
+            present_scale: DEFAULT_SCALE,
         }
     }
 }
@@ -62,6 +67,7 @@ impl SightlineApp {
             replay_speed: self.replay.speed,
             tab: self.tab,
             recent: self.platform.recent_paths(),
+            present_scale: self.present.scale,
         }
     }
 
@@ -80,6 +86,11 @@ impl SightlineApp {
             settings.replay_speed
         } else {
             defaults.replay_speed
+        };
+        self.present.scale = if SCALES.contains(&settings.present_scale) {
+            settings.present_scale
+        } else {
+            defaults.present_scale
         };
         self.platform.set_recent_paths(settings.recent);
         if settings.teaching != self.replay.active {
@@ -125,6 +136,7 @@ mod tests {
         app.set_tab(Tab::Doctor);
         app.diagram.zoom = 1.44;
         app.replay.speed = 4.0;
+        app.present.scale = 2.5;
         app.platform
             .set_recent_paths(vec![PathBuf::from("/t/b.jsonl"), "/t/a.jsonl".into()]);
         let chosen = app.settings();
@@ -158,7 +170,7 @@ mod tests {
 
         storage.0.insert(
             eframe::APP_KEY.into(),
-            "(zoom: 99.0, replay_speed: 3.0)".into(),
+            "(zoom: 99.0, replay_speed: 3.0, present_scale: 40.0)".into(),
         );
         let app = SightlineApp::from_events("t", Vec::new())
             .with_settings(restored(&storage).expect("loads"));

@@ -100,7 +100,7 @@ pub(super) fn legend(width: f64) -> (String, f64) {
             r#"<text x="{}" y="{}" fill="{c}">{}</text>"#,
             x + 42.0,
             y + 4.0,
-            xml(text)
+            super::super::markup::xml(text)
         );
         x += w;
     }
@@ -115,42 +115,9 @@ pub(super) fn clip(text: &str, max: usize) -> String {
     }
 }
 
-/// XML text and attribute content: markup characters escaped, and characters XML 1.0 cannot
-/// hold (control characters, U+FFFE, U+FFFF) written as `\uXXXX`.
-pub fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn xml_escapes_markup_and_shows_controls() {
-        assert_eq!(
-            xml(r#"<a href="x">&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;"
-        );
-        assert_eq!(
-            xml("a\u{0}b\u{1b}\n\u{fffe}"),
-            "a\\u0000b\\u001B\\u000A\\uFFFE"
-        );
-        assert_eq!(xml("héllo ☃"), "héllo ☃");
-    }
 
     #[test]
     fn clip_cuts_on_characters() {
