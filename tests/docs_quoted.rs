@@ -294,3 +294,42 @@ fn doctor_names_a_probed_server_after_its_server_info() {
         text(&out.stderr)
     );
 }
+
+/// `sightline completions SHELL` prints a script that names the commands and flags, for the
+/// three shells a class uses; bash accepts it as a script.
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = Command::new(bin())
+            .args(["completions", shell])
+            .output()
+            .expect("sightline runs");
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        for word in ["run", "summary", "doctor", "lang", "set"] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    let out = Command::new(bin())
+        .args(["completions", "tcsh"])
+        .output()
+        .expect("sightline runs");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+    let dir = tempdir();
+    let script = dir.path().join("sightline.bash");
+    let out = Command::new(bin())
+        .args(["completions", "bash"])
+        .output()
+        .expect("sightline runs");
+    std::fs::write(&script, &out.stdout).expect("write script");
+    let checked = Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .expect("bash runs");
+    assert!(checked.status.success(), "{}", text(&checked.stderr));
+}

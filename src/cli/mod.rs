@@ -195,6 +195,21 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0", requires = "http")]
         listen: std::net::SocketAddr,
     },
+    /// Print a completion script for a shell, so a class's terminals complete commands,
+    /// flags and scenario files.
+    ///
+    /// Example: `sightline completions bash > ~/.local/share/bash-completion/completions/sightline`,
+    /// `sightline completions zsh > ~/.zfunc/_sightline`, `sightline completions fish >
+    /// ~/.config/fish/completions/sightline.fish`
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The command line's definition, for what describes it (shell completions).
+fn definition() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 /// Parses the command line, runs the command, and turns its outcome into an exit status.
@@ -255,6 +270,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(args),
         Command::Wrap(args) => wrap::run(args),
         Command::Import(args) => import::run(args),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut definition(), "sightline", &mut script);
+            edges::write_stdout(&String::from_utf8_lossy(&script))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::DemoServer { name, http, listen } => {
             let runtime = edges::runtime()?;
             if http {
