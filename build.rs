@@ -14,11 +14,16 @@ fn main() {
         .filter(|d| !d.is_empty())
         .map_or_else(|| manifest.join("target").join("web-bundle"), PathBuf::from);
     let target = std::env::var("TARGET").unwrap_or_default();
-    let (js, wasm) = (dir.join("sightline.js"), dir.join("sightline_bg.wasm"));
+    // The browser build itself embeds nothing, and must not watch the bundle it writes (each
+    // build of it would make the next one start again from scratch).
+    if target.starts_with("wasm32") {
+        println!("cargo::rerun-if-changed=build.rs");
+        return;
+    }
+    let (js, wasm) = (dir.join("sightline.js"), dir.join("sightline_bg.wasm.gz"));
     println!("cargo::rerun-if-changed={}", js.display());
     println!("cargo::rerun-if-changed={}", wasm.display());
-    // The browser build itself embeds nothing.
-    if target.starts_with("wasm32") || !js.is_file() || !wasm.is_file() {
+    if !js.is_file() || !wasm.is_file() {
         return;
     }
     println!("cargo::rustc-cfg=sightline_web_bundle");

@@ -285,9 +285,8 @@ fn exports_from_the_app_land_next_to_the_trace_when_there_is_no_dialog() {
             app.notice()
         )
     });
-    use base64::Engine as _;
     let bytes = std::fs::read(&trace).expect("trace");
-    assert!(html.contains(&base64::engine::general_purpose::STANDARD.encode(bytes)));
+    assert!(util::page_element(&html, "sightline-trace") == bytes);
     assert!(html.contains("<html lang=\"en\">"));
 }
 
@@ -469,6 +468,60 @@ fn the_doctor_tab_gives_the_reason_code_of_every_hidden_or_renamed_tool_and_badg
             );
         }
     }
+}
+
+#[test]
+fn the_doctor_tab_lays_out_only_the_violations_in_view() {
+    use sightline::trace::{Channel, Event, Lane};
+    // 1,000 pings, each answered with a result that is not an object: 1,000 violations.
+    let t0 = chrono::DateTime::UNIX_EPOCH;
+    let mut events = Vec::new();
+    for k in 0..1000u64 {
+        for (i, from, to, raw) in [
+            (
+                2 * k,
+                "host",
+                "server:s",
+                format!(r#"{{"jsonrpc":"2.0","id":{k},"method":"ping"}}"#),
+            ),
+            (
+                2 * k + 1,
+                "server:s",
+                "host",
+                format!(r#"{{"jsonrpc":"2.0","id":{k},"result":7}}"#),
+            ),
+        ] {
+            let t = t0 + chrono::Duration::milliseconds(i as i64);
+            events.push(Event::with_bytes(
+                i,
+                t,
+                Lane::from(from),
+                Lane::from(to),
+                Channel::Stdio,
+                raw.into_bytes(),
+            ));
+        }
+    }
+    let mut app = SightlineApp::from_events("pings", events);
+    assert_eq!(app.store().findings.violations.len(), 1000);
+    app.set_tab(Tab::Doctor);
+    let h = harness(app);
+    let heading = text(Language::En, "doctor.violations").replace("{count}", "1000");
+    assert!(h.query_by_label(&heading).is_some(), "no {heading:?}");
+    // The first violation (the answer #1) is in view; of the rest, only a screenful.
+    let evidence =
+        |seq: u64| text(Language::En, "doctor.evidence").replace("{seq}", &seq.to_string());
+    assert!(
+        h.query_by_label(&evidence(1)).is_some(),
+        "the first violation is not shown"
+    );
+    assert!(
+        h.query_by_label(&evidence(1999)).is_none(),
+        "the last violation was laid out"
+    );
+    let prefix = text(Language::En, "doctor.evidence").replace("{seq}", "");
+    let shown = h.query_all_by_label_contains(&prefix).count();
+    assert!((1..100).contains(&shown), "{shown} links laid out");
 }
 
 #[test]

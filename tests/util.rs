@@ -238,3 +238,20 @@ pub fn harness(
     h.run();
     h
 }
+
+/// The text of an exported page's element `id` (base64 of gzip), decoded and inflated.
+pub fn page_element(html: &str, id: &str) -> Vec<u8> {
+    let open = format!(r#"<script type="text/plain" id="{id}">"#);
+    let from = html.find(&open).expect("the element") + open.len();
+    let len = html[from..].find('<').expect("its end");
+    let packed = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        &html[from..from + len],
+    )
+    .expect("base64");
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(packed.as_slice())
+        .read_to_end(&mut out)
+        .expect("gzip");
+    out
+}

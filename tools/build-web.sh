@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the web viewer: the `ui` panels compiled to WebAssembly, with wasm-bindgen's glue.
 #
-#   tools/build-web.sh            -> target/web-bundle/{sightline.js, sightline_bg.wasm}
+#   tools/build-web.sh            -> target/web-bundle/{sightline.js, sightline_bg.wasm, sightline_bg.wasm.gz}
 #
 # The native binary embeds that bundle when it is built afterwards (build.rs), which is what
 # `sightline export --format html` and `sightline serve` need; so after this script, build (or
@@ -32,5 +32,11 @@ cargo rustc --locked --lib --profile web --target wasm32-unknown-unknown \
 wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/sightline.wasm"
 
 mkdir -p "$out"
-wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" --out-name sightline "$wasm"
+# SIGHTLINE_WEB_NAMES=1 keeps the functions' names (for tests/web/profile.mjs; 10% larger).
+names=--remove-name-section
+[ "${SIGHTLINE_WEB_NAMES:-}" = 1 ] && names=
+wasm-bindgen --target web --no-typescript $names --remove-producers-section --out-dir "$out" --out-name sightline "$wasm"
+# The pages carry the module gzip-compressed (export::html); compressed once here, at the best
+# level, rather than at every export. -n: no name or time in it, so equal builds give equal files.
+gzip -9 -n -c "$out/sightline_bg.wasm" > "$out/sightline_bg.wasm.gz"
 ls -l "$out"

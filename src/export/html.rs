@@ -2,12 +2,19 @@
 //! for a browser with no Rust, no server and no network.
 //!
 //! The page holds everything: wasm-bindgen's JavaScript glue inline, the wasm module and the
-//! trace as base64 text (so the trace's bytes arrive exactly as they are on disk, with no
-//! escaping question inside a `<script>`), and a small JSON config (title, language, and for
+//! trace gzip-compressed and then written as base64 text (so the trace's bytes arrive exactly
+//! as they are on disk, with no escaping question inside a `<script>`), and a small JSON config (title, language, and for
 //! `sightline serve` the URL of its event stream instead of a trace). A Content-Security-Policy
 //! forbids every connection for an exported file (`connect-src 'none'`), and allows only the
 //! page's own server for a served one, so "no request to the network" is the browser's rule,
 //! not only a promise.
+//!
+//! Compressed, because the browser's HTML parser reads a page's text at about 70 MB/s on a
+//! slow machine: a 100,000-event trace (20 MB, 27 MB as base64) kept the page from running
+//! any script for half a second; gzip makes it 2 MB. The browser inflates both with its own
+//! `DecompressionStream`, the trace while the wasm is instantiated. (The wasm is inflated
+//! whole and then instantiated: measured in Chromium, that is ready sooner than
+//! `WebAssembly.instantiateStreaming` of the inflating stream, which compiles eagerly.)
 //!
 //! The bundle itself (the wasm and its glue) is built by `tools/build-web.sh` and embedded into
 //! the native binary by `build.rs` when it exists ([`bundle`]); see README's "The trace in a
@@ -21,7 +28,8 @@ use base64::Engine as _;
 #[derive(Clone, Copy)]
 pub struct Bundle<'a> {
     pub js: &'a str,
-    pub wasm: &'a [u8],
+    /// The module, gzip-compressed (by `tools/build-web.sh`, once, at its best level).
+    pub wasm_gz: &'a [u8],
 }
 
 /// What one page shows.
@@ -93,9 +101,9 @@ pub fn bundle() -> Result<Bundle<'static>, HtmlError> {
     {
         Ok(Bundle {
             js: include_str!(concat!(env!("SIGHTLINE_WEB_BUNDLE_DIR"), "/sightline.js")),
-            wasm: include_bytes!(concat!(
+            wasm_gz: include_bytes!(concat!(
                 env!("SIGHTLINE_WEB_BUNDLE_DIR"),
-                "/sightline_bg.wasm"
+                "/sightline_bg.wasm.gz"
             )),
         })
     }
@@ -118,7 +126,9 @@ pub fn render(bundle: Bundle<'_>, page: &Page<'_>) -> String {
     } else {
         "'none'"
     };
-    let mut html = String::with_capacity(bundle.wasm.len() * 4 / 3 + bundle.js.len() + 4096);
+    let trace = page.trace.map(gzip);
+    let packed = bundle.wasm_gz.len() + trace.as_ref().map_or(0, Vec::len);
+    let mut html = String::with_capacity(packed * 4 / 3 + bundle.js.len() + 8192);
     let _ = write!(
         html,
         r#"<!DOCTYPE html>
@@ -146,11 +156,11 @@ canvas#sightline {{ position: absolute; top: 0; left: 0; width: 100%; height: 10
         config = script_text(&config.to_string()),
     );
     html.push_str(r#"<script type="text/plain" id="sightline-wasm">"#);
-    html.push_str(&b64.encode(bundle.wasm));
+    b64.encode_string(bundle.wasm_gz, &mut html);
     html.push_str("</script>\n");
-    if let Some(trace) = page.trace {
+    if let Some(trace) = &trace {
         html.push_str(r#"<script type="text/plain" id="sightline-trace">"#);
-        html.push_str(&b64.encode(trace));
+        b64.encode_string(trace, &mut html);
         html.push_str("</script>\n");
     }
     html.push_str("<script type=\"module\">\n");
@@ -160,7 +170,22 @@ canvas#sightline {{ position: absolute; top: 0; left: 0; width: 100%; height: 10
     html
 }
 
-/// Starts the viewer once the glue above has been evaluated (in the same module).
+/// The trace as the page carries it. Level 1 of 9: the size hardly matters once it is a
+/// twentieth of the text, and a 20 MB trace is compressed in a fraction of a second.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut out = flate2::write::GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 8),
+        flate2::Compression::fast(),
+    );
+    out.write_all(bytes)
+        .and_then(|()| out.finish())
+        .expect("gzip into a Vec cannot fail: a Vec's writes do not")
+}
+
+/// Starts the viewer once the glue above has been evaluated (in the same module). `times`
+/// (milliseconds of `performance.now()`, from the start of the page's navigation) says when
+/// the script started, the wasm was ready, the trace inflated and the viewer was started.
 const BOOT: &str = r#"
 ;(async () => {
   const bytes = (id) => {
@@ -172,12 +197,22 @@ const BOOT: &str = r#"
     for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
     return out;
   };
+  // The gzip-compressed bytes of element `id`, inflated.
+  const inflated = async (id) => new Uint8Array(await new Response(
+    new Blob([bytes(id)]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer());
   const loading = document.getElementById('sightline-loading');
   const times = { script: performance.now() };
   try {
-    await __wbg_init({ module_or_path: bytes('sightline-wasm') });
+    if (typeof DecompressionStream !== 'function') {
+      throw new Error('this browser has no DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 and later have it)');
+    }
+    // The trace is inflated while the wasm compiles.
+    const packed = document.getElementById('sightline-trace')
+      ? inflated('sightline-trace').then((b) => { times.trace_ready = performance.now(); return b; })
+      : undefined;
+    await __wbg_init({ module_or_path: await inflated('sightline-wasm') });
     times.wasm_ready = performance.now();
-    const trace = document.getElementById('sightline-trace') ? bytes('sightline-trace') : undefined;
+    const trace = packed && await packed;
     const config = document.getElementById('sightline-config').textContent;
     window.sightline = {
       status: () => JSON.parse(status()),
@@ -185,6 +220,7 @@ const BOOT: &str = r#"
       memory: () => wasm.memory.buffer.byteLength,
       times,
     };
+    times.start = performance.now();
     await start(document.getElementById('sightline'), config, trace);
     loading.remove();
   } catch (e) {
@@ -241,8 +277,24 @@ mod tests {
 
     const BUNDLE: Bundle<'static> = Bundle {
         js: "export function start() {}\nconst s = '</script>';",
-        wasm: b"\0asm\x01\0\0\0",
+        wasm_gz: b"\x1f\x8b not really gzip",
     };
+
+    /// The element `id`'s text in `html`, base64-decoded and inflated.
+    fn unpacked(html: &str, id: &str) -> Vec<u8> {
+        use std::io::Read as _;
+        let open = format!(r#"<script type="text/plain" id="{id}">"#);
+        let from = html.find(&open).expect("the element") + open.len();
+        let text = &html[from..from + html[from..].find('<').expect("its end")];
+        let packed = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .expect("base64");
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(packed.as_slice())
+            .read_to_end(&mut out)
+            .expect("gzip");
+        out
+    }
 
     #[test]
     fn an_exported_page_holds_the_trace_bytes_and_allows_no_connection() {
@@ -259,9 +311,13 @@ mod tests {
         assert!(html.contains("connect-src 'none'"));
         assert!(html.contains("<title>a &lt;b&gt; title - Sightline</title>"));
         assert!(html.contains("<html lang=\"pt\">"));
+        // The trace's exact bytes, compressed; the wasm as the bundle has it (compressed).
+        assert_eq!(unpacked(&html, "sightline-trace"), trace);
         let b64 = base64::engine::general_purpose::STANDARD;
-        assert!(html.contains(&b64.encode(trace)));
-        assert!(html.contains(&b64.encode(BUNDLE.wasm)));
+        assert!(html.contains(&format!(
+            r#"id="sightline-wasm">{}</script>"#,
+            b64.encode(BUNDLE.wasm_gz)
+        )));
         // The glue's own `</script>` cannot close the element early.
         assert_eq!(html.matches("</script>").count(), 4);
         assert!(html.contains("const s = '\\u003c/script>';"));

@@ -186,7 +186,7 @@ impl SightlineApp {
         super::platform::poll(self, &ctx);
         if !self.store.findings.is_ready() {
             // The findings of a big trace are computed in the background: look again soon. With
-            // no threads (the browser), each frame after the first runs one of the analyses.
+            // no threads (the browser), each frame after the first works on them a few ms.
             if ctx.cumulative_pass_nr() > 0 && self.store.findings.step() {
                 ctx.request_repaint();
             } else {

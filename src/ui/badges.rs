@@ -6,6 +6,9 @@
 //! indexes every finding by the event it points at, so a row asks for its marks in O(log n).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
+
+use web_time::Instant;
 
 use egui::{Color32, FontId, Painter, Rect, pos2, vec2};
 
@@ -88,26 +91,48 @@ pub struct Findings {
     by_event: BTreeMap<usize, Vec<Mark>>,
 }
 
-/// [`Findings::compute`] one analysis at a time: each [`Staged::step`] runs the next one, so a
-/// caller without threads (the browser) spreads them over frames.
+/// [`Findings::compute`] a slice at a time: each [`Staged::step`] works for about the time it
+/// is given, so a caller without threads (the browser) spreads the analyses over frames. The
+/// doctor is one slice; the schema check, the longest, as many as it takes; then the
+/// definitions' scans.
 #[derive(Default)]
 pub struct Staged {
     diagnosis: Option<Diagnosis>,
+    checker: Option<conformance::Checker>,
     violations: Option<Vec<Violation>>,
 }
 
+/// Events the schema check takes between two looks at the clock.
+const CHECK_SLICE: usize = 256;
+
 impl Staged {
-    /// Runs the next analysis; the findings once the last one has run.
-    pub fn step(&mut self, events: &[Event], report: &Report) -> Option<Findings> {
-        let Some(diagnosis) = self.diagnosis.take() else {
+    /// Works on the analyses for about `budget` (at least one slice); the findings once the
+    /// last one has run.
+    pub fn step(
+        &mut self,
+        events: &[Event],
+        report: &Report,
+        budget: Duration,
+    ) -> Option<Findings> {
+        let started = Instant::now();
+        if self.diagnosis.is_none() {
             self.diagnosis = Some(doctor::diagnose(events, report, &DoctorOptions::default()));
             return None;
-        };
+        }
         let Some(violations) = self.violations.take() else {
-            self.diagnosis = Some(diagnosis);
-            self.violations = Some(conformance::validate(events, &report.rpc));
+            let checker = self.checker.get_or_insert_with(Default::default);
+            while !checker.step(events, &report.rpc, CHECK_SLICE) {
+                if started.elapsed() >= budget {
+                    return None;
+                }
+            }
+            self.violations = self
+                .checker
+                .take()
+                .map(|c| c.finish(events, &report.rpc).violations);
             return None;
         };
+        let diagnosis = self.diagnosis.take()?;
         Some(Findings::assemble(events, report, diagnosis, violations))
     }
 }
@@ -117,7 +142,7 @@ impl Findings {
     pub fn compute(events: &[Event], report: &Report) -> Findings {
         let mut staged = Staged::default();
         loop {
-            if let Some(findings) = staged.step(events, report) {
+            if let Some(findings) = staged.step(events, report, Duration::MAX) {
                 return findings;
             }
         }
@@ -383,6 +408,46 @@ mod tests {
         assert_eq!(f.marked_events(), 0);
         assert!(f.marks(0).is_empty());
         assert!(f.violations.is_empty() && f.poison.is_empty() && f.rug_pulls.is_empty());
+    }
+
+    #[test]
+    fn staged_with_no_time_to_spare_takes_slices_and_finds_the_same() {
+        use crate::trace::{Channel, Lane};
+        let t0 = chrono::DateTime::UNIX_EPOCH;
+        let event = |i: u64, from: &str, to: &str, raw: String| {
+            let t = t0 + chrono::Duration::milliseconds(i as i64);
+            Event::with_bytes(
+                i,
+                t,
+                Lane::from(from),
+                Lane::from(to),
+                Channel::Stdio,
+                raw.into_bytes(),
+            )
+        };
+        // 600 pings and their answers, one answer with a result that is not an object.
+        let mut events = Vec::new();
+        for k in 0..300u64 {
+            let ping = format!(r#"{{"jsonrpc":"2.0","id":{k},"method":"ping"}}"#);
+            let result = if k == 150 { "7" } else { "{}" };
+            let pong = format!(r#"{{"jsonrpc":"2.0","id":{k},"result":{result}}}"#);
+            events.push(event(2 * k, "host", "server:s", ping));
+            events.push(event(2 * k + 1, "server:s", "host", pong));
+        }
+        let report = crate::analysis::report(&events);
+        let whole = Findings::compute(&events, &report);
+        assert_eq!(whole.violations.len(), 1, "{:#?}", whole.violations);
+        let mut staged = Staged::default();
+        let mut steps = 1;
+        let sliced = loop {
+            match staged.step(&events, &report, Duration::ZERO) {
+                Some(f) => break f,
+                None => steps += 1,
+            }
+        };
+        // The doctor, three slices of the schema check (256 events each), the scans.
+        assert_eq!(steps, 5);
+        assert_eq!(format!("{sliced:?}"), format!("{whole:?}"));
     }
 
     #[test]

@@ -4,9 +4,12 @@
 //! Per server and per tool: visible or not, the reason code, the evidence event (a link that
 //! selects it) and the hint; then the schema violations, the poisoning findings (invisible
 //! characters written as `\u{…}`, hidden text decoded) and the rug pulls, each with the two
-//! definitions side by side and the changed lines highlighted.
+//! definitions side by side and the changed lines highlighted. Of the violations, which may be
+//! tens of thousands, only the lines in view are laid out.
 
-use egui::{Color32, RichText, ScrollArea, Ui};
+use egui::{
+    Align, Color32, Label, Layout, Rect, RichText, ScrollArea, Sense, Ui, UiBuilder, pos2, vec2,
+};
 
 use super::Tr;
 use super::badges::{self, RugPull};
@@ -143,23 +146,7 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
     if f.violations.is_empty() {
         ui.weak(tr.t("doctor.no_violations"));
     }
-    for v in &f.violations {
-        ui.horizontal_wrapped(|ui| {
-            if let Some(i) = store.index_of_seq(v.seq)
-                && ui
-                    .link(tr.f("doctor.evidence", &[("seq", v.seq.to_string())]))
-                    .clicked()
-            {
-                command = Some(Command::Select(i));
-            }
-            ui.label(
-                RichText::new(visible::escape(badges::pointer(v)))
-                    .monospace()
-                    .color(palette.invalid),
-            );
-            ui.label(visible::escape(&v.message));
-        });
-    }
+    command = violations_ui(ui, store, &palette, tr).or(command);
 
     ui.separator();
     ui.label(
@@ -225,6 +212,53 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
             .id_salt(("rug-pull", k))
             .default_open(true)
             .show(ui, |ui| diff_ui(ui, r, &palette, tr));
+    }
+    command
+}
+
+/// The schema violations, one line each (cut, the whole line in its tooltip). A trace may
+/// have tens of thousands: their block is allocated whole and only the lines in view are laid
+/// out, so the tab costs a frame the same whatever their number.
+fn violations_ui(
+    ui: &mut Ui,
+    store: &TraceStore,
+    palette: &Palette,
+    tr: Tr<'_>,
+) -> Option<Command> {
+    let violations = &store.findings.violations;
+    let row_h = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+    let (block, _) = ui.allocate_exact_size(
+        vec2(ui.available_width(), row_h * violations.len() as f32),
+        Sense::hover(),
+    );
+    let clip = ui.clip_rect();
+    let first = ((clip.top() - block.top()) / row_h).floor().max(0.0) as usize;
+    let last = ((clip.bottom() - block.top()) / row_h).ceil().max(0.0) as usize;
+    let mut command = None;
+    for (k, v) in violations.iter().enumerate().take(last).skip(first) {
+        let row = Rect::from_min_size(
+            pos2(block.left(), block.top() + k as f32 * row_h),
+            vec2(block.width(), row_h),
+        );
+        let builder = UiBuilder::new()
+            .id_salt(("violation", k))
+            .max_rect(row)
+            .layout(Layout::left_to_right(Align::Center));
+        ui.scope_builder(builder, |ui| {
+            if let Some(i) = store.index_of_seq(v.seq)
+                && ui
+                    .link(tr.f("doctor.evidence", &[("seq", v.seq.to_string())]))
+                    .clicked()
+            {
+                command = Some(Command::Select(i));
+            }
+            ui.label(
+                RichText::new(visible::escape(badges::pointer(v)))
+                    .monospace()
+                    .color(palette.invalid),
+            );
+            ui.add(Label::new(visible::escape(&v.message)).truncate());
+        });
     }
     command
 }

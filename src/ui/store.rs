@@ -39,9 +39,14 @@ impl Source {
 /// on a background thread, so the diagram shows before the doctor has finished.
 pub const BACKGROUND_FINDINGS_FROM: usize = 20_000;
 
+/// How long a frame works on the findings where there are no threads ([`LazyFindings::step`]):
+/// half of a 60 Hz frame, the other half left to drawing it.
+const STEP_BUDGET: std::time::Duration = std::time::Duration::from_millis(8);
+
 /// The findings of a store: ready, being computed on a background thread, or (where there are
-/// no threads: the browser) waiting to be computed an analysis per frame by [`Self::step`]
-/// once the diagram is on screen. Until they are ready it dereferences to no findings at all.
+/// no threads: the browser) waiting to be computed by [`Self::step`], a few milliseconds of
+/// each frame once the diagram is on screen. Until they are ready it dereferences to no
+/// findings at all.
 #[derive(Clone)]
 pub struct LazyFindings {
     cell: Arc<OnceLock<Findings>>,
@@ -58,7 +63,11 @@ struct Pending {
 impl LazyFindings {
     fn start(events: &Arc<Vec<Event>>, report: &Arc<Report>) -> LazyFindings {
         let cell = Arc::new(OnceLock::new());
-        if events.len() < BACKGROUND_FINDINGS_FROM {
+        // Where no thread can be started (the browser, which says so by knowing no parallelism)
+        // even a small trace's findings wait for the frames after its first diagram: there
+        // they are the longest part of opening it (the schema check compiles its validators).
+        let threads = std::thread::available_parallelism().is_ok();
+        if events.len() < BACKGROUND_FINDINGS_FROM && threads {
             let _ = cell.set(Findings::compute(events, report));
             return LazyFindings {
                 cell,
@@ -90,8 +99,8 @@ impl LazyFindings {
         self.cell.get().is_some()
     }
 
-    /// Runs the next of the analyses left to this thread, if any; true when there was one
-    /// (so the caller asks for another frame).
+    /// Works on the analyses left to this thread for about [`STEP_BUDGET`], if any are left;
+    /// true when there were (so the caller asks for another frame).
     pub fn step(&self) -> bool {
         let Some(pending) = &self.pending else {
             return false;
@@ -107,7 +116,7 @@ impl LazyFindings {
             events,
             report,
         } = &mut *p;
-        if let Some(findings) = staged.step(events, report) {
+        if let Some(findings) = staged.step(events, report, STEP_BUDGET) {
             let _ = self.cell.set(findings);
         }
         true

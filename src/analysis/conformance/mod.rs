@@ -120,27 +120,63 @@ pub fn validate(events: &[Event], analysis: &Analysis) -> Vec<Violation> {
 
 /// [`validate`], with the counts of what was checked and what was not.
 pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
-    let mut out = Conformance::default();
-    // Requests that asked for a task (2025-11-25 `params.task`): their answer is a CreateTaskResult.
-    let mut task_requests: HashSet<usize> = HashSet::new();
-    for (index, (event, d)) in events.iter().zip(&analysis.derived).enumerate() {
+    let mut checker = Checker::default();
+    while !checker.step(events, analysis, usize::MAX) {}
+    checker.finish(events, analysis)
+}
+
+/// [`check`] a slice of the trace at a time, for a caller that must not stop for the whole of
+/// it (the browser, which has no thread for it: a frame each). The outcome is [`check`]'s.
+#[derive(Default)]
+pub struct Checker {
+    out: Conformance,
+    /// Requests that asked for a task (2025-11-25 `params.task`): their answer is a CreateTaskResult.
+    task_requests: HashSet<usize>,
+    /// The next event to check.
+    next: usize,
+}
+
+impl Checker {
+    /// Checks the next `count` events (at most); true once every event has been checked.
+    pub fn step(&mut self, events: &[Event], analysis: &Analysis, count: usize) -> bool {
+        let end = self.next.saturating_add(count).min(events.len());
+        for index in self.next..end {
+            self.one(events, analysis, index);
+        }
+        self.next = end;
+        end == events.len()
+    }
+
+    /// The outcome, once [`Self::step`] has said the trace is checked.
+    pub fn finish(mut self, events: &[Event], analysis: &Analysis) -> Conformance {
+        self.out
+            .violations
+            .extend(super::trace_context::violations(events, analysis));
+        self.out.violations.sort_by_key(|v| v.event);
+        self.out
+    }
+
+    fn one(&mut self, events: &[Event], analysis: &Analysis, index: usize) {
+        let (Some(event), Some(d)) = (events.get(index), analysis.derived.get(index)) else {
+            return;
+        };
         if !event.channel.carries_jsonrpc()
             || !matches!(
                 d.kind,
                 Kind::Request | Kind::Notification | Kind::Response | Kind::Error
             )
         {
-            continue;
+            return;
         }
         let from_server = event.from.is_server();
         if !from_server && !event.to.is_server() {
-            continue;
+            return;
         }
         let Some(message) = event
             .bytes()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         else {
-            continue;
+            return;
         };
         let method = d.method.as_deref().unwrap_or_default();
         let mut revision = schema_for(d.revision.as_deref());
@@ -164,8 +200,8 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
                     match &revision.server_requests {
                         Some(t) => t,
                         None => {
-                            out.checked += 1;
-                            out.violations.push(violation(
+                            self.out.checked += 1;
+                            self.out.violations.push(violation(
                                 "ServerRequest",
                                 String::new(),
                                 "revision",
@@ -174,22 +210,22 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
                                     revision.revision
                                 ),
                             ));
-                            continue;
+                            return;
                         }
                     }
                 } else {
                     &revision.client_requests
                 };
                 let Some(def) = table.get(method) else {
-                    *out.unknown.entry(method.to_string()).or_default() += 1;
-                    continue;
+                    *self.out.unknown.entry(method.to_string()).or_default() += 1;
+                    return;
                 };
                 if revision.has("CreateTaskResult")
                     && message
                         .pointer("/params/task")
                         .is_some_and(Value::is_object)
                 {
-                    task_requests.insert(index);
+                    self.task_requests.insert(index);
                 }
                 (def.as_str(), &message, "")
             }
@@ -200,15 +236,15 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
                     &revision.client_notifications
                 };
                 let Some(def) = table.get(method) else {
-                    *out.unknown.entry(method.to_string()).or_default() += 1;
-                    continue;
+                    *self.out.unknown.entry(method.to_string()).or_default() += 1;
+                    return;
                 };
                 (def.as_str(), &message, "")
             }
             Kind::Response => {
                 let Pairing::Answers(request_seq) = d.pairing else {
-                    out.unpaired += 1;
-                    continue;
+                    self.out.unpaired += 1;
+                    return;
                 };
                 // The request went the other way: a server's answer is to a client request.
                 let table = if from_server {
@@ -219,41 +255,41 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
                 let Some(table) = table else {
                     // An answer to a server request the revision does not allow; the request
                     // itself was reported.
-                    continue;
+                    return;
                 };
                 let Some(request_def) = table.get(method) else {
-                    *out.unknown.entry(method.to_string()).or_default() += 1;
-                    continue;
+                    *self.out.unknown.entry(method.to_string()).or_default() += 1;
+                    return;
                 };
                 let request_index = index_of(events, request_seq, index);
                 let def = if d.input_required && revision.has("InputRequiredResult") {
                     "InputRequiredResult"
-                } else if request_index.is_some_and(|i| task_requests.contains(&i)) {
+                } else if request_index.is_some_and(|i| self.task_requests.contains(&i)) {
                     "CreateTaskResult"
                 } else {
                     revision.result_for(request_def)
                 };
                 let Some(result) = message.get("result") else {
-                    continue;
+                    return;
                 };
                 (def, result, "/result")
             }
             Kind::Error => (revision.error_definition, &message, ""),
-            _ => continue,
+            _ => return,
         };
-        out.checked += 1;
-        match out.definitions.get_mut(definition) {
+        self.out.checked += 1;
+        match self.out.definitions.get_mut(definition) {
             Some(n) => *n += 1,
             None => {
-                out.definitions.insert(definition.to_string(), 1);
+                self.out.definitions.insert(definition.to_string(), 1);
             }
         }
         let validator = revision.validator(definition);
         if validator.is_valid(instance) {
-            continue;
+            return;
         }
         for (pointer, rule, text) in describe(validator.iter_errors(instance)) {
-            out.violations.push(violation(
+            self.out.violations.push(violation(
                 definition,
                 format!("{prefix}{pointer}"),
                 &rule,
@@ -261,10 +297,6 @@ pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
             ));
         }
     }
-    out.violations
-        .extend(super::trace_context::violations(events, analysis));
-    out.violations.sort_by_key(|v| v.event);
-    out
 }
 
 /// The index of the event with `seq`, found near `hint` (traces are in `seq` order).

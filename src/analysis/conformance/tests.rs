@@ -281,3 +281,50 @@ fn old_revisions_use_their_own_names() {
     );
     assert!(c.violations.iter().all(|v| v.revision == "2024-11-05"));
 }
+
+#[test]
+fn checking_a_slice_at_a_time_finds_what_checking_at_once_finds() {
+    // A task-augmented request and its answer in different slices, a violation in each
+    // half, a result with no request.
+    let task = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","task":{"ttl":1000}}}"#;
+    let lines = [
+        (H, S, INIT),
+        (S, H, INIT_OK),
+        (H, S, INITIALIZED),
+        (
+            H,
+            S,
+            r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{}}"#,
+        ),
+        (H, S, task),
+        (S, H, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#),
+        (S, H, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+        (
+            S,
+            H,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":1}}"#,
+        ),
+    ];
+    let events = trace(&lines);
+    let analysis = analyze(&events);
+    let whole = check(&events, &analysis);
+    assert!(whole.violations.len() >= 2, "{:#?}", whole.violations);
+    assert!(
+        pointers(&whole).iter().any(|p| p.0 == "CreateTaskResult"),
+        "{:#?}",
+        whole.violations
+    );
+    for slice in [1, 2, 3] {
+        let mut checker = Checker::default();
+        let mut steps = 1;
+        while !checker.step(&events, &analysis, slice) {
+            steps += 1;
+        }
+        assert_eq!(steps, lines.len().div_ceil(slice));
+        assert_eq!(
+            checker.finish(&events, &analysis),
+            whole,
+            "slices of {slice}"
+        );
+    }
+}

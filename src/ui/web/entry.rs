@@ -2,6 +2,7 @@
 //! page what it shows.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use serde::Deserialize;
@@ -44,7 +45,7 @@ struct Status {
     load_ms: f64,
     analysis_ms: f64,
     /// Milliseconds from `start` to the frame that had the doctor's findings (they are
-    /// computed after the first diagram, an analysis per frame).
+    /// computed after the first diagram, a few milliseconds of each frame).
     findings_ms: Option<f64>,
     frames: u64,
     /// The time the last frame's `update` took, in milliseconds.
@@ -55,6 +56,9 @@ struct Status {
     last_frame_cpu_ms: Option<f64>,
     /// The slowest of the last 120 of those.
     max_recent_cpu_ms: f64,
+    /// The last 300 of those, oldest first (with `frames`, a measure can take exactly the
+    /// frames of what it did).
+    recent_cpu_ms: Vec<f64>,
     /// The stream of a served trace is open.
     live_connected: Option<bool>,
 }
@@ -162,7 +166,7 @@ pub async fn start(
         frames: 0,
         recent: Vec::new(),
         last_frame_ms: 0.0,
-        cpu: Vec::new(),
+        cpu: VecDeque::new(),
         raw: (None, None),
     };
     eframe::WebRunner::new()
@@ -264,7 +268,7 @@ struct Page {
     frames: u64,
     recent: Vec<f64>,
     last_frame_ms: f64,
-    cpu: Vec<f64>,
+    cpu: VecDeque<f64>,
     /// The selection (and store generation) of `selected_raw`, and its text.
     raw: (Option<(usize, u64)>, Option<String>),
 }
@@ -273,7 +277,10 @@ impl eframe::App for Page {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         let t0 = Instant::now();
         if let Some(cpu) = frame.info().cpu_usage {
-            keep_last(&mut self.cpu, f64::from(cpu) * 1000.0);
+            if self.cpu.len() == 300 {
+                self.cpu.pop_front();
+            }
+            self.cpu.push_back(f64::from(cpu) * 1000.0);
         }
         self.app.ui(ui);
         if self.app.platform.inbox.is_some() {
@@ -348,8 +355,9 @@ impl Page {
             frames: self.frames,
             last_frame_ms: self.last_frame_ms,
             max_recent_frame_ms: self.recent.iter().copied().fold(0.0, f64::max),
-            last_frame_cpu_ms: self.cpu.last().copied(),
-            max_recent_cpu_ms: self.cpu.iter().copied().fold(0.0, f64::max),
+            last_frame_cpu_ms: self.cpu.back().copied(),
+            max_recent_cpu_ms: self.cpu.iter().rev().take(120).copied().fold(0.0, f64::max),
+            recent_cpu_ms: self.cpu.iter().copied().collect(),
             live_connected: app.platform.inbox.as_ref().map(|i| i.borrow().connected),
         };
         STATUS.with(|s| *s.borrow_mut() = status);
