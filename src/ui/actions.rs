@@ -12,13 +12,31 @@
 
 use std::path::{Path, PathBuf};
 
-use super::app::SightlineApp;
+use super::Tr;
+use super::app::{Notice, SightlineApp};
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
 use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
 use crate::trace::import::Format as ImportFormat;
+
+/// What the desktop's actions say: texts in the app's language, and the status bar's notice.
+/// (Here, beside their callers, because the browser's viewer runs no action.)
+impl SightlineApp {
+    /// The app's texts in its current language.
+    pub(super) fn tr(&self) -> Tr<'_> {
+        Tr {
+            strings: &self.strings,
+            lang: self.lang,
+        }
+    }
+
+    /// Says `text` in the status bar (as an error when `is_error`) until the next notice.
+    pub(super) fn set_notice(&mut self, text: String, is_error: bool) {
+        self.notice = Some(Notice { text, is_error });
+    }
+}
 
 /// Shows `store` instead of what was shown, from the top.
 fn reset_view(app: &mut SightlineApp, store: TraceStore) {

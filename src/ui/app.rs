@@ -116,19 +116,6 @@ impl SightlineApp {
         self.notice.as_ref()
     }
 
-    /// The app's texts in its current language.
-    pub(super) fn tr(&self) -> Tr<'_> {
-        Tr {
-            strings: &self.strings,
-            lang: self.lang,
-        }
-    }
-
-    /// Says `text` in the status bar (as an error when `is_error`) until the next notice.
-    pub(super) fn set_notice(&mut self, text: String, is_error: bool) {
-        self.notice = Some(Notice { text, is_error });
-    }
-
     /// The narration of the current replay step, in the current language.
     pub fn narration(&mut self) -> String {
         let tr = Tr {
