@@ -5,7 +5,7 @@
 //! CI for code no target reaches. The modules fuzzed here are the pure ones, which by the
 //! architecture's rules use nothing else in the crate (`trace` uses no other module; the line
 //! splitter, the wire module's SSE parser and header redaction, and the wrap editor use only
-//! std, serde_json and memchr). So this crate compiles those very files (`#[path]`, not copies) under the same
+//! std, serde_json, memchr and, for the data dir, directories). So this crate compiles those very files (`#[path]`, not copies) under the same
 //! module paths, with the same dependencies and features. A module that starts to use
 //! another part of the crate breaks this build, which `.ci/fuzz` reports.
 
@@ -26,6 +26,10 @@ pub mod long_line;
 #[path = "../../src/tap/wrap.rs"]
 #[doc(hidden)]
 pub mod tap_wrap;
+// `wrap` names trace files with its sibling's one file-name rule, as `super::paths::file_stem`.
+#[path = "../../src/tap/paths.rs"]
+#[doc(hidden)]
+pub mod paths;
 #[path = "../../src/wire/redact.rs"]
 #[doc(hidden)]
 pub mod wire_redact;
@@ -41,6 +45,7 @@ pub use wire_redact as redact;
 
 pub mod tap {
     pub use super::long_line;
+    pub use super::paths;
     pub use super::tap_lines as lines;
     pub use super::tap_wrap as wrap;
 }
