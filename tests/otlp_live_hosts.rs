@@ -10,7 +10,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use opentelemetry_proto::tonic::trace::v1::Span;
-use serde_json::Value;
 use sightline::trace::Lane;
 
 use crate::http_proxy::{Running, client, everything, stop, wait_until_accepting};
@@ -84,15 +83,7 @@ fn an_external_hosts_llm_proxy_and_wrapped_server_stream_live() {
         Duration::from_secs(30),
     );
     assert!(wrapped.status.success(), "{}", text(&wrapped.stderr));
-    let config: Value =
-        serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("JSON");
-    let server = &config["mcpServers"]["weather"];
-    let args: Vec<&str> = server["args"]
-        .as_array()
-        .expect("args")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let args = wrapped_args(&config, "weather");
     assert!(
         args.windows(2)
             .any(|w| w == ["--otlp-endpoint", mcp_rx.url.as_str()]),

@@ -71,15 +71,7 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
         Duration::from_secs(30),
     );
     assert!(wrapped.status.success(), "{}", text(&wrapped.stderr));
-    let config: Value =
-        serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("JSON");
-    let server = &config["mcpServers"]["weather"];
-    let args: Vec<&str> = server["args"]
-        .as_array()
-        .expect("args")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let args = wrapped_args(&config, "weather");
     assert!(
         args.windows(2)
             .any(|w| w == ["--session", session_arg.as_str()]),

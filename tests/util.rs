@@ -213,6 +213,16 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 }
 
 /// A TCP port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
+/// The `args` a wrapped host config (`mcpServers.NAME`) now gives server `name`.
+pub fn wrapped_args(config: &Path, name: &str) -> Vec<String> {
+    read_json(config)["mcpServers"][name]["args"]
+        .as_array()
+        .expect("the server's args")
+        .iter()
+        .filter_map(|a| a.as_str().map(str::to_string))
+        .collect()
+}
+
 pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
     listener.local_addr().expect("local addr").port()
