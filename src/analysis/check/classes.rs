@@ -102,7 +102,7 @@ pub fn find(
                             &[
                                 ("method", method),
                                 ("seq", &e.seq.to_string()),
-                                ("why", &why.to_string()),
+                                ("why", why.as_ref()),
                             ],
                         ),
                     ));

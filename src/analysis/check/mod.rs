@@ -365,7 +365,7 @@ pub fn check(
                                 .to_string(),
                         ),
                         ("tokens", &r.total.to_string()),
-                        ("tokenizer", &r.tokenizer.to_string()),
+                        ("tokenizer", r.tokenizer),
                         ("limit", &limit.to_string()),
                     ],
                 ),
