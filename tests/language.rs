@@ -507,6 +507,16 @@ fn check_diff_validate_replay_and_poison_speak_the_language_asked() {
         ("replay", "es", "grabado #"),
         ("poison", "pt", "10 achados: 8 de perigo, 2 de alerta"),
         ("poison", "es", "texto oculto, decodificado: "),
+        (
+            "poison",
+            "pt",
+            "o texto pede ao modelo que deixe o usuário de fora",
+        ),
+        (
+            "poison",
+            "es",
+            "(en el texto oculto en caracteres de etiqueta): una descripción de herramienta",
+        ),
     ];
     // A sentence of each English report, which pt and es must not print.
     let english_framing = [
@@ -554,6 +564,23 @@ fn check_diff_validate_replay_and_poison_speak_the_language_asked() {
                 assert!(out.contains(sentence), "{name} --lang {lang}: {out}");
             }
             assert!(!out.contains(english), "{name} --lang {lang}: {out}");
+            if *name == "poison" {
+                // Each finding's explanation, the line after its excerpt.
+                let explained = explanations(&out);
+                assert_eq!(explained.len(), 10, "{out}");
+                for line in explained {
+                    assert!(
+                        english_sentences(line).is_empty(),
+                        "poison --lang {lang}: English in: {line}"
+                    );
+                }
+                assert!(
+                    explanations(&en)
+                        .iter()
+                        .all(|l| !english_sentences(l).is_empty()),
+                    "the English explanations read as English: {en}"
+                );
+            }
             for line in out.lines().filter(ours) {
                 assert!(
                     english_sentences(line).is_empty(),
@@ -568,4 +595,14 @@ fn check_diff_validate_replay_and_poison_speak_the_language_asked() {
         from_locale.contains(" mensajes comprobados"),
         "{from_locale}"
     );
+}
+
+/// The explanation lines of `sightline poison`'s text: each the second line after a finding's
+/// `#seq` line (the first is its excerpt).
+fn explanations(out: &str) -> Vec<&str> {
+    let lines: Vec<&str> = out.lines().collect();
+    (2..lines.len())
+        .filter(|&i| lines[i - 2].starts_with('#'))
+        .map(|i| lines[i])
+        .collect()
 }

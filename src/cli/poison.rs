@@ -62,7 +62,7 @@ pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
                 f.kind,
                 severity(w, f.severity),
                 f.excerpt,
-                f.explanation
+                f.explanation_in(w)
             ));
             if let Some(hidden) = f.hidden.as_ref().filter(|_| f.kind != Kind::TagCharacters) {
                 let hidden = format!("{hidden:?}");

@@ -174,7 +174,7 @@ pub fn find(
                             ("severity", f.severity.as_str()),
                             ("place", &place),
                             ("seq", &f.seq.to_string()),
-                            ("explanation", &f.explanation),
+                            ("explanation", &f.explanation_in(w)),
                             ("excerpt", &f.excerpt),
                         ],
                     ),
