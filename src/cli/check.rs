@@ -88,7 +88,6 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = super::load_trace(&args.trace)?;
-    let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {
         Some(path) => Some(
             super::pins::file::open(path)
@@ -106,6 +105,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         max_tool_tokens: args.max_tool_tokens,
         fail_on: args.fail_on,
     };
+    let report = options.report(&loaded.events);
     let result = check::check(&loaded.events, &report, &options, store.as_ref());
     let trace = args.trace.display().to_string();
     let out = match args.format {
@@ -139,7 +139,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             result.tests.len()
         );
     }
-    Ok(super::exit::findings(result.failed() > 0))
+    let status = super::exit::findings(result.failed() > 0);
+    super::edges::leave((loaded, report, result, out));
+    Ok(status)
 }
 
 #[cfg(test)]

@@ -121,6 +121,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         crate::export::replay::text(&results)
     };
     super::edges::write_stdout(&text)?;
+    let same = crate::export::replay::all_same(&results);
+    super::edges::leave((recorded, rpc, plan, new, new_rpc, results, text));
     if !replayed.unanswerable.is_empty() {
         eprintln!(
             "sightline: the server asked {} time(s) for what the recording has no answer to: {}",
@@ -134,9 +136,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             out_path.display()
         );
     }
-    Ok(ExitCode::from(u8::from(!crate::export::replay::all_same(
-        &results,
-    ))))
+    Ok(ExitCode::from(u8::from(!same)))
 }
 
 /// A request the new server refused without a JSON-RPC answer (an HTTP `4xx`) differs from
