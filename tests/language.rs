@@ -606,3 +606,42 @@ fn explanations(out: &str) -> Vec<&str> {
         .map(|i| lines[i])
         .collect()
 }
+
+/// `summary` says the host's own notes (a dropped tool, a renamed one, the roots it answers
+/// with, a sampling or elicitation step) in the language asked, as the narration says them;
+/// the English summary quotes them as the trace keeps them, and they read as English.
+#[test]
+fn summary_says_the_hosts_notes_in_the_language_asked() {
+    let dir = tempdir();
+    let mut notes_seen = 0;
+    for name in ["invisible-tool", "two-servers", "primitives-tour"] {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        run_scenario_to(name, &path, &[]);
+        let trace = path.to_str().expect("utf-8 path");
+        let host_notes = |lang: &str| {
+            let out = stdout(&sightline(&["summary", trace, "--lang", lang], "C.UTF-8"));
+            out.lines()
+                .filter(|l| l.contains("  H->H  "))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        let en = host_notes("en");
+        assert!(!en.is_empty(), "{name}: no host note");
+        notes_seen += en.len();
+        assert!(
+            en.iter().all(|l| !english_sentences(l).is_empty()),
+            "{name}: the English notes read as English: {en:#?}"
+        );
+        for lang in ["pt", "es"] {
+            let lines = host_notes(lang);
+            assert_eq!(lines.len(), en.len(), "{name} ({lang}): {lines:#?}");
+            for line in &lines {
+                assert!(
+                    english_sentences(line).is_empty(),
+                    "{name} ({lang}): English in: {line}"
+                );
+            }
+        }
+    }
+    assert!(notes_seen >= 5, "{notes_seen}");
+}
