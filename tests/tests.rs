@@ -53,4 +53,5 @@ mod ui_app;
 mod ui_classroom;
 mod ui_compare_with;
 mod ui_doctor_tab;
+mod ui_elicit;
 mod web_page;

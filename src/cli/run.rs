@@ -106,6 +106,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             None => None,
         },
         lang,
+        user: None,
     };
     let path = args
         .trace

@@ -47,6 +47,9 @@ pub struct RunOptions {
     pub cassette: Option<super::replay::cassette::Cassette>,
     /// The language of the progress lines (`run --lang`).
     pub lang: Language,
+    /// A person to put the servers' elicitation questions to (the app's live run); without
+    /// one the scenario's scripted answer stands for the user.
+    pub user: Option<super::user::UserLane>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,7 +111,9 @@ pub async fn run(
         .stream
         .or(cassette.map(|c| c.stream))
         .unwrap_or(scenario.host.stream);
-    let host = Arc::new(scenario.host.clone());
+    let mut host = scenario.host.clone();
+    host.user = options.user.clone();
+    let host = Arc::new(host);
 
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let scripted = if let Some(cassette) = cassette {

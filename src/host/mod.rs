@@ -19,3 +19,4 @@ pub mod replay;
 pub mod sampling;
 pub mod scenario;
 pub mod scripted;
+pub mod user;

@@ -129,6 +129,9 @@ pub struct HostOptions {
     pub max_tokens: u32,
     /// Ask the provider for a streamed (SSE) response.
     pub stream: bool,
+    /// The person elicitation goes to, when there is one (never in a scenario file).
+    #[serde(skip)]
+    pub user: Option<crate::host::user::UserLane>,
 }
 
 impl Default for HostOptions {
@@ -145,6 +148,7 @@ impl Default for HostOptions {
             max_turns: 8,
             max_tokens: 1024,
             stream: false,
+            user: None,
         }
     }
 }

@@ -279,6 +279,13 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
     };
     let path = live::trace_path_for(name);
     let title = scenario.title.clone();
+    // The person at the app answers the servers' elicitation questions (a dialog).
+    let (user, questions) =
+        crate::host::user::UserLane::channel(crate::host::user::DEFAULT_ANSWER_TIMEOUT);
+    let options = crate::host::agent::RunOptions {
+        user: Some(user),
+        ..options
+    };
     match LiveRun::start(
         scenario,
         name,
@@ -299,6 +306,7 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
                 ),
             );
             app.platform.live = Some(run);
+            app.platform.elicit.listen(questions);
             app.platform.following = None;
             let text = app.tr().f("app.running", &[("scenario", name.to_string())]);
             app.set_notice(text, false);

@@ -73,6 +73,8 @@ pub enum Command {
 /// The desktop's state beside the viewer's.
 pub struct Platform {
     pub(super) live: Option<LiveRun>,
+    /// The live run's elicitation questions, shown as a dialog.
+    pub(super) elicit: super::elicit::ElicitDialog,
     /// A trace or session other processes are writing, while one is shown.
     pub(super) following: Option<Following>,
     /// A file dialog running on its own thread: what the picked file is for, and where its
@@ -95,6 +97,7 @@ impl Default for Platform {
     fn default() -> Self {
         Platform {
             live: None,
+            elicit: Default::default(),
             following: None,
             dialog: None,
             recent: RecentFiles::default(),
@@ -152,6 +155,7 @@ impl Platform {
     /// The run window, when open.
     pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
         self.otlp.window_ui(ctx, tr);
+        self.elicit.window_ui(ctx, tr);
         let replay = self
             .replay_against
             .window_ui(ctx, tr)
@@ -171,6 +175,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
 /// the answer of a file dialog, and a trace dropped on the window.
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     poll_live(app, ctx);
+    app.platform.elicit.poll();
     poll_following(app, ctx);
     super::compare_run::poll(app, ctx);
     super::compare_with::poll(app, ctx);
@@ -275,6 +280,11 @@ impl SightlineApp {
 
     pub fn recent(&self) -> &RecentFiles {
         &self.platform.recent
+    }
+
+    /// The elicitation question the dialog shows, if any: the asking server and its message.
+    pub fn elicitation(&self) -> Option<(&str, &str)> {
+        self.platform.elicit.question()
     }
 
     /// The live run, while one is shown.

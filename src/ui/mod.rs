@@ -65,6 +65,8 @@ pub mod compare_with;
 #[cfg(feature = "native")]
 pub mod desktop;
 #[cfg(feature = "native")]
+pub mod elicit;
+#[cfg(feature = "native")]
 pub mod follow;
 #[cfg(feature = "native")]
 pub mod language;

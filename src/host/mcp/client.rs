@@ -111,18 +111,29 @@ impl ClientHandler for HostClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
-        let answer = &self.options.elicitation;
         // Elicitation asks the user, not the model: the host shows the question on the user
-        // lane and brings back the user's answer (scripted by the scenario).
-        let question = serde_json::to_value(&request)
-            .ok()
-            .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
-            .unwrap_or_default();
+        // lane and brings back the user's answer (the app's dialog in a live run, else
+        // scripted by the scenario).
+        let request = serde_json::to_value(&request).unwrap_or_default();
+        let question = request
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         self.recorder.record_note(
             Lane::Host,
             Lane::User,
             &format!("server `{}` asks the user: {question}", self.server),
         );
+        let asked;
+        let answer = match &self.options.user {
+            Some(user) => {
+                let schema = request.get("requestedSchema").cloned().unwrap_or_default();
+                asked = user.ask(&self.server, &question, schema).await;
+                &asked
+            }
+            None => &self.options.elicitation,
+        };
         let reply = match &answer.content {
             Some(content) if answer.action == "accept" => {
                 format!("the user answers: accept {content}")
