@@ -63,7 +63,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
             file,
             trace,
         } => import(app, format, &file, trace),
-        Command::Run { scenario, options } => run(app, &scenario, options),
+        Command::Run { scenario, options } => run(app, &scenario, *options),
         Command::CompareScenario(name) => super::compare_run::start(app, &name),
         Command::CompareWithDialog => pick_file(app, Picking::CompareWith),
         Command::CompareWith(path) => super::compare_with::compare_with(app, &path),

@@ -47,7 +47,7 @@ pub enum Command {
     /// Run a shipped scenario live.
     Run {
         scenario: String,
-        options: RunOptions,
+        options: Box<RunOptions>,
     },
     /// Run a shipped scenario under both revisions and show the two side by side.
     CompareScenario(String),
@@ -249,7 +249,7 @@ impl SightlineApp {
         app.apply(
             Command::Run {
                 scenario: scenario.to_string(),
-                options,
+                options: Box::new(options),
             }
             .into(),
         );

@@ -244,7 +244,7 @@ impl MenuState {
             };
             command = Some(Command::Run {
                 scenario: shipped.name.to_string(),
-                options,
+                options: Box::new(options),
             });
         }
         command
