@@ -36,6 +36,8 @@ pub struct DiffArgs {
     /// ...and at least this many milliseconds longer.
     #[arg(long, default_value_t = 100, value_name = "MS")]
     latency_min_ms: u64,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
 }
 
 pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
@@ -45,6 +47,7 @@ pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
 /// Errors reach `cli::exit::trouble` (exit status 2), so a CI script can tell "differs" (1)
 /// from "could not compare" (2).
 pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
+    let lang = args.lang.language()?;
     if !(args.latency_ratio.is_finite() && args.latency_ratio >= 1.0) {
         anyhow::bail!(
             "--latency-ratio {}: must be a number of at least 1",
@@ -72,7 +75,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let out = if args.json {
         crate::export::diff::json(&result)
     } else {
-        crate::export::diff::text(&result)
+        crate::export::diff::text_in(&result, crate::i18n::Words::of(lang))
     };
     super::edges::write_stdout(&out)?;
     Ok(super::exit::findings(
