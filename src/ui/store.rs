@@ -186,7 +186,6 @@ impl TraceStore {
 
     /// The first events of a trace still being read (the browser's, while it reads the rest
     /// between frames): its diagram, with no findings until the whole trace replaces it.
-    #[cfg(not(feature = "native"))]
     pub fn preview(title: String, events: Vec<Event>) -> TraceStore {
         let report = analysis::report(&events);
         let diagram = diagram::build(&events, &report);
