@@ -82,7 +82,7 @@ fn diff_of_a_trace_with_itself_is_empty_and_exits_0() {
     let out = sightline(&["diff", s(&a), s(&a), "--exit-code"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).starts_with("no changes (1 call(s) matched and compared)"),
+        text(&out.stdout).starts_with("no changes (1 call matched and compared)"),
         "{}",
         text(&out.stdout)
     );

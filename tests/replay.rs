@@ -61,7 +61,7 @@ fn a_ts_sdk_session_replayed_against_the_same_server_everything_matches() {
     // initialize, the sampling and elicitation triggers (answered from the recording), tools/list, echo.
     assert_eq!(
         stdout.trim_end().lines().last(),
-        Some("5 request(s) replayed: 5 same, 0 differ, 0 not answered, 0 not sent"),
+        Some("5 requests replayed: 5 same, 0 differ, 0 not answered, 0 not sent"),
         "{stdout}"
     );
     // The server's own requests got the recorded answers under their new ids.

@@ -131,7 +131,7 @@ fn an_http_session_replayed_against_the_same_server_everything_matches_and_is_re
     // initialize, tools/list, echo, the long-running operation (its progress tokens ignored).
     assert_eq!(
         stdout.trim_end().lines().last(),
-        Some("4 request(s) replayed: 4 same, 0 differ, 0 not answered, 0 not sent"),
+        Some("4 requests replayed: 4 same, 0 differ, 0 not answered, 0 not sent"),
         "{stdout}"
     );
     // The replay went through the HTTP tap: http events, the new session's id on the later
@@ -209,7 +209,7 @@ fn an_http_replay_against_a_changed_server_exits_1_with_each_pointer_and_both_va
         r#"/result/tools/1: {"name":"get-annotated-message""#,
         // The lost tool: the call the recording had answered is now an error.
         r#"/error: (absent) -> {"code":-32601,"message":"unknown: tools/call"}"#,
-        "4 request(s) replayed: 0 same, 4 differ, 0 not answered, 0 not sent",
+        "4 requests replayed: 0 same, 4 differ, 0 not answered, 0 not sent",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
     }

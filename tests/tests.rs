@@ -52,4 +52,5 @@ mod trust_wrap;
 mod ui_app;
 mod ui_classroom;
 mod ui_compare_with;
+mod ui_doctor_tab;
 mod web_page;

@@ -212,7 +212,6 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
-/// A TCP port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
 /// The `args` a wrapped host config (`mcpServers.NAME`) now gives server `name`.
 pub fn wrapped_args(config: &Path, name: &str) -> Vec<String> {
     read_json(config)["mcpServers"][name]["args"]
@@ -223,6 +222,7 @@ pub fn wrapped_args(config: &Path, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// A TCP port on 127.0.0.1 that was free a moment ago (for a child process to listen on).
 pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
     listener.local_addr().expect("local addr").port()

@@ -148,7 +148,10 @@ pub struct Hit {
     pub severity: Severity,
     /// Half-open char range in the text.
     pub span: (usize, usize),
+    /// What the hit says, in English ([`Hit::said`] rendered).
     pub explanation: String,
+    /// What the hit says, for any language.
+    pub said: Said,
     /// For tag characters: the ASCII text they spell.
     pub hidden: Option<String>,
 }
@@ -169,7 +172,11 @@ pub struct Finding {
     pub span: (usize, usize),
     /// The span with some context, invisible characters written as `\u{...}`.
     pub excerpt: String,
+    /// What the finding says, in English (the JSON output's); see [`Finding::explanation_in`].
     pub explanation: String,
+    /// What the finding says, for any language.
+    #[serde(skip)]
+    pub said: Said,
     /// For tag characters: the decoded hidden text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<String>,
@@ -194,9 +201,21 @@ pub struct Context<'a> {
     pub parameter: Option<&'a str>,
 }
 
+impl Finding {
+    /// The explanation in the language of `w`.
+    pub fn explanation_in(&self, w: crate::i18n::Words) -> String {
+        if self.said.key.is_empty() {
+            self.explanation.clone()
+        } else {
+            self.said.render(w)
+        }
+    }
+}
+
 mod excerpt;
 mod names;
 mod rules;
+mod said;
 mod scan;
 mod sensitive;
 #[cfg(test)]
@@ -206,4 +225,5 @@ mod view;
 pub use excerpt::{escape, excerpt};
 pub use names::scan_name;
 pub use rules::{scan_invisible, scan_text};
+pub use said::{Arg, Said};
 pub use scan::{scan, scan_definitions};

@@ -13,6 +13,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use crate::analysis::check::{self, CheckOptions, Class};
+use crate::i18n::{Language, Words};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -53,6 +54,9 @@ pub struct CheckArgs {
     /// Write the report here instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    // The text report's language; JUnit and SARIF stay in English for the CI systems.
+    #[command(flatten)]
+    lang: super::lang::LangArg,
 }
 
 fn parse_class(s: &str) -> Result<Class, String> {
@@ -87,8 +91,8 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let lang = args.lang.language()?;
     let loaded = super::load_trace(&args.trace)?;
-    let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {
         Some(path) => Some(
             super::pins::file::open(path)
@@ -105,11 +109,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
         max_tool_tokens: args.max_tool_tokens,
         fail_on: args.fail_on,
+        lang: if args.format == Format::Text {
+            lang
+        } else {
+            Language::En
+        },
     };
+    let report = options.report(&loaded.events);
     let result = check::check(&loaded.events, &report, &options, store.as_ref());
     let trace = args.trace.display().to_string();
     let out = match args.format {
-        Format::Text => crate::export::check::text(&result),
+        Format::Text => crate::export::check::text_in(&result, Words::of(lang)),
         Format::Junit => crate::export::check::junit(&result, &trace),
         Format::Sarif => {
             let lines = if args.trace.is_file() {
@@ -133,13 +143,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         None => super::edges::write_stdout(&out)?,
     }
     if args.out.is_some() {
-        eprintln!(
-            "sightline: {} of {} test(s) failed",
-            result.failed(),
-            result.tests.len()
+        let failed = Words::of(lang).fmt(
+            "check_text.failed",
+            &[
+                ("failed", &result.failed().to_string()),
+                ("tests", &result.tests.len().to_string()),
+            ],
         );
+        eprintln!("sightline: {failed}");
     }
-    Ok(super::exit::findings(result.failed() > 0))
+    let status = super::exit::findings(result.failed() > 0);
+    super::edges::leave((loaded, report, result, out));
+    Ok(status)
 }
 
 #[cfg(test)]

@@ -36,6 +36,8 @@ pub struct DiffArgs {
     /// ...and at least this many milliseconds longer.
     #[arg(long, default_value_t = 100, value_name = "MS")]
     latency_min_ms: u64,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
 }
 
 pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
@@ -45,20 +47,22 @@ pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
 /// Errors reach `cli::exit::trouble` (exit status 2), so a CI script can tell "differs" (1)
 /// from "could not compare" (2).
 pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
+    let lang = args.lang.language()?;
     if !(args.latency_ratio.is_finite() && args.latency_ratio >= 1.0) {
         anyhow::bail!(
             "--latency-ratio {}: must be a number of at least 1",
             args.latency_ratio
         );
     }
-    let side = |path: &std::path::Path| -> anyhow::Result<diff::Inventory> {
+    // Only what the inventory reads is analysed: the JSON-RPC half and the last LLM request.
+    let side = |path: &std::path::Path| -> anyhow::Result<(_, diff::Inventory)> {
         let loaded = super::load_trace(path)?;
-        let report = crate::analysis::report(&loaded.events);
-        Ok(diff::inventory(&loaded.events, &report))
+        let inventory = diff::inventory_of(&loaded.events);
+        Ok((loaded, inventory))
     };
     // The two sides are independent: read and analysed on two threads.
     let (a, b) = crate::trace::halves::join(|| side(&args.a), || side(&args.b));
-    let (a, b) = (a?, b?);
+    let ((loaded_a, a), (loaded_b, b)) = (a?, b?);
     let options = DiffOptions {
         ignore: args
             .ignore
@@ -72,10 +76,10 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let out = if args.json {
         crate::export::diff::json(&result)
     } else {
-        crate::export::diff::text(&result)
+        crate::export::diff::text_in(&result, crate::i18n::Words::of(lang))
     };
     super::edges::write_stdout(&out)?;
-    Ok(super::exit::findings(
-        args.exit_code && result.exit_status() == 1,
-    ))
+    let status = super::exit::findings(args.exit_code && result.exit_status() == 1);
+    super::edges::leave((loaded_a, loaded_b, a, b, result, out));
+    Ok(status)
 }

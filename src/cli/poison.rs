@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::analysis::poison::{self, Kind, Severity};
+use crate::i18n::Words;
 
 #[derive(Debug, Args)]
 pub struct PoisonArgs {
@@ -20,9 +21,21 @@ pub struct PoisonArgs {
     /// One JSON record per finding instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
+}
+
+/// A severity's word in the reader's language (`poison_text.severity_*`).
+fn severity(w: Words<'static>, s: Severity) -> &'static str {
+    w.get(match s {
+        Severity::Danger => "poison_text.severity_danger",
+        Severity::Warning => "poison_text.severity_warning",
+        Severity::Info => "poison_text.severity_info",
+    })
 }
 
 pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
+    let w = Words::of(args.lang.language()?);
     let defs = match super::pins::load(&args.trace) {
         Ok(defs) => defs,
         Err(err) => return Ok(super::exit::trouble(&err)),
@@ -47,26 +60,37 @@ pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
                 f.span.0,
                 f.span.1,
                 f.kind,
-                f.severity.as_str(),
+                severity(w, f.severity),
                 f.excerpt,
-                f.explanation
+                f.explanation_in(w)
             ));
             if let Some(hidden) = f.hidden.as_ref().filter(|_| f.kind != Kind::TagCharacters) {
-                out.push_str(&format!("    hidden text, decoded: {hidden:?}\n"));
+                let hidden = format!("{hidden:?}");
+                let line = w.fmt("poison_text.hidden", &[("text", &hidden)]);
+                out.push_str(&format!("    {line}\n"));
             }
         }
-        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        let count = |s: Severity| {
+            findings
+                .iter()
+                .filter(|f| f.severity == s)
+                .count()
+                .to_string()
+        };
         out.push_str(&if findings.is_empty() {
-            "no findings\n".to_string()
+            w.get("poison_text.none").to_string()
         } else {
-            format!(
-                "{} finding(s): {} danger, {} warning, {} info\n",
-                findings.len(),
-                count(Severity::Danger),
-                count(Severity::Warning),
-                count(Severity::Info)
+            w.fmt(
+                "poison_text.counts",
+                &[
+                    ("count", &findings.len().to_string()),
+                    ("danger", &count(Severity::Danger)),
+                    ("warning", &count(Severity::Warning)),
+                    ("info", &count(Severity::Info)),
+                ],
             )
         });
+        out.push('\n');
     }
     super::edges::write_stdout(&out)?;
     let serious = findings.iter().any(|f| f.severity >= Severity::Warning);

@@ -43,6 +43,8 @@ pub struct ReplayArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
     /// A Streamable HTTP server to replay against instead of a command, e.g.
     /// `http://127.0.0.1:3001/mcp` (reached through the HTTP recording proxy).
     #[arg(long, value_name = "URL", conflicts_with = "command")]
@@ -53,6 +55,7 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let words = crate::i18n::Words::of(args.lang.language()?);
     let recorded = super::load_trace(&args.trace)?;
     let rpc = crate::trace::analyze(&recorded.events);
     let plan = plan(&recorded.events, &rpc, args.server.as_deref())
@@ -94,7 +97,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         )
     })?;
     let new_lane = target.lane();
-    eprintln!("sightline: replay recorded in {}", out_path.display());
+    let shown_path = out_path.display().to_string();
+    eprintln!(
+        "{}",
+        words.fmt("replay_text.recorded_in", &[("path", &shown_path)])
+    );
     let new = super::load_trace(&out_path)?;
     let new_rpc = crate::trace::analyze(&new.events);
     let ignore = args
@@ -118,14 +125,20 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         crate::export::replay::json(&results)
     } else {
-        crate::export::replay::text(&results)
+        crate::export::replay::text_in(&results, words)
     };
     super::edges::write_stdout(&text)?;
+    let same = crate::export::replay::all_same(&results);
+    super::edges::leave((recorded, rpc, plan, new, new_rpc, results, text));
     if !replayed.unanswerable.is_empty() {
+        let count = replayed.unanswerable.len().to_string();
+        let what = replayed.unanswerable.join(", ");
         eprintln!(
-            "sightline: the server asked {} time(s) for what the recording has no answer to: {}",
-            replayed.unanswerable.len(),
-            replayed.unanswerable.join(", ")
+            "{}",
+            words.fmt(
+                "replay_text.unanswerable",
+                &[("count", &count), ("what", &what)]
+            )
         );
     }
     if let Some(failure) = replayed.failure {
@@ -134,9 +147,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             out_path.display()
         );
     }
-    Ok(ExitCode::from(u8::from(!crate::export::replay::all_same(
-        &results,
-    ))))
+    Ok(ExitCode::from(u8::from(!same)))
 }
 
 /// A request the new server refused without a JSON-RPC answer (an HTTP `4xx`) differs from

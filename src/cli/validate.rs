@@ -14,6 +14,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::analysis::conformance::{self, Conformance};
+use crate::i18n::Words;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -22,9 +23,12 @@ pub struct ValidateArgs {
     /// One JSON object (counts and violations) instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
 }
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    let lang = args.lang.language()?;
     let loaded = super::load_trace(&args.trace)?;
     let analysis = crate::trace::analyze(&loaded.events);
     let result = conformance::check(&loaded.events, &analysis);
@@ -33,18 +37,19 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         s.push('\n');
         s
     } else {
-        text(&result)
+        text_in(&result, Words::of(lang))
     };
     super::edges::write_stdout(&out)?;
     Ok(super::exit::findings(!result.violations.is_empty()))
 }
 
-/// The text report: one line per violation, then the counts.
-pub fn text(result: &Conformance) -> String {
+/// The text report: one line per violation, then the counts, in the language of `w`
+/// (`validate_text.*`); each violation's message is the JSON Schema validator's own.
+pub fn text_in(result: &Conformance, w: Words) -> String {
     let mut out = String::new();
     for v in &result.violations {
         let pointer = if v.pointer.is_empty() {
-            "(message)"
+            w.get("validate_text.whole_message")
         } else {
             &v.pointer
         };
@@ -54,34 +59,28 @@ pub fn text(result: &Conformance) -> String {
             v.seq, v.revision, v.definition, v.message
         );
     }
-    let n = result.violations.len();
-    let _ = write!(
-        out,
-        "{n} violation{} in {} message{} checked",
-        if n == 1 { "" } else { "s" },
-        result.checked,
-        if result.checked == 1 { "" } else { "s" },
-    );
+    let n = result.violations.len().to_string();
+    let checked = result.checked.to_string();
+    out.push_str(&w.fmt("validate_text.counts", &[("n", &n), ("checked", &checked)]));
     if !result.unknown.is_empty() {
         let methods: Vec<String> = result
             .unknown
             .iter()
             .map(|(m, c)| format!("{m} ×{c}"))
             .collect();
-        let _ = write!(
-            out,
-            "; {} with a method the revision does not define (not checked: {})",
-            result.unknown_total(),
-            methods.join(", ")
-        );
+        out.push_str(&w.fmt(
+            "validate_text.unknown",
+            &[
+                ("count", &result.unknown_total().to_string()),
+                ("methods", &methods.join(", ")),
+            ],
+        ));
     }
     if result.unpaired > 0 {
-        let _ = write!(
-            out,
-            "; {} unpaired response{} (not checked)",
-            result.unpaired,
-            if result.unpaired == 1 { "" } else { "s" }
-        );
+        out.push_str(&w.fmt(
+            "validate_text.unpaired",
+            &[("count", &result.unpaired.to_string())],
+        ));
     }
     out.push('\n');
     out

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use super::markup::xml_lines;
 use crate::analysis::check::{CheckReport, Test};
+use crate::i18n::Words;
 
 /// Where an event's line is in the trace file: `seq` -> line number (1-based).
 pub type EventLines = HashMap<u64, usize>;
@@ -39,8 +40,10 @@ fn at(seq: Option<u64>) -> String {
     seq.map(|s| format!(" #{s}")).unwrap_or_default()
 }
 
-/// The text report.
-pub fn text(report: &CheckReport) -> String {
+/// The text report in the language of `w` (`check_text.*`): the marks, rules and servers are
+/// the same in every language, the findings' messages are the ones [`crate::analysis::check`]
+/// wrote in the language of its options.
+pub fn text_in(report: &CheckReport, w: Words) -> String {
     let mut out = String::new();
     for t in &report.tests {
         let mark = if t.passed() { '✓' } else { '✗' };
@@ -54,13 +57,17 @@ pub fn text(report: &CheckReport) -> String {
             let _ = writeln!(out, "    {}{}: {}", f.rule_id, at(f.seq), f.message);
         }
     }
-    let findings = report.findings().count();
-    let _ = writeln!(
-        out,
-        "{} of {} test(s) failed, {findings} finding(s)",
-        report.failed(),
-        report.tests.len()
+    let (failed, tests) = (report.failed().to_string(), report.tests.len().to_string());
+    let findings = report.findings().count().to_string();
+    let summary = w.fmt(
+        "check_text.summary",
+        &[
+            ("failed", &failed),
+            ("tests", &tests),
+            ("findings", &findings),
+        ],
     );
+    let _ = writeln!(out, "{summary}");
     out
 }
 

@@ -5,7 +5,7 @@
 //!   ~ tool get_weather  changed  A #7 -> B #7
 //!       /inputSchema/properties/units: (absent) -> {"type":"string"}
 //!   - tool get_forecast  removed  A #7
-//! 2 change(s): 1 changed, 1 removed; 2 fail --exit-code
+//! 2 changes: 1 changed, 1 removed; 2 fail --exit-code (1 call matched and compared)
 //! ```
 //!
 //! Lines start with `+` (added, better, faster), `-` (removed), `~` (changed, renamed) or `!`
@@ -15,6 +15,51 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::analysis::diff::{Change, ChangeKind, TraceDiff};
+use crate::i18n::{Language, Words};
+
+/// The key of a change kind's word (`kind_*`) or count (`count_*`) in `diff_text`.
+fn kind_key(prefix: &str, kind: ChangeKind) -> String {
+    format!("diff_text.{prefix}_{}", kind.as_str())
+}
+
+/// What a change is about, in the reader's language (`tool`, `server`, `resource template`).
+fn subject<'a>(w: Words<'a>, subject: &'a str) -> &'a str {
+    let key = match subject {
+        "server" => "diff_text.subject_server",
+        "tool" => "diff_text.subject_tool",
+        "prompt" => "diff_text.subject_prompt",
+        "resource" => "diff_text.subject_resource",
+        "resource template" => "diff_text.subject_resource_template",
+        "model tool" => "diff_text.subject_model_tool",
+        "capabilities" => "diff_text.subject_capabilities",
+        "instructions" => "diff_text.subject_instructions",
+        "call" => "diff_text.subject_call",
+        other => return other,
+    };
+    w.get(key)
+}
+
+/// A change's detail in the reader's language: the fixed sentences of
+/// [`crate::analysis::diff`] by what the change is; outcomes and latencies as they are.
+fn detail(w: Words, c: &Change) -> String {
+    if w.lang == Language::En {
+        return c.detail.clone();
+    }
+    let key = match (c.kind, c.subject) {
+        (ChangeKind::Removed, "server") => "diff_text.server_gone",
+        (ChangeKind::Added, "server") => "diff_text.server_new",
+        (ChangeKind::Removed, _) => "diff_text.not_in_b",
+        (ChangeKind::Added, _) => "diff_text.new_in_b",
+        (ChangeKind::Renamed, _) => {
+            let name = c.detail.split('`').nth(1).unwrap_or_default();
+            return w.fmt("diff_text.renamed_to", &[("name", name)]);
+        }
+        (ChangeKind::Unmatched, _) if c.a_seq.is_some() => "diff_text.no_call_in_b",
+        (ChangeKind::Unmatched, _) => "diff_text.no_call_in_a",
+        _ => return c.detail.clone(),
+    };
+    w.get(key).to_string()
+}
 
 fn mark(kind: ChangeKind) -> char {
     match kind {
@@ -35,8 +80,9 @@ fn events(c: &Change) -> String {
     }
 }
 
-/// One change as its line and the lines of its fields, indented by `indent`.
-pub fn change_lines(out: &mut String, c: &Change, indent: &str) {
+/// One change as its line and the lines of its fields, indented by `indent`, in the language
+/// of `w`.
+pub fn change_lines(out: &mut String, c: &Change, indent: &str, w: Words) {
     let name = if c.name.is_empty() {
         String::new()
     } else {
@@ -46,12 +92,12 @@ pub fn change_lines(out: &mut String, c: &Change, indent: &str) {
         out,
         "{indent}{} {}{name}  {}  {}",
         mark(c.kind),
-        c.subject,
-        c.kind.as_str(),
+        subject(w, c.subject),
+        w.get(&kind_key("kind", c.kind)),
         events(c)
     );
     if !c.detail.is_empty() && c.fields.is_empty() {
-        let _ = write!(out, ": {}", c.detail);
+        let _ = write!(out, ": {}", detail(w, c));
     }
     out.push('\n');
     for f in &c.fields {
@@ -64,8 +110,9 @@ pub fn change_lines(out: &mut String, c: &Change, indent: &str) {
     }
 }
 
-/// The text report.
-pub fn text(d: &TraceDiff) -> String {
+/// The text report in the language of `w` (`diff_text.*`): marks, names, pointers and
+/// values are the same in every language.
+pub fn text_in(d: &TraceDiff, w: Words) -> String {
     let mut out = String::new();
     let mut groups: Vec<(Option<&str>, Vec<&Change>)> = Vec::new();
     for c in &d.changes {
@@ -78,34 +125,43 @@ pub fn text(d: &TraceDiff) -> String {
     for (server, changes) in groups {
         match server {
             Some(s) => {
-                let _ = writeln!(out, "server {s}");
+                let _ = writeln!(out, "{}", w.fmt("diff_text.server", &[("name", s)]));
             }
-            None => out.push_str("what the model was sent (last LLM request)\n"),
+            None => {
+                let _ = writeln!(out, "{}", w.get("diff_text.model"));
+            }
         }
         for c in changes {
-            change_lines(&mut out, c, "  ");
+            change_lines(&mut out, c, "  ", w);
         }
     }
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<&str, (ChangeKind, usize)> = BTreeMap::new();
     for c in &d.changes {
-        *counts.entry(c.kind.as_str()).or_default() += 1;
+        counts.entry(c.kind.as_str()).or_insert((c.kind, 0)).1 += 1;
     }
-    let failing = d.changes.iter().filter(|c| c.fails()).count();
+    let failing = d.changes.iter().filter(|c| c.fails()).count().to_string();
+    let calls = d.calls_compared.to_string();
     if d.changes.is_empty() {
         let _ = writeln!(
             out,
-            "no changes ({} call(s) matched and compared)",
-            d.calls_compared
+            "{}",
+            w.fmt("diff_text.no_changes", &[("calls", &calls)])
         );
     } else {
-        let list: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        let _ = writeln!(
-            out,
-            "{} change(s): {}; {failing} fail --exit-code ({} call(s) matched and compared)",
-            d.changes.len(),
-            list.join(", "),
-            d.calls_compared
+        let list: Vec<String> = counts
+            .values()
+            .map(|(kind, n)| w.fmt(&kind_key("count", *kind), &[("n", &n.to_string())]))
+            .collect();
+        let line = w.fmt(
+            "diff_text.changes",
+            &[
+                ("count", &d.changes.len().to_string()),
+                ("list", &list.join(", ")),
+                ("failing", &failing),
+                ("calls", &calls),
+            ],
         );
+        let _ = writeln!(out, "{line}");
     }
     out
 }
@@ -131,4 +187,25 @@ pub fn json(d: &TraceDiff) -> String {
     .unwrap_or_default();
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_change_kind_has_its_words_in_every_language() {
+        use ChangeKind::*;
+        let strings = crate::i18n::shared();
+        for kind in [
+            Added, Removed, Changed, Renamed, Worse, Better, Slower, Faster, Unmatched,
+        ] {
+            for prefix in ["kind", "count"] {
+                let key = kind_key(prefix, kind);
+                for lang in Language::ALL {
+                    assert!(strings.has(lang, &key), "{key} ({})", lang.code());
+                }
+            }
+        }
+    }
 }

@@ -4,20 +4,27 @@
 //! ```text
 //! tools/call echo  recorded #14 -> #15, replayed #13 -> #14: differs
 //!     /result/content/0/text: "Echo: hi" -> "Echo (changed): hi"
-//! 5 request(s) replayed: 3 same, 2 differ, 0 not answered, 0 not sent
+//! 5 requests replayed: 3 same, 2 differ, 0 not answered, 0 not sent
 //! ```
 
 use std::fmt::Write as _;
 
 use crate::analysis::replay::{RequestResult, Status};
+use crate::i18n::{Language, Words};
 
 fn seqs(a: Option<u64>, b: Option<u64>) -> String {
     let s = |x: Option<u64>| x.map_or("?".to_string(), |x| format!("#{x}"));
     format!("{} -> {}", s(a), s(b))
 }
 
-/// The text report: only requests that did not match, then the counts.
+/// The text report: only requests that did not match, then the counts (English).
 pub fn text(results: &[RequestResult]) -> String {
+    text_in(results, Words::of(Language::En))
+}
+
+/// [`text`] in the language of `w` (`replay_text.*`): methods, names, event numbers, pointers
+/// and values are the same in every language.
+pub fn text_in(results: &[RequestResult], w: Words) -> String {
     let mut out = String::new();
     let (mut same, mut differ, mut silent, mut unsent) = (0, 0, 0, 0);
     for r in results {
@@ -26,20 +33,22 @@ pub fn text(results: &[RequestResult]) -> String {
             .as_deref()
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
-        let head = format!(
-            "{}{name}  recorded {}, replayed {}",
-            r.method,
-            seqs(Some(r.recorded_seq), r.recorded_answer),
-            seqs(r.replay_seq, r.replay_answer)
+        let recorded = w.fmt(
+            "replay_text.recorded",
+            &[
+                ("a", &seqs(Some(r.recorded_seq), r.recorded_answer)),
+                ("b", &seqs(r.replay_seq, r.replay_answer)),
+            ],
         );
+        let head = format!("{}{name}  {recorded}", r.method);
         match &r.status {
             Status::Same => same += 1,
             Status::Differs { differences } => {
                 differ += 1;
-                let _ = writeln!(out, "{head}: differs");
+                let _ = writeln!(out, "{head}: {}", w.get("replay_text.differs"));
                 for d in differences {
                     let pointer = if d.pointer.is_empty() {
-                        "(whole answer)"
+                        w.get("replay_text.whole_answer")
                     } else {
                         &d.pointer
                     };
@@ -53,19 +62,25 @@ pub fn text(results: &[RequestResult]) -> String {
             }
             Status::NoAnswer => {
                 silent += 1;
-                let _ = writeln!(out, "{head}: the server did not answer");
+                let _ = writeln!(out, "{head}: {}", w.get("replay_text.no_answer"));
             }
             Status::NotSent => {
                 unsent += 1;
-                let _ = writeln!(out, "{head}: not sent (the replay stopped before it)");
+                let _ = writeln!(out, "{head}: {}", w.get("replay_text.not_sent"));
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "{} request(s) replayed: {same} same, {differ} differ, {silent} not answered, {unsent} not sent",
-        results.len()
+    let counts = w.fmt(
+        "replay_text.counts",
+        &[
+            ("count", &results.len().to_string()),
+            ("same", &same.to_string()),
+            ("differ", &differ.to_string()),
+            ("silent", &silent.to_string()),
+            ("unsent", &unsent.to_string()),
+        ],
     );
+    let _ = writeln!(out, "{counts}");
     out
 }
 
@@ -119,11 +134,11 @@ pub fn divergence_text(d: &crate::analysis::divergence::Divergence) -> String {
     }
     for server in &d.servers {
         let _ = writeln!(out, "server {} answered differently:", server.server);
-        for line in text(&server.requests).lines() {
-            // The per-server count line of `text` is left out: the blocks say it all.
-            if !line.contains(" request(s) replayed: ") {
-                let _ = writeln!(out, "  {line}");
-            }
+        let text = text(&server.requests);
+        // The per-server count line of `text` (its last) is left out: the blocks say it all.
+        let lines: Vec<&str> = text.lines().collect();
+        for line in &lines[..lines.len().saturating_sub(1)] {
+            let _ = writeln!(out, "  {line}");
         }
     }
     out

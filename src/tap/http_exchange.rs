@@ -3,21 +3,23 @@
 //! to [`BODY_LIMIT`] (over it: the request line and headers are recorded with a note, and
 //! `413`); the request is recorded, then sent upstream within the header timeout (`504`), or
 //! the upstream cannot be reached (`502`). Each refusal is answered in the proxy's own error
-//! shape and recorded as a note. Each proxy then streams the response back its own way.
+//! shape and recorded as a note. Each proxy then streams the response back its own way, and
+//! passes it on with [`pass_on`]. Here too what both keep for every exchange ([`Link`]), the
+//! client they forward with, and their JSON answers.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::response::Response;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 
 use super::Recorder;
 use super::http_common::{
-    ClientLeft, Outgoing, SendError, describe, header_timeout_applies, outgoing, refuse_foreign,
-    send_with_timeout,
+    ClientLeft, HEADER_TIMEOUT, Outgoing, SendError, describe, header_timeout_applies,
+    is_loopback_host, outgoing, refuse_foreign, send_with_timeout, without_hop_by_hop,
 };
 use crate::trace::{Channel, Lane};
 use crate::wire::redact::scrub_secret_str;
@@ -25,24 +27,86 @@ use crate::wire::redact::scrub_secret_str;
 /// The largest request body accepted (the Anthropic API's own limit).
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
 
+/// What each proxy keeps for every exchange, the same for both.
+pub(crate) struct Link {
+    pub client: reqwest::Client,
+    pub recorder: Arc<Recorder>,
+    /// Where the proxy listens: the `Host` every request must name.
+    pub listen: SocketAddr,
+    /// The `host` the upstream gets (`HOST[:PORT]`), for the record.
+    pub upstream_host: String,
+    /// How long to wait for the upstream's response headers (not for a GET).
+    pub header_timeout: Option<Duration>,
+}
+
+impl Link {
+    /// A proxy's link listening on `listen`, with the default header timeout.
+    pub(crate) fn new(
+        client: reqwest::Client,
+        recorder: Arc<Recorder>,
+        listen: SocketAddr,
+        upstream_host: String,
+    ) -> Link {
+        Link {
+            client,
+            recorder,
+            listen,
+            upstream_host,
+            header_timeout: Some(HEADER_TIMEOUT),
+        }
+    }
+}
+
 /// One proxy, as the first half of an exchange needs it.
 pub(crate) struct Front<'a> {
     /// How the proxy names itself in its notes and error answers (`sightline proxy`).
     pub name: &'static str,
-    pub recorder: &'a Arc<Recorder>,
-    pub client: &'a reqwest::Client,
-    /// Where the proxy listens: the `Host` every request must name.
-    pub listen: SocketAddr,
-    /// The `host` the upstream gets, for the record.
-    pub upstream_host: &'a str,
-    /// How long to wait for the upstream's response headers (not for a GET).
-    pub header_timeout: Option<Duration>,
+    pub link: &'a Link,
     /// The client's lane, the upstream's, and the channel requests are recorded on.
     pub client_lane: Lane,
     pub upstream_lane: Lane,
     pub channel: Channel,
     /// The proxy's error answer: a JSON-RPC error, or an API error body.
     pub error: fn(StatusCode, &str) -> Response,
+}
+
+/// The client a proxy forwards with: redirects passed back rather than followed, 30 s to
+/// connect, and no system proxy in the way of a loopback upstream.
+pub(crate) fn client_for(host: &str) -> reqwest::Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(30));
+    if is_loopback_host(host) {
+        builder = builder.no_proxy();
+    }
+    builder.build()
+}
+
+/// `HOST[:PORT]` of an upstream URL: the `Host` a request to it names.
+pub(crate) fn host_and_port(url: &reqwest::Url) -> String {
+    match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_string(),
+        (None, _) => String::new(),
+    }
+}
+
+/// The response the client gets: the upstream's status and headers (hop-by-hop ones dropped)
+/// over `body`, the stream that records the response as it passes.
+pub(crate) fn pass_on(status: StatusCode, received: &HeaderMap, body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = without_hop_by_hop(received);
+    response
+}
+
+/// A proxy's own answer: `body` as JSON with `status`.
+pub(crate) fn json_answer(status: StatusCode, body: &serde_json::Value) -> Response {
+    let content_type = [(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    )];
+    (status, content_type, body.to_string()).into_response()
 }
 
 /// A request recorded and sent: the upstream's response (headers received), and what
@@ -67,12 +131,13 @@ impl Front<'_> {
         body: Body,
     ) -> Result<Sent, Response> {
         let (client, upstream) = (&self.client_lane, &self.upstream_lane);
-        if let Some(why) = refuse_foreign(&parts.headers, self.listen) {
+        if let Some(why) = refuse_foreign(&parts.headers, self.link.listen) {
             let message = format!(
                 "{}: refused {why} (DNS rebinding protection); not forwarded",
                 self.name
             );
-            self.recorder
+            self.link
+                .recorder
                 .record_note(client.clone(), upstream.clone(), &message);
             return Err((self.error)(StatusCode::FORBIDDEN, &message));
         }
@@ -85,9 +150,14 @@ impl Front<'_> {
                     self.name,
                     BODY_LIMIT >> 20
                 );
-                let Outgoing { info, .. } =
-                    outgoing(&parts.method, &parts.headers, url, self.upstream_host, &[]);
-                self.recorder.batch(|b| {
+                let Outgoing { info, .. } = outgoing(
+                    &parts.method,
+                    &parts.headers,
+                    url,
+                    &self.link.upstream_host,
+                    &[],
+                );
+                self.link.recorder.batch(|b| {
                     b.record_http(
                         client.clone(),
                         upstream.clone(),
@@ -110,10 +180,10 @@ impl Front<'_> {
             &parts.method,
             &parts.headers,
             url,
-            self.upstream_host,
+            &self.link.upstream_host,
             &body,
         );
-        let request_seq = self.recorder.record_http(
+        let request_seq = self.link.recorder.record_http(
             client.clone(),
             upstream.clone(),
             self.channel.clone(),
@@ -122,17 +192,19 @@ impl Front<'_> {
         );
 
         let left = ClientLeft::arm(
-            self.recorder.clone(),
+            self.link.recorder.clone(),
             client.clone(),
             upstream.clone(),
             format!("{}: {} {recorded_url}", self.name, parts.method),
         );
         let request = self
+            .link
             .client
             .request(parts.method.clone(), url)
             .headers(headers)
             .body(body);
         let timeout = self
+            .link
             .header_timeout
             .filter(|_| header_timeout_applies(&parts.method));
         let sent = send_with_timeout(request, timeout).await;
@@ -151,7 +223,8 @@ impl Front<'_> {
                     self.name,
                     limit.as_secs_f64()
                 );
-                self.recorder
+                self.link
+                    .recorder
                     .record_note(upstream.clone(), client.clone(), &message);
                 Err((self.error)(StatusCode::GATEWAY_TIMEOUT, &message))
             }
@@ -164,7 +237,8 @@ impl Front<'_> {
                     "{}: cannot reach the upstream {recorded_url}: {detail}",
                     self.name
                 );
-                self.recorder
+                self.link
+                    .recorder
                     .record_note(upstream.clone(), client.clone(), &message);
                 Err((self.error)(StatusCode::BAD_GATEWAY, &message))
             }

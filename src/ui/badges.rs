@@ -57,8 +57,10 @@ impl MarkKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mark {
     pub kind: MarkKind,
-    /// The finding on one line (from the analysis, in English like the CLI's output).
+    /// The finding on one line: names and codes, the same in every language.
     pub text: String,
+    /// Why it matters, said in the reader's language when the tooltip is shown (poisoning).
+    pub why: Option<poison::Said>,
 }
 
 /// One row of a side-by-side diff: a line of the earlier definition, of the later one, or
@@ -164,24 +166,32 @@ impl Findings {
             .collect();
 
         let mut by_event: BTreeMap<usize, Vec<Mark>> = BTreeMap::new();
-        let mut mark = |seq: Option<u64>, kind: MarkKind, text: String| {
+        let mut mark = |seq: Option<u64>, kind: MarkKind, text: String, why| {
             if let Some(i) = seq.and_then(index_of) {
-                by_event.entry(i).or_default().push(Mark { kind, text });
+                by_event
+                    .entry(i)
+                    .or_default()
+                    .push(Mark { kind, text, why });
             }
         };
         for s in diagnosis.servers.iter() {
             if let Some(code) = s.code {
-                mark(s.seq, MarkKind::Doctor, format!("{}: {code}", s.server));
+                mark(
+                    s.seq,
+                    MarkKind::Doctor,
+                    format!("{}: {code}", s.server),
+                    None,
+                );
             }
         }
         for t in diagnosis.tools.iter().filter(|t| noteworthy(t)) {
             let server = t.server.as_deref().unwrap_or("?");
             let text = format!("{server}/{}: {}", t.tool, t.code);
-            mark(t.seq, MarkKind::Doctor, text);
+            mark(t.seq, MarkKind::Doctor, text, None);
         }
         for v in &violations {
             let text = format!("{} {}", pointer(v), v.message);
-            mark(Some(v.seq), MarkKind::Violation, text);
+            mark(Some(v.seq), MarkKind::Violation, text, None);
         }
         for f in &poison {
             let tool = f.tool.as_deref().unwrap_or("instructions");
@@ -192,10 +202,15 @@ impl Findings {
                 f.kind.code(),
                 f.severity.as_str()
             );
-            mark(Some(f.seq), MarkKind::Poison, text);
+            mark(Some(f.seq), MarkKind::Poison, text, Some(f.said.clone()));
         }
         for r in &rug_pulls {
-            mark(Some(r.after_seq), MarkKind::RugPull, r.headline.clone());
+            mark(
+                Some(r.after_seq),
+                MarkKind::RugPull,
+                r.headline.clone(),
+                None,
+            );
         }
         for marks in by_event.values_mut() {
             marks.sort_by_key(|m| std::cmp::Reverse(m.kind));
@@ -357,6 +372,16 @@ pub fn tooltip(marks: &[Mark], tr: Tr<'_>) -> String {
             tr.t(m.kind.key()),
             super::visible::escape(&m.text)
         ));
+        if let Some(why) = &m.why {
+            let words = crate::i18n::Words {
+                strings: tr.strings,
+                lang: tr.lang,
+            };
+            out.push_str(&format!(
+                "\n  {}",
+                super::visible::escape(&why.render(words))
+            ));
+        }
     }
     out
 }
@@ -451,10 +476,44 @@ mod tests {
     }
 
     #[test]
+    fn a_poisoning_badge_explains_itself_in_the_language_of_the_ui() {
+        use crate::analysis::poison::{Arg, Said};
+        use crate::i18n::{Language, Strings};
+        let strings = Strings::embedded();
+        let marks = [Mark {
+            kind: MarkKind::Poison,
+            text: "evil/add description: conceal-from-user (danger)".into(),
+            why: Some(Said::new(
+                "poison_why.conceal",
+                vec![("text", Arg::Text("never tell the user".into()))],
+            )),
+        }];
+        let tip = |lang| {
+            tooltip(
+                &marks,
+                Tr {
+                    strings: &strings,
+                    lang,
+                },
+            )
+        };
+        let pt = tip(Language::Pt);
+        assert!(
+            pt.contains(
+                "\"never tell the user\": o texto pede ao modelo que deixe o usuário de fora"
+            ),
+            "{pt}"
+        );
+        assert!(tip(Language::Es).contains("deje al usuario al margen"));
+        assert!(tip(Language::En).contains("keep the user out of the loop"));
+    }
+
+    #[test]
     fn row_labels_keep_their_prefix() {
         let marks = [Mark {
             kind: MarkKind::Poison,
             text: "x".into(),
+            why: None,
         }];
         assert_eq!(
             row_label(7, "result tools/list", &[]),

@@ -177,7 +177,10 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                 });
                 // The excerpt already writes invisible characters as \u{…}.
                 ui.label(RichText::new(&p.excerpt).monospace());
-                ui.label(&p.explanation);
+                ui.label(p.explanation_in(crate::i18n::Words {
+                    strings: tr.strings,
+                    lang: tr.lang,
+                }));
                 if let Some(hidden) = &p.hidden {
                     ui.label(
                         RichText::new(tr.f(

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::{Class, Finding, server_of};
 use crate::analysis::pins::{self, PinStore};
 use crate::analysis::{Report, conformance, doctor, poison};
+use crate::i18n::Words;
 use crate::trace::{Channel, Event, Kind, Pairing};
 
 /// The methods 2026-07-28 deprecates (SEP-2577): sampling, roots, logging.
@@ -27,6 +28,7 @@ pub fn find(
     events: &[Event],
     report: &Report,
     pins: Option<&PinStore>,
+    w: Words,
 ) -> Vec<Finding> {
     let finding = |event: &Event, message: String| Finding {
         rule_id: class.rule_id().into(),
@@ -43,9 +45,14 @@ pub fn find(
                 if let Some((code, message)) = d.error() {
                     out.push(finding(
                         e,
-                        format!(
-                            "{method} failed at event #{}: error {code} {message}",
-                            e.seq
+                        w.fmt(
+                            "check_text.error",
+                            &[
+                                ("method", method),
+                                ("seq", &e.seq.to_string()),
+                                ("code", &code.to_string()),
+                                ("message", message),
+                            ],
                         ),
                     ));
                 } else if d.kind == Kind::Response
@@ -62,7 +69,10 @@ pub fn find(
                         .unwrap_or_default();
                     out.push(finding(
                         e,
-                        format!("tools/call{detail} returned isError at event #{}", e.seq),
+                        w.fmt(
+                            "check_text.is_error",
+                            &[("detail", &detail), ("seq", &e.seq.to_string())],
+                        ),
                     ));
                 }
             }
@@ -73,9 +83,9 @@ pub fn find(
                     let problem = d.problem().unwrap_or("not JSON-RPC");
                     out.push(finding(
                         e,
-                        format!(
-                            "event #{} is not a valid JSON-RPC message: {problem}",
-                            e.seq
+                        w.fmt(
+                            "check_text.invalid",
+                            &[("seq", &e.seq.to_string()), ("problem", problem)],
                         ),
                     ));
                 }
@@ -87,7 +97,14 @@ pub fn find(
                     let method = d.method.as_deref().unwrap_or("?");
                     out.push(finding(
                         e,
-                        format!("{method} at event #{} was never answered: {why}", e.seq),
+                        w.fmt(
+                            "check_text.unanswered",
+                            &[
+                                ("method", method),
+                                ("seq", &e.seq.to_string()),
+                                ("why", why.as_ref()),
+                            ],
+                        ),
                     ));
                 }
             }
@@ -98,15 +115,21 @@ pub fn find(
                     continue;
                 };
                 let at = if v.pointer.is_empty() {
-                    "(message)"
+                    w.get("check_text.whole_message")
                 } else {
                     &v.pointer
                 };
                 out.push(finding(
                     e,
-                    format!(
-                        "event #{} violates {} {} at {at}: {}",
-                        v.seq, v.revision, v.definition, v.message
+                    w.fmt(
+                        "check_text.schema",
+                        &[
+                            ("seq", &v.seq.to_string()),
+                            ("revision", &v.revision),
+                            ("definition", &v.definition),
+                            ("at", at),
+                            ("message", &v.message),
+                        ],
                     ),
                 ));
             }
@@ -145,12 +168,15 @@ pub fn find(
                     rule_id: f.kind.code().into(),
                     server: Some(f.server.clone()),
                     seq: Some(f.seq),
-                    message: format!(
-                        "{} in {place} (event #{}): {} `{}`",
-                        f.severity.as_str(),
-                        f.seq,
-                        f.explanation,
-                        f.excerpt
+                    message: w.fmt(
+                        "check_text.poison",
+                        &[
+                            ("severity", f.severity.as_str()),
+                            ("place", &place),
+                            ("seq", &f.seq.to_string()),
+                            ("explanation", &f.explanation_in(w)),
+                            ("excerpt", &f.excerpt),
+                        ],
                     ),
                 });
             }
@@ -162,7 +188,10 @@ pub fn find(
                     rule_id: t.code.as_str().into(),
                     server: t.server.clone(),
                     seq: t.seq,
-                    message: format!("{} is not visible to the model: {}", t.tool, t.detail),
+                    message: w.fmt(
+                        "check_text.hidden_tool",
+                        &[("tool", &t.tool), ("detail", &t.detail)],
+                    ),
                 });
             }
             for s in diagnosis.servers.iter().filter(|s| s.failed()) {
@@ -174,7 +203,10 @@ pub fn find(
                         .into(),
                     server: Some(s.server.clone()),
                     seq: s.seq,
-                    message: format!("server {} delivered no tool list: {}", s.server, s.detail),
+                    message: w.fmt(
+                        "check_text.no_tool_list",
+                        &[("server", &s.server), ("detail", &s.detail)],
+                    ),
                 });
             }
         }
@@ -200,7 +232,7 @@ pub fn find(
                         if let Some(m) = r.get("method").and_then(Value::as_str)
                             && DEPRECATED.contains(&m)
                         {
-                            used.push(format!("{m} (input request)"));
+                            used.push(w.fmt("check_text.input_request", &[("method", m)]));
                         }
                     }
                 }
@@ -213,9 +245,9 @@ pub fn find(
                 for u in used {
                     out.push(finding(
                         e,
-                        format!(
-                            "event #{} uses {u}, deprecated in 2026-07-28 (SEP-2577)",
-                            e.seq
+                        w.fmt(
+                            "check_text.deprecated",
+                            &[("seq", &e.seq.to_string()), ("what", &u)],
                         ),
                     ));
                 }
@@ -228,7 +260,10 @@ pub fn find(
                 if recorded && let Some(what) = super::find_secret(&e.text()) {
                     out.push(finding(
                         e,
-                        format!("event #{} holds what looks like {what}", e.seq),
+                        w.fmt(
+                            "check_text.secret",
+                            &[("seq", &e.seq.to_string()), ("what", what)],
+                        ),
                     ));
                 }
             }

@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::Report;
 use super::doctor::{self, DoctorOptions};
 use super::pins::PinStore;
+use crate::i18n::{Language, Words};
 use crate::trace::{Event, Kind};
 
 pub use secrets::find_secret;
@@ -120,9 +121,30 @@ pub struct CheckOptions {
     pub max_latency_us: Option<i64>,
     pub max_tool_tokens: Option<usize>,
     pub fail_on: Vec<Class>,
+    /// The language of the findings' messages (`check_text.*`); rule ids stay as they are.
+    pub lang: Language,
 }
 
 /// One failed expectation.
+impl CheckOptions {
+    /// Whether a rule reads the model's half of the trace (the doctor's visibility, the tools
+    /// parameter's tokens): without one, [`Report::mcp_only`] is all [`check`] needs.
+    pub fn reads_model(&self) -> bool {
+        !self.expect_visible.is_empty()
+            || self.max_tool_tokens.is_some()
+            || self.fail_on.contains(&Class::Hidden)
+    }
+
+    /// The [`Report`] these rules need of `events`: the whole one, or the JSON-RPC half alone.
+    pub fn report(&self, events: &[Event]) -> Report {
+        if self.reads_model() {
+            super::report(events)
+        } else {
+            Report::mcp_only(events)
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// Stable rule id (see the module documentation).
@@ -223,6 +245,7 @@ pub fn check(
     options: &CheckOptions,
     pins: Option<&PinStore>,
 ) -> CheckReport {
+    let w = Words::of(options.lang);
     let mut tests = Vec::new();
     let calls = tool_calls(events, report);
     for name in &options.expect_tool {
@@ -232,18 +255,22 @@ pub fn check(
         } else {
             let mut seen: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
             seen.dedup();
+            let seen_list = if seen.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", seen.join(", "))
+            };
             vec![Finding {
                 rule_id: EXPECTED_TOOL_NOT_CALLED.into(),
                 server: None,
                 seq: None,
-                message: format!(
-                    "`{name}` was never called ({} tools/call in the trace{})",
-                    calls.len(),
-                    if seen.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", seen.join(", "))
-                    }
+                message: w.fmt(
+                    "check_text.never_called",
+                    &[
+                        ("name", name),
+                        ("count", &calls.len().to_string()),
+                        ("seen", &seen_list),
+                    ],
                 ),
             }]
         };
@@ -257,9 +284,13 @@ pub fn check(
                 rule_id: FORBIDDEN_TOOL_CALLED.into(),
                 server: Some(c.server.clone()),
                 seq: Some(c.seq),
-                message: format!(
-                    "forbidden tool `{}` was called at event #{} (server {})",
-                    c.tool, c.seq, c.server
+                message: w.fmt(
+                    "check_text.forbidden",
+                    &[
+                        ("tool", &c.tool),
+                        ("seq", &c.seq.to_string()),
+                        ("server", &c.server),
+                    ],
                 ),
             })
             .collect();
@@ -289,13 +320,16 @@ pub fn check(
                     rule_id: t.code.as_str().into(),
                     server: t.server.clone(),
                     seq: t.seq,
-                    message: format!("`{name}` is not visible to the model: {}", t.detail),
+                    message: w.fmt(
+                        "check_text.not_visible",
+                        &[("name", name), ("detail", &t.detail)],
+                    ),
                 }],
                 None => vec![Finding {
                     rule_id: doctor::Code::ExpectedNotListed.as_str().into(),
                     server: None,
                     seq: None,
-                    message: format!("`{name}` was not listed by any server"),
+                    message: w.fmt("check_text.not_listed", &[("name", name)]),
                 }],
             };
             tests.push(test(format!("expect-visible {name}"), "trace", findings));
@@ -313,12 +347,14 @@ pub fn check(
                 rule_id: LATENCY_EXCEEDED.into(),
                 server: Some(c.server.clone()),
                 seq: Some(c.seq),
-                message: format!(
-                    "tools/call {} at event #{} took {} (limit {})",
-                    c.tool,
-                    c.seq,
-                    ms(c.latency_us.unwrap_or_default()),
-                    ms(limit)
+                message: w.fmt(
+                    "check_text.slow",
+                    &[
+                        ("tool", &c.tool),
+                        ("seq", &c.seq.to_string()),
+                        ("took", &ms(c.latency_us.unwrap_or_default())),
+                        ("limit", &ms(limit)),
+                    ],
                 ),
             })
             .collect();
@@ -336,11 +372,21 @@ pub fn check(
                 rule_id: TOOL_TOKENS_EXCEEDED.into(),
                 server: None,
                 seq: events.get(r.request).map(|e| e.seq),
-                message: format!(
-                    "the tools of the LLM request at event #{} cost {} tokens ({}; limit {limit})",
-                    events.get(r.request).map(|e| e.seq).unwrap_or_default(),
-                    r.total,
-                    r.tokenizer
+                message: w.fmt(
+                    "check_text.tokens",
+                    &[
+                        (
+                            "seq",
+                            &events
+                                .get(r.request)
+                                .map(|e| e.seq)
+                                .unwrap_or_default()
+                                .to_string(),
+                        ),
+                        ("tokens", &r.total.to_string()),
+                        ("tokenizer", r.tokenizer),
+                        ("limit", &limit.to_string()),
+                    ],
                 ),
             })
             .collect();
@@ -355,7 +401,7 @@ pub fn check(
     groups.sort();
     groups.dedup();
     for class in &options.fail_on {
-        let found = classes::find(*class, events, report, pins);
+        let found = classes::find(*class, events, report, pins, w);
         let mut names = groups.clone();
         for f in &found {
             let g = f.server.clone().unwrap_or_else(|| "trace".into());

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::excerpt::escape;
 use super::rules::{hit, scan_invisible};
+use super::said::{Arg, Said, value};
 use super::view::View;
 use super::{Context, Hit, Kind, Severity};
 use crate::analysis::chars::{Script, latin_lookalike, skeleton};
@@ -51,14 +52,11 @@ pub(super) fn tool_references(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
             Kind::ToolReference,
             span,
             if same_server {
-                format!(
-                    "names `{name}`, another tool of this server: usually a workflow hint, \
-                     but a description that steers other tools is how shadowing works"
-                )
+                Said::new("poison_why.same_server_tool", vec![("name", value(name))])
             } else {
-                format!(
-                    "names `{name}`, a tool of server `{server}`: a description that steers \
-                     another server's tool (tool shadowing)"
+                Said::new(
+                    "poison_why.other_server_tool",
+                    vec![("name", value(name)), ("server", value(server))],
                 )
             },
         );
@@ -66,6 +64,20 @@ pub(super) fn tool_references(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
             h.severity = Severity::Info;
         }
         out.push(h);
+    }
+}
+
+/// The `poison_why.script_*` key of a script's name, as letters of it are called.
+fn script_key(script: Script) -> &'static str {
+    match script {
+        Script::Latin => "poison_why.script_latin",
+        Script::Greek => "poison_why.script_greek",
+        Script::Cyrillic => "poison_why.script_cyrillic",
+        Script::Armenian => "poison_why.script_armenian",
+        Script::Cherokee => "poison_why.script_cherokee",
+        Script::Fullwidth => "poison_why.script_fullwidth",
+        Script::Mathematical => "poison_why.script_mathematical",
+        Script::Other => "poison_why.script_other",
     }
 }
 
@@ -97,13 +109,17 @@ pub fn scan_name(name: &str, others: &[(&str, &str)]) -> Vec<Hit> {
             .filter(|&i| scripts[i].is_some_and(|s| s.lookalike() && s != main))
             .collect();
         if let (Some(&first), Some(&last)) = (odd.first(), odd.last()) {
-            let letters: Vec<String> = odd
+            let letters: Vec<Arg> = odd
                 .iter()
                 .map(|&i| {
                     let c = chars[i];
+                    let code = format!("U+{:04X}", c as u32);
                     match latin_lookalike(c) {
-                        Some(l) => format!("U+{:04X} looks like '{l}'", c as u32),
-                        None => format!("U+{:04X}", c as u32),
+                        Some(l) => Arg::Said(Said::new(
+                            "poison_why.looks_like",
+                            vec![("code", value(code)), ("letter", value(l.to_string()))],
+                        )),
+                        None => value(code),
                     }
                 })
                 .collect();
@@ -113,16 +129,30 @@ pub fn scan_name(name: &str, others: &[(&str, &str)]) -> Vec<Hit> {
                 .collect();
             let mixed = lookalikes
                 .iter()
-                .map(|s| s.name())
-                .collect::<Vec<_>>()
-                .join(" and ");
+                .map(|s| Arg::Said(Said::new(script_key(*s), Vec::new())))
+                .collect();
             out.push(hit(
                 Kind::MixedScriptName,
                 (first, last + 1),
-                format!(
-                    "the name mixes {mixed} letters ({}): it reads as `{reads}` but is a \
-                     different name",
-                    letters.join(", ")
+                Said::new(
+                    "poison_why.mixed_scripts",
+                    vec![
+                        (
+                            "scripts",
+                            Arg::List {
+                                items: mixed,
+                                and: true,
+                            },
+                        ),
+                        (
+                            "letters",
+                            Arg::List {
+                                items: letters,
+                                and: false,
+                            },
+                        ),
+                        ("reads", value(reads)),
+                    ],
                 ),
             ));
         }
@@ -147,11 +177,13 @@ pub fn scan_name(name: &str, others: &[(&str, &str)]) -> Vec<Hit> {
         out.push(hit(
             Kind::ConfusableName,
             span,
-            format!(
-                "`{}` looks like `{}` of server `{server}`: the model or the user may take \
-                 one for the other",
-                escape(name),
-                escape(other)
+            Said::new(
+                "poison_why.confusable",
+                vec![
+                    ("name", value(escape(name))),
+                    ("other", value(escape(other))),
+                    ("server", value(server)),
+                ],
             ),
         ));
         break;

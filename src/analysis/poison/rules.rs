@@ -3,17 +3,19 @@
 //! every text rule.
 
 use super::names::tool_references;
+use super::said::{Said, value};
 use super::sensitive::sensitive;
 use super::view::{View, shown};
 use super::{Context, Hit, Kind};
 use crate::analysis::chars::{TAGS, describe_chars, is_bidi, is_pictograph, is_tag, is_zero_width};
 
-pub(super) fn hit(kind: Kind, span: (usize, usize), explanation: String) -> Hit {
+pub(super) fn hit(kind: Kind, span: (usize, usize), said: Said) -> Hit {
     Hit {
         kind,
         severity: kind.severity(),
         span,
-        explanation,
+        explanation: said.english(),
+        said,
         hidden: None,
     }
 }
@@ -49,10 +51,12 @@ pub fn scan_invisible(text: &str) -> Vec<Hit> {
         let mut h = hit(
             Kind::TagCharacters,
             (s, e),
-            format!(
-                "{} Unicode tag characters (U+E0000..U+E007F): invisible in most UIs and \
-                 terminals, plain text to the model. They spell: \"{decoded}\"",
-                e - s
+            Said::new(
+                "poison_why.tags",
+                vec![
+                    ("count", value((e - s).to_string())),
+                    ("decoded", value(decoded.clone())),
+                ],
             ),
         );
         h.hidden = Some(decoded);
@@ -73,11 +77,12 @@ pub fn scan_invisible(text: &str) -> Vec<Hit> {
         out.push(hit(
             Kind::ZeroWidth,
             (s, e),
-            format!(
-                "{} invisible zero-width character(s) ({}): they can split words so that a \
-                 reader or a filter misses them, or hide a difference between two names",
-                e - s,
-                describe_chars(&chars[s..e])
+            Said::new(
+                "poison_why.zero_width",
+                vec![
+                    ("count", value((e - s).to_string())),
+                    ("chars", value(describe_chars(&chars[s..e]))),
+                ],
             ),
         ));
     }
@@ -85,10 +90,12 @@ pub fn scan_invisible(text: &str) -> Vec<Hit> {
         out.push(hit(
             Kind::BidiControl,
             (s, e),
-            format!(
-                "bidirectional control character(s) ({}): they reorder how the text is \
-                 displayed, so what the user sees is not what the model reads",
-                describe_chars(&chars[s..e])
+            Said::new(
+                "poison_why.bidi",
+                vec![
+                    ("count", value((e - s).to_string())),
+                    ("chars", value(describe_chars(&chars[s..e]))),
+                ],
             ),
         ));
     }
@@ -168,14 +175,14 @@ pub(super) fn directive_blocks(v: &View, original: &[char], out: &mut Vec<Hit>) 
         out.push(hit(
             Kind::DirectiveBlock,
             (s, e),
-            if end > tag_end {
-                format!(
-                    "a {shown} block: text formatted to be read as an order by the model, \
-                     which hosts usually hide behind the description's first line"
-                )
-            } else {
-                format!("a {shown} tag: text formatted to be read as an order by the model")
-            },
+            Said::new(
+                if end > tag_end {
+                    "poison_why.block"
+                } else {
+                    "poison_why.tag"
+                },
+                vec![("tag", value(shown))],
+            ),
         ));
         at = end.max(at + 1);
     }
@@ -218,10 +225,9 @@ pub(super) fn ignore_instructions(v: &View, out: &mut Vec<Hit>) {
             out.push(hit(
                 Kind::IgnoreInstructions,
                 v.span(v.words[w].0, v.words[k].1),
-                format!(
-                    "\"{}\": a prompt injection, telling the model to drop the instructions \
-                     it was given",
-                    v.shown(v.words[w].0, v.words[k].1)
+                Said::new(
+                    "poison_why.ignore",
+                    vec![("text", value(v.shown(v.words[w].0, v.words[k].1)))],
                 ),
             ));
         }
@@ -307,10 +313,9 @@ pub(super) fn conceal(v: &View, out: &mut Vec<Hit>) {
         out.push(hit(
             Kind::ConcealFromUser,
             v.span(start, end),
-            format!(
-                "\"{}\": the text asks the model to keep the user out of the loop; a \
-                 description written for the user has no reason to",
-                v.shown(start, end)
+            Said::new(
+                "poison_why.conceal",
+                vec![("text", value(v.shown(start, end)))],
             ),
         ));
     }
@@ -364,10 +369,9 @@ pub(super) fn preconditions(v: &View, out: &mut Vec<Hit>) {
             out.push(hit(
                 Kind::ModelPrecondition,
                 v.span(start, end),
-                format!(
-                    "\"{}\": a condition addressed to the model, not a description of what \
-                     the tool does",
-                    v.shown(start, end)
+                Said::new(
+                    "poison_why.precondition",
+                    vec![("text", value(v.shown(start, end)))],
                 ),
             ));
         }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::excerpt::{escape, excerpt};
 use super::names::scan_name;
 use super::rules::{hit, scan_invisible, scan_text};
+use super::said::{self, Said};
 use super::{Context, Finding, Hit, Kind};
 use crate::analysis::chars::is_invisible_or_control;
 use crate::analysis::definitions::{Definitions, ToolDef, ToolList, definitions};
@@ -36,6 +37,7 @@ pub(super) fn place(
             span: h.span,
             excerpt: excerpt(text, h.span),
             explanation: h.explanation,
+            said: h.said,
             hidden: h.hidden,
             seq: at.seq,
         });
@@ -143,9 +145,12 @@ pub(super) fn scan_tool(
             hits.push(hit(
                 Kind::LongDescription,
                 (0, len),
-                format!(
-                    "{len} characters, over 3 times the median of this server's other \
-                     descriptions ({m}): hosts show the first line, the model reads all of it"
+                Said::new(
+                    "poison_why.long",
+                    vec![
+                        ("len", said::value(len.to_string())),
+                        ("median", said::value(m.to_string())),
+                    ],
                 ),
             ));
         }

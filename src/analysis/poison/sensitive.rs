@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::rules::hit;
+use super::said::{Arg, Said, value};
 use super::view::View;
 use super::{Context, Hit, Kind};
 
@@ -103,11 +104,11 @@ pub(super) fn sentence_matches(
     merged
 }
 
-pub(super) fn hidden_note(v: &View, span: (usize, usize)) -> &'static str {
+pub(super) fn hidden_note(v: &View, span: (usize, usize)) -> Arg {
     if v.all_hidden(span) {
-        " (in the hidden tag-character text)"
+        Arg::Said(Said::new("poison_why.in_hidden", Vec::new()))
     } else {
-        ""
+        value("")
     }
 }
 
@@ -172,10 +173,9 @@ pub(super) fn sensitive(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
         out.push(hit(
             Kind::SensitiveFile,
             span,
-            format!(
-                "refers to private keys or configuration ({shown}){}: a tool description has \
-                 no reason to send the model to such files",
-                hidden_note(v, span)
+            Said::new(
+                "poison_why.sensitive_file",
+                vec![("text", value(shown)), ("hidden", hidden_note(v, span))],
             ),
         ));
     }
@@ -203,14 +203,13 @@ pub(super) fn sensitive(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
         let span = v.span(s, e);
         let what = v.shown(s, e);
         let explanation = match ctx.parameter {
-            Some(p) => format!(
-                "the `{p}` argument is described as a place for secrets ({what}): whatever \
-                 the model puts there is sent to the server"
+            Some(p) => Said::new(
+                "poison_why.secret_param",
+                vec![("param", value(p)), ("text", value(what))],
             ),
-            None => format!(
-                "mentions secrets ({what}){}: text that asks the model for credentials is \
-                 how a poisoned tool collects them",
-                hidden_note(v, span)
+            None => Said::new(
+                "poison_why.secret",
+                vec![("text", value(what)), ("hidden", hidden_note(v, span))],
             ),
         };
         out.push(hit(Kind::Secret, span, explanation));
@@ -231,11 +230,12 @@ pub(super) fn sensitive(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
         out.push(hit(
             Kind::Exfiltration,
             span,
-            format!(
-                "sends something to {}{}: a tool description that tells the model where to \
-                 send data is an exfiltration channel",
-                v.shown(s, e),
-                hidden_note(v, span)
+            Said::new(
+                "poison_why.exfiltration",
+                vec![
+                    ("address", value(v.shown(s, e))),
+                    ("hidden", hidden_note(v, span)),
+                ],
             ),
         ));
     }
@@ -269,11 +269,13 @@ pub(super) fn sensitive(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
             out.push(hit(
                 Kind::Exfiltration,
                 span,
-                format!(
-                    "asks the model to put {} into the `{param}` argument{}: the arguments \
-                     of a call go to the server, so this is how the data leaves",
-                    v.shown(ds, de),
-                    hidden_note(v, span)
+                Said::new(
+                    "poison_why.sidenote",
+                    vec![
+                        ("text", value(v.shown(ds, de))),
+                        ("param", value(*param)),
+                        ("hidden", hidden_note(v, span)),
+                    ],
                 ),
             ));
         }

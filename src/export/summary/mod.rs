@@ -238,12 +238,20 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
         Kind::Process => process_line(e, names, words),
-        // The host's own notes explain a step (why a tool is dropped or renamed): in full.
-        Kind::Note if e.from == Lane::Host && e.to == Lane::Host => format!(
-            "{arrow}  {} {}",
-            words.get("summary.note"),
-            crate::analysis::diagram::visible(&e.text(), usize::MAX)
-        ),
+        // The host's own notes explain a step (why a tool is dropped or renamed): in full, and
+        // in another language as the narration says them (the trace keeps Sightline's English).
+        Kind::Note if e.from == Lane::Host && e.to == Lane::Host => {
+            let text = e.text();
+            let said = match words.lang {
+                Language::En => text.into_owned(),
+                lang => crate::analysis::narration::note_in(Lane::Host, Lane::Host, &text, lang),
+            };
+            format!(
+                "{arrow}  {} {}",
+                words.get("summary.note"),
+                crate::analysis::diagram::visible(&said, usize::MAX)
+            )
+        }
         Kind::Note => format!(
             "{arrow}  {} {}",
             words.get("summary.note"),

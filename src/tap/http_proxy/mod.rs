@@ -45,13 +45,13 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
 use serde_json::json;
 
 use super::Recorder;
-use super::http_common::{HEADER_TIMEOUT, header_pairs, is_loopback_host, without_hop_by_hop};
-use super::http_exchange::{Front, Sent};
+use super::http_common::header_pairs;
+use super::http_exchange::{Front, Link, Sent, client_for, host_and_port, json_answer, pass_on};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
 use crate::wire::sse::SseParser;
@@ -75,18 +75,12 @@ pub enum HttpProxyError {
 }
 
 struct Shared {
-    client: reqwest::Client,
+    link: Link,
     /// The upstream endpoint, as given.
     upstream: reqwest::Url,
-    upstream_host: String,
     server: Lane,
-    recorder: Arc<Recorder>,
     /// Taken off the start of request paths (empty: none).
     prefix: String,
-    /// Where the proxy listens: the `Host` every request must name.
-    listen: SocketAddr,
-    /// How long to wait for the upstream's response headers (not for a GET).
-    header_timeout: Option<Duration>,
 }
 
 /// The proxy, bound and ready: [`serve`](HttpProxy::serve) runs it.
@@ -122,19 +116,8 @@ impl HttpProxy {
         let mut parsed = parsed;
         let _ = parsed.set_username("");
         let _ = parsed.set_password(None);
-        let upstream_host = match parsed.port() {
-            Some(port) => format!("{host}:{port}"),
-            None => host.clone(),
-        };
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(30));
-        if is_loopback_host(&host) {
-            builder = builder.no_proxy();
-        }
-        let client = builder
-            .build()
-            .map_err(|err| HttpProxyError::Client(err.to_string()))?;
+        let upstream_host = host_and_port(&parsed);
+        let client = client_for(&host).map_err(|err| HttpProxyError::Client(err.to_string()))?;
         let bind_err = |source| HttpProxyError::Bind {
             addr: listen,
             source,
@@ -147,14 +130,10 @@ impl HttpProxy {
             listener,
             addr,
             shared: Shared {
-                client,
+                link: Link::new(client, recorder, addr, upstream_host),
                 upstream: parsed,
-                upstream_host,
                 server: Lane::server(name),
-                recorder,
                 prefix: String::new(),
-                listen: addr,
-                header_timeout: Some(HEADER_TIMEOUT),
             },
         })
     }
@@ -169,7 +148,7 @@ impl HttpProxy {
     /// How long to wait for the upstream's response headers before answering `504` (and
     /// recording a note); `None` waits forever. A GET is never timed out.
     pub fn header_timeout(mut self, timeout: Option<Duration>) -> HttpProxy {
-        self.shared.header_timeout = timeout;
+        self.shared.link.header_timeout = timeout;
         self
     }
 
@@ -225,11 +204,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let url = upstream_url(&shared.upstream, &without_prefix(&shared.prefix, path));
     let front = Front {
         name: "sightline proxy",
-        recorder: &shared.recorder,
-        client: &shared.client,
-        listen: shared.listen,
-        upstream_host: &shared.upstream_host,
-        header_timeout: shared.header_timeout,
+        link: &shared.link,
         client_lane: host.clone(),
         upstream_lane: server.clone(),
         channel: Channel::Http,
@@ -265,7 +240,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             ..HttpInfo::default()
         }),
         done: false,
-        recorder: shared.recorder.clone(),
+        recorder: shared.link.recorder.clone(),
         from: server,
         to: host,
         secrets,
@@ -276,10 +251,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         held: Held::Nothing,
         yields: 0,
     };
-    let mut response = Response::new(Body::from_stream(copy));
-    *response.status_mut() = status;
-    *response.headers_mut() = without_hop_by_hop(&received);
-    response
+    pass_on(status, &received, Body::from_stream(copy))
 }
 
 fn is_event_stream(headers: &HeaderMap) -> bool {
@@ -306,11 +278,7 @@ fn error_response(status: StatusCode, message: &str) -> Response {
         "id": null,
         "error": {"code": -32000, "message": message}
     });
-    let content_type = [(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    )];
-    (status, content_type, body.to_string()).into_response()
+    json_answer(status, &body)
 }
 
 #[cfg(test)]

@@ -44,14 +44,14 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde_json::json;
 
 use super::Recorder;
+use super::http_common::header_pairs;
 pub use super::http_common::{HEADER_TIMEOUT, is_hop_by_hop};
-use super::http_common::{header_pairs, is_loopback_host, without_hop_by_hop};
-use super::http_exchange::{Front, Sent};
+use super::http_exchange::{Front, Link, Sent, client_for, host_and_port, json_answer, pass_on};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
 use stream::{Pending, RecordingStream};
@@ -73,15 +73,9 @@ pub enum LlmProxyError {
 }
 
 struct Shared {
-    client: reqwest::Client,
+    link: Link,
     /// The upstream base, without a trailing `/`; the request's path and query are appended.
     upstream: String,
-    upstream_host: String,
-    recorder: Arc<Recorder>,
-    /// Where the proxy listens: the `Host` every request must name.
-    listen: SocketAddr,
-    /// How long to wait for the upstream's response headers (not for a GET).
-    header_timeout: Option<Duration>,
 }
 
 /// The proxy, bound and ready: [`serve`](LlmProxy::serve) runs it.
@@ -107,20 +101,8 @@ impl LlmProxy {
                 crate::wire::redact_url::redact_url(upstream).0,
             ));
         }
-        let upstream_host = match (parsed.host_str(), parsed.port()) {
-            (Some(host), Some(port)) => format!("{host}:{port}"),
-            (Some(host), None) => host.to_string(),
-            (None, _) => String::new(),
-        };
-        let loopback = parsed.host_str().is_some_and(is_loopback_host);
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(30));
-        if loopback {
-            builder = builder.no_proxy();
-        }
-        let client = builder
-            .build()
+        let upstream_host = host_and_port(&parsed);
+        let client = client_for(parsed.host_str().unwrap_or_default())
             .map_err(|err| LlmProxyError::Client(err.to_string()))?;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -138,14 +120,10 @@ impl LlmProxy {
             listener,
             addr,
             shared: Arc::new(Shared {
-                client,
+                link: Link::new(client, recorder, addr, upstream_host),
                 upstream: super::http_common::without_userinfo(upstream)
                     .trim_end_matches('/')
                     .to_string(),
-                upstream_host,
-                recorder,
-                listen: addr,
-                header_timeout: Some(HEADER_TIMEOUT),
             }),
         })
     }
@@ -154,7 +132,7 @@ impl LlmProxy {
     /// recording a note); `None` waits forever. A GET is never timed out.
     pub fn header_timeout(mut self, timeout: Option<Duration>) -> LlmProxy {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.header_timeout = timeout;
+            shared.link.header_timeout = timeout;
         }
         self
     }
@@ -187,11 +165,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let url = format!("{}{path}", shared.upstream);
     let front = Front {
         name: "sightline llm-proxy",
-        recorder: &shared.recorder,
-        client: &shared.client,
-        listen: shared.listen,
-        upstream_host: &shared.upstream_host,
-        header_timeout: shared.header_timeout,
+        link: &shared.link,
         client_lane: Lane::Host,
         upstream_lane: Lane::Llm,
         channel: Channel::LlmHttp,
@@ -217,7 +191,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         received: Vec::new(),
         expected,
         pending: Some(Pending {
-            recorder: shared.recorder.clone(),
+            recorder: shared.link.recorder.clone(),
             info: HttpInfo {
                 status: Some(status.as_u16()),
                 headers: response_headers,
@@ -227,10 +201,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             url: recorded_url,
         }),
     };
-    let mut response = Response::new(Body::from_stream(copy));
-    *response.status_mut() = status;
-    *response.headers_mut() = without_hop_by_hop(&received);
-    response
+    pass_on(status, &received, Body::from_stream(copy))
 }
 
 fn error_response(status: StatusCode, message: &str) -> Response {
@@ -238,11 +209,7 @@ fn error_response(status: StatusCode, message: &str) -> Response {
         "type": "error",
         "error": {"type": "proxy_error", "message": message}
     });
-    let content_type = [(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    )];
-    (status, content_type, body.to_string()).into_response()
+    json_answer(status, &body)
 }
 
 #[cfg(test)]

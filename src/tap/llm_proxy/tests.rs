@@ -1,7 +1,7 @@
 use super::*;
 use crate::tap::http_common::{forwarded_headers, secrets_in};
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderName};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 
 /// An upstream whose SSE body the test feeds chunk by chunk.
 async fn feeding_upstream() -> (String, tokio::sync::mpsc::UnboundedSender<&'static str>) {

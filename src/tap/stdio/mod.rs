@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use super::recorder::Recorder;
 use crate::trace::{Channel, Lane, ProcessInfo, signal_name};
+use pump::{Direction, ToStdin, pump};
 pub use pump::{OwnStdout, widen_pipe};
-use pump::{ToStdin, pump, record_chunk};
 
 /// Sees each line a server writes on stdout (see [`StdioTap::spawn_observed`]).
 pub type LineObserver = Arc<dyn Fn(&[u8]) + Send + Sync>;
@@ -252,13 +252,8 @@ impl StdioTap {
 
         // client -> server stdin
         {
-            let (recorder, shared, from, to) = (
-                recorder.clone(),
-                shared.clone(),
-                client_lane.clone(),
-                server_lane.clone(),
-            );
-            let tap_shared = shared.clone();
+            let to_server = Direction::new(&recorder, &client_lane, &server_lane, Channel::Stdio);
+            let (shared, tap_shared) = (shared.clone(), shared.clone());
             spawn(
                 "client-in",
                 Box::new(move || {
@@ -266,9 +261,7 @@ impl StdioTap {
                         client_in,
                         ToStdin(&shared),
                         &tap_shared.recording,
-                        |long, lines| {
-                            record_chunk(&recorder, &from, &to, &Channel::Stdio, long, lines);
-                        },
+                        |long, lines| to_server.record(long, lines),
                     );
                     // The client is done: close the server's stdin and give it time to leave.
                     StdioTap { shared: tap_shared }.shutdown();
@@ -277,13 +270,8 @@ impl StdioTap {
         }
         // server stdout -> client
         {
-            let (recorder, from, to, done) = (
-                recorder.clone(),
-                server_lane.clone(),
-                client_lane.clone(),
-                drained_tx.clone(),
-            );
-            let shared = shared.clone();
+            let to_client = Direction::new(&recorder, &server_lane, &client_lane, Channel::Stdio);
+            let (shared, done) = (shared.clone(), drained_tx.clone());
             spawn(
                 "server-out",
                 Box::new(move || {
@@ -297,7 +285,7 @@ impl StdioTap {
                             }
                             lines.iter().for_each(|line| observe(line));
                         }
-                        record_chunk(&recorder, &from, &to, &Channel::Stdio, long, lines);
+                        to_client.record(long, lines);
                     });
                     let _ = done.send(());
                 }),
@@ -305,19 +293,15 @@ impl StdioTap {
         }
         // server stderr -> our stderr
         {
-            let (recorder, from, to, done) = (
-                recorder.clone(),
-                server_lane.clone(),
-                client_lane.clone(),
-                drained_tx,
-            );
+            let stderr_to_client =
+                Direction::new(&recorder, &server_lane, &client_lane, Channel::Stderr);
+            let (shared, done) = (shared.clone(), drained_tx);
             let out: Box<dyn Write + Send> = stderr_out.unwrap_or_else(|| Box::new(io::sink()));
-            let shared = shared.clone();
             spawn(
                 "server-err",
                 Box::new(move || {
                     pump(stderr, out, &shared.recording, |long, lines| {
-                        record_chunk(&recorder, &from, &to, &Channel::Stderr, long, lines);
+                        stderr_to_client.record(long, lines);
                     });
                     let _ = done.send(());
                 }),

@@ -3,8 +3,8 @@
 //! stdin, our own stdout) and the pipe capacity it asks for.
 
 use std::io::{self, Read, Write};
-use std::sync::PoisonError;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError};
 
 use super::Shared;
 use crate::tap::lines::{LineSplitter, Lines, Tail};
@@ -103,20 +103,34 @@ pub(super) fn pump(
     drop(dst);
 }
 
-/// Records the lines one chunk completed on `channel`: the line kept in a temporary file first
-/// (it crossed before the others), then the rest.
-pub(super) fn record_chunk(
-    recorder: &Recorder,
-    from: &Lane,
-    to: &Lane,
-    channel: &Channel,
-    long: Option<&LongLine>,
-    lines: Lines,
-) {
-    if let Some(long) = long {
-        recorder.record_long_line(from, to, channel, long);
+/// One direction a pump records: who sends, who gets it, on which channel.
+pub(super) struct Direction {
+    recorder: Arc<Recorder>,
+    from: Lane,
+    to: Lane,
+    channel: Channel,
+}
+
+impl Direction {
+    pub(super) fn new(recorder: &Arc<Recorder>, from: &Lane, to: &Lane, channel: Channel) -> Self {
+        Direction {
+            recorder: recorder.clone(),
+            from: from.clone(),
+            to: to.clone(),
+            channel,
+        }
     }
-    recorder.record_lines(from, to, channel, lines);
+
+    /// Records the lines one chunk completed: the line kept in a temporary file first (it
+    /// crossed before the others), then the rest.
+    pub(super) fn record(&self, long: Option<&LongLine>, lines: Lines) {
+        if let Some(long) = long {
+            self.recorder
+                .record_long_line(&self.from, &self.to, &self.channel, long);
+        }
+        self.recorder
+            .record_lines(&self.from, &self.to, &self.channel, lines);
+    }
 }
 
 /// Our own stdout as a pump destination: unbuffered (each chunk goes out in one write, at once),

@@ -184,11 +184,9 @@ impl State {
             };
             // The cancelled request travelled the same way as the notification.
             let key = (event.from.clone(), event.to.clone(), request_id);
-            if self.pending.contains_key(&key) {
-                if let Some(p) = self.pending.remove(&key) {
-                    derived[p.index].pairing = Pairing::Cancelled(event.seq);
-                    d.detail = Some(format!("request #{}", events[p.index].seq).into());
-                }
+            if let Some(p) = self.pending.remove(&key) {
+                derived[p.index].pairing = Pairing::Cancelled(event.seq);
+                d.detail = Some(format!("request #{}", events[p.index].seq).into());
                 self.listens.remove(&key);
             }
         }
