@@ -99,41 +99,8 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
             continue;
         }
         if e.from == Lane::Host && e.to == Lane::Llm {
-            let url = e.http.as_ref().and_then(|h| h.url.clone());
-            let shape = url.as_deref().and_then(shape_of);
-            let sampling_for = e.http.as_ref().and_then(|h| {
-                h.headers
-                    .iter()
-                    .find(|(name, _)| name.eq_ignore_ascii_case(SAMPLING_HEADER))
-                    .map(|(_, value)| value.clone())
-            });
-            let mut x = LlmExchange {
-                request: i,
-                shape,
-                url,
-                sampling_for,
-                ..LlmExchange::default()
-            };
-            if let (Some(shape), Ok(body)) = (shape, serde_json::from_str::<Value>(&e.text())) {
-                x.tools = convert::tool_names_in_request(shape, &body);
-                x.tool_entries = body
-                    .get("tools")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                x.tool_results = convert::tool_result_ids_in_request(shape, &body);
-                x.model = body
-                    .get("model")
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                x.max_tokens = ["max_tokens", "max_output_tokens", "max_completion_tokens"]
-                    .iter()
-                    .find_map(|k| body.get(*k).and_then(Value::as_u64));
-                x.temperature = body.get("temperature").and_then(Value::as_f64);
-                x.top_p = body.get("top_p").and_then(Value::as_f64);
-            }
             open.push(out.len());
-            out.push(x);
+            out.push(read_request(i, e));
         } else if e.from == Lane::Llm && e.to == Lane::Host {
             let Some(x) = open.pop().map(|n| &mut out[n]) else {
                 continue;
@@ -144,6 +111,62 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
         }
     }
     out
+}
+
+/// The agent loop's last request to the model that has a known shape (what
+/// `llm_exchanges(events)` minus its sampling exchanges would end with, read without its
+/// response), reading no other LLM body: what `diff` needs of the model's half.
+pub fn last_loop_request(events: &[Event]) -> Option<LlmExchange> {
+    events.iter().enumerate().rev().find_map(|(i, e)| {
+        let request = e.channel == Channel::LlmHttp && e.from == Lane::Host && e.to == Lane::Llm;
+        let (url, sampling) = request.then(|| request_head(e))?;
+        (url.as_deref().and_then(shape_of).is_some() && sampling.is_none())
+            .then(|| read_request(i, e))
+    })
+}
+
+/// A request's URL and the server it asks the model for (the sampling header).
+fn request_head(e: &Event) -> (Option<String>, Option<String>) {
+    let url = e.http.as_ref().and_then(|h| h.url.clone());
+    let sampling_for = e.http.as_ref().and_then(|h| {
+        h.headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(SAMPLING_HEADER))
+            .map(|(_, value)| value.clone())
+    });
+    (url, sampling_for)
+}
+
+/// Reads the request half of an exchange (event `i`). The body is parsed once; its `tools`
+/// array is moved out of it, not copied.
+fn read_request(i: usize, e: &Event) -> LlmExchange {
+    let (url, sampling_for) = request_head(e);
+    let shape = url.as_deref().and_then(shape_of);
+    let mut x = LlmExchange {
+        request: i,
+        shape,
+        url,
+        sampling_for,
+        ..LlmExchange::default()
+    };
+    if let (Some(shape), Ok(mut body)) = (shape, serde_json::from_str::<Value>(&e.text())) {
+        x.tools = convert::tool_names_in_request(shape, &body);
+        x.tool_results = convert::tool_result_ids_in_request(shape, &body);
+        x.model = body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        x.max_tokens = ["max_tokens", "max_output_tokens", "max_completion_tokens"]
+            .iter()
+            .find_map(|k| body.get(*k).and_then(Value::as_u64));
+        x.temperature = body.get("temperature").and_then(Value::as_f64);
+        x.top_p = body.get("top_p").and_then(Value::as_f64);
+        x.tool_entries = match body.get_mut("tools").map(Value::take) {
+            Some(Value::Array(tools)) => tools,
+            _ => Vec::new(),
+        };
+    }
+    x
 }
 
 fn read_response(x: &mut LlmExchange, e: &Event) {

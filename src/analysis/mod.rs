@@ -34,7 +34,7 @@ pub mod tokens;
 pub mod trace_context;
 
 pub use links::{CallChain, ToolOrigin, ToolView, link};
-pub use llm::{LlmExchange, LlmRole, Usage, llm_exchanges};
+pub use llm::{LlmExchange, LlmRole, Usage, last_loop_request, llm_exchanges};
 
 use crate::trace::{Analysis, Event, analyze};
 
@@ -73,6 +73,20 @@ pub fn report(events: &[Event]) -> Report {
 }
 
 impl Report {
+    /// The JSON-RPC half of [`report`] alone (`llm`, `sampling`, `chains` and `tools` empty),
+    /// for a reader that uses nothing of the model's half: `check` without the rules that read
+    /// it ([`check::CheckOptions::reads_model`]) skips reading every LLM body.
+    pub fn mcp_only(events: &[Event]) -> Report {
+        Report {
+            rpc: analyze(events),
+            llm: Vec::new(),
+            sampling: Vec::new(),
+            chains: Vec::new(),
+            tools: Vec::new(),
+            lookup: lookup::Lookup::new(&[], &[], &[]),
+        }
+    }
+
     /// The LLM exchange event `i` is the request or the response of (its index in `llm`).
     pub fn llm_of(&self, i: usize) -> Option<(usize, LlmRole)> {
         self.lookup.llm(i)

@@ -93,7 +93,6 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let lang = args.lang.language()?;
     let loaded = super::load_trace(&args.trace)?;
-    let report = crate::analysis::report(&loaded.events);
     let store = match &args.pins {
         Some(path) => Some(
             super::pins::file::open(path)
@@ -116,6 +115,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             Language::En
         },
     };
+    let report = options.report(&loaded.events);
     let result = check::check(&loaded.events, &report, &options, store.as_ref());
     let trace = args.trace.display().to_string();
     let out = match args.format {
@@ -152,7 +152,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         );
         eprintln!("sightline: {failed}");
     }
-    Ok(super::exit::findings(result.failed() > 0))
+    let status = super::exit::findings(result.failed() > 0);
+    super::edges::leave((loaded, report, result, out));
+    Ok(status)
 }
 
 #[cfg(test)]

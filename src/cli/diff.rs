@@ -54,14 +54,15 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
             args.latency_ratio
         );
     }
-    let side = |path: &std::path::Path| -> anyhow::Result<diff::Inventory> {
+    // Only what the inventory reads is analysed: the JSON-RPC half and the last LLM request.
+    let side = |path: &std::path::Path| -> anyhow::Result<(_, diff::Inventory)> {
         let loaded = super::load_trace(path)?;
-        let report = crate::analysis::report(&loaded.events);
-        Ok(diff::inventory(&loaded.events, &report))
+        let inventory = diff::inventory_of(&loaded.events);
+        Ok((loaded, inventory))
     };
     // The two sides are independent: read and analysed on two threads.
     let (a, b) = crate::trace::halves::join(|| side(&args.a), || side(&args.b));
-    let (a, b) = (a?, b?);
+    let ((loaded_a, a), (loaded_b, b)) = (a?, b?);
     let options = DiffOptions {
         ignore: args
             .ignore
@@ -78,7 +79,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         crate::export::diff::text_in(&result, crate::i18n::Words::of(lang))
     };
     super::edges::write_stdout(&out)?;
-    Ok(super::exit::findings(
-        args.exit_code && result.exit_status() == 1,
-    ))
+    let status = super::exit::findings(args.exit_code && result.exit_status() == 1);
+    super::edges::leave((loaded_a, loaded_b, a, b, result, out));
+    Ok(status)
 }

@@ -128,6 +128,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         crate::export::replay::text_in(&results, words)
     };
     super::edges::write_stdout(&text)?;
+    let same = crate::export::replay::all_same(&results);
+    super::edges::leave((recorded, rpc, plan, new, new_rpc, results, text));
     if !replayed.unanswerable.is_empty() {
         let count = replayed.unanswerable.len().to_string();
         let what = replayed.unanswerable.join(", ");
@@ -145,9 +147,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             out_path.display()
         );
     }
-    Ok(ExitCode::from(u8::from(!crate::export::replay::all_same(
-        &results,
-    ))))
+    Ok(ExitCode::from(u8::from(!same)))
 }
 
 /// A request the new server refused without a JSON-RPC answer (an HTTP `4xx`) differs from

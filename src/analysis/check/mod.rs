@@ -126,6 +126,25 @@ pub struct CheckOptions {
 }
 
 /// One failed expectation.
+impl CheckOptions {
+    /// Whether a rule reads the model's half of the trace (the doctor's visibility, the tools
+    /// parameter's tokens): without one, [`Report::mcp_only`] is all [`check`] needs.
+    pub fn reads_model(&self) -> bool {
+        !self.expect_visible.is_empty()
+            || self.max_tool_tokens.is_some()
+            || self.fail_on.contains(&Class::Hidden)
+    }
+
+    /// The [`Report`] these rules need of `events`: the whole one, or the JSON-RPC half alone.
+    pub fn report(&self, events: &[Event]) -> Report {
+        if self.reads_model() {
+            super::report(events)
+        } else {
+            Report::mcp_only(events)
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// Stable rule id (see the module documentation).

@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use crate::analysis::Report;
 use crate::analysis::canonical::canonical_json;
-use crate::trace::{Event, Kind, Lane, Pairing};
+use crate::analysis::{LlmExchange, Report};
+use crate::trace::{Analysis, Event, Kind, Lane, Pairing};
 
 /// The primitives a server lists, and the member that names each entry.
 pub const PRIMITIVES: [(&str, &str, &str, &str); 4] = [
@@ -118,9 +118,25 @@ impl Inventory {
 
 /// Reads a trace's [`Inventory`].
 pub fn inventory(events: &[Event], report: &Report) -> Inventory {
+    let last = report.llm.iter().rev().find(|x| x.shape.is_some());
+    inventory_from(events, &report.rpc, last)
+}
+
+/// [`inventory`] of a trace nothing else has analysed yet: its JSON-RPC half and, of the LLM
+/// half, the one request the inventory keeps ([`crate::analysis::last_loop_request`]).
+/// `diff` reads its traces so.
+pub fn inventory_of(events: &[Event]) -> Inventory {
+    let (rpc, last) = crate::trace::halves::join(
+        || crate::trace::analyze(events),
+        || crate::analysis::last_loop_request(events),
+    );
+    inventory_from(events, &rpc, last.as_ref())
+}
+
+fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) -> Inventory {
     let index_of: HashMap<u64, usize> =
         events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
-    let derived = &report.rpc.derived;
+    let derived = &rpc.derived;
     let mut lanes: Vec<(Lane, Server)> = Vec::new();
     // (lane, primitive) -> listing being filled by pages, and whether it is still open.
     let mut filling: HashMap<(Lane, &'static str), (Vec<Entry>, bool)> = HashMap::new();
@@ -242,20 +258,15 @@ pub fn inventory(events: &[Event], report: &Report) -> Inventory {
             server.lists.insert(kind, slot.0.clone());
         }
     }
-    let model_tools = report
-        .llm
-        .iter()
-        .rev()
-        .find(|x| x.shape.is_some())
-        .map(|x| {
-            let entries = x
-                .tool_entries
-                .iter()
-                .enumerate()
-                .map(|(n, entry)| (x.tools.get(n).cloned().unwrap_or_default(), entry.clone()))
-                .collect();
-            (events[x.request].seq, entries)
-        });
+    let model_tools = last.map(|x| {
+        let entries = x
+            .tool_entries
+            .iter()
+            .enumerate()
+            .map(|(n, entry)| (x.tools.get(n).cloned().unwrap_or_default(), entry.clone()))
+            .collect();
+        (events[x.request].seq, entries)
+    });
     Inventory {
         servers: lanes.into_iter().map(|(_, s)| s).collect(),
         model_tools,
@@ -279,5 +290,46 @@ fn outcome(msg: Option<&Value>, d: &crate::trace::Derived) -> Outcome {
     Outcome::Result {
         is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
         result,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::check::{CheckOptions, Class, check};
+    use crate::analysis::{Report, report};
+    use crate::trace::load_from_reader;
+
+    const FIXTURES: [&str; 4] = [
+        include_str!("../../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl"),
+        include_str!("../../../benches/fixtures/primitives-tour-2025-11-25.jsonl"),
+        include_str!("../../../tests/fixtures/narration/weather.jsonl"),
+        include_str!("../../../tests/fixtures/narration/rug-pull.jsonl"),
+    ];
+
+    /// The shortcuts `diff` and `check` take read what the whole report reads.
+    #[test]
+    fn the_cli_shortcuts_agree_with_the_whole_report() {
+        let mut with_model_tools = 0;
+        for text in FIXTURES {
+            let events = load_from_reader(text.as_bytes()).expect("fixture").events;
+            let whole = report(&events);
+            let inventory = super::inventory(&events, &whole);
+            with_model_tools += usize::from(inventory.model_tools.is_some());
+            assert_eq!(super::inventory_of(&events), inventory);
+            let options = CheckOptions {
+                fail_on: Class::ALL
+                    .into_iter()
+                    .filter(|c| *c != Class::Hidden)
+                    .collect(),
+                max_latency_us: Some(1),
+                ..CheckOptions::default()
+            };
+            assert!(!options.reads_model());
+            assert_eq!(
+                check(&events, &Report::mcp_only(&events), &options, None),
+                check(&events, &whole, &options, None)
+            );
+        }
+        assert!(with_model_tools >= 3, "{with_model_tools}");
     }
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-pub use inventory::{Call, Entry, Inventory, Outcome, PRIMITIVES, Server, inventory};
+pub use inventory::{Call, Entry, Inventory, Outcome, PRIMITIVES, Server, inventory, inventory_of};
 
 use super::canonical::shape_hash;
 use super::compare::{Difference, Ignore, compare};
