@@ -113,6 +113,47 @@ fn presentation_mode_is_in_the_view_menu() {
     assert!(h.state().replay().active);
 }
 
+/// View > Settings… sets the whole interface's scale: egui's zoom factor, kept with the
+/// settings, put back after presentation mode (which has its own), and taken up again by the
+/// next run of the app.
+#[test]
+fn the_settings_window_sets_the_global_scale() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "weather", "2025-11-25");
+    let mut h = harness(SightlineApp::from_trace(&trace).expect("open trace"));
+    assert_eq!(h.ctx.zoom_factor(), 1.0);
+    h.get_by_label(&text("menu.view")).click();
+    h.run();
+    h.get_by_label(&text("menu.settings")).click();
+    h.run();
+    assert!(h.query_by_label(&text("settings.ui_scale")).is_some());
+    h.get_by_label("150%").click();
+    h.run();
+    h.run();
+    assert_eq!(h.state().ui_scale(), 1.5);
+    assert_eq!(h.ctx.zoom_factor(), 1.5);
+    assert_eq!(h.state().settings().ui_scale, 1.5);
+
+    // Presenting uses its own scale, and leaving puts the chosen one back.
+    h.key_press(egui::Key::F5);
+    h.run();
+    let present = h.state().presentation_scale();
+    assert_ne!(present, 1.5);
+    assert_eq!(h.ctx.zoom_factor(), present);
+    h.key_press(egui::Key::F5);
+    h.run();
+    h.run();
+    assert_eq!(h.ctx.zoom_factor(), 1.5);
+
+    // The next run starts at the remembered scale.
+    let saved = h.state().settings();
+    let again = SightlineApp::from_trace(&trace)
+        .expect("open trace")
+        .with_settings(saved);
+    let h = harness(again);
+    assert_eq!(h.ctx.zoom_factor(), 1.5);
+}
+
 #[test]
 fn the_compare_view_shows_both_revisions_synchronised_and_names_the_differences() {
     let dir = util::tempdir();

@@ -21,6 +21,7 @@ use super::model_view::ModelView;
 use super::platform::Platform;
 use super::present::Presentation;
 use super::replay::Replay;
+use super::settings_window::SettingsWindow;
 use super::store::{Source, TraceStore};
 use crate::i18n::{Language, Strings};
 use crate::trace::Event;
@@ -56,6 +57,8 @@ pub struct SightlineApp {
     pub(super) notice: Option<Notice>,
     /// Presentation mode (View > Present, F5).
     pub(super) present: Presentation,
+    /// View > Settings…, and the interface's scale it sets.
+    pub(super) settings_window: SettingsWindow,
     /// Two traces side by side, while shown (`sightline open A B`, View > Compare).
     pub(super) compare: Option<CompareView>,
     /// What only the desktop (live runs, files, dialogs) or only the browser (a served stream)
@@ -80,6 +83,7 @@ impl SightlineApp {
             replay: Replay::default(),
             notice: None,
             present: Presentation::default(),
+            settings_window: SettingsWindow::default(),
             compare: None,
             platform: Platform::default(),
             fonts_installed: false,
@@ -149,6 +153,11 @@ impl SightlineApp {
         self.present.scale
     }
 
+    /// The global scale of the interface outside presentation mode (View > Settings…).
+    pub fn ui_scale(&self) -> f32 {
+        self.settings_window.ui_scale
+    }
+
     /// The compare view, while shown.
     pub fn compare(&self) -> Option<&CompareView> {
         self.compare.as_ref()
@@ -191,6 +200,7 @@ impl SightlineApp {
         if self.present.active {
             return self.present_ui(ui);
         }
+        self.settings_window.apply_scale(&ctx);
 
         let tr = Tr {
             strings: &self.strings,
@@ -224,6 +234,7 @@ impl SightlineApp {
                 }
             });
             commands.extend(self.platform.windows_ui(&ctx, tr));
+            commands.extend(self.settings_window.window_ui(&ctx, tr));
             for command in commands {
                 self.apply(command);
             }
@@ -294,6 +305,7 @@ impl SightlineApp {
             commands.extend(self.diagram.ui(ui, store, rows, self.selected, tr));
         });
         commands.extend(self.platform.windows_ui(&ctx, tr));
+        commands.extend(self.settings_window.window_ui(&ctx, tr));
 
         for command in commands {
             self.apply(command);

@@ -37,6 +37,10 @@ pub enum Command {
     SetTeaching(bool),
     /// Turn presentation mode (large type, projector theme, panels hidden) on or off.
     SetPresenting(bool),
+    /// Show the settings window (View > Settings…).
+    OpenSettings,
+    /// Give the whole interface this scale (the settings window; kept with the settings).
+    SetUiScale(f32),
     /// Leave the compare view.
     CloseCompare,
     /// What only the platform the app runs on can do.

@@ -1,5 +1,6 @@
 //! The menu bar: the platform's File menu (the desktop's; the browser has none), View
-//! (teaching mode, presentation mode, and on the desktop the comparison of two revisions) and
+//! (teaching mode, presentation mode, on the desktop the comparison of two revisions, and the
+//! settings window) and
 //! Language (English, Portuguese, Spanish, switched at run time, also one click away at the
 //! right of the bar).
 
@@ -39,6 +40,10 @@ pub(super) fn bar_ui(
             }
             if let Some(c) = platform.view_menu_ui(ui, tr) {
                 command = Some(c.into());
+            }
+            ui.separator();
+            if ui.button(tr.t("menu.settings")).clicked() {
+                command = Some(Command::OpenSettings);
             }
         });
         ui.menu_button(tr.t("menu.language"), |ui| {

@@ -48,6 +48,7 @@ pub mod present;
 pub mod replay;
 mod rowset;
 pub mod settings;
+pub mod settings_window;
 mod status;
 pub mod store;
 pub mod theme;

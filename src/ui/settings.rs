@@ -20,6 +20,7 @@ use super::command::Command;
 use super::diagram::{DiagramView, ZOOM};
 use super::present::{DEFAULT_SCALE, SCALES};
 use super::replay::{Replay, SPEEDS};
+use super::settings_window::{DEFAULT_UI_SCALE, is_ui_scale};
 use crate::i18n::Language;
 
 /// The user's choices.
@@ -41,6 +42,9 @@ pub struct Settings {
     /// The global scale of presentation mode (`+` and `-` while presenting), one of
     /// [`SCALES`]: the room the teacher last presented in.
     pub present_scale: f32,
+    /// The global scale of the interface outside presentation mode (View > Settings…), one
+    /// of [`super::settings_window::UI_SCALES`].
+    pub ui_scale: f32,
 }
 
 impl Default for Settings {
@@ -53,6 +57,7 @@ impl Default for Settings {
             tab: Tab::Inspector,
             recent: Vec::new(),
             present_scale: DEFAULT_SCALE,
+            ui_scale: DEFAULT_UI_SCALE,
         }
     }
 }
@@ -68,6 +73,7 @@ impl SightlineApp {
             tab: self.tab,
             recent: self.platform.recent_paths(),
             present_scale: self.present.scale,
+            ui_scale: self.settings_window.ui_scale,
         }
     }
 
@@ -92,6 +98,12 @@ impl SightlineApp {
         } else {
             defaults.present_scale
         };
+        self.settings_window
+            .set_scale(if is_ui_scale(settings.ui_scale) {
+                settings.ui_scale
+            } else {
+                defaults.ui_scale
+            });
         self.platform.set_recent_paths(settings.recent);
         if settings.teaching != self.replay.active {
             self.apply(Command::SetTeaching(settings.teaching));
@@ -137,6 +149,7 @@ mod tests {
         app.diagram.zoom = 1.44;
         app.replay.speed = 4.0;
         app.present.scale = 2.5;
+        app.apply(Command::SetUiScale(1.25));
         app.platform
             .set_recent_paths(vec![PathBuf::from("/t/b.jsonl"), "/t/a.jsonl".into()]);
         let chosen = app.settings();

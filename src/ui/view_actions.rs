@@ -1,4 +1,4 @@
-//! Applying the viewer's commands: selection, language, teaching mode. They work the same on
+//! Applying the viewer's commands: selection, language, teaching mode, settings. They work the same on
 //! the desktop and in the browser; the rest goes to [`super::platform::apply`].
 
 use super::app::SightlineApp;
@@ -27,6 +27,8 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
                 apply(app, Command::SetTeaching(true));
             }
         }
+        Command::OpenSettings => app.settings_window.open = true,
+        Command::SetUiScale(scale) => app.settings_window.set_scale(scale),
         Command::CloseCompare => app.compare = None,
         Command::Platform(command) => super::platform::apply(app, command),
     }
