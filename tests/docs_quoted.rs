@@ -333,3 +333,44 @@ fn completions_for_bash_zsh_and_fish() {
         .expect("bash runs");
     assert!(checked.status.success(), "{}", text(&checked.stderr));
 }
+
+/// What the docs quote says its plurals in words (`2 tools`, `1 finding`), as the i18n's
+/// `{n:one|other}` forms print them: no `tool(s)` in a quoted block of README or docs/.
+#[test]
+fn quoted_output_says_its_plurals_in_words() {
+    let mut found = Vec::new();
+    for (path, doc) in docs() {
+        let mut inside = false;
+        for (n, line) in doc.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                inside = !inside;
+                continue;
+            }
+            if inside && line.contains("(s)") {
+                found.push(format!("{}:{}: {line}", path.display(), n + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+    // The reports the docs quote print words too.
+    let dir = tempdir();
+    let trace = dir.path().join("weather.jsonl");
+    util::run_scenario_to("weather", &trace, &[]);
+    let trace = trace.to_str().expect("utf-8 path");
+    for args in [
+        &["check", trace, "--forbid-tool", "get_weather"][..],
+        &["diff", trace, trace],
+        &["validate", trace],
+        &["doctor", trace],
+    ] {
+        let out = util::run(
+            Command::new(bin()).args(args).env("LANG", "C"),
+            Duration::from_secs(60),
+        );
+        let stdout = text(&out.stdout);
+        assert!(
+            !stdout.is_empty() && !stdout.contains("(s)"),
+            "{args:?}: {stdout}"
+        );
+    }
+}

@@ -50,7 +50,7 @@ fn replay_model_against_the_same_server_does_not_diverge() {
     );
     assert_eq!(
         verdict(&out).trim_end(),
-        "replay-model: no divergence: 2 turn(s), every request to the model as recorded"
+        "replay-model: no divergence: 2 turns, every request to the model as recorded"
     );
     // The model's side of the new run is the recording's, byte for byte.
     let bodies = |path: &Path| -> Vec<String> {

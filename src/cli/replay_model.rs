@@ -17,7 +17,7 @@ pub fn cassette(trace: &Path) -> anyhow::Result<Cassette> {
 
 /// Prints where the new run (`new`) diverged from the recording (`recorded`); `true` when it
 /// did.
-pub fn report(recorded: &Path, new: &Path) -> anyhow::Result<bool> {
+pub fn report(recorded: &Path, new: &Path, lang: crate::i18n::Language) -> anyhow::Result<bool> {
     let old = super::load_trace(recorded)?;
     let new = super::load_trace(new)?;
     let (old_rpc, new_rpc) = (
@@ -29,6 +29,9 @@ pub fn report(recorded: &Path, new: &Path) -> anyhow::Result<bool> {
         (&new.events, &new_rpc),
         &crate::analysis::compare::Ignore::defaults(),
     );
-    super::edges::write_stdout(&crate::export::replay::divergence_text(&d))?;
+    super::edges::write_stdout(&crate::export::replay::divergence_text(
+        &d,
+        crate::i18n::Words::of(lang),
+    ))?;
     Ok(d.diverged.is_some() || !d.servers.is_empty())
 }

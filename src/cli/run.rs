@@ -190,7 +190,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         say(crate::export::summary::text_in(&loaded.events, &report, lang).trim_end());
     }
     if let Some(recorded) = &args.replay_model {
-        let diverged = super::replay_model::report(recorded, &path)?;
+        let diverged = super::replay_model::report(recorded, &path, lang)?;
         if diverged && succeeded {
             return Ok(ExitCode::from(1));
         }

@@ -102,29 +102,33 @@ pub fn json(results: &[RequestResult]) -> String {
 
 /// `run --replay-model`'s verdict: the turn at which the loop diverged (what the model was
 /// sent, each pointer with both values), then each server answer that differs, or that it
-/// did not diverge.
-pub fn divergence_text(d: &crate::analysis::divergence::Divergence) -> String {
+/// did not diverge; in the language of `w` (`replay_text.*`).
+pub fn divergence_text(d: &crate::analysis::divergence::Divergence, w: Words) -> String {
     let mut out = String::new();
+    let turns = d.recorded_turns.to_string();
     match &d.diverged {
         None => {
-            let _ = writeln!(
-                out,
-                "replay-model: no divergence: {} turn(s), every request to the model as recorded",
-                d.recorded_turns
-            );
+            let line = w.fmt("replay_text.no_divergence", &[("turns", &turns)]);
+            let _ = writeln!(out, "{line}");
         }
         Some(turn) => {
-            let replayed = turn
-                .replay_seq
-                .map_or("never sent".to_string(), |s| format!("replayed #{s}"));
-            let _ = writeln!(
-                out,
-                "replay-model: the loop diverged at turn {} of {} (LLM request recorded #{}, {replayed}): what the model was sent differs",
-                turn.turn, d.recorded_turns, turn.recorded_seq
+            let replayed = turn.replay_seq.map_or_else(
+                || w.get("replay_text.never_sent").to_string(),
+                |s| w.fmt("replay_text.replayed_at", &[("seq", &s.to_string())]),
             );
+            let line = w.fmt(
+                "replay_text.diverged",
+                &[
+                    ("turn", &turn.turn.to_string()),
+                    ("turns", &turns),
+                    ("seq", &turn.recorded_seq.to_string()),
+                    ("replayed", &replayed),
+                ],
+            );
+            let _ = writeln!(out, "{line}");
             for diff in &turn.differences {
                 let pointer = if diff.pointer.is_empty() {
-                    "(whole request)"
+                    w.get("replay_text.whole_request")
                 } else {
                     &diff.pointer
                 };
@@ -133,8 +137,12 @@ pub fn divergence_text(d: &crate::analysis::divergence::Divergence) -> String {
         }
     }
     for server in &d.servers {
-        let _ = writeln!(out, "server {} answered differently:", server.server);
-        let text = text(&server.requests);
+        let head = w.fmt(
+            "replay_text.answered_differently",
+            &[("server", &server.server)],
+        );
+        let _ = writeln!(out, "{head}");
+        let text = text_in(&server.requests, w);
         // The per-server count line of `text` (its last) is left out: the blocks say it all.
         let lines: Vec<&str> = text.lines().collect();
         for line in &lines[..lines.len().saturating_sub(1)] {

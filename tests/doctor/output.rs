@@ -38,7 +38,7 @@ fn human_output_groups_by_server_and_ends_with_a_verdict() {
         "{text}"
     );
     assert!(
-        lines[1].starts_with("server oddnames (2025-11-25): listed 4 tool(s)"),
+        lines[1].starts_with("server oddnames (2025-11-25): listed 4 tools"),
         "{text}"
     );
     let bad = lines

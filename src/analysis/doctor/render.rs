@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! judged against the last LLM request #11 (Anthropic (Messages API))
-//! server oddnames (2025-11-25): listed 4 tool(s) (#7); 1 visible
+//! server oddnames (2025-11-25): listed 4 tools (#7); 1 visible
 //!   ✓ oddnames/get_time  visible-not-called  #11  sent to the model in the last LLM request (#11); ...
 //!   ✗ oddnames/weather.lookup  name-rejected  #8  the host dropped it ...  → rename it on the server, ...
-//! verdict: 3 of 4 tool(s) not visible to the model: name-rejected ×3
+//! verdict: 3 of 4 tools not visible to the model: name-rejected ×3
 //! ```
 
 use std::collections::BTreeMap;

@@ -282,7 +282,9 @@ impl Session<'_, '_> {
                     );
                 }
                 let (tools, result) = listing.clone().unwrap_or_default();
-                let mut detail = format!("listed {} tool(s) (#{})", tools.len(), ctx.seq(result));
+                let plural = if tools.len() == 1 { "" } else { "s" };
+                let mut detail =
+                    format!("listed {} tool{plural} (#{})", tools.len(), ctx.seq(result));
                 for note in &notes {
                     detail.push_str("; ");
                     detail.push_str(note);

@@ -79,8 +79,10 @@ impl Judge<'_, '_> {
                     Code::DuplicateName,
                     shown,
                     format!(
-                        "server(s) `{}` also list `{name}`: the host shows this one to the model as `{api_name}`.{called}",
-                        others.join("`, `")
+                        "{} `{}` also {} `{name}`: the host shows this one to the model as `{api_name}`.{called}",
+                        if others.len() == 1 { "server" } else { "servers" },
+                        others.join("`, `"),
+                        if others.len() == 1 { "lists" } else { "list" }
                     ),
                 );
                 f.visible = true;
