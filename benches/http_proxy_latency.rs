@@ -228,8 +228,9 @@ fn main() {
         std::future::pending::<()>().await;
     });
     let direct = format!("http://{upstream}");
-    // The proxy twice: on a multi-threaded runtime (as `sightline proxy --http` runs) and on
-    // a current-thread one, measured in the same rounds.
+    // The proxy twice: on a multi-threaded runtime (as `sightline wrap --serve` runs it)
+    // and on a current-thread one (as `sightline proxy --http` runs it), measured in
+    // the same rounds.
     let start_proxy = |runtime: tokio::runtime::Runtime| {
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let proxy_recorder = Arc::clone(&recorder);

@@ -150,7 +150,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let writer = TraceWriter::create(&path, &header)?;
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let live = args.live.start(&recorder, &header)?;
-    let runtime = super::edges::runtime()?;
+    let runtime = super::edges::proxy_runtime()?;
     let served = runtime.block_on(async {
         let proxy = HttpProxy::bind(args.listen, &upstream, &name, recorder.clone())
             .await?

@@ -87,21 +87,20 @@ const PARALLEL_LOAD_FROM: usize = 4 << 20;
 const LOAD_CHUNK: usize = 16 << 20;
 
 /// Parses the lines of `text`, the first being line `first_line` of the file, into `out`: on
-/// two threads when it is big (see [`parse_lines`]).
-fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) {
-    if text.len() < PARALLEL_LOAD_FROM {
+/// two threads when it is big and there are two (see [`parse_lines`]). Returns how many lines
+/// `text` holds.
+fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
+    if text.len() < PARALLEL_LOAD_FROM || !super::halves::has_threads() {
         return parse_lines(out, text, first_line);
     }
-    let mid = text[text.len() / 2..]
-        .iter()
-        .position(|&b| b == b'\n')
+    let mid = memchr::memchr(b'\n', &text[text.len() / 2..])
         .map_or(text.len(), |p| text.len() / 2 + p + 1);
     let (a, b) = text.split_at(mid);
     let a_lines = count_lines(a);
     let b_lines = count_lines(b);
     out.events.reserve(a_lines + b_lines);
     out.lines.reserve(a_lines + b_lines);
-    let ((), second) = super::halves::join(
+    let (_, second) = super::halves::join(
         || parse_lines(out, a, first_line),
         || {
             let mut second = Parsed {
@@ -114,11 +113,27 @@ fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) {
         },
     );
     out.append(second);
+    a_lines + b_lines
 }
 
 /// How many lines `text` holds, counting a last one without its newline.
 fn count_lines(text: &[u8]) -> usize {
-    text.split_inclusive(|&b| b == b'\n').count()
+    let ends = memchr::memchr_iter(b'\n', text).count();
+    ends + usize::from(text.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// The lines of `text`, each with its newline (the last one may have none).
+fn lines_of(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |p| p + 1);
+        let (line, after) = rest.split_at(end);
+        rest = after;
+        Some(line)
+    })
 }
 
 /// The events of some lines of a trace, the line of each, and a warning for each line that is
@@ -139,13 +154,16 @@ impl Parsed {
 }
 
 /// Parses the event lines in `text`, the first being line `first_line` of the file, into `out`.
-fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) {
+/// Returns how many lines `text` holds.
+fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
     let Parsed {
         events,
         lines,
         warnings,
     } = out;
-    for (n, buf) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+    let mut count = 0;
+    for (n, buf) in lines_of(text).enumerate() {
+        count = n + 1;
         let line_no = first_line + n;
         let complete = buf.last() == Some(&b'\n');
         if buf.iter().all(u8::is_ascii_whitespace) {
@@ -176,6 +194,7 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) {
             }),
         }
     }
+    count
 }
 
 /// What is wrong with an event's payload fields, if anything: both `raw` and `raw_b64` (the
@@ -201,18 +220,80 @@ pub fn load_from_reader(reader: impl Read) -> Result<LoadedTrace, TraceError> {
     load_in_chunks(reader, LOAD_CHUNK, 0)
 }
 
-/// [`load_from_reader`], reading `chunk_size` bytes at a time from a reader of about
-/// `size_hint` bytes (0 when unknown; it only sizes the list of events).
-fn load_in_chunks(
-    reader: impl Read,
-    chunk_size: usize,
-    size_hint: u64,
-) -> Result<LoadedTrace, TraceError> {
-    let mut reader = BufReader::with_capacity(256 * 1024, reader);
+/// A trace whose bytes are all in memory (a page that carries one), read a few lines at a time:
+/// a page reads its trace between frames, so that the first screen of the diagram is drawn
+/// before the last line is read. [`Self::step`] until it says all is read, then
+/// [`Self::finish`]: the events and warnings are [`load_from_reader`]'s, the lines parsed where
+/// they lie (not copied chunk by chunk into buffers of their own), into lists sized once.
+pub struct Loading {
+    bytes: Vec<u8>,
+    /// Where the lines not read yet start.
+    at: usize,
+    next_line: usize,
+    header: Header,
+    parsed: Parsed,
+}
+
+impl Loading {
+    /// Reads the header; fails as [`load_from_reader`] does.
+    pub fn new(bytes: Vec<u8>) -> Result<Loading, TraceError> {
+        let mut rest = bytes.as_slice();
+        let (header, line_no) = read_header(&mut rest)?;
+        let at = bytes.len() - rest.len();
+        let lines = count_lines(rest);
+        let parsed = Parsed {
+            events: Vec::with_capacity(lines),
+            lines: Vec::with_capacity(lines),
+            warnings: Vec::new(),
+        };
+        Ok(Loading {
+            bytes,
+            at,
+            next_line: line_no + 1,
+            header,
+            parsed,
+        })
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The events read so far.
+    pub fn events(&self) -> &[Event] {
+        &self.parsed.events
+    }
+
+    /// How much of the trace has been read, from 0 to 1.
+    pub fn progress(&self) -> f32 {
+        self.at as f32 / self.bytes.len().max(1) as f32
+    }
+
+    /// Reads about `bytes` more (whole lines, at least one); true once everything is read.
+    pub fn step(&mut self, bytes: usize) -> bool {
+        let rest = &self.bytes[self.at..];
+        let end = match rest.get(bytes..) {
+            Some(after) => memchr::memchr(b'\n', after).map_or(rest.len(), |p| bytes + p + 1),
+            None => rest.len(),
+        };
+        self.next_line += parse_chunk(&mut self.parsed, &rest[..end], self.next_line);
+        self.at += end;
+        self.at == self.bytes.len()
+    }
+
+    /// Reads what is left, and the trace.
+    pub fn finish(mut self) -> LoadedTrace {
+        while !self.step(usize::MAX >> 1) {}
+        drop(self.bytes);
+        finish(self.header, self.parsed, self.next_line, None)
+    }
+}
+
+/// Reads lines up to the header (blank lines before it are skipped); returns it and its line.
+fn read_header(reader: &mut impl BufRead) -> Result<(Header, usize), TraceError> {
     let mut buf = Vec::new();
     let mut line_no = 0usize;
-
-    let header = loop {
+    loop {
         buf.clear();
         line_no += 1;
         let n = reader
@@ -235,8 +316,19 @@ fn load_in_chunks(
                 supported: TRACE_FORMAT_VERSION,
             });
         }
-        break header;
-    };
+        return Ok((header, line_no));
+    }
+}
+
+/// [`load_from_reader`], reading `chunk_size` bytes at a time from a reader of about
+/// `size_hint` bytes (0 when unknown; it only sizes the list of events).
+fn load_in_chunks(
+    reader: impl Read,
+    chunk_size: usize,
+    size_hint: u64,
+) -> Result<LoadedTrace, TraceError> {
+    let mut reader = BufReader::with_capacity(256 * 1024, reader);
+    let (header, line_no) = read_header(&mut reader)?;
 
     // The rest is read and parsed a chunk of whole lines at a time, so the file's text and
     // its events are never all in memory together; a big chunk is parsed in two halves on two
@@ -266,7 +358,7 @@ fn load_in_chunks(
         }
         if !at_end {
             // Whole lines only; the start of the next line waits for the next chunk.
-            match chunk.iter().rposition(|&b| b == b'\n') {
+            match memchr::memrchr(b'\n', &chunk) {
                 Some(p) => carry = chunk.split_off(p + 1),
                 None => {
                     carry = chunk;
@@ -276,8 +368,7 @@ fn load_in_chunks(
         }
         let first = bytes_read == 0;
         bytes_read += chunk.len() as u64;
-        parse_chunk(&mut parsed, &chunk, next_line);
-        next_line += count_lines(&chunk);
+        next_line += parse_chunk(&mut parsed, &chunk, next_line);
         if first && !at_end && size_hint > bytes_read {
             // Size the list once from the first chunk rather than doubling it as it fills.
             let per_byte = parsed.events.len() as f64 / bytes_read as f64;
@@ -290,13 +381,23 @@ fn load_in_chunks(
             break;
         }
     }
+    Ok(finish(header, parsed, next_line, read_error))
+}
+
+/// The loaded trace from its parsed lines: the warnings of events out of `seq` or time order
+/// added, all in line order, and a read error (which stopped reading at `error_line`) last.
+fn finish(
+    header: Header,
+    parsed: Parsed,
+    error_line: usize,
+    read_error: Option<io::Error>,
+) -> LoadedTrace {
     let Parsed {
         mut events,
         lines,
         mut warnings,
     } = parsed;
     events.shrink_to_fit();
-    let error_line = next_line;
     for (i, pair) in events.windows(2).enumerate() {
         let expected = pair[0].seq.wrapping_add(1);
         if pair[1].seq != expected {
@@ -332,11 +433,11 @@ fn load_in_chunks(
         });
     }
     drop(lines);
-    Ok(LoadedTrace {
+    LoadedTrace {
         header,
         events,
         warnings,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -453,11 +554,36 @@ mod tests {
             assert_eq!(loaded.events, whole.events, "chunk {chunk}");
             assert_eq!(loaded.warnings, whole.warnings, "chunk {chunk}");
         }
+        // In memory, a few lines at a time: the same, with or without a newline at the end.
+        for end in ["", "\n"] {
+            text.push_str(end);
+            let whole = load_from_reader(text.as_bytes()).expect("reader");
+            for step in [0, 1, 7, 64, 333, 4096, usize::MAX >> 1] {
+                let mut loading = Loading::new(text.clone().into_bytes()).expect("header");
+                let mut steps = 0;
+                while !loading.step(step) {
+                    steps += 1;
+                    assert!(loading.events().len() <= whole.events.len());
+                }
+                assert!(step > 333 || steps > 0, "step {step}: all read at once");
+                assert_eq!(loading.progress(), 1.0);
+                let loaded = loading.finish();
+                assert_eq!(loaded.events, whole.events, "step {step}");
+                assert_eq!(loaded.warnings, whole.warnings, "step {step}");
+            }
+        }
+        assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(count_lines(b"a\nb\n"), 2);
+        assert_eq!(count_lines(b""), 0);
     }
 
     #[test]
     fn missing_or_foreign_header_is_an_error() {
         assert!(matches!(load_from_reader(&b""[..]), Err(TraceError::Empty)));
+        assert!(matches!(
+            Loading::new(b"\n \n".to_vec()),
+            Err(TraceError::Empty)
+        ));
         assert!(matches!(
             load_from_reader(&b"{\"a\":1}\n"[..]),
             Err(TraceError::BadHeader(_))

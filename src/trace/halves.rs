@@ -4,14 +4,19 @@
 //! work in two. Where threads cannot be started (a browser runs the viewer on one thread, and
 //! `std::thread` there fails) or there is one core, both halves run here, one after the other.
 
+/// Whether [`join`] runs its halves on two threads (more than one core, and threads can be
+/// started).
+pub fn has_threads() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
 /// Runs `first` here and `second` on a scoped thread when the machine has more than one core
 /// and threads can be started; otherwise both here. A panic in `second` is raised here.
 pub fn join<A, B>(first: impl FnOnce() -> A, second: impl FnOnce() -> B + Send) -> (A, B)
 where
     B: Send,
 {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if cores < 2 {
+    if !has_threads() {
         return (first(), second());
     }
     std::thread::scope(|s| {

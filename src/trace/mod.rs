@@ -28,7 +28,9 @@ pub use event::{
     Channel, Event, Extra, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time,
     now, signal_name,
 };
-pub use file::{LoadWarning, LoadedTrace, TraceError, load, load_from_reader, trace_bytes};
+pub use file::{
+    LoadWarning, LoadedTrace, Loading, TraceError, load, load_from_reader, trace_bytes,
+};
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;
 pub use shared::Shared;

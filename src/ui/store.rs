@@ -184,6 +184,26 @@ impl TraceStore {
         }
     }
 
+    /// The first events of a trace still being read (the browser's, while it reads the rest
+    /// between frames): its diagram, with no findings until the whole trace replaces it.
+    pub fn preview(title: String, events: Vec<Event>) -> TraceStore {
+        let report = analysis::report(&events);
+        let diagram = diagram::build(&events, &report);
+        TraceStore {
+            title,
+            source: Source::Memory,
+            events: Arc::new(events),
+            report: Arc::new(report),
+            diagram,
+            findings: LazyFindings {
+                cell: Arc::new(OnceLock::new()),
+                pending: None,
+            },
+            warnings: Vec::new(),
+            generation: 0,
+        }
+    }
+
     /// Loads a saved trace; unreadable lines become warnings.
     pub fn open(path: &Path) -> Result<TraceStore, TraceError> {
         let loaded = crate::trace::load(path)?;

@@ -8,6 +8,10 @@
 //! messages (one trace line each) arrive between frames and are taken in by [`poll`] as the
 //! desktop takes in a followed file.
 //!
+//! A big exported trace is read a few milliseconds of each frame ([`Platform::loading`]): the
+//! first frame shows the diagram of its first events, and the whole trace (its analysis, its
+//! diagram and then its findings) replaces them once its last line is read.
+//!
 //! For tests and for people who drive the page from its console, the page also publishes what
 //! it shows: `window.sightline.status()` (events, selection and its raw text, teaching mode,
 //! narration, language, timings) and `window.sightline.a11y()` (egui's AccessKit tree: each
@@ -20,7 +24,8 @@ use egui::Ui;
 
 use super::Tr;
 use super::app::SightlineApp;
-use crate::trace::{Event, LoadWarning};
+use super::store::{Source, TraceStore};
+use crate::trace::{Event, LoadWarning, Loading};
 
 /// The browser carries out no command of its own: the page is read-only.
 #[derive(Debug, Clone)]
@@ -49,12 +54,14 @@ pub struct Platform {
     bytes_seen: u64,
     /// The tab's memory is full: later lines are not taken in.
     full: bool,
+    /// An exported trace still being read: the store holds its first events meanwhile.
+    pub(super) loading: Option<Loading>,
 }
 
 impl Platform {
     /// Whether events are on their way.
     pub fn is_waiting(&self) -> bool {
-        self.inbox.is_some()
+        self.inbox.is_some() || self.loading.is_some()
     }
 
     /// The browser has no File menu.
@@ -69,6 +76,11 @@ impl Platform {
 
     /// A served trace is followed live.
     pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+        if let Some(loading) = &self.loading {
+            ui.spinner();
+            let read = format!("{:.0}%", loading.progress() * 100.0);
+            ui.label(tr.f("app.loading", &[("path", read)]));
+        }
         if let Some(inbox) = &self.inbox {
             if inbox.borrow().connected {
                 ui.spinner();
@@ -95,8 +107,34 @@ pub(super) fn apply(_app: &mut SightlineApp, command: Command) {
     match command {}
 }
 
-/// Takes in the lines the stream delivered since the last frame.
-pub(super) fn poll(app: &mut SightlineApp, _ctx: &egui::Context) {
+/// How long a frame reads an exported trace that is still being read, and how much it reads
+/// between looks at the clock: most of a frame at 30 Hz, the rest left to drawing it.
+const READ_BUDGET: std::time::Duration = std::time::Duration::from_millis(25);
+const READ_STEP: usize = 64 << 10;
+
+/// Reads more of an exported trace, or takes in the lines the stream delivered since the last
+/// frame.
+pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
+    if let Some(loading) = &mut app.platform.loading {
+        // The first frame draws the first events at once; the next ones read the rest.
+        let started = web_time::Instant::now();
+        let mut done = false;
+        while !done && ctx.cumulative_pass_nr() > 0 && started.elapsed() < READ_BUDGET {
+            done = loading.step(READ_STEP);
+        }
+        if !done {
+            ctx.request_repaint();
+            return;
+        }
+        if let Some(loading) = app.platform.loading.take() {
+            let loaded = loading.finish();
+            let generation = app.store.generation + 1;
+            let title = std::mem::take(&mut app.store.title);
+            app.store = TraceStore::new(title, Source::Memory, loaded.events);
+            app.store.warnings = loaded.warnings;
+            app.store.generation = generation;
+        }
+    }
     let Some(inbox) = &app.platform.inbox else {
         return;
     };

@@ -5,9 +5,12 @@
 //! schema violations from `conformance`, drift from `pins`, poisoning from `poison`,
 //! visibility from the doctor.
 
+use std::cell::OnceCell;
+
 use serde_json::Value;
 
 use super::{Class, Finding, server_of};
+use crate::analysis::definitions::Definitions;
 use crate::analysis::pins::{self, PinStore};
 use crate::analysis::{Report, conformance, doctor, poison};
 use crate::i18n::Words;
@@ -28,8 +31,12 @@ pub fn find(
     events: &[Event],
     report: &Report,
     pins: Option<&PinStore>,
+    definitions: &OnceCell<Definitions>,
     w: Words,
 ) -> Vec<Finding> {
+    let definitions = || {
+        definitions.get_or_init(|| crate::analysis::definitions::definitions(events, &report.rpc))
+    };
     let finding = |event: &Event, message: String| Finding {
         rule_id: class.rule_id().into(),
         server: server_of(report, event),
@@ -135,8 +142,7 @@ pub fn find(
             }
         }
         Class::Drift => {
-            let defs = crate::analysis::definitions::definitions(events, &report.rpc);
-            for f in pins::check_trace(&defs.lists, pins)
+            for f in pins::check_trace(&definitions().lists, pins)
                 .into_iter()
                 .filter(pins::Finding::is_rug_pull)
             {
@@ -156,7 +162,7 @@ pub fn find(
             }
         }
         Class::Poison => {
-            for f in poison::scan(events, &report.rpc) {
+            for f in poison::scan_definitions(definitions()) {
                 if f.severity < poison::Severity::Warning {
                     continue;
                 }

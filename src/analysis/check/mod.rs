@@ -247,7 +247,15 @@ pub fn check(
 ) -> CheckReport {
     let w = Words::of(options.lang);
     let mut tests = Vec::new();
-    let calls = tool_calls(events, report);
+    // The tools/call requests, read only for the rules that look at them.
+    let calls = if options.expect_tool.is_empty()
+        && options.forbid_tool.is_empty()
+        && options.max_latency_us.is_none()
+    {
+        Vec::new()
+    } else {
+        tool_calls(events, report)
+    };
     for name in &options.expect_tool {
         let called = calls.iter().any(|c| names(name, &c.server, &c.tool));
         let findings = if called {
@@ -400,8 +408,10 @@ pub fn check(
         .collect();
     groups.sort();
     groups.dedup();
+    // The tool definitions, read once for `drift` and `poison` both.
+    let definitions = std::cell::OnceCell::new();
     for class in &options.fail_on {
-        let found = classes::find(*class, events, report, pins, w);
+        let found = classes::find(*class, events, report, pins, &definitions, w);
         let mut names = groups.clone();
         for f in &found {
             let g = f.server.clone().unwrap_or_else(|| "trace".into());

@@ -58,7 +58,7 @@ use crate::wire::sse::SseParser;
 
 mod stream;
 
-use stream::{Mode, RecordingStream};
+use stream::{Held, Mode, RecordingStream};
 
 /// Why the proxy could not start.
 #[derive(Debug, thiserror::Error)]
@@ -248,6 +248,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         request_seq,
         queued: Vec::new(),
         ending: None,
+        held: Held::Nothing,
+        yields: 0,
     };
     pass_on(status, &received, Body::from_stream(copy))
 }

@@ -48,6 +48,54 @@ pub(super) struct RecordingStream {
     pub(super) queued: Vec<Queued>,
     /// How the upstream body ended, held back while the bytes before it are passed on.
     pub(super) ending: Option<Option<io::Result<Bytes>>>,
+    /// Bytes taken from the upstream and not yet passed on, while the task lets the upstream's
+    /// connection hand over what it already has (see [`RecordingStream::poll_next`]).
+    pub(super) held: Held,
+    /// How many times this task yielded for what it holds (at most [`YIELDS`]).
+    pub(super) yields: u8,
+}
+
+/// What [`RecordingStream::poll_next`] has taken and not yet passed on.
+#[derive(Default)]
+pub(super) enum Held {
+    #[default]
+    Nothing,
+    One(Bytes),
+    Joined(Vec<u8>),
+}
+
+impl Held {
+    fn push(&mut self, chunk: Bytes) {
+        *self = match std::mem::take(self) {
+            Held::Nothing => Held::One(chunk),
+            Held::One(head) => {
+                let mut joined = Vec::with_capacity(COALESCE.max(head.len() + chunk.len()));
+                joined.extend_from_slice(&head);
+                joined.extend_from_slice(&chunk);
+                Held::Joined(joined)
+            }
+            Held::Joined(mut joined) => {
+                joined.extend_from_slice(&chunk);
+                Held::Joined(joined)
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Held::Nothing => 0,
+            Held::One(b) => b.len(),
+            Held::Joined(v) => v.len(),
+        }
+    }
+
+    fn take(&mut self) -> Option<Bytes> {
+        match std::mem::take(self) {
+            Held::Nothing => None,
+            Held::One(b) => Some(b),
+            Held::Joined(v) => Some(Bytes::from(v)),
+        }
+    }
 }
 
 pub(super) enum Queued {
@@ -57,6 +105,9 @@ pub(super) enum Queued {
 
 /// At most this much of what is already waiting is passed on in one write.
 const COALESCE: usize = 256 * 1024;
+/// At most this many yields before what is held is passed on: an upstream that hands over a
+/// chunk at every look (a steady stream) waits a few microseconds, not until [`COALESCE`].
+const YIELDS: u8 = 16;
 
 impl RecordingStream {
     /// Records one event; the first one recorded carries the status and headers.
@@ -159,29 +210,27 @@ impl Stream for RecordingStream {
     /// Takes every chunk the upstream already has (up to [`COALESCE`] bytes), records the
     /// events they complete in one write, and passes them on as one chunk: the same bytes in
     /// the same order, in fewer writes.
+    ///
+    /// The upstream's body reaches this task one chunk at a time through its connection's task
+    /// (hyper hands over a chunk only once the last one was taken), so "already waiting" is
+    /// seen only after that task has run: when a chunk was taken and the upstream has nothing
+    /// more yet, this task yields once (it wakes itself and returns `Pending`, holding the
+    /// bytes) and passes on what it holds as soon as a yield brings nothing new, or after
+    /// [`YIELDS`] yields. A body that is complete is passed on at once.
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if let Some(ending) = self.ending.take() {
+        if self.held.len() == 0
+            && let Some(ending) = self.ending.take()
+        {
             return Poll::Ready(ending);
         }
-        let mut first: Option<Bytes> = None;
-        let mut more: Option<Vec<u8>> = None;
-        let mut size = 0;
-        while size < COALESCE {
+        let mut took = false;
+        while self.held.len() < COALESCE && self.ending.is_none() {
             match self.inner.as_mut().poll_next(cx) {
                 Poll::Pending => break,
                 Poll::Ready(Some(Ok(chunk))) => {
                     self.chunk(&chunk);
-                    size += chunk.len();
-                    match (&first, &mut more) {
-                        (None, _) => first = Some(chunk),
-                        (Some(head), None) => {
-                            let mut joined = Vec::with_capacity(COALESCE);
-                            joined.extend_from_slice(head);
-                            joined.extend_from_slice(&chunk);
-                            more = Some(joined);
-                        }
-                        (Some(_), Some(joined)) => joined.extend_from_slice(&chunk),
-                    }
+                    self.held.push(chunk);
+                    took = true;
                 }
                 Poll::Ready(Some(Err(err))) => {
                     let problem = format!(
@@ -191,27 +240,32 @@ impl Stream for RecordingStream {
                     );
                     self.end(Some(problem.clone()));
                     self.ending = Some(Some(Err(io::Error::other(problem))));
-                    break;
                 }
                 Poll::Ready(None) => {
                     self.end(None);
                     self.ending = Some(None);
-                    break;
                 }
             }
         }
+        let waiting = self.ending.is_none()
+            && !self.done
+            && self.held.len() < COALESCE
+            && self.yields < YIELDS;
+        if took && waiting {
+            // Let the upstream's connection hand over what it already has, then look again.
+            self.yields += 1;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.yields = 0;
         self.write_queued();
-        let out = match (more, first) {
-            (Some(joined), _) => Bytes::from(joined),
-            (None, Some(chunk)) => chunk,
-            (None, None) => {
-                return match self.ending.take() {
-                    Some(ending) => Poll::Ready(ending),
-                    None => Poll::Pending,
-                };
-            }
-        };
-        Poll::Ready(Some(Ok(out)))
+        match self.held.take() {
+            Some(out) => Poll::Ready(Some(Ok(out))),
+            None => match self.ending.take() {
+                Some(ending) => Poll::Ready(ending),
+                None => Poll::Pending,
+            },
+        }
     }
 }
 

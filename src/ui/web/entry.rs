@@ -11,8 +11,13 @@ use web_time::Instant;
 
 use super::Inbox;
 use crate::i18n::Language;
+use crate::trace::Loading;
 use crate::ui::app::SightlineApp;
 use crate::ui::store::{Source, TraceStore};
+
+/// A bigger trace's first frame shows its first this many events (more than two screens of
+/// rows), and the frames after it read the rest.
+const PREVIEW_EVENTS: usize = 1_000;
 
 /// What the page says about itself (`sightline-config`, written by `export::html`).
 #[derive(Deserialize, Default)]
@@ -44,6 +49,9 @@ struct Status {
     /// Of which: reading the trace's lines, and analysing them and laying out the diagram.
     load_ms: f64,
     analysis_ms: f64,
+    /// Milliseconds from `start` to the first frame with every event of the trace (a big
+    /// exported trace's first frames show its first events while the rest is read).
+    loaded_ms: Option<f64>,
     /// Milliseconds from `start` to the frame that had the doctor's findings (they are
     /// computed after the first diagram, a few milliseconds of each frame).
     findings_ms: Option<f64>,
@@ -119,23 +127,36 @@ pub async fn start(
     let config: Config = serde_json::from_str(&config)
         .map_err(|e| JsValue::from_str(&format!("bad sightline-config: {e}")))?;
     let mut load_ms = 0.0;
-    let mut store = match &trace {
+    let mut loading = None;
+    let mut store = match trace {
         Some(bytes) => {
-            let loaded = crate::trace::load_from_reader(bytes.as_slice())
+            let mut reading = Loading::new(bytes)
                 .map_err(|e| JsValue::from_str(&format!("cannot read the trace: {e}")))?;
-            load_ms = ms_since(started);
-            let title = if loaded.header.title.is_empty() {
+            let title = if reading.header().title.is_empty() {
                 config.title.clone()
             } else {
-                loaded.header.title.clone()
+                reading.header().title.clone()
             };
-            let mut store = TraceStore::new(title, Source::Memory, loaded.events);
-            store.warnings = loaded.warnings;
-            store
+            // The first screens' events now, the rest between the frames (super::poll).
+            let mut done = false;
+            while !done && reading.events().len() < PREVIEW_EVENTS {
+                done = reading.step(64 << 10);
+            }
+            if done {
+                let loaded = reading.finish();
+                load_ms = ms_since(started);
+                let mut store = TraceStore::new(title, Source::Memory, loaded.events);
+                store.warnings = loaded.warnings;
+                store
+            } else {
+                let first = reading.events().to_vec();
+                load_ms = ms_since(started);
+                loading = Some(reading);
+                TraceStore::preview(title, first)
+            }
         }
         None => TraceStore::new(config.title.clone(), Source::Memory, Vec::new()),
     };
-    drop(trace);
     let analysis_ms = ms_since(started) - load_ms;
     store.generation = 0;
     let lang = config
@@ -150,6 +171,7 @@ pub async fn start(
         .unwrap_or_default();
     let mut app = SightlineApp::with_store(store);
     app.lang = lang;
+    app.platform.loading = loading;
     let inbox = config.live.as_ref().map(|url| {
         let inbox = Rc::new(RefCell::new(Inbox::default()));
         app.platform.inbox = Some(inbox.clone());
@@ -162,6 +184,7 @@ pub async fn start(
         first_diagram_ms: None,
         load_ms,
         analysis_ms,
+        loaded_ms: None,
         findings_ms: None,
         frames: 0,
         recent: Vec::new(),
@@ -264,6 +287,7 @@ struct Page {
     first_diagram_ms: Option<f64>,
     load_ms: f64,
     analysis_ms: f64,
+    loaded_ms: Option<f64>,
     findings_ms: Option<f64>,
     frames: u64,
     recent: Vec<f64>,
@@ -293,6 +317,9 @@ impl eframe::App for Page {
         keep_last(&mut self.recent, self.last_frame_ms);
         if self.first_diagram_ms.is_none() && !self.app.store.is_empty() {
             self.first_diagram_ms = Some(ms_since(self.started));
+        }
+        if self.loaded_ms.is_none() && self.app.platform.loading.is_none() {
+            self.loaded_ms = Some(ms_since(self.started));
         }
         if self.findings_ms.is_none() && self.app.store.findings.is_ready() {
             self.findings_ms = Some(ms_since(self.started));
@@ -351,6 +378,7 @@ impl Page {
             first_diagram_ms: self.first_diagram_ms,
             load_ms: self.load_ms,
             analysis_ms: self.analysis_ms,
+            loaded_ms: self.loaded_ms,
             findings_ms: self.findings_ms,
             frames: self.frames,
             last_frame_ms: self.last_frame_ms,
