@@ -109,11 +109,11 @@ mod tests {
     use crate::analysis::{LlmRole, report};
     use crate::trace::load_from_reader;
 
-    const FIXTURES: [&str; 3] = [
-        include_str!("../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl"),
-        include_str!("../../benches/fixtures/primitives-tour-2025-11-25.jsonl"),
-        include_str!("../../tests/fixtures/narration/weather.jsonl"),
-    ];
+    /// The primitives tour in both revisions and the weather loop.
+    const FIXTURES: [&str; 3] = {
+        let [tour_new, tour_old, weather, _] = crate::analysis::fixtures::RECORDINGS;
+        [tour_new, tour_old, weather]
+    };
 
     /// Every lookup answers what a scan of the tables answers, on real recordings.
     #[test]

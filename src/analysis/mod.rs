@@ -22,6 +22,8 @@ pub mod diff;
 pub mod divergence;
 pub mod doctor;
 pub mod explain;
+#[cfg(test)]
+mod fixtures;
 mod links;
 mod llm;
 mod lookup;

@@ -299,12 +299,7 @@ mod tests {
     use crate::analysis::{Report, report};
     use crate::trace::load_from_reader;
 
-    const FIXTURES: [&str; 4] = [
-        include_str!("../../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl"),
-        include_str!("../../../benches/fixtures/primitives-tour-2025-11-25.jsonl"),
-        include_str!("../../../tests/fixtures/narration/weather.jsonl"),
-        include_str!("../../../tests/fixtures/narration/rug-pull.jsonl"),
-    ];
+    const FIXTURES: [&str; 4] = crate::analysis::fixtures::RECORDINGS;
 
     /// The shortcuts `diff` and `check` take read what the whole report reads.
     #[test]
