@@ -71,7 +71,7 @@ pub(super) fn hint_in(code: Code, server: &str, written: &str, w: Words) -> Stri
         Code::NameRejected if written.starts_with("visible, renamed: rename it `") => {
             "doctor_hint.rename_keep"
         }
-        Code::ProviderLimit if written.starts_with("shorten the description") => {
+        Code::ProviderLimit if written.starts_with("shorten the description (move") => {
             "doctor_hint.shorten"
         }
         Code::ProviderLimit if written.starts_with("offer at most ") => {
