@@ -38,6 +38,7 @@ pub mod compare;
 pub mod diagram;
 mod diagram_paint;
 pub mod doctor_panel;
+pub mod events;
 pub mod inspector;
 pub mod json_tree;
 mod legend;
@@ -111,6 +112,14 @@ impl Tr<'_> {
     pub fn f(&self, key: &str, args: &[(&str, String)]) -> String {
         let args: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
         self.strings.fmt(self.lang, key, &args)
+    }
+
+    /// The same texts as [`Words`](crate::i18n::Words), for what `analysis` says.
+    pub fn words(&self) -> crate::i18n::Words<'_> {
+        crate::i18n::Words {
+            strings: self.strings,
+            lang: self.lang,
+        }
     }
 }
 
