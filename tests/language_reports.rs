@@ -177,13 +177,13 @@ fn explanations(out: &str) -> Vec<&str> {
 }
 
 /// The doctor's details (why a tool is hidden, renamed, visible), in `doctor` and inside
-/// `check --fail-on hidden` / `--expect-visible`, are said in the language asked: every line
+/// `check --fail-on hidden,drift` / `--expect-visible` (with the rug pull's headline), are said in the language asked: every line
 /// of the pt/es reports of the scenarios about visibility reads as no English, and the
 /// English ones do.
 #[test]
 fn the_doctors_details_follow_the_language_in_doctor_and_check() {
     let dir = tempdir();
-    for name in ["invisible-tool", "two-servers", "list-changed"] {
+    for name in ["invisible-tool", "two-servers", "list-changed", "rug-pull"] {
         let path = dir.path().join(format!("{name}.jsonl"));
         run_scenario_to(name, &path, &[]);
         let trace = path.to_str().expect("utf-8 path");
@@ -194,7 +194,7 @@ fn the_doctors_details_follow_the_language_in_doctor_and_check() {
                     "check",
                     trace,
                     "--fail-on",
-                    "hidden",
+                    "hidden,drift",
                     "--expect-visible",
                     "get_weather",
                     "--lang",
