@@ -238,3 +238,49 @@ pub fn record_external_session(dir: &std::path::Path) -> std::path::PathBuf {
     stop(model);
     session
 }
+
+/// A session folder followed while its two recorders write it, a few lines at a time: after
+/// every poll the app's report and diagram, grown from the appended events, are the whole
+/// analysis of the events it holds.
+#[test]
+fn a_followed_session_grows_into_the_whole_analysis() {
+    use sightline::analysis::diagram;
+    use sightline::trace::{Channel, Header, TraceWriter};
+    let dir = tempdir();
+    let session = dir.path().join("growing");
+    std::fs::create_dir_all(&session).expect("session dir");
+    // The primitives tour as two recorders saw it: the host's LLM half, and the server's.
+    let tour = load(std::path::Path::new(
+        "tests/fixtures/narration/primitives-tour-2026-07-28.jsonl",
+    ));
+    let model_side =
+        |e: &sightline::trace::Event| matches!(e.channel, Channel::LlmHttp | Channel::Note);
+    let mut writers = [
+        TraceWriter::create(&session.join("llm.jsonl"), &Header::new("llm")).expect("create"),
+        TraceWriter::create(&session.join("server.jsonl"), &Header::new("server")).expect("create"),
+    ];
+    for w in &mut writers {
+        w.flush().expect("flush");
+    }
+    let mut app = SightlineApp::follow(&session, std::sync::Arc::new(|| {}));
+    let mut polls = 0;
+    for batch in tour.events.chunks(3) {
+        for e in batch {
+            let w = &mut writers[usize::from(!model_side(e))];
+            w.append(e).expect("append");
+            w.flush().expect("flush");
+        }
+        app.poll_following_now();
+        polls += 1;
+        let store = app.store();
+        let full = report(&store.events);
+        assert_eq!(*store.report, full, "after poll {polls}");
+        assert_eq!(
+            store.diagram,
+            diagram::build(&store.events, &full),
+            "after poll {polls}"
+        );
+    }
+    assert_eq!(app.store().len(), tour.events.len());
+    assert!(!app.store().report.chains.is_empty());
+}

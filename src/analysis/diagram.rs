@@ -26,6 +26,7 @@
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod grow;
 mod labels;
 mod llm;
 #[cfg(test)]
@@ -307,31 +308,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
     let ctx = labels::Context { events, report };
 
-    let row = |i: usize| {
-        let e = &events[i];
-        let (from, to) = row_lanes(e);
-        // Most rows' status needs no text; the others are described in full.
-        let (style, status, problem) = match ctx.style_status(i) {
-            Some((style, status)) => (style, status, None),
-            None => {
-                let text = ctx.describe(i);
-                (text.style, text.status, text.problem)
-            }
-        };
-        let problem = match status {
-            Status::Problem => problem.map(|p| (i, Shared::from(p))),
-            _ => None,
-        };
-        let row = Row {
-            event: i,
-            from: lane_index[from],
-            to: lane_index[to],
-            style,
-            status,
-            pair: None,
-        };
-        (row, problem)
-    };
+    let row = |i: usize| layout_row(&ctx, &lane_index, i);
     // Rows are independent of each other: a big trace is laid out on two threads.
     let mut problems = Vec::new();
     let mut rows: Vec<Row> = Vec::with_capacity(events.len());
@@ -415,6 +392,37 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         chains,
         problems,
     }
+}
+
+/// The row of event `i`, and what its problem is when its status is [`Status::Problem`].
+fn layout_row(
+    ctx: &labels::Context<'_>,
+    lane_index: &HashMap<&Lane, usize>,
+    i: usize,
+) -> (Row, Option<(usize, Shared)>) {
+    let e = &ctx.events[i];
+    let (from, to) = row_lanes(e);
+    // Most rows' status needs no text; the others are described in full.
+    let (style, status, problem) = match ctx.style_status(i) {
+        Some((style, status)) => (style, status, None),
+        None => {
+            let text = ctx.describe(i);
+            (text.style, text.status, text.problem)
+        }
+    };
+    let problem = match status {
+        Status::Problem => problem.map(|p| (i, Shared::from(p))),
+        _ => None,
+    };
+    let row = Row {
+        event: i,
+        from: lane_index[from],
+        to: lane_index[to],
+        style,
+        status,
+        pair: None,
+    };
+    (row, problem)
 }
 
 /// The lanes a row is drawn between: stderr lines and process events sit on the server's

@@ -57,33 +57,88 @@ fn json(e: &Event) -> Option<Value> {
     serde_json::from_str(&e.text()).ok()
 }
 
+/// Where the event with a given `seq` is: events are normally in `seq` order (then a binary
+/// search finds it); a map otherwise.
+#[derive(Debug, Default)]
+pub(super) struct Seqs {
+    map: Option<HashMap<u64, usize>>,
+    /// How many events the index covers.
+    seen: usize,
+}
+
+impl Seqs {
+    pub(super) fn new(events: &[Event]) -> Seqs {
+        let mut seqs = Seqs::default();
+        seqs.extend(events);
+        seqs
+    }
+
+    /// Covers `events` (which begin with the events covered so far).
+    pub(super) fn extend(&mut self, events: &[Event]) {
+        let from = self.seen.saturating_sub(1);
+        let sorted = events[from..].windows(2).all(|w| w[0].seq < w[1].seq);
+        match &mut self.map {
+            None if sorted => {}
+            None => self.map = Some(events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect()),
+            Some(map) => map.extend(
+                events
+                    .iter()
+                    .enumerate()
+                    .skip(self.seen)
+                    .map(|(i, e)| (e.seq, i)),
+            ),
+        }
+        self.seen = events.len();
+    }
+
+    pub(super) fn index(&self, events: &[Event], seq: u64) -> Option<usize> {
+        match &self.map {
+            None => events.binary_search_by_key(&seq, |e| e.seq).ok(),
+            Some(map) => map.get(&seq).copied(),
+        }
+    }
+}
+
+/// The index of the answer to request `i`, if it has one.
+pub(super) fn answer(events: &[Event], rpc: &Analysis, seqs: &Seqs, i: usize) -> Option<usize> {
+    match rpc.derived[i].pairing {
+        Pairing::AnsweredBy(seq) => seqs.index(events, seq),
+        _ => None,
+    }
+}
+
 /// Builds the call chains and tool views of a trace.
 pub fn link(
     events: &[Event],
     rpc: &Analysis,
     llm: &[LlmExchange],
 ) -> (Vec<CallChain>, Vec<ToolView>) {
-    // Events are normally in `seq` order (then a binary search finds one); a map otherwise.
-    let sorted = events.windows(2).all(|w| w[0].seq < w[1].seq);
-    let index_of: HashMap<u64, usize> = if sorted {
-        HashMap::new()
-    } else {
-        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect()
-    };
-    let answer = |i: usize| match rpc.derived[i].pairing {
-        Pairing::AnsweredBy(seq) if sorted => events.binary_search_by_key(&seq, |e| e.seq).ok(),
-        Pairing::AnsweredBy(seq) => index_of.get(&seq).copied(),
-        _ => None,
-    };
-    let is_tools_call = |i: usize| {
-        let e = &events[i];
-        e.channel == Channel::Stdio
-            && e.from == Lane::Host
-            && rpc.derived[i].kind == Kind::Request
-            && rpc.derived[i].method.as_deref() == Some("tools/call")
-    };
+    let seqs = Seqs::new(events);
+    let chains = chains(events, rpc, &seqs, llm);
 
-    // Which requests return each call id, in order (for `returned_in`).
+    // Every tools/list result, read once, in the order the results arrived. Only the lists
+    // before the last LLM request can matter (none without LLM exchanges).
+    let last_request = llm.iter().map(|x| x.request).max();
+    let mut lists: Vec<Listed> = (0..last_request.unwrap_or(0))
+        .filter_map(|i| tools_list(events, rpc, &seqs, i))
+        .collect();
+    lists.sort_by_key(|(r, _, _)| *r);
+
+    let mut catalog = Catalog::default();
+    let mut next_list = 0;
+    let mut views = Vec::with_capacity(llm.len());
+    for x in llm {
+        while let Some(list) = lists.get(next_list).filter(|(r, _, _)| *r < x.request) {
+            catalog.absorb(list.clone());
+            next_list += 1;
+        }
+        views.push(catalog.view(x));
+    }
+    (chains, views)
+}
+
+/// Which exchanges (indices into `llm`) return each call id, in order (for `returned_in`).
+pub(super) fn returns(llm: &[LlmExchange]) -> HashMap<&str, Vec<usize>> {
     let mut returns: HashMap<&str, Vec<usize>> = HashMap::new();
     for (n, x) in llm.iter().enumerate() {
         for id in &x.tool_results {
@@ -93,106 +148,146 @@ pub fn link(
             }
         }
     }
+    returns
+}
+
+/// The call chains of the exchanges `llm` (consecutive exchanges of the trace, up to its last).
+pub(super) fn chains(
+    events: &[Event],
+    rpc: &Analysis,
+    seqs: &Seqs,
+    llm: &[LlmExchange],
+) -> Vec<CallChain> {
+    let returns = returns(llm);
     let mut chains = Vec::new();
-    let mut used = vec![false; events.len()];
-    for (n, x) in llm.iter().enumerate() {
-        let Some(asked_in) = x.response else { continue };
-        // The host sends a turn's calls before its next LLM request: look no further. Each
-        // `tools/call` of the turn is read once: (index, tool name, params).
-        let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
-        let sent: Vec<(usize, String, Value)> = if x.tool_calls.is_empty() {
-            Vec::new()
-        } else {
-            (asked_in + 1..until)
-                .filter(|&i| is_tools_call(i))
-                .map(|i| {
-                    let params = json(&events[i])
-                        .and_then(|mut v| v.get_mut("params").map(Value::take))
-                        .unwrap_or(Value::Null);
-                    let name = params
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    (i, name, params)
-                })
-                .collect()
-        };
-        for (call_id, tool, args) in &x.tool_calls {
-            let tools_call = sent
-                .iter()
-                .find(|(i, name, params)| {
-                    if used[*i] {
-                        return false;
-                    }
-                    let same_tool = tool == name
-                        || tool.ends_with(&format!("__{name}"))
-                        || *tool == convert::sanitize_name(name);
-                    let same_args = args
-                        .as_ref()
-                        .is_none_or(|a| params.get("arguments").unwrap_or(&Value::Null) == a);
-                    same_tool && same_args
-                })
-                .map(|(i, _, _)| *i);
-            if let Some(i) = tools_call {
-                used[i] = true;
+    for n in 0..llm.len() {
+        chains.extend(chains_of(events, rpc, seqs, llm, n, &returns));
+    }
+    chains
+}
+
+/// The call chains of exchange `n` of `llm` (see [`chains`]); `returns` is [`returns`] of `llm`.
+pub(super) fn chains_of(
+    events: &[Event],
+    rpc: &Analysis,
+    seqs: &Seqs,
+    llm: &[LlmExchange],
+    n: usize,
+    returns: &HashMap<&str, Vec<usize>>,
+) -> Vec<CallChain> {
+    let x = &llm[n];
+    let Some(asked_in) = x.response else {
+        return Vec::new();
+    };
+    let is_tools_call = |i: usize| {
+        let e = &events[i];
+        e.channel == Channel::Stdio
+            && e.from == Lane::Host
+            && rpc.derived[i].kind == Kind::Request
+            && rpc.derived[i].method.as_deref() == Some("tools/call")
+    };
+    // The host sends a turn's calls before its next LLM request: look no further. Each
+    // `tools/call` of the turn is read once: (index, tool name, params, used).
+    let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
+    let mut sent: Vec<(usize, String, Value, bool)> = if x.tool_calls.is_empty() {
+        Vec::new()
+    } else {
+        (asked_in + 1..until)
+            .filter(|&i| is_tools_call(i))
+            .map(|i| {
+                let params = json(&events[i])
+                    .and_then(|mut v| v.get_mut("params").map(Value::take))
+                    .unwrap_or(Value::Null);
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                (i, name, params, false)
+            })
+            .collect()
+    };
+    let mut chains = Vec::with_capacity(x.tool_calls.len());
+    for (call_id, tool, args) in &x.tool_calls {
+        let found = sent.iter_mut().find(|(_, name, params, used)| {
+            if *used {
+                return false;
             }
-            let returned_in = returns
-                .get(call_id.as_str())
-                .and_then(|at| at.get(at.partition_point(|&m| m <= n)))
-                .map(|&m| llm[m].request);
-            chains.push(CallChain {
-                call_id: call_id.clone(),
-                tool: tool.clone(),
-                asked_in,
-                tools_call,
-                tools_result: tools_call.and_then(answer),
-                returned_in,
-            });
+            let same_tool = tool == name
+                || tool.ends_with(&format!("__{name}"))
+                || *tool == convert::sanitize_name(name);
+            let same_args = args
+                .as_ref()
+                .is_none_or(|a| params.get("arguments").unwrap_or(&Value::Null) == a);
+            same_tool && same_args
+        });
+        let tools_call = found.map(|(i, _, _, used)| {
+            *used = true;
+            *i
+        });
+        let returned_in = returns
+            .get(call_id.as_str())
+            .and_then(|at| at.get(at.partition_point(|&m| m <= n)))
+            .map(|&m| llm[m].request);
+        chains.push(CallChain {
+            call_id: call_id.clone(),
+            tool: tool.clone(),
+            asked_in,
+            tools_call,
+            tools_result: tools_call.and_then(|i| answer(events, rpc, seqs, i)),
+            returned_in,
+        });
+    }
+    chains
+}
+
+/// A server's `tools/list` result: its index, the server, the names of the tools listed.
+pub(super) type Listed = (usize, String, Vec<String>);
+
+/// What request `i` listed, when it is an answered `tools/list` to a server.
+pub(super) fn tools_list(
+    events: &[Event],
+    rpc: &Analysis,
+    seqs: &Seqs,
+    i: usize,
+) -> Option<Listed> {
+    let d = &rpc.derived[i];
+    if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
+        return None;
+    }
+    let (Some(server), Some(r)) = (events[i].to.server_name(), answer(events, rpc, seqs, i)) else {
+        return None;
+    };
+    let message = json(&events[r]);
+    let names = message
+        .as_ref()
+        .and_then(|v| v.pointer("/result/tools").and_then(Value::as_array))
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    Some((r, server.to_string(), names))
+}
+
+/// Each server's latest `tools/list`, swept in the order the results arrived (servers in the
+/// order they first listed: the order a host builds its catalog in, which decides collisions).
+#[derive(Debug, Default)]
+pub(super) struct Catalog {
+    latest: Vec<(String, (usize, Vec<String>))>,
+}
+
+impl Catalog {
+    pub(super) fn absorb(&mut self, (r, server, names): Listed) {
+        match self.latest.iter_mut().find(|(s, _)| *s == server) {
+            Some(entry) => entry.1 = (r, names),
+            None => self.latest.push((server, (r, names))),
         }
     }
 
-    // Every tools/list result, read once, in the order the results arrived. Only the lists
-    // before the last LLM request can matter (none without LLM exchanges).
-    let last_request = llm.iter().map(|x| x.request).max();
-    let mut lists: Vec<(usize, String, Vec<String>)> = Vec::new();
-    for i in 0..last_request.unwrap_or(0) {
-        let d = &rpc.derived[i];
-        if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
-            continue;
-        }
-        let (Some(server), Some(r)) = (events[i].to.server_name(), answer(i)) else {
-            continue;
-        };
-        let message = json(&events[r]);
-        let names = message
-            .as_ref()
-            .and_then(|v| v.pointer("/result/tools").and_then(Value::as_array))
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
-            .collect();
-        lists.push((r, server.to_string(), names));
+    /// What request `x` showed the model, against the lists absorbed so far.
+    pub(super) fn view(&self, x: &LlmExchange) -> ToolView {
+        tool_view(x, &self.latest)
     }
-    lists.sort_by_key(|(r, _, _)| *r);
-
-    // Sweep the exchanges in order, keeping each server's latest list (servers in the order
-    // they first listed: the order a host builds its catalog in, which decides collisions).
-    let mut latest: Vec<(String, (usize, Vec<String>))> = Vec::new();
-    let mut next_list = 0;
-    let mut views = Vec::with_capacity(llm.len());
-    for x in llm {
-        while let Some((r, server, names)) = lists.get(next_list).filter(|(r, _, _)| *r < x.request)
-        {
-            match latest.iter_mut().find(|(s, _)| s == server) {
-                Some(entry) => entry.1 = (*r, names.clone()),
-                None => latest.push((server.clone(), (*r, names.clone()))),
-            }
-            next_list += 1;
-        }
-        views.push(tool_view(x, &latest));
-    }
-    (chains, views)
 }
 
 fn tool_view(x: &LlmExchange, latest: &[(String, (usize, Vec<String>))]) -> ToolView {

@@ -15,7 +15,7 @@ pub enum LlmRole {
 }
 
 /// One LLM API request and its response, read.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LlmExchange {
     /// Index of the request event.
     pub request: usize,
@@ -111,6 +111,54 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
         }
     }
     out
+}
+
+/// Pairs requests and responses as events arrive, what [`llm_exchanges`] does in one pass,
+/// with the exchanges made for a server's sampling request kept apart from the loop's.
+#[derive(Debug, Default)]
+pub(super) struct LlmPairs {
+    /// Exchanges still waiting for a response (sampling or not, index); a response answers the
+    /// latest of them.
+    open: Vec<(bool, usize)>,
+}
+
+impl LlmPairs {
+    /// Reads event `i`: the exchange it opened or answered (sampling or not, index), if any.
+    pub(super) fn read(
+        &mut self,
+        i: usize,
+        e: &Event,
+        llm: &mut Vec<LlmExchange>,
+        sampling: &mut Vec<LlmExchange>,
+    ) -> Option<(bool, usize)> {
+        if e.channel != Channel::LlmHttp {
+            return None;
+        }
+        if e.from == Lane::Host && e.to == Lane::Llm {
+            let x = read_request(i, e);
+            let part = if x.sampling_for.is_some() {
+                &mut *sampling
+            } else {
+                &mut *llm
+            };
+            let at = (x.sampling_for.is_some(), part.len());
+            part.push(x);
+            self.open.push(at);
+            Some(at)
+        } else if e.from == Lane::Llm && e.to == Lane::Host {
+            let at = self.open.pop()?;
+            let x = match at.0 {
+                true => &mut sampling[at.1],
+                false => &mut llm[at.1],
+            };
+            x.response = Some(i);
+            x.status = e.http.as_ref().and_then(|h| h.status);
+            read_response(x, e);
+            Some(at)
+        } else {
+            None
+        }
+    }
 }
 
 /// The agent loop's last request to the model that has a known shape (what

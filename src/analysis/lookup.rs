@@ -8,7 +8,7 @@ use super::links::CallChain;
 use super::llm::{LlmExchange, LlmRole};
 
 /// Sorted lookups from event indices into the exchanges and the chains.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Lookup {
     /// `(event, exchange, role)`, sorted by event: every request and response of an exchange.
     llm: Vec<(usize, usize, LlmRole)>,

@@ -24,6 +24,7 @@ pub mod doctor;
 pub mod explain;
 #[cfg(test)]
 mod fixtures;
+mod incremental;
 mod links;
 mod llm;
 mod lookup;
@@ -35,13 +36,14 @@ pub mod revisions;
 pub mod tokens;
 pub mod trace_context;
 
+pub use incremental::Incremental;
 pub use links::{CallChain, ToolOrigin, ToolView, link};
 pub use llm::{LlmExchange, LlmRole, Usage, last_loop_request, llm_exchanges};
 
 use crate::trace::{Analysis, Event, analyze};
 
 /// Everything derived from a trace.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     pub rpc: Analysis,
     /// The agent loop's exchanges with the model, in order.

@@ -153,7 +153,7 @@ pub struct Session {
 }
 
 /// The derived view of a whole trace: one [`Derived`] per event, index for index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Analysis {
     pub derived: Vec<Derived>,
     /// Per server lane: what its session looked like by the end of the trace.

@@ -23,7 +23,9 @@ pub mod session;
 mod shared;
 mod writer;
 
-pub use analyze::{Analysis, Derived, Kind, PENDING_AT_END, Pairing, analyze, latency_us};
+pub use analyze::{
+    Analysis, Analyzer, Derived, Kind, PENDING_AT_END, Pairing, analyze, latency_us,
+};
 pub use event::{
     Channel, Event, Extra, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION, format_time,
     now, signal_name,

@@ -38,6 +38,7 @@ pub mod compare;
 pub mod diagram;
 mod diagram_paint;
 pub mod doctor_panel;
+pub mod events;
 pub mod inspector;
 pub mod json_tree;
 mod legend;

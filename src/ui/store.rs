@@ -1,15 +1,18 @@
 //! The trace store: the events the app shows and everything derived from them.
 //!
 //! The store is the app's one copy of the data. Events are only ever appended (a live run adds
-//! what it recorded since the last frame); the analysis and the diagram model are recomputed
-//! when, and only when, new events arrive. Panels get shared references and never change it.
+//! what it recorded since the last frame, a followed session what its files gained); the
+//! analysis and the diagram model are extended with what new events change
+//! ([`Incremental`], [`Diagram::extend`]), never recomputed whole. Panels get shared
+//! references and never change it.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use super::badges::{Findings, Staged};
+use super::events::Events;
 use crate::analysis::diagram::{self, Diagram, RowText};
-use crate::analysis::{self, Report};
+use crate::analysis::{self, Incremental, Report};
 use crate::trace::{Event, LoadWarning, TraceError};
 
 /// Where the events came from.
@@ -56,12 +59,12 @@ pub struct LazyFindings {
 
 struct Pending {
     staged: Staged,
-    events: Arc<Vec<Event>>,
+    events: Events,
     report: Arc<Report>,
 }
 
 impl LazyFindings {
-    fn start(events: &Arc<Vec<Event>>, report: &Arc<Report>) -> LazyFindings {
+    fn start(events: &Events, report: &Arc<Report>) -> LazyFindings {
         let cell = Arc::new(OnceLock::new());
         // Where no thread can be started (the browser, which says so by knowing no parallelism)
         // even a small trace's findings wait for the frames after its first diagram: there
@@ -74,7 +77,7 @@ impl LazyFindings {
                 pending: None,
             };
         }
-        let (ev, rep, slot) = (Arc::clone(events), Arc::clone(report), cell.clone());
+        let (ev, rep, slot) = (events.clone(), Arc::clone(report), cell.clone());
         let spawned = std::thread::Builder::new()
             .name("sightline-findings".into())
             .spawn(move || {
@@ -87,11 +90,38 @@ impl LazyFindings {
         let pending = spawned.is_err().then(|| {
             Arc::new(Mutex::new(Pending {
                 staged: Staged::default(),
-                events: Arc::clone(events),
+                events: events.clone(),
                 report: Arc::clone(report),
             }))
         });
         LazyFindings { cell, pending }
+    }
+
+    /// The findings of a growing trace's `events` so far, computed on a background thread
+    /// that analyses them itself: the store's report is updated in place by the next append
+    /// and cannot be shared with the thread. Small traces' findings are computed here, with
+    /// `report`, as [`LazyFindings::start`] does.
+    fn start_own(events: &Events, report: &Arc<Report>) -> LazyFindings {
+        if events.len() < BACKGROUND_FINDINGS_FROM || !crate::trace::halves::has_threads() {
+            return LazyFindings::start(events, report);
+        }
+        let cell = Arc::new(OnceLock::new());
+        let (ev, slot) = (events.clone(), cell.clone());
+        let spawned = std::thread::Builder::new()
+            .name("sightline-findings".into())
+            .spawn(move || {
+                let report = analysis::report(&ev);
+                let _ = slot.set(Findings::compute(&ev, &report));
+                drop((report, ev));
+                release_freed_memory();
+            });
+        match spawned {
+            Ok(_) => LazyFindings {
+                cell,
+                pending: None,
+            },
+            Err(_) => LazyFindings::start(events, report),
+        }
     }
 
     /// Whether the findings have been computed (false while the background thread works).
@@ -149,7 +179,7 @@ fn release_freed_memory() {
 pub struct TraceStore {
     pub title: String,
     pub source: Source,
-    pub events: Arc<Vec<Event>>,
+    pub events: Events,
     pub report: Arc<Report>,
     pub diagram: Diagram,
     /// The doctor's, the schema check's, the poisoning scan's and the pins' findings,
@@ -159,19 +189,38 @@ pub struct TraceStore {
     pub warnings: Vec<LoadWarning>,
     /// Bumped whenever `events` grows, so panels can tell their caches are stale.
     pub generation: u64,
+    /// The analysis state of a store that grows (followed, live), made on its first append
+    /// when it was not opened as one.
+    incremental: Option<Incremental>,
+    /// Events were appended since the findings' snapshot was taken.
+    findings_stale: bool,
 }
 
 impl TraceStore {
     pub fn new(title: String, source: Source, events: Vec<Event>) -> TraceStore {
-        let report = analysis::report(&events);
+        let grows = matches!(source, Source::Follow(_) | Source::Live { .. });
+        let (incremental, report) = if grows {
+            let (incremental, report) = Incremental::start(&events);
+            (Some(incremental), report)
+        } else {
+            (None, analysis::report(&events))
+        };
         let diagram = diagram::build(&events, &report);
-        let events = Arc::new(events);
+        let mut events = Events::from(events);
+        if grows {
+            // Room to grow in place while the findings' thread reads what is there.
+            events.reserve(events.len() / 2 + 1024);
+        }
         let report = Arc::new(report);
         if events.len() >= BACKGROUND_FINDINGS_FROM {
             // Loading and laying out freed the file's text and the per-thread row lists.
             release_freed_memory();
         }
-        let findings = LazyFindings::start(&events, &report);
+        let findings = if grows {
+            LazyFindings::start_own(&events, &report)
+        } else {
+            LazyFindings::start(&events, &report)
+        };
         TraceStore {
             title,
             source,
@@ -181,6 +230,8 @@ impl TraceStore {
             findings,
             warnings: Vec::new(),
             generation: 0,
+            incremental,
+            findings_stale: false,
         }
     }
 
@@ -192,7 +243,7 @@ impl TraceStore {
         TraceStore {
             title,
             source: Source::Memory,
-            events: Arc::new(events),
+            events: Events::from(events),
             report: Arc::new(report),
             diagram,
             findings: LazyFindings {
@@ -201,6 +252,8 @@ impl TraceStore {
             },
             warnings: Vec::new(),
             generation: 0,
+            incremental: None,
+            findings_stale: false,
         }
     }
 
@@ -218,16 +271,42 @@ impl TraceStore {
         Ok(store)
     }
 
-    /// Appends newly recorded events and recomputes the analysis.
+    /// Appends newly recorded events: their analysis and rows, and what they change of the
+    /// earlier ones ([`Incremental`]); the findings are made again on a background thread
+    /// (big traces) once the previous ones are done, and shown until then.
     pub fn append(&mut self, new: Vec<Event>) {
         if new.is_empty() {
+            self.refresh_findings();
             return;
         }
-        Arc::make_mut(&mut self.events).extend(new);
-        self.report = Arc::new(analysis::report(&self.events));
-        self.diagram = diagram::build(&self.events, &self.report);
-        self.findings = LazyFindings::start(&self.events, &self.report);
+        let from = self.events.len();
+        self.events.append(new);
+        match &mut self.incremental {
+            Some(incremental) => {
+                let report = Arc::make_mut(&mut self.report);
+                let dirty = incremental.extend(&self.events, report);
+                self.diagram.extend(&self.events, report, from, &dirty);
+            }
+            None => {
+                let (incremental, report) = Incremental::start(&self.events);
+                self.diagram = diagram::build(&self.events, &report);
+                self.report = Arc::new(report);
+                self.incremental = Some(incremental);
+            }
+        }
+        self.findings_stale = true;
+        self.refresh_findings();
         self.generation += 1;
+    }
+
+    /// Starts the findings of the events so far if they are out of date and none are being
+    /// computed.
+    fn refresh_findings(&mut self) {
+        let busy = self.events.len() >= BACKGROUND_FINDINGS_FROM && !self.findings.is_ready();
+        if self.findings_stale && !busy {
+            self.findings = LazyFindings::start_own(&self.events, &self.report);
+            self.findings_stale = false;
+        }
     }
 
     pub fn len(&self) -> usize {

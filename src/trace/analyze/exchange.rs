@@ -4,7 +4,7 @@
 //! [`super::analyze`]'s loop; the state lives in [`State`].
 
 use super::{Pending, State, latency_us, share};
-use crate::trace::derived::{Derived, Pairing};
+use crate::trace::derived::{Derived, PENDING_AT_END, Pairing};
 use crate::trace::event::{Event, Lane};
 use crate::trace::jsonrpc::{Message, ResultMembers, RpcId};
 
@@ -66,7 +66,10 @@ impl State {
             let reused = self
                 .pending
                 .insert((event.from.clone(), event.to.clone(), id), pending);
+            // Unanswered until something settles it (an answer, a cancellation, an exit).
+            d.pairing = Pairing::Unanswered(self.text(PENDING_AT_END));
             if let Some(earlier) = reused {
+                self.touched.push(earlier.index);
                 // JSON-RPC ids must be unique among pending requests; the answer will pair with
                 // the newer one, so the earlier request can no longer be answered.
                 derived[earlier.index].pairing = Pairing::Unanswered(
@@ -115,6 +118,7 @@ impl State {
         }
         derived[pending.index].pairing = Pairing::AnsweredBy(event.seq);
         derived[pending.index].latency_us = latency;
+        self.touched.push(pending.index);
         if &*pending.method == "subscriptions/listen" {
             self.listens.remove(&key);
         }
@@ -186,6 +190,7 @@ impl State {
             let key = (event.from.clone(), event.to.clone(), request_id);
             if let Some(p) = self.pending.remove(&key) {
                 derived[p.index].pairing = Pairing::Cancelled(event.seq);
+                self.touched.push(p.index);
                 d.detail = Some(format!("request #{}", events[p.index].seq).into());
                 self.listens.remove(&key);
             }

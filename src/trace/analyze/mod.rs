@@ -51,6 +51,9 @@ struct State {
     listens: HashMap<PendingKey, usize>,
     /// Every text shared by the derived events (see [`Derived`]).
     texts: HashSet<Shared>,
+    /// Indices of events whose interpretation changed after it was made (see
+    /// [`Analyzer::extend`]).
+    touched: Vec<usize>,
 }
 
 /// Microseconds from `asked` to `answered`; `None` when the answer is recorded before the
@@ -61,47 +64,75 @@ pub fn latency_us(asked: DateTime<Utc>, answered: DateTime<Utc>) -> Option<i64> 
 
 /// Interprets every event of a trace.
 pub fn analyze(events: &[Event]) -> Analysis {
-    let mut state = State::default();
-    let mut derived: Vec<Derived> = Vec::with_capacity(events.len());
-    for (index, event) in events.iter().enumerate() {
-        let d = match event.channel {
-            // An HTTP exchange without a body (a 202, a GET or DELETE, an SSE priming event)
-            // carries no message: it is not an invalid one.
-            Channel::Http
-                if event.bytes().is_some_and(|b| b.is_empty())
-                    && event
-                        .http
-                        .as_ref()
-                        .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
-            {
-                Derived::plain(Kind::Other)
-            }
-            Channel::Stdio | Channel::Http => {
-                let bytes = event.bytes();
-                let msg = match &bytes {
-                    Some(bytes) => classify(bytes),
-                    None => Message::invalid("no payload (neither `raw` nor a valid `raw_b64`)"),
-                };
-                state.message(index, event, msg, events, &mut derived)
-            }
-            Channel::Process => {
-                state.process(event, &mut derived);
-                Derived::plain(Kind::Process)
-            }
-            Channel::Stderr => Derived::plain(Kind::Stderr),
-            Channel::Note => Derived::plain(Kind::Note),
-            Channel::LlmHttp => Derived::plain(Kind::LlmHttp),
-            Channel::Other(_) => Derived::plain(Kind::Other),
-        };
-        derived.push(d);
+    let mut analysis = Analysis::default();
+    Analyzer::default().extend(events, &mut analysis);
+    analysis
+}
+
+/// The correlation of a trace that grows: [`Analyzer::extend`] interprets the events appended
+/// since the last call and updates what they change of the earlier ones (a request's pairing
+/// once its answer, its cancellation or its server's exit arrives). After every call the
+/// analysis is what [`analyze`] says of the events so far: a request still waiting reads as
+/// unanswered ([`PENDING_AT_END`]) until something settles it.
+#[derive(Default)]
+pub struct Analyzer {
+    state: State,
+}
+
+impl Analyzer {
+    /// Interprets `events[analysis.derived.len()..]` into `analysis` (which holds the
+    /// interpretation of the events before them, made by this analyzer). Returns the indices
+    /// of the earlier events whose [`Derived`] changed, in no particular order.
+    pub fn extend(&mut self, events: &[Event], analysis: &mut Analysis) -> Vec<usize> {
+        let state = &mut self.state;
+        let derived = &mut analysis.derived;
+        let from = derived.len();
+        derived.reserve(events.len().saturating_sub(from));
+        for (index, event) in events.iter().enumerate().skip(from) {
+            let d = match event.channel {
+                // An HTTP exchange without a body (a 202, a GET or DELETE, an SSE priming event)
+                // carries no message: it is not an invalid one.
+                Channel::Http
+                    if event.bytes().is_some_and(|b| b.is_empty())
+                        && event
+                            .http
+                            .as_ref()
+                            .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
+                {
+                    Derived::plain(Kind::Other)
+                }
+                Channel::Stdio | Channel::Http => {
+                    let bytes = event.bytes();
+                    let msg = match &bytes {
+                        Some(bytes) => classify(bytes),
+                        None => {
+                            Message::invalid("no payload (neither `raw` nor a valid `raw_b64`)")
+                        }
+                    };
+                    state.message(index, event, msg, events, derived)
+                }
+                Channel::Process => {
+                    state.process(event, derived);
+                    Derived::plain(Kind::Process)
+                }
+                Channel::Stderr => Derived::plain(Kind::Stderr),
+                Channel::Note => Derived::plain(Kind::Note),
+                Channel::LlmHttp => Derived::plain(Kind::LlmHttp),
+                Channel::Other(_) => Derived::plain(Kind::Other),
+            };
+            derived.push(d);
+        }
+        let mut sessions: Vec<(Lane, Session)> = state
+            .sessions
+            .iter()
+            .map(|(l, s)| (l.clone(), s.clone()))
+            .collect();
+        sessions.sort_by(|a, b| a.0.cmp(&b.0));
+        analysis.sessions = sessions;
+        let mut touched = std::mem::take(&mut state.touched);
+        touched.retain(|&i| i < from);
+        touched
     }
-    let never: Shared = Shared::from(PENDING_AT_END);
-    for (_, pending) in state.pending.drain() {
-        derived[pending.index].pairing = Pairing::Unanswered(never.clone());
-    }
-    let mut sessions: Vec<(Lane, Session)> = state.sessions.into_iter().collect();
-    sessions.sort_by(|a, b| a.0.cmp(&b.0));
-    Analysis { derived, sessions }
 }
 
 /// The copy of `text` in `texts`, added if it is not there yet.
@@ -150,6 +181,7 @@ impl State {
             for key in gone {
                 if let Some(p) = self.pending.remove(&key) {
                     derived[p.index].pairing = Pairing::Unanswered(reason.clone());
+                    self.touched.push(p.index);
                 }
             }
         }

@@ -3,6 +3,7 @@
 //! label (each repeated label looked at once).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
@@ -24,9 +25,15 @@ impl Filter {
         *self != Filter::default()
     }
 
-    /// Whether event `i` passes. `needle` is the text in lower case; `labels` remembers, for
-    /// the labels that repeat, whether they hold it.
-    pub fn matches(&self, store: &TraceStore, i: usize, needle: &str, labels: &mut Labels) -> bool {
+    /// Whether event `i` passes. `needle` is the text, prepared ([`Needle::new`]); `labels`
+    /// remembers, for the labels that repeat, whether they hold it.
+    pub fn matches(
+        &self,
+        store: &TraceStore,
+        i: usize,
+        needle: &Needle,
+        labels: &mut Labels,
+    ) -> bool {
         let e = &store.events[i];
         let d = &store.report.rpc.derived[i];
         if self
@@ -47,41 +54,112 @@ impl Filter {
             return false;
         }
         if !needle.is_empty() {
-            return contains_folded(&e.text(), needle) || label_matches(store, i, needle, labels);
+            return needle.in_text(&e.text()) || label_matches(store, i, needle, labels);
         }
         true
     }
 }
 
+/// The text looked for, prepared once per search: in lower case, and the byte of it to look
+/// for first (its rarest, see [`commonness`]).
+#[derive(Debug, Clone)]
+pub struct Needle {
+    lower: String,
+    /// Where the rarest byte is in `lower`, and the byte in both cases (ASCII needles only).
+    rare: Option<(usize, u8, u8)>,
+}
+
+impl Needle {
+    pub fn new(text: &str) -> Needle {
+        let lower = text.to_lowercase();
+        let rare = (lower.is_ascii() && !lower.is_empty()).then(|| {
+            let (at, &b) = lower
+                .as_bytes()
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, b)| commonness(**b))
+                .unwrap_or((0, &lower.as_bytes()[0]));
+            (at, b.to_ascii_lowercase(), b.to_ascii_uppercase())
+        });
+        Needle { lower, rare }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lower.is_empty()
+    }
+
+    /// The text in lower case.
+    pub fn as_str(&self) -> &str {
+        &self.lower
+    }
+
+    /// Case-insensitive `contains` (as `hay.to_lowercase().contains(needle)`), see
+    /// [`contains_folded`].
+    pub fn in_text(&self, hay: &str) -> bool {
+        let Some((at, lower, upper)) = self.rare else {
+            return hay.to_lowercase().contains(&self.lower);
+        };
+        let needle = self.lower.as_bytes();
+        let bytes = hay.as_bytes();
+        if let Some(last_start) = bytes.len().checked_sub(needle.len()) {
+            // Only where the needle would fit around the rare byte.
+            let window = &bytes[at..last_start + at + 1];
+            if memchr::memchr2_iter(lower, upper, window)
+                .any(|p| bytes[p..p + needle.len()].eq_ignore_ascii_case(needle))
+            {
+                return true;
+            }
+        }
+        // An ASCII match in the lowered text comes from ASCII in the text, except where a
+        // character lowercases to ASCII: the Kelvin sign (to `k`) and `İ` (to `i` and a dot),
+        // whose UTF-8 begins with 0xE2 and 0xC4.
+        memchr::memchr2_iter(0xe2, 0xc4, bytes).any(|p| {
+            bytes[p..].starts_with("\u{212a}".as_bytes())
+                || bytes[p..].starts_with("\u{130}".as_bytes())
+        }) && hay.to_lowercase().contains(&self.lower)
+    }
+}
+
 /// Whether labels shared by many rows hold the needle: (kind, method, qualifier,
-/// input_required) -> (without `isError`, with it).
-pub type Labels = HashMap<(u8, usize, usize, bool), (bool, bool)>;
+/// input_required) -> (without `isError`, with it). Looked up once per row of a search, so
+/// hashed by a multiply rather than SipHash (the keys are the search's own, nobody else's).
+pub type Labels = HashMap<(u8, usize, usize, bool), (bool, bool), BuildHasherDefault<KeyHasher>>;
+
+/// A hasher for [`Labels`]' keys (pointers and small numbers): a multiply and a rotate per word.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+}
 
 /// Case-insensitive `contains` (as `hay.to_lowercase().contains(needle)` with `needle` in
-/// lower case), without a copy of `hay` when both are ASCII. It looks for the needle's rarest
-/// byte (in either case) and compares around each place it occurs: the first byte of a word
-/// like `summarize` occurs every few bytes of JSON, its `z` seldom.
+/// lower case), without a copy of `hay` when the needle is ASCII. It looks for the needle's
+/// rarest byte (in either case) and compares around each place it occurs: the first byte of a
+/// word like `summarize` occurs every few bytes of JSON, its `z` seldom.
+#[cfg(test)]
 pub(super) fn contains_folded(hay: &str, needle: &str) -> bool {
-    if !hay.is_ascii() || !needle.is_ascii() {
-        return hay.to_lowercase().contains(needle);
-    }
-    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
-    if needle.is_empty() {
-        return true;
-    }
-    let Some(last_start) = hay.len().checked_sub(needle.len()) else {
-        return false;
-    };
-    let (at, &rare) = needle
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, b)| commonness(**b))
-        .unwrap_or((0, &needle[0]));
-    let (lower, upper) = (rare.to_ascii_lowercase(), rare.to_ascii_uppercase());
-    // Only where the needle would fit around the rare byte.
-    let window = &hay[at..last_start + at + 1];
-    memchr::memchr2_iter(lower, upper, window)
-        .any(|p| hay[p..p + needle.len()].eq_ignore_ascii_case(needle))
+    Needle::new(needle).in_text(hay)
 }
 
 /// How often a (lower-case) byte occurs in traces' text, roughly: JSON's punctuation and the
@@ -96,7 +174,7 @@ fn commonness(b: u8) -> u8 {
 
 /// Whether the label of event `i`'s row holds the needle. The labels of requests, results and
 /// notifications repeat (method and qualifier), so each distinct one is looked at once.
-fn label_matches(store: &TraceStore, i: usize, needle: &str, labels: &mut Labels) -> bool {
+fn label_matches(store: &TraceStore, i: usize, needle: &Needle, labels: &mut Labels) -> bool {
     let e = &store.events[i];
     let d = &store.report.rpc.derived[i];
     let ptr = |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
@@ -104,7 +182,7 @@ fn label_matches(store: &TraceStore, i: usize, needle: &str, labels: &mut Labels
         return store
             .diagram
             .row_of_event(i)
-            .is_some_and(|r| contains_folded(&store.row_label(r), needle));
+            .is_some_and(|r| needle.in_text(&store.row_label(r)));
     }
     let key = (
         d.kind as u8,
@@ -114,8 +192,8 @@ fn label_matches(store: &TraceStore, i: usize, needle: &str, labels: &mut Labels
     );
     let (plain, flagged) = *labels.entry(key).or_insert_with(|| {
         (
-            contains_folded(&diagram::message_label(d, false), needle),
-            contains_folded(&diagram::message_label(d, true), needle),
+            needle.in_text(&diagram::message_label(d, false)),
+            needle.in_text(&diagram::message_label(d, true)),
         )
     });
     if plain == flagged || !diagram::tool_result_is_error(e) {

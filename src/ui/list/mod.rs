@@ -14,7 +14,7 @@ use super::command::Command;
 use super::store::TraceStore;
 use super::visible;
 use crate::trace::{Kind, Lane};
-pub use filter::{Filter, Labels};
+pub use filter::{Filter, Labels, Needle};
 
 /// Text filters over at least this many events run on two threads.
 const PARALLEL_FILTER_FROM: usize = 20_000;
@@ -25,8 +25,9 @@ pub struct MessageList {
     pub filter: Filter,
     /// Show only the filtered rows in the diagram too.
     pub limit_diagram: bool,
-    /// Filtered event indices, for (filter, store generation); `None` when no filter is on.
-    cache: Option<(Filter, u64, usize, Vec<usize>)>,
+    /// Filtered event indices for (filter, store generation, event count): the latest last,
+    /// and the filters typed before it while they fit (see [`MessageList::matches`]).
+    cache: Vec<(Filter, u64, usize, Vec<usize>)>,
     /// Scroll the table to this event on the next frame.
     reveal: Option<usize>,
 }
@@ -39,28 +40,35 @@ impl MessageList {
     /// The events passing the filter (sorted), or `None` when no filter is on.
     pub fn matches(&mut self, store: &TraceStore) -> Option<&[usize]> {
         if !self.filter.is_active() {
-            self.cache = None;
+            self.cache.clear();
             return None;
         }
-        let fresh = self.cache.as_ref().is_some_and(|(f, g, n, _)| {
-            *f == self.filter && *g == store.generation && *n == store.len()
-        });
-        if !fresh {
-            let needle = self.filter.text.to_lowercase();
+        // Results of another trace, or of fewer events, are stale.
+        self.cache
+            .retain(|(_, g, n, _)| *g == store.generation && *n == store.len());
+        if let Some(at) = self.cache.iter().position(|(f, ..)| *f == self.filter) {
+            // A filter typed before (a backspace): its result again.
+            let hit = self.cache.remove(at);
+            self.cache.push(hit);
+        } else {
+            let needle = Needle::new(&self.filter.text);
             let filter = &self.filter;
-            // Typing one more character narrows the filter: only what matched before can match.
-            let narrower = self.cache.as_ref().filter(|(f, g, n, _)| {
-                *g == store.generation
-                    && *n == store.len()
-                    && Filter {
+            // Typing one more character narrows the filter: only what matched a filter the
+            // new one contains can match; the narrowest of them is looked at.
+            let previous: Option<&[usize]> = self
+                .cache
+                .iter()
+                .filter(|(f, ..)| {
+                    Filter {
                         text: self.filter.text.clone(),
                         ..f.clone()
                     } == self.filter
-                    && needle.contains(&f.text.to_lowercase())
-            });
-            let previous: Option<&[usize]> = narrower.map(|c| c.3.as_slice());
+                        && needle.as_str().contains(&f.text.to_lowercase())
+                })
+                .map(|c| c.3.as_slice())
+                .min_by_key(|hits| hits.len());
             let hits = |range: std::ops::Range<usize>| -> Vec<usize> {
-                let mut labels = Labels::new();
+                let mut labels = Labels::default();
                 match previous {
                     Some(before) => {
                         let from = before.partition_point(|&i| i < range.start);
@@ -87,9 +95,17 @@ impl MessageList {
             } else {
                 hits(0..n)
             };
-            self.cache = Some((self.filter.clone(), store.generation, store.len(), hits));
+            self.cache
+                .push((self.filter.clone(), store.generation, store.len(), hits));
+            // Keep what fits in twice the events' count of indices, the newest at least.
+            let budget = 2 * store.len().max(1024);
+            while self.cache.len() > 1
+                && self.cache.iter().map(|c| c.3.len()).sum::<usize>() > budget
+            {
+                self.cache.remove(0);
+            }
         }
-        self.cache.as_ref().map(|c| c.3.as_slice())
+        self.cache.last().map(|c| c.3.as_slice())
     }
 
     /// Draws the filters and the table. `upto` hides events after it (teaching mode).

@@ -18,6 +18,9 @@ fn folded_contains_is_lowercase_contains() {
         "Ünïcode summarize",
         "q_Q",
         "[]",
+        "\u{212a}elvin",
+        "\u{130}stanbul",
+        "x\u{130}",
     ];
     let needles = [
         "",
@@ -30,6 +33,10 @@ fn folded_contains_is_lowercase_contains() {
         "]",
         "ünï",
         "aaz",
+        "kelvin",
+        "k",
+        "i",
+        "xi",
     ];
     for hay in hays {
         for needle in needles {
@@ -40,6 +47,17 @@ fn folded_contains_is_lowercase_contains() {
             );
         }
     }
+}
+
+/// [`contains_folded`] searches ASCII needles byte by byte, and lowers the text only when it
+/// holds a character that lowercases to ASCII: there are two.
+#[test]
+fn only_two_characters_lowercase_to_ascii() {
+    let to_ascii: Vec<char> = (0x80..=0x10_ffff)
+        .filter_map(char::from_u32)
+        .filter(|c| c.to_lowercase().any(|l| l.is_ascii()))
+        .collect();
+    assert_eq!(to_ascii, ['\u{130}', '\u{212a}']);
 }
 
 #[test]
@@ -142,6 +160,21 @@ fn typed_filters_match_a_plain_scan() {
                 &word[..end]
             );
         }
+        // Backspaces (results typed before), then another word from a narrower one.
+        for end in (1..word.len()).rev().filter(|&n| word.is_char_boundary(n)) {
+            list.filter.text = word[..end].to_string();
+            let hits = list.matches(&store).map(<[usize]>::to_vec);
+            assert_eq!(
+                hits,
+                Some(plain(&word[..end].to_lowercase())),
+                "back to {:?}",
+                &word[..end]
+            );
+        }
+        let first = word.chars().next().unwrap_or('x');
+        list.filter.text = format!("{first}o");
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        assert_eq!(hits, Some(plain(&list.filter.text.to_lowercase())));
     }
     let mut list = MessageList::default();
     list.filter.text = "iserror".into();
