@@ -140,10 +140,9 @@ mod tests {
         if text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----") {
             return Some("a private key (-----BEGIN … PRIVATE KEY-----)");
         }
-        let bearer = ["Bearer ", "bearer "].iter().any(|m| {
-            text.match_indices(m)
-                .any(|(s, _)| after(s, m.len()) >= 24)
-        });
+        let bearer = ["Bearer ", "bearer "]
+            .iter()
+            .any(|m| text.match_indices(m).any(|(s, _)| after(s, m.len()) >= 24));
         bearer.then_some("a bearer token (Bearer …)")
     }
 
