@@ -382,10 +382,10 @@ fn finding_badges(ui: &mut Ui, store: &TraceStore, server: &str, tool: &str, tr:
         } else {
             palette.problem
         };
-        let mut hover = visible::escape(&t.detail).into_owned();
+        let mut hover = visible::escape(&t.detail_in(tr.words())).into_owned();
         if !t.hint.is_empty() {
             hover.push('\n');
-            hover.push_str(&tr.f("doctor.hint", &[("hint", t.hint.clone())]));
+            hover.push_str(&tr.f("doctor.hint", &[("hint", t.hint_in(tr.words()))]));
         }
         let text = format!("{}: {}", tr.t("badge.doctor"), t.code);
         super::badges::badge_ui(ui, &text, color, &hover);

@@ -196,7 +196,7 @@ pub fn find(
                     seq: t.seq,
                     message: w.fmt(
                         "check_text.hidden_tool",
-                        &[("tool", &t.tool), ("detail", &t.detail)],
+                        &[("tool", &t.tool), ("detail", &t.detail_in(w))],
                     ),
                 });
             }
@@ -211,7 +211,7 @@ pub fn find(
                     seq: s.seq,
                     message: w.fmt(
                         "check_text.no_tool_list",
-                        &[("server", &s.server), ("detail", &s.detail)],
+                        &[("server", &s.server), ("detail", &s.detail_in(w))],
                     ),
                 });
             }

@@ -330,7 +330,7 @@ pub fn check(
                     seq: t.seq,
                     message: w.fmt(
                         "check_text.not_visible",
-                        &[("name", name), ("detail", &t.detail)],
+                        &[("name", name), ("detail", &t.detail_in(w))],
                     ),
                 }],
                 None => vec![Finding {
