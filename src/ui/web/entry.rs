@@ -28,9 +28,10 @@ struct Config {
     lang: Option<String>,
     /// The served event stream, relative to the page.
     live: Option<String>,
-    /// The trace's exact token counts, made by the native build.
+    /// The trace's exact token counts, made by the native build; `null` on a served page,
+    /// which gets them with the events.
     #[serde(default)]
-    tokens: Carried,
+    tokens: Option<Carried>,
 }
 
 /// What the page publishes for `window.sightline.status()`, updated every frame.
@@ -176,7 +177,7 @@ pub async fn start(
     let mut app = SightlineApp::with_store(store);
     app.lang = lang;
     app.platform.loading = loading;
-    app.platform.tokens = config.tokens;
+    app.platform.tokens = config.tokens.unwrap_or_default();
     let inbox = config.live.as_ref().map(|url| {
         let inbox = Rc::new(RefCell::new(Inbox::default()));
         app.platform.inbox = Some(inbox.clone());
