@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::language::{english_sentences, sightline, stdout};
+use crate::language::{english_sentences, sightline};
 use crate::util::{run_scenario_to, tempdir};
 
 /// A shipped scenario run into `dir` (with `--set` overrides), as a path.
@@ -151,15 +151,26 @@ fn pins_speak_the_language_asked() {
     }
     assert!(en.contains("1 rug pull: 1 within the trace"), "{en}");
     for (lang, locale, sentence) in [
-        (Some("pt"), "C.UTF-8", "1 definição de ferramenta fixada em "),
-        (Some("es"), "C.UTF-8", "1 definición de herramienta fijada en "),
+        (
+            Some("pt"),
+            "C.UTF-8",
+            "1 definição de ferramenta fixada em ",
+        ),
+        (
+            Some("es"),
+            "C.UTF-8",
+            "1 definición de herramienta fijada en ",
+        ),
         (None, "pt_BR.UTF-8", "1 rug pull: 1 dentro do trace"),
         (None, "es_ES.UTF-8", "no hay pins en "),
     ] {
         let out = session(lang, locale);
         assert!(out.contains(sentence), "{lang:?} {locale}: {out}");
         for phrase in english {
-            assert!(!out.contains(phrase), "{lang:?} {locale}: {phrase} in {out}");
+            assert!(
+                !out.contains(phrase),
+                "{lang:?} {locale}: {phrase} in {out}"
+            );
         }
         // Lines that quote the definitions (the diff's body) are the server's words.
         let ours = out
