@@ -17,6 +17,7 @@ use super::theme::Palette;
 use crate::analysis::conformance::{self, Violation};
 use crate::analysis::doctor::{self, Code, Diagnosis, DoctorOptions};
 use crate::analysis::{Report, definitions, pins, poison};
+use crate::i18n::Language;
 use crate::trace::Event;
 
 /// What kind of finding a mark stands for; the most serious kind colours the badge.
@@ -79,8 +80,17 @@ pub struct RugPull {
     pub tool: String,
     pub before_seq: u64,
     pub after_seq: u64,
-    pub headline: String,
+    /// The finding's headline in each language, in [`Language::ALL`] order.
+    pub headlines: [String; 3],
     pub rows: Vec<DiffRow>,
+}
+
+impl RugPull {
+    /// The headline in the language of `w` (`pins_text.rug_pull`).
+    pub fn headline(&self, w: crate::i18n::Words) -> &str {
+        let at = Language::ALL.iter().position(|l| *l == w.lang).unwrap_or(0);
+        &self.headlines[at]
+    }
 }
 
 /// Everything found in the trace.
@@ -208,7 +218,11 @@ impl Findings {
             mark(
                 Some(r.after_seq),
                 MarkKind::RugPull,
-                r.headline.clone(),
+                // Names and events only: the badge says what it is in the reader's language.
+                format!(
+                    "{}/{}: #{} -> #{}",
+                    r.server, r.tool, r.before_seq, r.after_seq
+                ),
                 None,
             );
         }
@@ -295,7 +309,7 @@ fn rug_pull(finding: &pins::Finding, defs: &definitions::Definitions) -> Option<
         tool: tool.clone(),
         before_seq: *before_seq,
         after_seq: *after_seq,
-        headline: finding.headline(),
+        headlines: Language::ALL.map(|l| finding.headline_in(crate::i18n::Words::of(l))),
         rows: side_by_side(&before, &after),
     })
 }

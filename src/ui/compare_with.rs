@@ -73,7 +73,9 @@ pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugP
                 tool: c.name.clone(),
                 before_seq: c.a_seq.unwrap_or_default(),
                 after_seq: c.b_seq.unwrap_or_default(),
-                headline: format!("{server}: {} {} {}", c.subject, c.name, c.kind.as_str()),
+                headlines: std::array::from_fn(|_| {
+                    format!("{server}: {} {} {}", c.subject, c.name, c.kind.as_str())
+                }),
                 rows: side_by_side(&pretty(&before), &pretty(&after)),
             });
         }

@@ -205,7 +205,7 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
         ui.weak(tr.t("doctor.no_rug_pulls"));
     }
     for (k, r) in f.rug_pulls.iter().enumerate() {
-        ui.label(RichText::new(visible::escape(&r.headline)).color(bad));
+        ui.label(RichText::new(visible::escape(r.headline(tr.words()))).color(bad));
         ui.horizontal_wrapped(|ui| {
             command = evidence(ui, store, Some(r.before_seq), tr).or(command.take());
             ui.label("→");
@@ -282,7 +282,7 @@ pub fn definitions_ui(ui: &mut Ui, definitions: &[RugPull], tr: Tr<'_>) {
                 .max_height(260.0)
                 .show(ui, |ui| {
                     for r in definitions {
-                        ui.label(RichText::new(visible::escape(&r.headline)).strong());
+                        ui.label(RichText::new(visible::escape(r.headline(tr.words()))).strong());
                         diff_ui(ui, r, &Palette::for_visuals(ui.visuals()), tr);
                     }
                 });
