@@ -385,7 +385,7 @@ fn tool_tokens_of_real_requests_in_all_three_shapes() {
         }
         let trace = run_scenario(dir.path(), &scenario, "2025-11-25", &args);
         let r = report(&trace.events);
-        let counts = tokens::tool_tokens(&r, &trace.events);
+        let counts = tokens::tool_tokens(&r, &tokens::Tiktoken);
         assert_eq!(
             counts.len(),
             r.llm.len(),

@@ -55,7 +55,7 @@ fn prose(text: &str) -> String {
 }
 
 /// The sentences of `text` that read as English (see the module documentation).
-fn english_sentences(text: &str) -> Vec<String> {
+pub(crate) fn english_sentences(text: &str) -> Vec<String> {
     prose(text)
         .split(['.', ';', ':', '!', '?', '(', ')'])
         .filter(|sentence| {
@@ -87,7 +87,7 @@ fn the_english_detector_catches_english() {
     assert!(english_sentences("O servidor weather envia inputSchema is_on").is_empty());
 }
 
-fn shipped() -> Vec<String> {
+pub(crate) fn shipped() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("scenarios/")
@@ -172,7 +172,7 @@ fn every_shipped_scenario_has_a_title_and_explanation_in_each_language() {
 }
 
 /// `sightline ARGS...` with `LANG` set to `lang` (and no LC_ALL / LC_MESSAGES), its output.
-fn sightline(args: &[&str], lang: &str) -> std::process::Output {
+pub(crate) fn sightline(args: &[&str], lang: &str) -> std::process::Output {
     crate::util::run(
         std::process::Command::new(crate::util::bin())
             .args(args)
@@ -186,7 +186,7 @@ fn sightline(args: &[&str], lang: &str) -> std::process::Output {
     )
 }
 
-fn stdout(out: &std::process::Output) -> String {
+pub(crate) fn stdout(out: &std::process::Output) -> String {
     assert!(
         out.status.success() || out.status.code() == Some(1),
         "{}",
@@ -435,176 +435,6 @@ fn the_app_starts_in_the_language_of_lang() {
             crate::util::text(&out.stderr)
         );
     }
-}
-
-/// `check`, `diff`, `validate`, `replay` and `poison` print in the language asked (or the
-/// locale's): a sentence of each one's table in pt and es, none of the English framing, and the
-/// English lines of the same reports read as English, so the detector can fail here.
-#[test]
-fn check_diff_validate_replay_and_poison_speak_the_language_asked() {
-    let dir = tempdir();
-    let trace = |name: &str| {
-        let path = dir.path().join(format!("{name}.jsonl"));
-        run_scenario_to(name, &path, &[]);
-        path.to_str().expect("utf-8 path").to_string()
-    };
-    let (weather, rug, poisoned) = (trace("weather"), trace("rug-pull"), trace("tool-poisoning"));
-    let bin = crate::util::bin();
-    let replay_out = dir.path().join("replay.jsonl");
-    let replay_out = replay_out.to_str().expect("utf-8 path");
-    let commands: Vec<(&str, Vec<&str>)> = vec![
-        (
-            "check",
-            vec![
-                "check",
-                &weather,
-                "--expect-tool",
-                "nope",
-                "--forbid-tool",
-                "get_weather",
-                "--max-tool-tokens",
-                "1",
-            ],
-        ),
-        ("diff", vec!["diff", &weather, &rug]),
-        ("validate", vec!["validate", &weather]),
-        (
-            "replay",
-            vec![
-                "replay",
-                &weather,
-                "--trace",
-                replay_out,
-                "--",
-                bin,
-                "demo-server",
-                "forecast",
-            ],
-        ),
-        ("poison", vec!["poison", &poisoned]),
-    ];
-    // (command, language) -> a sentence of its table that must be there.
-    let expected = [
-        (
-            "check",
-            "pt",
-            "a ferramenta proibida `get_weather` foi chamada no evento #",
-        ),
-        ("check", "es", "3 de 8 pruebas fallaron, 4 hallazgos"),
-        ("diff", "pt", "o servidor não está em B"),
-        (
-            "diff",
-            "es",
-            "lo que recibió el modelo (última solicitud al LLM)",
-        ),
-        ("validate", "pt", "0 violações em "),
-        ("validate", "es", " mensajes comprobados"),
-        (
-            "replay",
-            "pt",
-            "3 requisições reproduzidas: 0 iguais, 3 diferem",
-        ),
-        ("replay", "es", "grabado #"),
-        ("poison", "pt", "10 achados: 8 de perigo, 2 de alerta"),
-        ("poison", "es", "texto oculto, decodificado: "),
-        (
-            "poison",
-            "pt",
-            "o texto pede ao modelo que deixe o usuário de fora",
-        ),
-        (
-            "poison",
-            "es",
-            "(en el texto oculto en caracteres de etiqueta): una descripción de herramienta",
-        ),
-    ];
-    // A sentence of each English report, which pt and es must not print.
-    let english_framing = [
-        ("check", "tests failed, 4 findings"),
-        ("diff", "the server is not in B"),
-        ("validate", "violations in 7 messages checked"),
-        ("replay", "requests replayed: 0 same"),
-        ("poison", "findings: 8 danger"),
-    ];
-    for (name, args) in &commands {
-        // Lines Sightline writes itself: the ones that quote a server's text (a changed
-        // value, a poisoned description) are left out.
-        let quoting = match *name {
-            "diff" => "      ",
-            "replay" | "poison" => "    ",
-            "validate" => "#",
-            _ => "\0",
-        };
-        let ours = |l: &&str| !l.starts_with(quoting);
-        let en = stdout(&sightline(args, "C.UTF-8"));
-        let (_, english) = english_framing
-            .iter()
-            .find(|(n, _)| n == name)
-            .expect("an English sentence for each command");
-        assert!(en.contains(english), "{name}: {en}");
-        assert!(
-            matches!(*name, "validate" | "poison")
-                || en
-                    .lines()
-                    .filter(ours)
-                    .any(|l| !english_sentences(l).is_empty()),
-            "{name}: the English report should read as English: {en}"
-        );
-        for lang in ["pt", "es"] {
-            let mut with_lang = args.clone();
-            with_lang.extend(["--lang", lang]);
-            if *name == "replay" {
-                // `--lang` before `--`: the rest is the server's command.
-                let at = with_lang.iter().position(|a| *a == "--").expect("--");
-                with_lang.truncate(with_lang.len() - 2);
-                with_lang.splice(at..at, ["--lang", lang]);
-            }
-            let out = stdout(&sightline(&with_lang, "C.UTF-8"));
-            for (_, _, sentence) in expected.iter().filter(|(n, l, _)| n == name && *l == lang) {
-                assert!(out.contains(sentence), "{name} --lang {lang}: {out}");
-            }
-            assert!(!out.contains(english), "{name} --lang {lang}: {out}");
-            if *name == "poison" {
-                // Each finding's explanation, the line after its excerpt.
-                let explained = explanations(&out);
-                assert_eq!(explained.len(), 10, "{out}");
-                for line in explained {
-                    assert!(
-                        english_sentences(line).is_empty(),
-                        "poison --lang {lang}: English in: {line}"
-                    );
-                }
-                assert!(
-                    explanations(&en)
-                        .iter()
-                        .all(|l| !english_sentences(l).is_empty()),
-                    "the English explanations read as English: {en}"
-                );
-            }
-            for line in out.lines().filter(ours) {
-                assert!(
-                    english_sentences(line).is_empty(),
-                    "{name} --lang {lang}: English in: {line}"
-                );
-            }
-        }
-    }
-    // The locale decides without the flag, as for summary.
-    let from_locale = stdout(&sightline(&["validate", &weather], "es_ES.UTF-8"));
-    assert!(
-        from_locale.contains(" mensajes comprobados"),
-        "{from_locale}"
-    );
-}
-
-/// The explanation lines of `sightline poison`'s text: each the second line after a finding's
-/// `#seq` line (the first is its excerpt).
-fn explanations(out: &str) -> Vec<&str> {
-    let lines: Vec<&str> = out.lines().collect();
-    (2..lines.len())
-        .filter(|&i| lines[i - 2].starts_with('#'))
-        .map(|i| lines[i])
-        .collect()
 }
 
 /// `summary` says the host's own notes (a dropped tool, a renamed one, the roots it answers

@@ -61,6 +61,41 @@ fn export_html_holds_the_viewer_and_the_trace_bytes_and_names_bad_languages() {
     assert!(text(&bad.stderr).contains("unknown --lang `fr`: use en, pt or es"));
 }
 
+/// The viewer links no tokenizer: the page carries the desktop's exact counts of every
+/// OpenAI-shaped request's tools, and the viewer's figures from them are the desktop's.
+#[test]
+fn an_exported_page_carries_the_desktops_token_counts() {
+    use sightline::analysis::tokens::{Carried, Tiktoken, tool_tokens};
+    let dir = tempdir();
+    for provider in ["openai-chat", "openai"] {
+        let trace = dir.path().join(format!("{provider}.jsonl"));
+        run_scenario_to(
+            "weather",
+            &trace,
+            &["--provider", provider, "--model", "scripted"],
+        );
+        let out = dir.path().join(format!("{provider}.html"));
+        let done = export_html(&trace, &out, &[]);
+        assert!(done.status.success(), "{}", text(&done.stderr));
+        let html = std::fs::read_to_string(&out).expect("html");
+        let open = r#"<script type="application/json" id="sightline-config">"#;
+        let from = html.find(open).expect("the config") + open.len();
+        let config = &html[from..from + html[from..].find("</script>").expect("its end")];
+        let config: serde_json::Value = serde_json::from_str(config).expect("json config");
+        let carried: Carried =
+            serde_json::from_value(config["tokens"].clone()).expect("the page's counts");
+        let events = load(&trace).events;
+        let report = sightline::analysis::report(&events);
+        let desktop = tool_tokens(&report, &Tiktoken);
+        assert!(desktop.len() >= 2, "{provider}: {desktop:?}");
+        assert!(
+            desktop.iter().all(|t| t.exact && t.total > 0),
+            "{desktop:?}"
+        );
+        assert_eq!(tool_tokens(&report, &carried), desktop, "{provider}");
+    }
+}
+
 /// `sightline serve` running; killed when dropped.
 struct Served {
     child: Child,

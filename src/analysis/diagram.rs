@@ -357,16 +357,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     // Tool-call chains.
     let mut chains: HashMap<usize, Vec<usize>> = HashMap::new();
     for c in &report.chains {
-        let members: Vec<usize> = [
-            Some(c.asked_in),
-            c.tools_call,
-            c.tools_result,
-            c.returned_in,
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|&m| m < rows.len())
-        .collect();
+        let members: Vec<usize> = c.members().filter(|&m| m < rows.len()).collect();
         for &m in &members {
             chains.entry(m).or_default().extend(&members);
         }

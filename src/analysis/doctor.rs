@@ -36,6 +36,7 @@ use serde_json::Value;
 pub use render::{json_lines, text, text_in, verdict_in};
 
 use super::Report;
+use crate::i18n::{Said, Words};
 use crate::trace::{Event, Pairing};
 use crate::wire::api::ApiShape;
 
@@ -190,7 +191,11 @@ pub struct ToolFinding {
     pub code: Code,
     /// The `seq` of the event that proves it.
     pub seq: Option<u64>,
+    /// [`ToolFinding::said`] in English.
     pub detail: String,
+    /// The detail as a sentence each language can say ([`ToolFinding::detail_in`]).
+    #[serde(skip)]
+    pub said: Said,
     /// What to do about it; empty when nothing needs doing.
     pub hint: String,
     /// Whether the tool was named with `--expect` ([`DoctorOptions::expect`]).
@@ -206,7 +211,11 @@ pub struct ServerFinding {
     pub code: Option<Code>,
     /// The event that proves the code, or the `tools/list` result the tools came from.
     pub seq: Option<u64>,
+    /// [`ServerFinding::said`] in English.
     pub detail: String,
+    /// The detail as a sentence each language can say ([`ServerFinding::detail_in`]).
+    #[serde(skip)]
+    pub said: Said,
     pub hint: String,
     /// The protocol revision of the session, when known.
     pub revision: Option<String>,
@@ -218,7 +227,37 @@ pub struct ServerFinding {
     pub stderr_tail: Vec<String>,
 }
 
+impl ToolFinding {
+    /// The detail in the language of `w`.
+    pub fn detail_in(&self, w: Words) -> String {
+        self.said.say(w)
+    }
+
+    /// The hint in the language of `w`.
+    pub fn hint_in(&self, w: Words) -> String {
+        render::hint_in(
+            self.code,
+            self.server.as_deref().unwrap_or(""),
+            &self.hint,
+            w,
+        )
+    }
+}
+
 impl ServerFinding {
+    /// The detail in the language of `w`.
+    pub fn detail_in(&self, w: Words) -> String {
+        self.said.say(w)
+    }
+
+    /// The hint in the language of `w` (empty when there is none).
+    pub fn hint_in(&self, w: Words) -> String {
+        match self.code {
+            Some(code) => render::hint_in(code, &self.server, &self.hint, w),
+            None => self.hint.clone(),
+        }
+    }
+
     /// Whether the server delivered no usable tool list.
     pub fn failed(&self) -> bool {
         self.code.is_some_and(Code::is_server_failure)

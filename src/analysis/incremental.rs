@@ -38,17 +38,6 @@ pub struct Incremental {
     seen: usize,
 }
 
-fn members(c: &CallChain) -> impl Iterator<Item = usize> {
-    [
-        Some(c.asked_in),
-        c.tools_call,
-        c.tools_result,
-        c.returned_in,
-    ]
-    .into_iter()
-    .flatten()
-}
-
 fn is_incomplete(c: &CallChain) -> bool {
     c.returned_in.is_none() || (c.tools_call.is_some() && c.tools_result.is_none())
 }
@@ -130,7 +119,7 @@ impl Incremental {
             }
         };
         for c in chains.drain(keep..) {
-            dirty.extend(members(&c));
+            dirty.extend(c.members());
         }
         let later = &llm[n0..];
         let returns = links::returns(later);
@@ -138,7 +127,7 @@ impl Incremental {
             self.chain_start.push(chains.len());
             let made = links::chains_of(events, rpc, &self.seqs, later, n, &returns);
             for c in &made {
-                dirty.extend(members(c));
+                dirty.extend(c.members());
             }
             chains.extend(made);
         }
@@ -157,7 +146,7 @@ impl Incremental {
                     .map(|&m| later[m].request);
             }
             if *c != before {
-                dirty.extend(members(&before).chain(members(c)));
+                dirty.extend(before.members().chain(c.members()));
             }
             if is_incomplete(c) {
                 incomplete.push(k);

@@ -31,6 +31,20 @@ pub struct CallChain {
     pub returned_in: Option<usize>,
 }
 
+impl CallChain {
+    /// The events of the chain, in its order: asked, called, answered, returned.
+    pub fn members(&self) -> impl Iterator<Item = usize> + use<> {
+        [
+            Some(self.asked_in),
+            self.tools_call,
+            self.tools_result,
+            self.returned_in,
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 /// Where one entry of a request's `tools` parameter came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOrigin {

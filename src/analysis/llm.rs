@@ -187,7 +187,7 @@ fn request_head(e: &Event) -> (Option<String>, Option<String>) {
 
 /// Reads the request half of an exchange (event `i`). The body is parsed once; its `tools`
 /// array is moved out of it, not copied.
-fn read_request(i: usize, e: &Event) -> LlmExchange {
+pub(super) fn read_request(i: usize, e: &Event) -> LlmExchange {
     let (url, sampling_for) = request_head(e);
     let shape = url.as_deref().and_then(shape_of);
     let mut x = LlmExchange {

@@ -11,6 +11,9 @@
 //!
 //! # OpenAI shapes: a real tokenizer (`exact: true`)
 //!
+//! Counted through [`Bpe`]: natively [`Tiktoken`]; the web viewer links no tokenizer and
+//! shows the counts the native build made and the page carries ([`Carried`]).
+//!
 //! OpenAI publishes its tokenizers. The count is `o200k_base` (the encoding of the GPT-4o,
 //! GPT-4.1, GPT-5 and o-series models), from the vocabulary bundled with `tiktoken-rs`, offline.
 //! When the request names an older model that `tiktoken-rs` maps to `cl100k_base` (`gpt-4`,
@@ -46,12 +49,17 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use tiktoken_rs::CoreBPE;
-use tiktoken_rs::tokenizer::Tokenizer;
 
 use super::Report;
-use crate::trace::Event;
 use crate::wire::api::ApiShape;
+
+mod carried;
+#[cfg(feature = "native")]
+mod tiktoken;
+
+pub use carried::Carried;
+#[cfg(feature = "native")]
+pub use tiktoken::{Tiktoken, o200k_tokens};
 
 /// Anthropic's documented characters per token.
 pub const ANTHROPIC_CHARS_PER_TOKEN: f64 = 3.5;
@@ -61,6 +69,31 @@ pub const ANTHROPIC_OVERHEAD: (usize, usize) = (286, 675);
 pub const OPENAI_OVERHEAD_PER_REQUEST: usize = 12;
 /// OpenAI cookbook estimate: tokens added per function.
 pub const OPENAI_OVERHEAD_PER_TOOL: usize = 7;
+/// The encodings an exact count can be in.
+pub const ENCODINGS: [&str; 2] = ["o200k_base", "cl100k_base"];
+
+/// Where exact counts (OpenAI's published encodings) come from: the tokenizer itself in the
+/// native build ([`Tiktoken`]), or, in the browser, the counts it made and the page carries
+/// ([`Carried`]): the vocabularies are 5 MB the web viewer does not link.
+pub trait Bpe {
+    /// The encoding a request for `model` is counted in (one of [`ENCODINGS`]).
+    fn encoding(&self, model: Option<&str>) -> Option<&'static str>;
+    /// The tokens of `text` in `encoding` (special-token text counted as ordinary text).
+    fn count(&self, encoding: &str, text: &str) -> Option<usize>;
+}
+
+/// The build's own counter: the tokenizer in the native build; in the browser one that knows
+/// nothing (what the page carries is passed in by `ui::platform` instead).
+pub fn own() -> &'static dyn Bpe {
+    #[cfg(feature = "native")]
+    {
+        &Tiktoken
+    }
+    #[cfg(not(feature = "native"))]
+    {
+        &carried::NONE
+    }
+}
 
 /// The tools of one LLM request, in tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -82,38 +115,37 @@ pub struct RequestTokens {
     pub tokenizer: &'static str,
 }
 
-/// Token counts for every LLM request of a trace whose API shape is known, in trace order.
-pub fn tool_tokens(report: &Report, events: &[Event]) -> Vec<RequestTokens> {
+/// Token counts for every LLM request of a trace whose API shape is known (and, for OpenAI's
+/// shapes, whose counts `bpe` knows), in trace order.
+pub fn tool_tokens(report: &Report, bpe: &dyn Bpe) -> Vec<RequestTokens> {
     report
         .llm
         .iter()
-        .filter_map(|x| exchange_tokens(x, events))
+        .filter_map(|x| exchange_tokens(x, bpe))
         .collect()
 }
 
 /// Token counts for the tools of one LLM request (What the model sees shows them), when its
-/// API shape is known.
-pub fn exchange_tokens(
-    x: &crate::analysis::LlmExchange,
-    events: &[Event],
-) -> Option<RequestTokens> {
+/// API shape is known and, for OpenAI's shapes, `bpe` knows every entry's count.
+pub fn exchange_tokens(x: &crate::analysis::LlmExchange, bpe: &dyn Bpe) -> Option<RequestTokens> {
     let shape = x.shape?;
-    let model = events
-        .get(x.request)
-        .and_then(|e| serde_json::from_str::<Value>(&e.text()).ok())
-        .and_then(|body| body.get("model")?.as_str().map(str::to_string));
-    let counter = Counter::for_request(shape, model.as_deref());
-    let tools: Vec<(String, usize)> = x
-        .tool_entries
-        .iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let name = entry_name(shape, entry)
-                .or_else(|| x.tools.get(i).cloned())
-                .unwrap_or_default();
-            (name, counter.count(&entry_text(entry)))
-        })
-        .collect();
+    let model = x.model.clone();
+    let encoding = match shape {
+        ApiShape::Anthropic => None,
+        ApiShape::Openai | ApiShape::OpenaiChat => Some(bpe.encoding(model.as_deref())?),
+    };
+    let mut tools = Vec::with_capacity(x.tool_entries.len());
+    for (i, entry) in x.tool_entries.iter().enumerate() {
+        let name = entry_name(shape, entry)
+            .or_else(|| x.tools.get(i).cloned())
+            .unwrap_or_default();
+        let text = entry_text(entry);
+        let n = match encoding {
+            Some(encoding) => bpe.count(encoding, &text)?,
+            None => anthropic_estimate(&text),
+        };
+        tools.push((name, n));
+    }
     let total = tools.iter().map(|(_, n)| n).sum();
     Some(RequestTokens {
         request: x.request,
@@ -122,19 +154,14 @@ pub fn exchange_tokens(
         overhead: overhead(shape, tools.len()),
         tools,
         total,
-        exact: counter.exact(),
-        tokenizer: counter.name(),
+        exact: encoding.is_some(),
+        tokenizer: encoding.unwrap_or("chars/3.5"),
     })
 }
 
 /// The text counted for one entry: compact JSON, keys in the order they were sent.
 pub fn entry_text(entry: &Value) -> String {
     serde_json::to_string(entry).unwrap_or_default()
-}
-
-/// `o200k_base` tokens of `text` (special-token text counted as ordinary text).
-pub fn o200k_tokens(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton().count_ordinary(text)
 }
 
 /// Anthropic's documented estimate: characters / 3.5, rounded up.
@@ -164,50 +191,11 @@ fn entry_name(shape: ApiShape, entry: &Value) -> Option<String> {
     holder.get("name")?.as_str().map(str::to_string)
 }
 
-enum Counter {
-    Bpe(&'static CoreBPE, &'static str),
-    Chars,
-}
-
-impl Counter {
-    fn for_request(shape: ApiShape, model: Option<&str>) -> Counter {
-        match shape {
-            ApiShape::Anthropic => Counter::Chars,
-            ApiShape::Openai | ApiShape::OpenaiChat => {
-                match model.and_then(tiktoken_rs::tokenizer::get_tokenizer) {
-                    Some(Tokenizer::Cl100kBase) => {
-                        Counter::Bpe(tiktoken_rs::cl100k_base_singleton(), "cl100k_base")
-                    }
-                    _ => Counter::Bpe(tiktoken_rs::o200k_base_singleton(), "o200k_base"),
-                }
-            }
-        }
-    }
-
-    fn count(&self, text: &str) -> usize {
-        match self {
-            Counter::Bpe(bpe, _) => bpe.count_ordinary(text),
-            Counter::Chars => anthropic_estimate(text),
-        }
-    }
-
-    fn exact(&self) -> bool {
-        matches!(self, Counter::Bpe(..))
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Counter::Bpe(_, name) => name,
-            Counter::Chars => "chars/3.5",
-        }
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "native"))]
 mod tests {
     use super::*;
     use crate::analysis::report;
-    use crate::trace::{Channel, HttpInfo, Lane};
+    use crate::trace::{Channel, Event, HttpInfo, Lane};
     use crate::wire::convert::tool_to_api;
     use serde_json::json;
 
@@ -253,7 +241,7 @@ mod tests {
         let url = format!("https://api.example.com{}", shape.path());
         let events = vec![request_event(0, &url, &body)];
         let r = report(&events);
-        let mut out = tool_tokens(&r, &events);
+        let mut out = tool_tokens(&r, &Tiktoken);
         assert_eq!(out.len(), 1);
         out.remove(0)
     }
@@ -336,5 +324,54 @@ mod tests {
         // No tools: nothing to count, no overhead.
         let none = tokens_for(ApiShape::Anthropic, "claude", &[]);
         assert_eq!((none.total, none.overhead), (0, (0, 0)));
+    }
+
+    #[test]
+    fn carried_counts_are_the_tokenizers_figures() {
+        let mut other = weather();
+        other["name"] = json!("get_forecast");
+        other["description"] = json!("A three-day forecast, by day and by night");
+        let request = |seq, shape: ApiShape, model: Option<&str>| {
+            let entries: Vec<Value> = [weather(), other.clone()]
+                .iter()
+                .map(|t| tool_to_api(shape, t, t["name"].as_str().expect("name")))
+                .collect::<Result<_, _>>()
+                .expect("convertible");
+            let mut body = json!({"max_tokens": 64, "tools": entries, "messages": []});
+            if let Some(model) = model {
+                body["model"] = json!(model);
+            }
+            let url = format!("https://api.example.com{}", shape.path());
+            request_event(seq, &url, &body)
+        };
+        let events = vec![
+            request(0, ApiShape::OpenaiChat, Some("gpt-4o")),
+            request(1, ApiShape::OpenaiChat, Some("gpt-4-0613")),
+            request(2, ApiShape::Openai, None),
+            request(3, ApiShape::Anthropic, Some("claude-sonnet-4-5")),
+        ];
+        let r = report(&events);
+        let native = tool_tokens(&r, &Tiktoken);
+        assert_eq!(native.len(), 4);
+        assert_eq!(native[1].tokenizer, "cl100k_base");
+        // What a page carries, read back: the same figures, request by request.
+        let json = serde_json::to_string(&Carried::of(&events, &Tiktoken)).expect("json");
+        let carried: Carried = serde_json::from_str(&json).expect("carried");
+        assert_eq!(tool_tokens(&r, &carried), native);
+        // Counts, not texts: 16 hex digits for each of the 6 (encoding, entry) pairs.
+        assert!(!json.contains("get_weather"), "{json}");
+        assert_eq!(json.matches("\":").count(), 2 + 3 + 6, "{json}");
+        // Without them only Anthropic's estimate can be made.
+        let none = tool_tokens(&r, &Carried::default());
+        assert_eq!(none, native[3..]);
+        // A text the native side did not count is unknown, not zero.
+        let mut changed = events.clone();
+        changed[0] = request(0, ApiShape::OpenaiChat, Some("gpt-4o-mini"));
+        let r = report(&changed);
+        assert_eq!(
+            tool_tokens(&r, &carried).len(),
+            3,
+            "gpt-4o-mini was not named"
+        );
     }
 }

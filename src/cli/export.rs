@@ -16,6 +16,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use super::otlp::OtlpArgs;
+use crate::analysis::tokens::{Carried, Tiktoken};
 use crate::export::otlp;
 use crate::trace::Event;
 
@@ -326,6 +327,7 @@ fn html(
     } else {
         loaded.header.title.clone()
     };
+    let tokens = Carried::of(&loaded.events, &Tiktoken);
     Ok(crate::export::html::render(
         bundle,
         &crate::export::html::Page {
@@ -333,6 +335,7 @@ fn html(
             lang,
             trace: Some(&bytes),
             live: None,
+            tokens: Some(&tokens),
         },
     ))
 }

@@ -5,7 +5,9 @@
 //! writes, with the event stream's URL in place of the trace) and `/events` is a Server-Sent
 //! Events stream: the trace's header (`event: header`), then every event as one trace line
 //! (`id:` its index, so a reconnecting browser resumes where it was), then each new one as
-//! [`crate::trace::Follower`] reads it (every 100 ms), and bad lines as `event: warning`.
+//! [`crate::trace::Follower`] reads it (every 100 ms), and bad lines as `event: warning`;
+//! before the events that hold LLM requests, their tools' exact token counts (`event: tokens`,
+//! [`Carried`]: the viewer links no tokenizer).
 //! Nothing the page can send starts a process or writes a file: there is nothing to send to.
 //!
 //! Loopback by default, and then only requests whose `Host` names the loopback (a web page
@@ -27,6 +29,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use clap::Args;
 
+use crate::analysis::tokens::{Carried, Tiktoken};
 use crate::trace::{Event, Follower};
 
 #[derive(Debug, Args)]
@@ -75,6 +78,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             lang,
             trace: None,
             live: Some(&live),
+            tokens: None,
         },
     );
     let served = Arc::new(Served {
@@ -251,9 +255,16 @@ async fn stream(
                 return Ok(());
             }
         }
-        let chunk = frame(&new, &mut sent, resume);
+        // The exact token counts of new requests, before the events (the viewer links no
+        // tokenizer).
+        let counts = Carried::of(&new, &Tiktoken);
+        let mut chunk = String::new();
+        if !counts.is_empty() {
+            let json = serde_json::to_string(&counts).map_err(|e| e.to_string())?;
+            chunk.push_str(&format!("event: tokens\ndata: {json}\n\n"));
+        }
+        chunk.push_str(&frame(&new, &mut sent, resume));
         let warnings = &follower.warnings[warned..];
-        let mut chunk = chunk;
         for w in warnings {
             chunk.push_str(&format!(
                 "event: warning\ndata: {}\n\n",

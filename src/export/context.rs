@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::Report;
-use crate::analysis::tokens::{RequestTokens, tool_tokens};
+use crate::analysis::tokens::{self, RequestTokens, tool_tokens};
 use crate::i18n::{Language, Words};
 use crate::trace::Event;
 
@@ -27,7 +27,7 @@ pub fn lines_in(events: &[Event], report: &Report, words: Words) -> String {
             let _ = writeln!(s, "{}", words.fmt("summary.instructions", &args));
         }
     }
-    if let Some(last) = tool_tokens(report, events).last() {
+    if let Some(last) = tool_tokens(report, tokens::own()).last() {
         let _ = writeln!(s, "{}", tools_line(events, last, words));
     }
     s

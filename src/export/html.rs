@@ -24,6 +24,8 @@ use std::fmt::Write as _;
 
 use base64::Engine as _;
 
+use crate::analysis::tokens::Carried;
+
 /// The web viewer: wasm-bindgen's glue (`--target web`) and the wasm module it loads.
 #[derive(Clone, Copy)]
 pub struct Bundle<'a> {
@@ -42,6 +44,9 @@ pub struct Page<'a> {
     pub trace: Option<&'a [u8]>,
     /// The server's event stream, relative to the page (a served page).
     pub live: Option<&'a str>,
+    /// The trace's exact token counts, made natively ([`Carried::of`]): the viewer links no
+    /// tokenizer (a served page gets them with the events, in the stream).
+    pub tokens: Option<&'a Carried>,
 }
 
 /// A browser tab's WebAssembly memory ends at 4 GiB. The viewer holds the trace's bytes while
@@ -120,6 +125,7 @@ pub fn render(bundle: Bundle<'_>, page: &Page<'_>) -> String {
         "title": page.title,
         "lang": page.lang,
         "live": page.live,
+        "tokens": page.tokens,
     });
     let connect = if page.live.is_some() {
         "'self'"
@@ -306,6 +312,7 @@ mod tests {
                 lang: Some("pt"),
                 trace: Some(trace),
                 live: None,
+                tokens: None,
             },
         );
         assert!(html.contains("connect-src 'none'"));
@@ -332,6 +339,7 @@ mod tests {
                 lang: None,
                 trace: None,
                 live: Some("events?token=abc"),
+                tokens: None,
             },
         );
         assert!(html.contains("connect-src 'self'"));

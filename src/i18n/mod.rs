@@ -19,6 +19,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+mod said;
+pub use said::Said;
+
 /// A language of the interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -267,17 +270,18 @@ fn is_name(name: &str) -> bool {
 
 /// Replaces each `{name}` of `template` that has a value in `args`, and each plural choice
 /// `{name:one|other}` by `one` when the value of `name` is 1, else by `other` (`{count}
-/// {count:tool|tools}`). Braces that are neither stay as they are.
+/// {count:tool|tools}`); a form may hold placeholders of its own (`{n:the tool|all {n}
+/// tools}`). Braces that are neither stay as they are.
 pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let value = after.find('}').and_then(|close| {
+        let value = matching_close(after).and_then(|close| {
             let inner = &after[..close];
             let (name, forms) = match inner.split_once(':') {
-                Some((name, forms)) => (name, Some(forms.split_once('|')?)),
+                Some((name, forms)) => (name, Some(split_forms(forms)?)),
                 None => (inner, None),
             };
             let value = is_name(name)
@@ -285,15 +289,15 @@ pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
                 .flatten()?
                 .1;
             let text = match forms {
-                Some((one, _)) if value.trim() == "1" => one,
-                Some((_, other)) => other,
-                None => value,
+                Some((one, _)) if value.trim() == "1" => fill(one, args),
+                Some((_, other)) => fill(other, args),
+                None => value.to_string(),
             };
             Some((text, close))
         });
         match value {
             Some((v, close)) => {
-                out.push_str(v);
+                out.push_str(&v);
                 rest = &after[close + 1..];
             }
             None => {
@@ -304,6 +308,35 @@ pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Where the `}` that closes an opened `{` is in `after` (the text after the `{`), counting
+/// the braces opened inside.
+fn matching_close(after: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in after.bytes().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' if depth == 0 => return Some(i),
+            b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `one|other` split at the `|` outside any inner braces.
+fn split_forms(forms: &str) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (i, b) in forms.bytes().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b'|' if depth == 0 => return Some((&forms[..i], &forms[i + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The placeholder names of a template, sorted, without repeats.

@@ -188,6 +188,16 @@ fn plural_forms_follow_the_number() {
     assert_eq!(fill(t, &[("n", "11")]), "11 tools");
     // An empty form is allowed; without a value, or without `|`, it stays as written.
     assert_eq!(fill("line{n:|s}", &[("n", "3")]), "lines");
+    // A form holds placeholders of its own (the doctor's "all {total} tools").
+    let nested = "{n:the only tool|all {n} tools} {n:is|are} {what}";
+    assert_eq!(
+        fill(nested, &[("n", "1"), ("what", "ok")]),
+        "the only tool is ok"
+    );
+    assert_eq!(
+        fill(nested, &[("n", "4"), ("what", "ok")]),
+        "all 4 tools are ok"
+    );
     assert_eq!(fill("{n:a|b} {m:x}", &[]), "{n:a|b} {m:x}");
     assert_eq!(
         fill("{\"tools\": [...]}", &[("tools", "1")]),

@@ -19,6 +19,7 @@ use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
 use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
+use crate::analysis::tokens::{Carried, Tiktoken};
 use crate::trace::import::Format as ImportFormat;
 
 /// What the desktop's actions say: texts in the app's language, and the status bar's notice.
@@ -440,6 +441,7 @@ fn html_page(store: &TraceStore, lang: super::Language) -> Result<String, String
             &store.events,
         ),
     };
+    let tokens = Carried::of(&store.events, &Tiktoken);
     Ok(crate::export::html::render(
         bundle,
         &crate::export::html::Page {
@@ -447,6 +449,7 @@ fn html_page(store: &TraceStore, lang: super::Language) -> Result<String, String
             lang: Some(lang.code()),
             trace: Some(&bytes),
             live: None,
+            tokens: Some(&tokens),
         },
     ))
 }

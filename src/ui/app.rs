@@ -275,8 +275,9 @@ impl SightlineApp {
                 let command = match self.tab {
                     Tab::Inspector => self.inspector.ui(ui, store, self.selected, tr),
                     Tab::ModelView => {
-                        self.model_view
-                            .ui(ui, store, self.selected, self.replay.upto(), tr)
+                        let bpe = self.platform.tokenizer();
+                        let upto = self.replay.upto();
+                        self.model_view.ui(ui, store, bpe, self.selected, upto, tr)
                     }
                     Tab::Doctor => self.doctor.ui(ui, store, tr),
                 };

@@ -112,6 +112,11 @@ impl Default for Platform {
 }
 
 impl Platform {
+    /// Token counts: the tokenizer itself.
+    pub fn tokenizer(&self) -> &'static dyn crate::analysis::tokens::Bpe {
+        crate::analysis::tokens::own()
+    }
+
     /// Whether events are on their way (the diagram says "waiting" rather than "no trace").
     pub fn is_waiting(&self) -> bool {
         self.live.is_some() || self.following.is_some() || self.comparing.is_some()

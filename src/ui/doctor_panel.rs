@@ -98,10 +98,10 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
             command = evidence(ui, store, s.seq, tr).or(command.take());
         });
         if s.code.is_some() && !s.detail.is_empty() {
-            ui.label(visible::escape(&s.detail));
+            ui.label(visible::escape(&s.detail_in(tr.words())));
         }
         if !s.hint.is_empty() {
-            ui.weak(tr.f("doctor.hint", &[("hint", s.hint.clone())]));
+            ui.weak(tr.f("doctor.hint", &[("hint", s.hint_in(tr.words()))]));
         }
     }
 
@@ -127,10 +127,10 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     command = evidence(ui, store, t.seq, tr).or(command.take());
                 });
                 if !t.detail.is_empty() {
-                    ui.label(visible::escape(&t.detail));
+                    ui.label(visible::escape(&t.detail_in(tr.words())));
                 }
                 if !t.hint.is_empty() {
-                    ui.weak(tr.f("doctor.hint", &[("hint", t.hint.clone())]));
+                    ui.weak(tr.f("doctor.hint", &[("hint", t.hint_in(tr.words()))]));
                 }
             });
     }

@@ -113,6 +113,14 @@ impl Tr<'_> {
         let args: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
         self.strings.fmt(self.lang, key, &args)
     }
+
+    /// The same texts as [`Words`](crate::i18n::Words), for what `analysis` says.
+    pub fn words(&self) -> crate::i18n::Words<'_> {
+        crate::i18n::Words {
+            strings: self.strings,
+            lang: self.lang,
+        }
+    }
 }
 
 /// A lane's title in the UI language (server and unknown lanes keep their names).

@@ -15,7 +15,7 @@ use super::json_tree::{JsonColors, JsonTree};
 use super::store::TraceStore;
 use super::visible;
 use crate::analysis::LlmExchange;
-use crate::analysis::tokens::{RequestTokens, exchange_tokens};
+use crate::analysis::tokens::{Bpe, RequestTokens, exchange_tokens};
 use crate::trace::{Channel, Lane};
 
 /// UI memory of the panel.
@@ -147,6 +147,7 @@ impl ModelView {
         &mut self,
         ui: &mut Ui,
         store: &TraceStore,
+        bpe: &dyn Bpe,
         selected: Option<usize>,
         upto: Option<usize>,
         tr: Tr<'_>,
@@ -164,7 +165,7 @@ impl ModelView {
             .id_salt("model-view")
             .auto_shrink(false)
             .show(ui, |ui| {
-                command = self.contents_ui(ui, store, n, tr);
+                command = self.contents_ui(ui, store, bpe, n, tr);
             });
         command
     }
@@ -173,6 +174,7 @@ impl ModelView {
         &mut self,
         ui: &mut Ui,
         store: &TraceStore,
+        bpe: &dyn Bpe,
         n: usize,
         tr: Tr<'_>,
     ) -> Option<Command> {
@@ -196,7 +198,7 @@ impl ModelView {
             .as_ref()
             .is_none_or(|(m, g, _)| (*m, *g) != (n, store.generation))
         {
-            self.tokens = Some((n, store.generation, exchange_tokens(x, &store.events)));
+            self.tokens = Some((n, store.generation, exchange_tokens(x, bpe)));
         }
         let tokens = self.tokens.as_ref().and_then(|t| t.2.clone());
         if let Some(t) = tokens.as_ref().filter(|t| !t.tools.is_empty()) {
@@ -382,10 +384,10 @@ fn finding_badges(ui: &mut Ui, store: &TraceStore, server: &str, tool: &str, tr:
         } else {
             palette.problem
         };
-        let mut hover = visible::escape(&t.detail).into_owned();
+        let mut hover = visible::escape(&t.detail_in(tr.words())).into_owned();
         if !t.hint.is_empty() {
             hover.push('\n');
-            hover.push_str(&tr.f("doctor.hint", &[("hint", t.hint.clone())]));
+            hover.push_str(&tr.f("doctor.hint", &[("hint", t.hint_in(tr.words()))]));
         }
         let text = format!("{}: {}", tr.t("badge.doctor"), t.code);
         super::badges::badge_ui(ui, &text, color, &hover);

@@ -11,6 +11,7 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use super::badges::{Findings, Staged};
 use super::events::Events;
+use super::list::ByteSets;
 use crate::analysis::diagram::{self, Diagram, RowText};
 use crate::analysis::{self, Incremental, Report};
 use crate::trace::{Event, LoadWarning, TraceError};
@@ -41,6 +42,10 @@ impl Source {
 /// Traces with fewer events than this have their findings computed while opening; bigger ones
 /// on a background thread, so the diagram shows before the doctor has finished.
 pub const BACKGROUND_FINDINGS_FROM: usize = 20_000;
+
+/// Traces with at least this many events get the message list's byte sets
+/// ([`ByteSets`]): below it, a text filter reads every row in a few milliseconds.
+pub const BYTE_SETS_FROM: usize = 20_000;
 
 /// How long a frame works on the findings where there are no threads ([`LazyFindings::step`]):
 /// half of a 60 Hz frame, the other half left to drawing it.
@@ -194,6 +199,9 @@ pub struct TraceStore {
     incremental: Option<Incremental>,
     /// Events were appended since the findings' snapshot was taken.
     findings_stale: bool,
+    /// The bytes each row holds, for the message list's text filter (big traces that do not
+    /// grow; made on a background thread).
+    pub byte_sets: ByteSets,
 }
 
 impl TraceStore {
@@ -221,6 +229,12 @@ impl TraceStore {
         } else {
             LazyFindings::start(&events, &report)
         };
+        let byte_sets =
+            if !grows && events.len() >= BYTE_SETS_FROM && crate::trace::halves::has_threads() {
+                ByteSets::start(&events, &report)
+            } else {
+                ByteSets::default()
+            };
         TraceStore {
             title,
             source,
@@ -232,6 +246,7 @@ impl TraceStore {
             generation: 0,
             incremental,
             findings_stale: false,
+            byte_sets,
         }
     }
 
@@ -254,6 +269,7 @@ impl TraceStore {
             generation: 0,
             incremental: None,
             findings_stale: false,
+            byte_sets: ByteSets::default(),
         }
     }
 
@@ -281,6 +297,7 @@ impl TraceStore {
         }
         let from = self.events.len();
         self.events.append(new);
+        self.byte_sets = ByteSets::default();
         match &mut self.incremental {
             Some(incremental) => {
                 let report = Arc::make_mut(&mut self.report);

@@ -25,6 +25,7 @@ use egui::Ui;
 use super::Tr;
 use super::app::SightlineApp;
 use super::store::{Source, TraceStore};
+use crate::analysis::tokens::Carried;
 use crate::trace::{Event, LoadWarning, Loading};
 
 /// The browser carries out no command of its own: the page is read-only.
@@ -40,6 +41,8 @@ pub struct Inbox {
     warnings: Vec<LoadWarning>,
     /// The stream is open (false once the server has gone).
     connected: bool,
+    /// Token counts of the requests among the lines (the server counts them).
+    tokens: Carried,
 }
 
 /// The browser's state beside the viewer's.
@@ -56,9 +59,16 @@ pub struct Platform {
     full: bool,
     /// An exported trace still being read: the store holds its first events meanwhile.
     pub(super) loading: Option<Loading>,
+    /// The token counts the page carries, and those the stream sent.
+    pub(super) tokens: Carried,
 }
 
 impl Platform {
+    /// Token counts: those the page carries (the web build links no tokenizer).
+    pub fn tokenizer(&self) -> &dyn crate::analysis::tokens::Bpe {
+        &self.tokens
+    }
+
     /// Whether events are on their way.
     pub fn is_waiting(&self) -> bool {
         self.inbox.is_some() || self.loading.is_some()
@@ -138,14 +148,16 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     let Some(inbox) = &app.platform.inbox else {
         return;
     };
-    let (lines, title, served_warnings) = {
+    let (lines, title, served_warnings, tokens) = {
         let mut inbox = inbox.borrow_mut();
         (
             std::mem::take(&mut inbox.lines),
             inbox.title.take(),
             std::mem::take(&mut inbox.warnings),
+            std::mem::take(&mut inbox.tokens),
         )
     };
+    app.platform.tokens.extend(tokens);
     if let Some(title) = title {
         app.store.title = title;
     }

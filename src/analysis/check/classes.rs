@@ -157,7 +157,7 @@ pub fn find(
                     rule_id: rule_id.into(),
                     server,
                     seq: Some(f.seq()),
-                    message: f.headline(),
+                    message: f.headline_in(w),
                 });
             }
         }
@@ -170,6 +170,10 @@ pub fn find(
                     Some(t) => format!("{}/{t} {}", f.server, f.field),
                     None => format!("{} {}", f.server, f.field),
                 };
+                let severity = w.fmt(
+                    &format!("poison_text.severity_{}", f.severity.as_str()),
+                    &[],
+                );
                 out.push(Finding {
                     rule_id: f.kind.code().into(),
                     server: Some(f.server.clone()),
@@ -177,7 +181,7 @@ pub fn find(
                     message: w.fmt(
                         "check_text.poison",
                         &[
-                            ("severity", f.severity.as_str()),
+                            ("severity", &severity),
                             ("place", &place),
                             ("seq", &f.seq.to_string()),
                             ("explanation", &f.explanation_in(w)),
@@ -196,7 +200,7 @@ pub fn find(
                     seq: t.seq,
                     message: w.fmt(
                         "check_text.hidden_tool",
-                        &[("tool", &t.tool), ("detail", &t.detail)],
+                        &[("tool", &t.tool), ("detail", &t.detail_in(w))],
                     ),
                 });
             }
@@ -211,7 +215,7 @@ pub fn find(
                     seq: s.seq,
                     message: w.fmt(
                         "check_text.no_tool_list",
-                        &[("server", &s.server), ("detail", &s.detail)],
+                        &[("server", &s.server), ("detail", &s.detail_in(w))],
                     ),
                 });
             }

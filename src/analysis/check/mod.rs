@@ -330,7 +330,7 @@ pub fn check(
                     seq: t.seq,
                     message: w.fmt(
                         "check_text.not_visible",
-                        &[("name", name), ("detail", &t.detail)],
+                        &[("name", name), ("detail", &t.detail_in(w))],
                     ),
                 }],
                 None => vec![Finding {
@@ -373,7 +373,7 @@ pub fn check(
         ));
     }
     if let Some(limit) = options.max_tool_tokens {
-        let findings = super::tokens::tool_tokens(report, events)
+        let findings = super::tokens::tool_tokens(report, super::tokens::own())
             .into_iter()
             .filter(|r| r.total > limit)
             .map(|r| Finding {

@@ -28,47 +28,65 @@ const PREFIXED: [(&str, usize, &str); 9] = [
     ("AIza", 35, "a Google API key (AIza…)"),
 ];
 
-/// What kind of credential `text` seems to hold, if any.
+/// What kind of credential `text` seems to hold, if any: the first kind in this file's order
+/// (the prefixed keys, an AWS key id, a private key, a bearer token) that occurs anywhere.
+///
+/// One pass over the text (a check reads every recorded byte, so a pass per pattern was most
+/// of `--fail-on secret`): each byte that can start a pattern is tried against the patterns
+/// it starts, and the best-ranked hit so far is kept.
 pub fn find_secret(text: &str) -> Option<&'static str> {
+    const AKIA: usize = PREFIXED.len();
+    const PRIVATE: usize = AKIA + 1;
+    const BEARER: usize = AKIA + 2;
     let bytes = text.as_bytes();
-    for (prefix, min, what) in PREFIXED {
-        let mut from = 0;
-        while let Some(at) = text[from..].find(prefix) {
-            let start = from + at;
-            let before_ok = start == 0 || !token_char(bytes[start - 1]);
-            if before_ok && run(&bytes[start + prefix.len()..]) >= min {
-                return Some(what);
+    let mut best = usize::MAX;
+    let (mut begin, mut private) = (false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if !matches!(b, b's' | b'g' | b'x' | b'A' | b'-' | b'P' | b'B' | b'b') {
+            continue;
+        }
+        let here = &bytes[i..];
+        let before_ok = i == 0 || !token_char(bytes[i - 1]);
+        for (rank, (prefix, min, _)) in PREFIXED.iter().enumerate().take(best.min(AKIA)) {
+            if before_ok
+                && here.starts_with(prefix.as_bytes())
+                && run(&here[prefix.len()..]) >= *min
+            {
+                best = rank;
+                break;
             }
-            from = start + prefix.len();
         }
-    }
-    let mut from = 0;
-    while let Some(at) = text[from..].find("AKIA") {
-        let start = from + at;
-        let key = &bytes[start + 4..];
-        let n = key
-            .iter()
-            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-            .count();
-        if n == 16 && (start == 0 || !token_char(bytes[start - 1])) {
-            return Some("an AWS access key id (AKIA…)");
+        if best == 0 {
+            break;
         }
-        from = start + 4;
-    }
-    if text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----") {
-        return Some("a private key (-----BEGIN … PRIVATE KEY-----)");
-    }
-    for marker in ["Bearer ", "bearer "] {
-        let mut from = 0;
-        while let Some(at) = text[from..].find(marker) {
-            let start = from + at + marker.len();
-            if run(&bytes[start..]) >= 24 {
-                return Some("a bearer token (Bearer …)");
+        if best > AKIA && before_ok && here.starts_with(b"AKIA") {
+            let n = here[4..]
+                .iter()
+                .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                .count();
+            if n == 16 {
+                best = AKIA;
             }
-            from = start;
+        }
+        begin |= here.starts_with(b"-----BEGIN");
+        private |= here.starts_with(b"PRIVATE KEY-----");
+        if best > BEARER
+            && (here.starts_with(b"Bearer ") || here.starts_with(b"bearer "))
+            && run(&here[7..]) >= 24
+        {
+            best = BEARER;
         }
     }
-    None
+    if best > PRIVATE && begin && private {
+        best = PRIVATE;
+    }
+    match best {
+        r if r < AKIA => Some(PREFIXED[r].2),
+        AKIA => Some("an AWS access key id (AKIA…)"),
+        PRIVATE => Some("a private key (-----BEGIN … PRIVATE KEY-----)"),
+        BEARER => Some("a bearer token (Bearer …)"),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -94,6 +112,66 @@ mod tests {
             "AKIA is a prefix",
         ] {
             assert_eq!(find_secret(fine), None, "{fine}");
+        }
+    }
+
+    /// The pattern-by-pattern search the one pass replaced: the same answer on every text.
+    fn by_pattern(text: &str) -> Option<&'static str> {
+        let bytes = text.as_bytes();
+        let after = |s: usize, n: usize| super::run(&bytes[s + n..]);
+        for (prefix, min, what) in super::PREFIXED {
+            for (start, _) in text.match_indices(prefix) {
+                if (start == 0 || !super::token_char(bytes[start - 1]))
+                    && after(start, prefix.len()) >= min
+                {
+                    return Some(what);
+                }
+            }
+        }
+        for (start, _) in text.match_indices("AKIA") {
+            let n = bytes[start + 4..]
+                .iter()
+                .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                .count();
+            if n == 16 && (start == 0 || !super::token_char(bytes[start - 1])) {
+                return Some("an AWS access key id (AKIA…)");
+            }
+        }
+        if text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----") {
+            return Some("a private key (-----BEGIN … PRIVATE KEY-----)");
+        }
+        let bearer = ["Bearer ", "bearer "]
+            .iter()
+            .any(|m| text.match_indices(m).any(|(s, _)| after(s, m.len()) >= 24));
+        bearer.then_some("a bearer token (Bearer …)")
+    }
+
+    #[test]
+    fn the_one_pass_ranks_kinds_as_the_pattern_order_does() {
+        let key = |p: &str, n: usize| format!("{p}{}", "k".repeat(n));
+        let parts = [
+            key("sk-ant-", 20),
+            key("sk-", 32),
+            key("sk-", 31),
+            key("ghp_", 30),
+            key("xoxp-", 19),
+            key("AIza", 35),
+            "AKIAIOSFODNN7EXAMPLE".to_string(),
+            "AKIAIOSFODNN7EXAMPLEX".to_string(),
+            format!("xAKIA{}", "Q".repeat(16)),
+            "-----BEGIN".to_string(),
+            "EC PRIVATE KEY-----".to_string(),
+            key("Bearer ", 24),
+            key("bearer ", 23),
+            key("é_sk-", 40),
+            "plain words, ünïcode".to_string(),
+        ];
+        for a in &parts {
+            for b in &parts {
+                for text in [format!("{a} {b}"), format!("{b}{a}"), a.clone()] {
+                    assert_eq!(find_secret(&text), by_pattern(&text), "{text}");
+                }
+            }
         }
     }
 }

@@ -45,16 +45,7 @@ impl Diagram {
         // The chain table entries of the changed rows, from every chain holding them.
         let mut entries: HashMap<usize, Vec<usize>> = HashMap::new();
         for c in &report.chains {
-            let members: Vec<usize> = [
-                Some(c.asked_in),
-                c.tools_call,
-                c.tools_result,
-                c.returned_in,
-            ]
-            .into_iter()
-            .flatten()
-            .filter(|&m| m < events.len())
-            .collect();
+            let members: Vec<usize> = c.members().filter(|&m| m < events.len()).collect();
             for &m in members.iter().filter(|&&m| is_changed(m)) {
                 entries.entry(m).or_default().extend(&members);
             }

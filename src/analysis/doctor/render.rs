@@ -28,7 +28,12 @@ fn tool_line(out: &mut String, f: &ToolFinding, w: Words) {
         name.push_str(w.get("doctor_text.expected_mark"));
     }
     let seq = f.seq.map_or_else(|| "-".to_string(), |s| format!("#{s}"));
-    let _ = write!(out, "  {mark} {name}  {}  {seq}  {}", f.code, f.detail);
+    let _ = write!(
+        out,
+        "  {mark} {name}  {}  {seq}  {}",
+        f.code,
+        f.detail_in(w)
+    );
     let server = f.server.as_deref().unwrap_or("");
     if !f.hint.is_empty() {
         let _ = write!(out, "  → {}", hint_in(f.code, server, &f.hint, w));
@@ -38,7 +43,7 @@ fn tool_line(out: &mut String, f: &ToolFinding, w: Words) {
 
 /// The hint in the reader's language when it is the code's own ([`hint`]); a hint written for
 /// one case stays as the doctor wrote it.
-fn hint_in(code: Code, server: &str, written: &str, w: Words) -> String {
+pub(super) fn hint_in(code: Code, server: &str, written: &str, w: Words) -> String {
     if w.lang == Language::En {
         return written.to_string();
     }
@@ -60,6 +65,22 @@ fn hint_in(code: Code, server: &str, written: &str, w: Words) -> String {
             "doctor_hint.rename_one"
         }
         Code::HostFiltered if written.contains("deny list") => "doctor_hint.remove_deny",
+        Code::DuplicateName if written.starts_with("visible, renamed: prompts") => {
+            "doctor_hint.visible_renamed"
+        }
+        Code::NameRejected if written.starts_with("visible, renamed: rename it `") => {
+            "doctor_hint.rename_keep"
+        }
+        Code::ProviderLimit if written.starts_with("shorten the description (move") => {
+            "doctor_hint.shorten"
+        }
+        Code::ProviderLimit if written.starts_with("offer at most ") => {
+            let max = written["offer at most ".len()..]
+                .split(' ')
+                .next()
+                .unwrap_or("?");
+            return w.fmt("doctor_hint.offer_at_most", &[("max", max)]);
+        }
         _ => return written.to_string(),
     };
     w.fmt(key, &[("a", a.unwrap_or("?")), ("b", b.unwrap_or("?"))])
@@ -81,7 +102,7 @@ fn server_line(out: &mut String, s: &ServerFinding, w: Words) {
         Some(code) => {
             let mark = if s.failed() { '✗' } else { '!' };
             let seq = s.seq.map_or_else(|| "-".to_string(), |q| format!("#{q}"));
-            let _ = write!(out, "{mark} {code}  {seq}  {}", s.detail);
+            let _ = write!(out, "{mark} {code}  {seq}  {}", s.detail_in(w));
             if !s.failed() {
                 out.push_str(&visible);
             }
@@ -90,7 +111,7 @@ fn server_line(out: &mut String, s: &ServerFinding, w: Words) {
             }
         }
         None => {
-            let _ = write!(out, "{}{visible}", s.detail);
+            let _ = write!(out, "{}{visible}", s.detail_in(w));
         }
     }
     out.push('\n');
@@ -105,8 +126,8 @@ pub fn text(d: &Diagnosis) -> String {
 }
 
 /// [`text`] in the language of `w` (`doctor_text.*` and `doctor_hint.*` keys): the framing,
-/// the verdict and each code's hint. Codes, names and event numbers are the same in every
-/// language; the details stay as the doctor wrote them (English).
+/// the verdict, each finding's detail (`doctor_detail.*`) and each code's hint. Codes, names
+/// and event numbers are the same in every language.
 pub fn text_in(d: &Diagnosis, w: Words) -> String {
     let mut out = String::new();
     let provider = provider_name(d.basis.shape());
@@ -144,9 +165,16 @@ pub fn text_in(d: &Diagnosis, w: Words) -> String {
 pub fn verdict_in(d: &Diagnosis, w: Words) -> String {
     let provider = provider_name(d.basis.shape());
     let to = if d.basis.would_be() {
-        w.fmt("doctor_text.to_would", &[("provider", provider)])
+        let total = d.tools.len().to_string();
+        w.fmt(
+            "doctor_text.to_would",
+            &[("provider", provider), ("total", &total)],
+        )
     } else {
-        w.get("doctor_text.to_model").to_string()
+        w.fmt(
+            "doctor_text.to_model",
+            &[("total", &d.tools.len().to_string())],
+        )
     };
     let total = d.tools.len();
     let hidden: Vec<&ToolFinding> = d.tools.iter().filter(|f| !f.visible).collect();

@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use super::Code;
+use crate::i18n::Said;
 use crate::wire::api::ApiShape;
 use crate::wire::convert::API_NAME_PATTERN;
 
@@ -56,11 +57,8 @@ pub fn max_description_chars(shape: ApiShape) -> Option<usize> {
 }
 
 /// What every provider allows as a tool name, in words.
-pub fn name_rule() -> String {
-    format!(
-        "Anthropic and OpenAI (Responses and Chat Completions) both accept only 1 to 64 \
-         characters of a-z, A-Z, 0-9, `_` and `-` ({API_NAME_PATTERN})"
-    )
+pub fn name_rule() -> Said {
+    Said::new("doctor_detail.name_rule").with("pattern", API_NAME_PATTERN)
 }
 
 /// Why `schema` is not a valid JSON Schema (compiled offline, draft from `$schema`, else
@@ -76,13 +74,13 @@ pub fn schema_problem(schema: &Value) -> Option<String> {
 
 /// A problem the provider would refuse the tool for that the host's catalog does not check:
 /// an invalid schema or too long a description.
-pub fn tool_problem(shape: ApiShape, tool: &Value) -> Option<(Code, String)> {
+pub fn tool_problem(shape: ApiShape, tool: &Value) -> Option<(Code, Said)> {
     if let Some(schema) = tool.get("inputSchema")
         && let Some(problem) = schema_problem(schema)
     {
         return Some((
             Code::SchemaInvalid,
-            format!("inputSchema is not a valid JSON Schema: {problem}"),
+            Said::new("doctor_detail.schema_invalid").with("problem", problem),
         ));
     }
     let max = max_description_chars(shape)?;
@@ -93,11 +91,10 @@ pub fn tool_problem(shape: ApiShape, tool: &Value) -> Option<(Code, String)> {
     (chars > max).then(|| {
         (
             Code::ProviderLimit,
-            format!(
-                "its description is {chars} characters long; {} accepts at most {max} \
-                 (error string_above_max_length) and refuses the whole request",
-                provider_name(shape)
-            ),
+            Said::new("doctor_detail.description_long")
+                .with("chars", chars)
+                .with("provider", provider_name(shape))
+                .with("max", max),
         )
     })
 }

@@ -49,7 +49,7 @@ mod tests;
 mod tools;
 mod words;
 
-pub use reasons::unanswered_reason;
+pub use reasons::{drop_reason, unanswered_reason};
 
 /// One or two sentences about `events[index]` for the teaching mode, in `lang`. Empty when
 /// `index` is out of range.

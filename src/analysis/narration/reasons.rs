@@ -61,6 +61,12 @@ impl Narrator<'_> {
     /// Why the host dropped a tool (the text after `host drops tool …: `), in the reader's
     /// language; an unknown reason is quoted as recorded.
     pub(super) fn drop_reason(&self, why: &str) -> String {
+        Say(self.words()).drop_reason(why)
+    }
+}
+
+impl Say<'_> {
+    fn drop_reason(&self, why: &str) -> String {
         let ticks = backticked(why);
         let tick = |i: usize| ticks.get(i).copied().unwrap_or("?");
         if why == "filtered by host configuration (`deny`)" {
@@ -152,6 +158,16 @@ impl Say<'_> {
     fn t(&self, key: &str, args: &[(&str, &str)]) -> String {
         self.0.fmt(&format!("narration.{key}"), args)
     }
+}
+
+/// Why a host dropped a tool, as `host`, `wire::catalog` and `wire::convert` word it (the
+/// text after `host drops tool …: `), said in `words`' language; English keeps the recorded
+/// words (the doctor quotes them), an unknown reason in another language is quoted.
+pub fn drop_reason(words: Words, why: &str) -> String {
+    if words.lang == crate::i18n::Language::En {
+        return why.to_string();
+    }
+    Say(words).drop_reason(why)
 }
 
 /// Why a request never got an answer, as `trace::analyze` words it, said in `words`'

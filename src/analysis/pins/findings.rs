@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::analysis::canonical::canonical_json;
 use crate::analysis::definitions::{ToolDef, ToolList};
+use crate::i18n::{Language, Words};
 use crate::trace::Lane;
 
 /// How one field differs between two definitions.
@@ -25,6 +26,17 @@ pub enum Change {
 pub struct FieldChange {
     pub path: String,
     pub change: Change,
+}
+
+impl FieldChange {
+    /// The change in the language of `w`: the path, and whether it was added or removed.
+    pub fn said_in(&self, w: Words) -> String {
+        match self.change {
+            Change::Changed => self.path.clone(),
+            Change::Added => w.fmt("pins_text.field_added", &[("path", &self.path)]),
+            Change::Removed => w.fmt("pins_text.field_removed", &[("path", &self.path)]),
+        }
+    }
 }
 
 impl fmt::Display for FieldChange {
@@ -194,13 +206,19 @@ impl Finding {
 
     /// The finding on one line (the diff, when there is one, is in [`Finding::diff`]).
     pub fn headline(&self) -> String {
+        self.headline_in(Words::of(Language::En))
+    }
+
+    /// [`Finding::headline`] in the language of `w` (`pins_text.*`).
+    pub fn headline_in(&self, w: Words) -> String {
         let fields = |changed: &[FieldChange]| {
             changed
                 .iter()
-                .map(ToString::to_string)
+                .map(|c| c.said_in(w))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let n = |x: &u64| x.to_string();
         match self {
             Finding::RugPull {
                 server,
@@ -209,10 +227,15 @@ impl Finding {
                 after_seq,
                 changed,
                 ..
-            } => format!(
-                "rug pull: {server}/{tool} changed between tools/list results #{before_seq} and \
-                 #{after_seq}; changed: {}",
-                fields(changed)
+            } => w.fmt(
+                "pins_text.rug_pull",
+                &[
+                    ("server", server),
+                    ("tool", tool),
+                    ("before", &n(before_seq)),
+                    ("after", &n(after_seq)),
+                    ("fields", &fields(changed)),
+                ],
             ),
             Finding::Renamed {
                 server,
@@ -220,26 +243,43 @@ impl Finding {
                 to,
                 before_seq,
                 after_seq,
-            } => format!(
-                "renamed: {server}/{from} is now {to}, same definition (tools/list results \
-                 #{before_seq} -> #{after_seq})"
+            } => w.fmt(
+                "pins_text.renamed",
+                &[
+                    ("server", server),
+                    ("from", from),
+                    ("to", to),
+                    ("before", &n(before_seq)),
+                    ("after", &n(after_seq)),
+                ],
             ),
             Finding::Added {
                 server,
                 tool,
                 before_seq,
                 after_seq,
-            } => format!(
-                "added: {server}/{tool} in tools/list result #{after_seq} (not in #{before_seq})"
+            } => w.fmt(
+                "pins_text.added",
+                &[
+                    ("server", server),
+                    ("tool", tool),
+                    ("before", &n(before_seq)),
+                    ("after", &n(after_seq)),
+                ],
             ),
             Finding::Removed {
                 server,
                 tool,
                 before_seq,
                 after_seq,
-            } => format!(
-                "removed: {server}/{tool} is not in tools/list result #{after_seq} (was in \
-                 #{before_seq})"
+            } => w.fmt(
+                "pins_text.removed",
+                &[
+                    ("server", server),
+                    ("tool", tool),
+                    ("before", &n(before_seq)),
+                    ("after", &n(after_seq)),
+                ],
             ),
             Finding::PinChanged {
                 server,
@@ -250,12 +290,17 @@ impl Finding {
                 sha256,
                 changed,
                 ..
-            } => format!(
-                "rug pull: {server}/{tool} differs from its pin (pinned {pinned_at}, sha256 {} \
-                 -> {}) in tools/list result #{seq}; changed: {}",
-                short(pinned_sha256),
-                short(sha256),
-                fields(changed)
+            } => w.fmt(
+                "pins_text.pin_changed",
+                &[
+                    ("server", server),
+                    ("tool", tool),
+                    ("pinned_at", &pinned_at.to_string()),
+                    ("old", short(pinned_sha256)),
+                    ("new", short(sha256)),
+                    ("seq", &n(seq)),
+                    ("fields", &fields(changed)),
+                ],
             ),
             Finding::PinRenamed {
                 server,
@@ -263,16 +308,23 @@ impl Finding {
                 tool,
                 seq,
                 pinned_at,
-            } => format!(
-                "renamed since pinned: {server}/{pinned} (pinned {pinned_at}) is listed as \
-                 {tool}, same definition, in tools/list result #{seq}"
+            } => w.fmt(
+                "pins_text.pin_renamed",
+                &[
+                    ("server", server),
+                    ("pinned", pinned),
+                    ("pinned_at", &pinned_at.to_string()),
+                    ("tool", tool),
+                    ("seq", &n(seq)),
+                ],
             ),
-            Finding::NotPinned { server, tool, seq } => {
-                format!("not pinned: {server}/{tool} (tools/list result #{seq})")
-            }
-            Finding::ServerNotPinned { server, seq } => format!(
-                "not pinned: server {server} has no pins (tools/list result #{seq}); \
-                 `sightline pins accept TRACE` pins its tools"
+            Finding::NotPinned { server, tool, seq } => w.fmt(
+                "pins_text.not_pinned",
+                &[("server", server), ("tool", tool), ("seq", &n(seq))],
+            ),
+            Finding::ServerNotPinned { server, seq } => w.fmt(
+                "pins_text.server_not_pinned",
+                &[("server", server), ("seq", &n(seq))],
             ),
         }
     }

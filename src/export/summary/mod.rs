@@ -252,6 +252,26 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
                 crate::analysis::diagram::visible(&said, usize::MAX)
             )
         }
+        // The host's notes of an elicitation (the question put to the user, the answer), as
+        // the narration says them.
+        Kind::Note
+            if words.lang != Language::En
+                && matches!(
+                    (&e.from, &e.to),
+                    (Lane::Host, Lane::User) | (Lane::User, Lane::Host)
+                )
+                && (e.text().contains("` asks the user: ")
+                    || e.text().starts_with("the user answers: ")) =>
+        {
+            let text = e.text();
+            let said = crate::analysis::narration::note_in(
+                e.from.clone(),
+                e.to.clone(),
+                &text,
+                words.lang,
+            );
+            format!("{arrow}  {} {}", words.get("summary.note"), preview(&said))
+        }
         Kind::Note => format!(
             "{arrow}  {} {}",
             words.get("summary.note"),

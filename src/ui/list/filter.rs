@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::index::Needs;
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
@@ -54,6 +55,16 @@ impl Filter {
             return false;
         }
         if !needle.is_empty() {
+            // What the byte sets say settles most rows without reading them.
+            if let Some(&[payload, label]) = store.byte_sets.get().and_then(|sets| sets.get(i)) {
+                let needs = needle.needs.classes;
+                let (in_payload, in_label) = (payload & needs == needs, label & needs == needs);
+                if needle.needs.exact {
+                    return in_payload || in_label;
+                }
+                return (in_payload && needle.in_text(&e.text()))
+                    || (in_label && label_matches(store, i, needle, labels));
+            }
             return needle.in_text(&e.text()) || label_matches(store, i, needle, labels);
         }
         true
@@ -67,6 +78,8 @@ pub struct Needle {
     lower: String,
     /// Where the rarest byte is in `lower`, and the byte in both cases (ASCII needles only).
     rare: Option<(usize, u8, u8)>,
+    /// What a row's byte set must hold (see [`super::index`]).
+    pub(super) needs: Needs,
 }
 
 impl Needle {
@@ -81,7 +94,16 @@ impl Needle {
                 .unwrap_or((0, &lower.as_bytes()[0]));
             (at, b.to_ascii_lowercase(), b.to_ascii_uppercase())
         });
-        Needle { lower, rare }
+        let mut needle = Needle {
+            lower,
+            rare,
+            needs: Needs {
+                classes: 0,
+                exact: false,
+            },
+        };
+        needle.needs = Needs::of(&needle);
+        needle
     }
 
     pub fn is_empty(&self) -> bool {

@@ -5,6 +5,7 @@
 //! "limit the diagram to the filter" on, the diagram shows the same subset.
 
 mod filter;
+mod index;
 
 use egui::{Align, ComboBox, Sense, TextEdit, Ui};
 use egui_extras::{Column, TableBuilder};
@@ -15,9 +16,14 @@ use super::store::TraceStore;
 use super::visible;
 use crate::trace::{Kind, Lane};
 pub use filter::{Filter, Labels, Needle};
+pub use index::ByteSets;
 
 /// Text filters over at least this many events run on two threads.
 const PARALLEL_FILTER_FROM: usize = 20_000;
+
+/// A filter's result: the filter, the store's generation, its event count and buffer (another
+/// trace's results are stale), the matching event indices.
+type Cached = (Filter, u64, (usize, usize), Vec<usize>);
 
 /// UI memory of the list.
 #[derive(Debug, Default)]
@@ -27,7 +33,7 @@ pub struct MessageList {
     pub limit_diagram: bool,
     /// Filtered event indices for (filter, store generation, event count): the latest last,
     /// and the filters typed before it while they fit (see [`MessageList::matches`]).
-    cache: Vec<(Filter, u64, usize, Vec<usize>)>,
+    cache: Vec<Cached>,
     /// Scroll the table to this event on the next frame.
     reveal: Option<usize>,
 }
@@ -44,8 +50,9 @@ impl MessageList {
             return None;
         }
         // Results of another trace, or of fewer events, are stale.
+        let which = (store.len(), store.events.as_ptr() as usize);
         self.cache
-            .retain(|(_, g, n, _)| *g == store.generation && *n == store.len());
+            .retain(|(_, g, n, _)| *g == store.generation && *n == which);
         if let Some(at) = self.cache.iter().position(|(f, ..)| *f == self.filter) {
             // A filter typed before (a backspace): its result again.
             let hit = self.cache.remove(at);
@@ -96,7 +103,7 @@ impl MessageList {
                 hits(0..n)
             };
             self.cache
-                .push((self.filter.clone(), store.generation, store.len(), hits));
+                .push((self.filter.clone(), store.generation, which, hits));
             // Keep what fits in twice the events' count of indices, the newest at least.
             let budget = 2 * store.len().max(1024);
             while self.cache.len() > 1

@@ -89,10 +89,8 @@ fn a_text_filter_over_a_big_trace_finds_labels_and_payloads_in_order() {
     assert_eq!(hits, Some(expected));
 }
 
-/// Typing, narrowing and the shared labels find what a plain scan of every payload and
-/// every label finds, `isError` results and HTTP statuses included.
-#[test]
-fn typed_filters_match_a_plain_scan() {
+/// The primitives tour and a few rows more: `isError` results and an HTTP status.
+fn mixed_events() -> Vec<Event> {
     let tour = include_str!("../../../tests/fixtures/narration/primitives-tour-2026-07-28.jsonl");
     let mut events = crate::trace::load_from_reader(tour.as_bytes())
         .expect("fixture")
@@ -133,6 +131,14 @@ fn typed_filters_match_a_plain_scan() {
         r#"{"jsonrpc":"2.0","id":902,"result":{}}"#,
         Some(404),
     );
+    events
+}
+
+/// Typing, narrowing and the shared labels find what a plain scan of every payload and
+/// every label finds, `isError` results and HTTP statuses included.
+#[test]
+fn typed_filters_match_a_plain_scan() {
+    let events = mixed_events();
     let store = TraceStore::new("t".into(), Source::Memory, events);
     let plain = |needle: &str| -> Vec<usize> {
         (0..store.len())
@@ -187,4 +193,49 @@ fn typed_filters_match_a_plain_scan() {
             .any(|&i| store.row_label(i).ends_with("isError")),
         "{hits:?}"
     );
+}
+
+/// With the byte sets made, every needle finds what the rows say, one character or more.
+#[test]
+fn byte_sets_agree_with_reading_the_rows() {
+    let mut store = TraceStore::new("t".into(), Source::Memory, mixed_events());
+    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while store.byte_sets.get().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no byte sets");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let plain = |needle: &str| -> Vec<usize> {
+        (0..store.len())
+            .filter(|&i| {
+                store.events[i].text().to_lowercase().contains(needle)
+                    || store.row_label(i).to_lowercase().contains(needle)
+            })
+            .collect()
+    };
+    let mut needles: Vec<String> = (0x20u8..0x7f).map(|b| (b as char).to_string()).collect();
+    needles.extend(
+        [
+            "iserror",
+            "404",
+            "tools/call",
+            "sampling for",
+            "zq",
+            "é",
+            "ü",
+            "\\u{",
+            "(empty)",
+        ]
+        .map(str::to_string),
+    );
+    let mut some = 0;
+    for needle in needles {
+        let mut list = MessageList::default();
+        list.filter.text = needle.clone();
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        let expected = plain(&needle.to_lowercase());
+        some += usize::from(!expected.is_empty());
+        assert_eq!(hits, Some(expected), "{needle:?}");
+    }
+    assert!(some > 40, "{some} needles found something");
 }

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use web_time::Instant;
 
 use super::Inbox;
+use crate::analysis::tokens::Carried;
 use crate::i18n::Language;
 use crate::trace::Loading;
 use crate::ui::app::SightlineApp;
@@ -27,6 +28,10 @@ struct Config {
     lang: Option<String>,
     /// The served event stream, relative to the page.
     live: Option<String>,
+    /// The trace's exact token counts, made by the native build; `null` on a served page,
+    /// which gets them with the events.
+    #[serde(default)]
+    tokens: Option<Carried>,
 }
 
 /// What the page publishes for `window.sightline.status()`, updated every frame.
@@ -172,6 +177,7 @@ pub async fn start(
     let mut app = SightlineApp::with_store(store);
     app.lang = lang;
     app.platform.loading = loading;
+    app.platform.tokens = config.tokens.unwrap_or_default();
     let inbox = config.live.as_ref().map(|url| {
         let inbox = Rc::new(RefCell::new(Inbox::default()));
         app.platform.inbox = Some(inbox.clone());
@@ -266,6 +272,20 @@ fn listen(url: &str, inbox: Rc<RefCell<Inbox>>, ctx: egui::Context) -> Result<()
     };
     source.add_event_listener_with_callback("warning", on_warning.as_ref().unchecked_ref())?;
     on_warning.forget();
+    let on_tokens = {
+        let inbox = inbox.clone();
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |m: web_sys::MessageEvent| {
+            if let Some(counts) = m
+                .data()
+                .as_string()
+                .and_then(|t| serde_json::from_str::<Carried>(&t).ok())
+            {
+                inbox.borrow_mut().tokens.extend(counts);
+            }
+        })
+    };
+    source.add_event_listener_with_callback("tokens", on_tokens.as_ref().unchecked_ref())?;
+    on_tokens.forget();
     let on_open = {
         let inbox = inbox.clone();
         Closure::<dyn FnMut(web_sys::Event)>::new(move |_| inbox.borrow_mut().connected = true)

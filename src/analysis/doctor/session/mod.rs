@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::rules::hint;
 use super::{Code, Ctx, ServerFinding};
+use crate::i18n::Said;
 use crate::trace::{Channel, Event, Kind, Lane};
 
 mod steps;
@@ -23,7 +24,7 @@ pub(super) struct Server {
     /// The tools of the last listing, and the index of its last page's result.
     pub listing: Option<(Vec<Value>, usize)>,
     /// The `list_changed` notification the host did not act on, with the detail to cite.
-    pub stale: Option<(usize, String)>,
+    pub stale: Option<(usize, Said)>,
 }
 
 /// Every server lane of the trace, in order of first appearance.
@@ -86,7 +87,13 @@ fn server(ctx: &Ctx, lane: &Lane) -> Server {
 }
 
 impl Session<'_, '_> {
-    fn finding(&self, code: Option<Code>, at: Option<usize>, detail: String) -> ServerFinding {
+    fn finding(
+        &self,
+        code: Option<Code>,
+        at: Option<usize>,
+        detail: impl Into<Said>,
+    ) -> ServerFinding {
+        let said: Said = detail.into();
         let revision = self
             .ctx
             .report
@@ -100,7 +107,8 @@ impl Session<'_, '_> {
             code,
             seq: at.map(|i| self.ctx.seq(i)),
             hint: code.map_or_else(String::new, |c| hint(c, &self.name)),
-            detail,
+            detail: said.english(),
+            said,
             revision,
             listed: 0,
             visible: 0,
@@ -108,7 +116,7 @@ impl Session<'_, '_> {
         }
     }
 
-    fn failed(&self, code: Code, at: usize, detail: String) -> Server {
+    fn failed(&self, code: Code, at: usize, detail: impl Into<Said>) -> Server {
         let mut finding = self.finding(Some(code), Some(at), detail);
         if code == Code::ServerCrashed {
             finding.stderr_tail = self.stderr_tail(at);
@@ -277,17 +285,16 @@ impl Session<'_, '_> {
             },
             None => {
                 if no_tools.is_some() {
-                    notes.push(
-                        "its handshake advertises no `tools` capability: strict hosts do not ask for its tools".into(),
-                    );
+                    notes.push(Said::new("doctor_detail.no_tools_capability"));
                 }
                 let (tools, result) = listing.clone().unwrap_or_default();
-                let plural = if tools.len() == 1 { "" } else { "s" };
-                let mut detail =
-                    format!("listed {} tool{plural} (#{})", tools.len(), ctx.seq(result));
-                for note in &notes {
-                    detail.push_str("; ");
-                    detail.push_str(note);
+                let mut detail = Said::new("doctor_detail.listed")
+                    .with("count", tools.len())
+                    .with("seq", ctx.seq(result));
+                for note in notes {
+                    detail = Said::new("doctor_detail.then")
+                        .with_said("a", detail)
+                        .with_said("b", note);
                 }
                 Server {
                     name: self.name.clone(),
@@ -303,7 +310,10 @@ impl Session<'_, '_> {
             if let (None, Some((at, detail))) = (server.finding.code, &server.stale) {
                 server.finding.code = Some(Code::StaleList);
                 server.finding.seq = Some(ctx.seq(*at));
-                server.finding.detail = format!("{}; {detail}", server.finding.detail);
+                server.finding.said = Said::new("doctor_detail.then")
+                    .with_said("a", server.finding.said.clone())
+                    .with_said("b", detail.clone());
+                server.finding.detail = server.finding.said.english();
                 server.finding.hint = hint(Code::StaleList, &self.name);
             }
         }

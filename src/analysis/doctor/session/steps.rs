@@ -8,6 +8,7 @@ use super::{Server, Session, str_at};
 use crate::analysis::doctor::Code;
 use crate::analysis::doctor::rules;
 use crate::analysis::explain::INITIALIZE_REVISIONS;
+use crate::i18n::Said;
 use crate::trace::{Channel, Kind, Lane};
 
 impl Session<'_, '_> {
@@ -15,7 +16,7 @@ impl Session<'_, '_> {
     pub(super) fn handshake(
         &self,
         h: usize,
-        notes: &mut Vec<String>,
+        notes: &mut Vec<Said>,
     ) -> Result<(usize, bool), Box<Server>> {
         let ctx = self.ctx;
         let method = ctx.report.rpc.derived[h].method.clone().unwrap_or_default();
@@ -68,9 +69,11 @@ impl Session<'_, '_> {
             let got = result.get("protocolVersion");
             match got.and_then(Value::as_str) {
                 Some(v) if v == asked => {}
-                Some(v) if INITIALIZE_REVISIONS.contains(&v) => notes.push(format!(
-                    "the host asked for {asked} and the server answered {v}"
-                )),
+                Some(v) if INITIALIZE_REVISIONS.contains(&v) => notes.push(
+                    Said::new("doctor_detail.revision_answered")
+                        .with("asked", &asked)
+                        .with("answered", v),
+                ),
                 _ => {
                     let got = got.map_or_else(|| "no protocolVersion".to_string(), rules::plain);
                     let detail = format!(
@@ -197,7 +200,7 @@ impl Session<'_, '_> {
     }
 
     /// A `list_changed` after the listing's result and before the cut, with no new listing.
-    pub(super) fn stale(&self, result: usize) -> Option<(usize, String)> {
+    pub(super) fn stale(&self, result: usize) -> Option<(usize, Said)> {
         let ctx = self.ctx;
         let d = &ctx.report.rpc.derived;
         let limit = self.end.min(ctx.cut);
@@ -211,21 +214,22 @@ impl Session<'_, '_> {
             e.channel == Channel::Note && e.from == Lane::Host && e.text().contains("list_changed")
         });
         let before = if ctx.cut < ctx.events.len() {
-            format!("before the last LLM request (#{})", ctx.seq(ctx.cut))
+            Said::new("doctor_detail.stale_before").with("seq", ctx.seq(ctx.cut))
         } else {
-            "and the trace ends".to_string()
+            Said::new("doctor_detail.stale_end")
         };
-        let mut detail = format!(
-            "the server said its tools changed (notifications/tools/list_changed, #{}), and no tools/list followed {before}",
-            ctx.seq(at)
-        );
-        if let Some(n) = ignored {
-            detail.push_str(&format!(
-                "; the host says: {:?} (#{})",
-                ctx.events[n].text(),
-                ctx.seq(n)
-            ));
-        }
+        let stale = Said::new("doctor_detail.stale")
+            .with("seq", ctx.seq(at))
+            .with_said("before", before);
+        let detail = match ignored {
+            Some(n) => {
+                let says = Said::new("doctor_detail.host_says")
+                    .with("text", format!("{:?}", ctx.events[n].text()))
+                    .with("seq", ctx.seq(n));
+                Said::new("").with_said("a", stale).with_said("b", says)
+            }
+            None => stale,
+        };
         Some((at, detail))
     }
 }

@@ -18,6 +18,7 @@ use super::rules::hint;
 use super::session::Server;
 use super::{Basis, Code, Ctx, Diagnosis, DoctorOptions, ToolFinding};
 use crate::analysis::LlmExchange;
+use crate::i18n::Said;
 use crate::trace::{Channel, Kind, Lane};
 use crate::wire::catalog::{Catalog, CatalogOptions, Fate};
 use crate::wire::convert;
@@ -122,21 +123,15 @@ fn tool_name(tool: &Value) -> &str {
 }
 
 impl Judge<'_, '_> {
-    fn finding(
-        &self,
-        server: &str,
-        tool: &str,
-        code: Code,
-        at: usize,
-        detail: String,
-    ) -> ToolFinding {
+    fn finding(&self, server: &str, tool: &str, code: Code, at: usize, said: Said) -> ToolFinding {
         ToolFinding {
             server: Some(server.to_string()),
             tool: tool.to_string(),
             visible: matches!(code, Code::VisibleCalled | Code::VisibleNotCalled),
             code,
             seq: Some(self.ctx.seq(at)),
-            detail,
+            detail: said.english(),
+            said,
             hint: hint(code, server),
             expected: false,
         }
@@ -165,7 +160,7 @@ impl Judge<'_, '_> {
                 }
                 Some((e, Fate::Dropped(why))) => (self.would_drop(e, why, result), None),
                 None => {
-                    let detail = "not in the host's catalog".to_string();
+                    let detail = Said::new("doctor_detail.not_in_catalog");
                     let f = self.finding(server, name, Code::HostFiltered, result, detail);
                     (f, None)
                 }
@@ -236,32 +231,39 @@ fn expected(
     tools: &[(ToolFinding, Option<String>)],
     name: &str,
 ) -> ToolFinding {
-    let base = format!("no server listed `{name}`");
     if let Some(s) = servers.iter().find(|s| s.stale.is_some()) {
-        let (at, detail) = s.stale.clone().unwrap_or_default();
+        let (at, stale) = s.stale.clone().unwrap_or_default();
+        let said = Said::new("doctor_detail.expected_stale")
+            .with("name", name)
+            .with("server", &s.name)
+            .with_said("detail", stale);
         return ToolFinding {
             server: Some(s.name.clone()),
             tool: name.to_string(),
             visible: false,
             code: Code::StaleList,
             seq: Some(ctx.seq(at)),
-            detail: format!("{base}, and server `{}`'s list is stale: {detail}", s.name),
+            detail: said.english(),
+            said,
             hint: hint(Code::StaleList, &s.name),
             expected: true,
         };
     }
     if let Some(s) = servers.iter().find(|s| s.finding.failed()) {
         let code = s.finding.code.unwrap_or(Code::ExpectedNotListed);
+        let said = Said::new("doctor_detail.expected_failed")
+            .with("name", name)
+            .with("server", &s.name)
+            .with("code", code)
+            .with_said("detail", s.finding.said.clone());
         return ToolFinding {
             server: Some(s.name.clone()),
             tool: name.to_string(),
             visible: false,
             code,
             seq: s.finding.seq,
-            detail: format!(
-                "{base}; server `{}` never listed its tools ({code}): {}",
-                s.name, s.finding.detail
-            ),
+            detail: said.english(),
+            said,
             hint: s.finding.hint.clone(),
             expected: true,
         };
@@ -270,32 +272,41 @@ fn expected(
         .iter()
         .filter_map(|s| s.listing.as_ref().map(|(_, r)| *r))
         .max();
-    let mut detail = if servers.is_empty() {
-        format!("{base}: the trace has no MCP server")
+    let lower = name.to_lowercase();
+    let mean = tools
+        .iter()
+        .find(|(f, _)| {
+            let t = f.tool.to_lowercase();
+            !t.is_empty() && (t == lower || t.contains(&lower) || lower.contains(&t))
+        })
+        .map_or_else(Said::empty, |(f, _)| {
+            Said::new("doctor_detail.did_you_mean").with("tool", &f.tool)
+        });
+    let said = if servers.is_empty() {
+        Said::new("doctor_detail.expected_no_server").with("name", name)
     } else {
         let names: Vec<&str> = tools.iter().map(|(f, _)| f.tool.as_str()).collect();
         let shown: Vec<&str> = names.iter().take(12).copied().collect();
         let more = names.len().saturating_sub(shown.len());
-        let mut d = format!("{base}; listed: {}", shown.join(", "));
-        if more > 0 {
-            d.push_str(&format!(" and {more} more"));
-        }
-        d
+        let more = if more > 0 {
+            Said::new("doctor_detail.more").with("count", more)
+        } else {
+            Said::empty()
+        };
+        Said::new("doctor_detail.expected_listed")
+            .with("name", name)
+            .with("list", shown.join(", "))
+            .with_said("more", more)
+            .with_said("mean", mean)
     };
-    let lower = name.to_lowercase();
-    if let Some((f, _)) = tools.iter().find(|(f, _)| {
-        let t = f.tool.to_lowercase();
-        !t.is_empty() && (t == lower || t.contains(&lower) || lower.contains(&t))
-    }) {
-        detail.push_str(&format!(" (did you mean `{}`?)", f.tool));
-    }
     ToolFinding {
         server: None,
         tool: name.to_string(),
         visible: false,
         code: Code::ExpectedNotListed,
         seq: latest.map(|r| ctx.seq(r)),
-        detail,
+        detail: said.english(),
+        said,
         hint: hint(Code::ExpectedNotListed, ""),
         expected: true,
     }

@@ -10,6 +10,8 @@ use crate::analysis::doctor::rules::{
     self, hint, max_tools, name_rule, provider_name, tool_problem,
 };
 use crate::analysis::doctor::{Code, ToolFinding};
+use crate::analysis::narration::drop_reason;
+use crate::i18n::{Said, Words};
 use crate::wire::catalog::{Entry, Fate};
 use crate::wire::convert::{self, ToolRejected};
 
@@ -23,13 +25,16 @@ impl Judge<'_, '_> {
     ) -> ToolFinding {
         let name = tool_name(tool);
         let shape = self.basis.shape();
-        let (sent, is) = if self.basis.would_be() {
-            ("would be sent", "would carry")
-        } else {
-            ("was sent", "carries")
-        };
-        if let Some((code, detail)) = tool_problem(shape, tool) {
-            let detail = format!("{sent} to {}, but {detail}", provider_name(shape));
+        let would = self.basis.would_be();
+        if let Some((code, problem)) = tool_problem(shape, tool) {
+            let key = if would {
+                "doctor_detail.problem_would"
+            } else {
+                "doctor_detail.problem_sent"
+            };
+            let detail = Said::new(key)
+                .with("provider", provider_name(shape))
+                .with_said("problem", problem);
             let mut f = self.finding(server, name, code, result, detail);
             if code == Code::ProviderLimit {
                 f.hint = "shorten the description (move details into the parameters' \
@@ -42,11 +47,15 @@ impl Judge<'_, '_> {
             .last
             .map_or_else(|| self.catalog.api_tools().len(), |x| x.tools.len());
         if let Some(max) = max_tools(shape).filter(|&max| count > max) {
-            let detail = format!(
-                "the request {is} {count} tools; {} accepts at most {max} per request \
-                 (error array_above_max_length) and refuses the whole request",
-                provider_name(shape)
-            );
+            let key = if would {
+                "doctor_detail.too_many_would"
+            } else {
+                "doctor_detail.too_many_sent"
+            };
+            let detail = Said::new(key)
+                .with("count", count)
+                .with("provider", provider_name(shape))
+                .with("max", max);
             let at = self.request_or(result);
             let mut f = self.finding(server, name, Code::ProviderLimit, at, detail);
             f.hint = format!(
@@ -56,8 +65,8 @@ impl Judge<'_, '_> {
         }
         let call = self.call_of(server, name);
         let called = call.map_or_else(
-            || " The model did not call it.".to_string(),
-            |c| format!(" The model called it (tools/call #{}).", self.ctx.seq(c)),
+            || Said::new("doctor_detail.not_called"),
+            |c| Said::new("doctor_detail.called").with("seq", self.ctx.seq(c)),
         );
         if api_name != name {
             let shown = self
@@ -78,12 +87,12 @@ impl Judge<'_, '_> {
                     name,
                     Code::DuplicateName,
                     shown,
-                    format!(
-                        "{} `{}` also {} `{name}`: the host shows this one to the model as `{api_name}`.{called}",
-                        if others.len() == 1 { "server" } else { "servers" },
-                        others.join("`, `"),
-                        if others.len() == 1 { "lists" } else { "list" }
-                    ),
+                    Said::new("doctor_detail.duplicate")
+                        .with("count", others.len())
+                        .with("others", others.join("`, `"))
+                        .with("name", name)
+                        .with("api", api_name)
+                        .with_said("called", called),
                 );
                 f.visible = true;
                 f.hint = format!(
@@ -97,10 +106,11 @@ impl Judge<'_, '_> {
                     name,
                     Code::NameRejected,
                     shown,
-                    format!(
-                        "`{name}` does not match the provider pattern, so the host renamed it `{api_name}`; {}.{called}",
-                        name_rule()
-                    ),
+                    Said::new("doctor_detail.renamed")
+                        .with("name", name)
+                        .with("api", api_name)
+                        .with_said("rule", name_rule())
+                        .with_said("called", called),
                 );
                 f.visible = true;
                 f.hint = format!(
@@ -110,16 +120,13 @@ impl Judge<'_, '_> {
             }
         }
         let as_name = if api_name == name {
-            String::new()
+            Said::empty()
         } else {
-            format!(" as `{api_name}`")
+            Said::new("doctor_detail.as_name").with("name", api_name)
         };
-        let seen = match self.last {
-            Some(x) => format!(
-                "sent to the model in the last LLM request (#{})",
-                self.ctx.seq(x.request)
-            ),
-            None => format!("would be sent to {}", provider_name(shape)),
+        let seen = |sent: &'static str, would: &'static str| match self.last {
+            Some(x) => Said::new(sent).with("request", self.ctx.seq(x.request)),
+            None => Said::new(would).with("provider", provider_name(shape)),
         };
         match call {
             Some(c) => self.finding(
@@ -127,24 +134,22 @@ impl Judge<'_, '_> {
                 name,
                 Code::VisibleCalled,
                 c,
-                format!(
-                    "{seen}{as_name}, and the model called it (tools/call #{})",
-                    self.ctx.seq(c)
-                ),
+                seen("doctor_detail.called_sent", "doctor_detail.called_would")
+                    .with_said("as", as_name)
+                    .with("seq", self.ctx.seq(c)),
             ),
             None => {
-                let why = if self.last.is_some() {
-                    "the model chose not to call it: not a visibility problem"
-                } else {
-                    "no LLM request in this trace, so no model chose; not a visibility problem"
-                };
                 let at = self.request_or(result);
                 self.finding(
                     server,
                     name,
                     Code::VisibleNotCalled,
                     at,
-                    format!("{seen}{as_name}; {why}"),
+                    seen(
+                        "doctor_detail.not_called_sent",
+                        "doctor_detail.not_called_would",
+                    )
+                    .with_said("as", as_name),
                 )
             }
         }
@@ -164,11 +169,15 @@ impl Judge<'_, '_> {
         let request = self.ctx.seq(x.request);
         if let Some((at, why)) = note {
             let code = rules::classify_drop(&why);
-            let mut detail =
-                format!("the host dropped it before the last LLM request (#{request}): {why}");
-            if code == Code::NameRejected {
-                detail = format!("{detail}. {}", name_rule());
-            }
+            let key = if code == Code::NameRejected {
+                "doctor_detail.dropped_name"
+            } else {
+                "doctor_detail.dropped"
+            };
+            let detail = Said::new(key)
+                .with("request", request)
+                .with_said("why", reason(&why))
+                .with_said("rule", name_rule());
             let mut f = self.finding(server, name, code, at, detail);
             f.hint = self.tool_hint(code, server, name, &why);
             return f;
@@ -179,36 +188,38 @@ impl Judge<'_, '_> {
         }) = entry
         {
             let code = self.structural(entry.expect("matched"), why);
-            let detail = format!(
-                "not in the last LLM request (#{request}) and the host left no note; by {}'s rules: {why}",
-                provider_name(self.basis.shape())
-            );
+            let detail = Said::new("doctor_detail.no_note")
+                .with("request", request)
+                .with("provider", provider_name(self.basis.shape()))
+                .with_said("why", reason(why));
             let mut f = self.finding(server, name, code, result, detail);
             f.hint = self.tool_hint(code, server, name, why);
             return f;
         }
         if let Some((code, why)) = tool_problem(self.basis.shape(), tool) {
-            let detail =
-                format!("not in the last LLM request (#{request}), probably because {why}");
+            let detail = Said::new("doctor_detail.probably")
+                .with("request", request)
+                .with_said("why", why);
             return self.finding(server, name, code, result, detail);
         }
-        let detail = format!(
-            "listed (#{}) but not in the last LLM request (#{request}), and the host left no note saying why: a host-side filter or limit",
-            self.ctx.seq(result)
-        );
+        let detail = Said::new("doctor_detail.filtered")
+            .with("listed", self.ctx.seq(result))
+            .with("request", request);
         self.finding(server, name, Code::HostFiltered, x.request, detail)
     }
 
     /// Without an LLM request: a tool the default host would drop.
     pub(super) fn would_drop(&self, e: &Entry, why: &str, result: usize) -> ToolFinding {
         let code = self.structural(e, why);
-        let mut detail = format!(
-            "would be dropped for {}: {why}",
-            provider_name(self.basis.shape())
-        );
-        if code == Code::NameRejected {
-            detail = format!("{detail}. {}", name_rule());
-        }
+        let key = if code == Code::NameRejected {
+            "doctor_detail.would_drop_name"
+        } else {
+            "doctor_detail.would_drop"
+        };
+        let detail = Said::new(key)
+            .with("provider", provider_name(self.basis.shape()))
+            .with_said("why", reason(why))
+            .with_said("rule", name_rule());
         let mut f = self.finding(&e.server, &e.mcp_name, code, result, detail);
         f.hint = self.tool_hint(code, &e.server, &e.mcp_name, why);
         f
@@ -244,4 +255,9 @@ impl Judge<'_, '_> {
             other => hint(other, server),
         }
     }
+}
+
+/// A host's reason for dropping a tool, as the trace recorded it, said in each language.
+fn reason(why: &str) -> Said {
+    Said::each(|lang| drop_reason(Words::of(lang), why))
 }

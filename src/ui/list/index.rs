@@ -1,0 +1,133 @@
+//! Which bytes each row holds, so a text filter over a million events need not read them all.
+//!
+//! For every event, two 64-bit sets of the byte classes (ASCII letters folded, digits, common
+//! punctuation, one bit for the rest) that occur in its payload and in its row's label: 16
+//! bytes per event, built on a background thread after a big trace opens. A needle holding a
+//! class a set lacks is not in that text, which is then neither read nor made; a needle of
+//! one letter, digit or listed symbol is in exactly the texts whose set holds it. What the
+//! sets say is what [`super::Filter::matches`] would find (the tests compare them).
+
+use std::sync::{Arc, OnceLock};
+
+use super::filter::Needle;
+use crate::analysis::Report;
+use crate::analysis::diagram;
+use crate::trace::{Event, Shared};
+use crate::ui::events::Events;
+
+/// Symbols with a class of their own (after `a`-`z` and `0`-`9`).
+const SYMBOLS: &[u8] = b"_/-.:\"{}[], \\=?!'()@#$%&*+";
+/// The class of everything else: other ASCII (controls) and every non-ASCII byte.
+const REST: u32 = 63;
+
+/// The class of byte `b` (ASCII letters in either case share one).
+pub(super) fn class(b: u8) -> u32 {
+    match b.to_ascii_lowercase() {
+        l @ b'a'..=b'z' => u32::from(l - b'a'),
+        d @ b'0'..=b'9' => 26 + u32::from(d - b'0'),
+        other => SYMBOLS
+            .iter()
+            .position(|&s| s == other)
+            .map_or(REST, |p| 36 + p as u32),
+    }
+}
+
+/// The classes of the bytes of `text`, as the filter reads it (lower case): the Kelvin sign
+/// and `İ` lowercase to `k` and `i`.
+pub(super) fn classes(text: &str) -> u64 {
+    let mut set = 0u64;
+    for &b in text.as_bytes() {
+        set |= 1 << class(b);
+    }
+    if set & (1 << REST) != 0 {
+        if text.contains('\u{212a}') {
+            set |= 1 << class(b'k');
+        }
+        if text.contains('\u{130}') {
+            set |= 1 << class(b'i');
+        }
+    }
+    set
+}
+
+/// What the sets say of a needle: the classes it needs, and whether holding them is the same
+/// as holding the needle (one byte with a class of its own).
+#[derive(Debug, Clone, Copy)]
+pub struct Needs {
+    pub classes: u64,
+    pub exact: bool,
+}
+
+impl Needs {
+    pub fn of(needle: &Needle) -> Needs {
+        let text = needle.as_str();
+        let exact = text.len() == 1 && class(text.as_bytes()[0]) != REST;
+        Needs {
+            classes: classes(text),
+            exact,
+        }
+    }
+}
+
+/// The byte sets of a store's events, once a background thread has made them.
+#[derive(Clone, Default)]
+pub struct ByteSets {
+    sets: Arc<OnceLock<Vec<[u64; 2]>>>,
+}
+
+impl ByteSets {
+    /// Starts making the sets of `events` (analysed as `report`) on a background thread;
+    /// `None` sets (never made) where no thread can be started.
+    pub fn start(events: &Events, report: &Arc<Report>) -> ByteSets {
+        let sets = ByteSets::default();
+        let (ev, rep, slot) = (events.clone(), Arc::clone(report), sets.sets.clone());
+        let _ = std::thread::Builder::new()
+            .name("sightline-byte-sets".into())
+            .spawn(move || {
+                let _ = slot.set(make(&ev, &rep));
+            });
+        sets
+    }
+
+    /// The sets (payload, label), one pair per event from the first, when they are ready.
+    pub fn get(&self) -> Option<&[[u64; 2]]> {
+        self.sets.get().map(Vec::as_slice)
+    }
+}
+
+/// The sets of every event: its payload's classes and its label's.
+pub(super) fn make(events: &[Event], report: &Report) -> Vec<[u64; 2]> {
+    // Labels of requests, results and notifications repeat: each distinct one is read once,
+    // both as it reads with `isError` and without.
+    let mut sets: std::collections::HashMap<(u8, usize, usize, bool), (u64, u64)> =
+        std::collections::HashMap::new();
+    let ptr = |t: &Option<Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
+    let mut out = Vec::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        let payload = classes(&e.text());
+        let d = &report.rpc.derived[i];
+        let label = if diagram::has_message_label(e, d) {
+            let key = (
+                d.kind as u8,
+                ptr(&d.method),
+                ptr(&d.detail),
+                d.input_required,
+            );
+            let (plain, flagged) = *sets.entry(key).or_insert_with(|| {
+                (
+                    classes(&diagram::message_label(d, false)),
+                    classes(&diagram::message_label(d, true)),
+                )
+            });
+            if plain == flagged || !diagram::tool_result_is_error(e) {
+                plain
+            } else {
+                flagged
+            }
+        } else {
+            classes(&diagram::row_text(events, report, i).0)
+        };
+        out.push([payload, label]);
+    }
+    out
+}
