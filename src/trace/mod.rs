@@ -17,6 +17,7 @@ mod event_de;
 mod file;
 pub mod halves;
 pub mod import;
+pub mod journal;
 mod jsonrpc;
 mod lane;
 pub mod session;
