@@ -79,10 +79,17 @@ fn flood_and_kill(after: Duration) -> (usize, usize) {
     let sent: Vec<u64> = stdio_seqs(&loaded.events, &Lane::Host, &Lane::server("cat"));
     let echoed: Vec<u64> = stdio_seqs(&loaded.events, &Lane::server("cat"), &Lane::Host);
     for (i, (s, e)) in sent.iter().zip(&echoed).enumerate() {
-        assert!(e > s, "echo {i} has seq {e}, before the line it echoes ({s})");
+        assert!(
+            e > s,
+            "echo {i} has seq {e}, before the line it echoes ({s})"
+        );
     }
     for pair in loaded.events.windows(2) {
-        assert_eq!(pair[1].seq, pair[0].seq + 1, "seqs are gap-free after a kill");
+        assert_eq!(
+            pair[1].seq,
+            pair[0].seq + 1,
+            "seqs are gap-free after a kill"
+        );
     }
     let recorded: HashSet<Vec<u8>> = loaded
         .events
@@ -192,7 +199,11 @@ fn a_flood_faster_than_the_disk_keeps_memory_bounded() {
         }
         lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
     }
-    assert_eq!(lines, FLOOD.div_ceil(1001) + 3, "every line forwarded is in the trace");
+    assert_eq!(
+        lines,
+        FLOOD.div_ceil(1001) + 3,
+        "every line forwarded is in the trace"
+    );
     assert!(peak > 0, "the proxy's memory was read");
     assert!(
         peak < 64 * 1024,

@@ -93,7 +93,13 @@ impl JournalWriter {
     }
 
     /// Declares stream `stream`: the route of its bytes.
-    pub fn declare(&mut self, stream: u32, from: &Lane, to: &Lane, channel: &Channel) -> io::Result<()> {
+    pub fn declare(
+        &mut self,
+        stream: u32,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+    ) -> io::Result<()> {
         let route = Route {
             from: from.clone(),
             to: to.clone(),
@@ -105,7 +111,13 @@ impl JournalWriter {
 
     /// Appends bytes that crossed on `stream` at `time`, the first line they complete getting
     /// `first_seq`. Returns the offset of the bytes in the journal.
-    pub fn chunk(&mut self, stream: u32, first_seq: u64, time: DateTime<Utc>, bytes: &[u8]) -> io::Result<u64> {
+    pub fn chunk(
+        &mut self,
+        stream: u32,
+        first_seq: u64,
+        time: DateTime<Utc>,
+        bytes: &[u8],
+    ) -> io::Result<u64> {
         self.record(CHUNK, stream, first_seq, Some(time), bytes)
     }
 
@@ -128,7 +140,14 @@ impl JournalWriter {
         Ok(())
     }
 
-    fn record(&mut self, tag: u8, stream: u32, seq: u64, time: Option<DateTime<Utc>>, payload: &[u8]) -> io::Result<u64> {
+    fn record(
+        &mut self,
+        tag: u8,
+        stream: u32,
+        seq: u64,
+        time: Option<DateTime<Utc>>,
+        payload: &[u8],
+    ) -> io::Result<u64> {
         let len = u32::try_from(payload.len()).map_err(io::Error::other)?;
         let mut head = [0u8; HEAD];
         head[0] = tag;
@@ -200,7 +219,8 @@ pub fn events(journal: &[u8]) -> Result<Vec<Event>, String> {
         at += HEAD + len;
         let time = DateTime::from_timestamp_micros(micros).unwrap_or_default();
         if tag == DECLARE {
-            let route: Route = serde_json::from_slice(payload).map_err(|e| format!("a stream declaration is not valid: {e}"))?;
+            let route: Route = serde_json::from_slice(payload)
+                .map_err(|e| format!("a stream declaration is not valid: {e}"))?;
             streams.insert(stream, (route, Vec::new()));
             continue;
         }
@@ -208,7 +228,14 @@ pub fn events(journal: &[u8]) -> Result<Vec<Event>, String> {
             return Err(format!("stream {stream} is used before it is declared"));
         };
         let event = |seq: u64, bytes: Vec<u8>| {
-            Event::with_bytes(seq, time, route.from.clone(), route.to.clone(), route.channel.clone(), bytes)
+            Event::with_bytes(
+                seq,
+                time,
+                route.from.clone(),
+                route.to.clone(),
+                route.channel.clone(),
+                bytes,
+            )
         };
         match tag {
             CHUNK => {
@@ -238,7 +265,9 @@ pub fn recover_into(trace: &Path, loaded: &mut LoadedTrace, next_line: usize) {
     let Ok(bytes) = std::fs::read(&path) else {
         return;
     };
-    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let recovered = match events(&bytes) {
         Ok(events) => events,
         Err(e) => {
@@ -281,8 +310,10 @@ mod tests {
         let mut j = JournalWriter::create(&path).expect("create");
         let (host, server) = (Lane::Host, Lane::server("w"));
         let t = super::super::now();
-        j.declare(0, &host, &server, &Channel::Stdio).expect("declare");
-        j.declare(1, &server, &host, &Channel::Stderr).expect("declare");
+        j.declare(0, &host, &server, &Channel::Stdio)
+            .expect("declare");
+        j.declare(1, &server, &host, &Channel::Stderr)
+            .expect("declare");
         j.chunk(0, 0, t, b"a\nb").expect("chunk");
         j.chunk(1, 1, t, b"x\xff\n").expect("chunk");
         j.chunk(0, 2, t, b"c\n\nd").expect("chunk");
@@ -309,7 +340,8 @@ mod tests {
         }
         // Emptied, with the unfinished line carried: the same lines after.
         j.clear().expect("clear");
-        j.declare(0, &host, &server, &Channel::Stdio).expect("declare");
+        j.declare(0, &host, &server, &Channel::Stdio)
+            .expect("declare");
         j.carry(0, b"pre").expect("carry");
         j.chunk(0, 9, t, b"fix\n").expect("chunk");
         let bytes = std::fs::read(&path).expect("read");

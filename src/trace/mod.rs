@@ -37,4 +37,4 @@ pub use file::{
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;
 pub use shared::Shared;
-pub use writer::{TraceWriter, write_trace};
+pub use writer::{LineRun, TraceWriter, write_trace};

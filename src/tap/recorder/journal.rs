@@ -20,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use chrono::{DateTime, Utc};
 
 use super::{LineBatch, LongBatch, State};
-use crate::tap::lines::LineSplitter;
+use crate::tap::lines::{LineSplitter, Lines, Tail};
 use crate::trace::journal::JournalWriter;
 use crate::trace::{Channel, Lane, TraceError};
 
@@ -30,6 +30,14 @@ use crate::trace::{Channel, Lane, TraceError};
 const MAX_LAG: u64 = 128 << 20;
 /// A journal this big is emptied once the recorder thread has caught up.
 const CLEAR_AT: u64 = 64 << 20;
+/// The most journal bytes the thread records in one turn (formatted on two threads, see
+/// [`crate::trace::LineRun`]).
+const TURN: u64 = 1 << 20;
+/// Woken for less than [`LINGER_BYTES`], the thread waits up to [`LINGER`] for more first, so a
+/// conversation of small messages costs a wake-up every few milliseconds, not one per message
+/// (a wake-up on a busy machine takes a core from the bytes crossing).
+const LINGER: std::time::Duration = std::time::Duration::from_millis(2);
+const LINGER_BYTES: u64 = 1 << 20;
 
 /// What the journal holds that the recorder thread has not recorded yet.
 enum Item {
@@ -63,6 +71,11 @@ pub(super) struct Inner {
     routes: Vec<(Lane, Lane, Channel)>,
     /// The thread waits for work: a pump that queues something wakes it (after forwarding).
     sleeping: bool,
+    /// The thread waits a moment for more: woken only by [`LINGER_BYTES`] queued, or by
+    /// someone waiting for it.
+    lingering: bool,
+    /// A synchronous recorder waits for the thread to catch up: no lingering.
+    urgent: bool,
     /// The journal could not be emptied (a line kept in a temporary file is unfinished).
     clear_blocked: bool,
     error: Option<TraceError>,
@@ -113,6 +126,8 @@ impl Journal {
                 ended: false,
                 routes: Vec::new(),
                 sleeping: false,
+                lingering: false,
+                urgent: false,
                 clear_blocked: false,
                 error: None,
             }),
@@ -170,6 +185,7 @@ impl Journal {
     /// stays locked (nothing more is journaled) while the guard lives.
     pub(super) fn caught_up(&self) -> MutexGuard<'_, Inner> {
         let mut inner = self.lock();
+        inner.urgent = true;
         self.work.notify_one();
         while !inner.idle() {
             inner = self
@@ -217,7 +233,9 @@ impl Stream {
         let lines = memchr::memchr_iter(b'\n', chunk).count() as u64;
         let j = &*self.journal;
         let mut inner = j.lock();
-        if inner.sleeping && (inner.lag > MAX_LAG || !inner.queue.is_empty()) {
+        if (inner.sleeping && !inner.queue.is_empty())
+            || (inner.lingering && inner.lag > LINGER_BYTES)
+        {
             j.work.notify_one();
         }
         while !inner.ended
@@ -226,7 +244,10 @@ impl Stream {
                     && !inner.clear_blocked
                     && !inner.idle()))
         {
-            inner = j.progress.wait(inner).unwrap_or_else(PoisonError::into_inner);
+            inner = j
+                .progress
+                .wait(inner)
+                .unwrap_or_else(PoisonError::into_inner);
         }
         if inner.closing {
             return;
@@ -246,7 +267,7 @@ impl Stream {
                     len: chunk.len(),
                 });
                 inner.lag += chunk.len() as u64;
-                self.wake = inner.sleeping;
+                self.wake = inner.sleeping || (inner.lingering && inner.lag > LINGER_BYTES);
             }
             Err(e) => inner.fail(e),
         }
@@ -310,6 +331,7 @@ impl Thread<'_> {
                     if inner.closing {
                         return;
                     }
+                    inner.urgent = false;
                     self.clear_if_big(&mut inner);
                     inner.sleeping = true;
                     inner = self
@@ -319,8 +341,27 @@ impl Thread<'_> {
                         .unwrap_or_else(PoisonError::into_inner);
                     inner.sleeping = false;
                 }
+                if !inner.urgent && !inner.closing && inner.lag < LINGER_BYTES {
+                    inner.lingering = true;
+                    inner = self
+                        .journal
+                        .work
+                        .wait_timeout(inner, LINGER)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                    inner.lingering = false;
+                }
                 inner.busy = true;
-                let items: Vec<Item> = inner.queue.drain(..).collect();
+                let mut taken = 0;
+                let mut items = Vec::new();
+                while taken < TURN
+                    && let Some(item) = inner.queue.pop_front()
+                {
+                    if let Item::Chunk { len, .. } = item {
+                        taken += len as u64;
+                    }
+                    items.push(item);
+                }
                 (items, inner.routes.clone())
             };
             let (bytes, error) = self.record(&items, &routes);
@@ -348,8 +389,10 @@ impl Thread<'_> {
         use std::os::unix::fs::FileExt as _;
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let (mut bytes, mut error) = (0, None);
+        // Lines wait here to be written together; a long line goes in its place between them.
+        let mut runs: Vec<LineBatch> = Vec::new();
         for item in items {
-            match *item {
+            let (stream, seq, time, lines, long) = match *item {
                 Item::Chunk {
                     stream,
                     first_seq,
@@ -370,59 +413,45 @@ impl Thread<'_> {
                     let Some(lines) = splitter.feed(&self.buf) else {
                         continue;
                     };
-                    let (from, to, channel) = &routes[stream as usize];
-                    let mut seq = first_seq;
-                    if let Some(long) = splitter.take_long() {
-                        state.write_long(&LongBatch {
-                            seq,
-                            time,
-                            from,
-                            to,
-                            channel,
-                            line: &long,
-                        });
-                        seq += 1;
-                    }
-                    state.write_lines(&LineBatch {
-                        first_seq: seq,
-                        time,
-                        from: from.clone(),
-                        to: to.clone(),
-                        channel: channel.clone(),
-                        lines,
-                    });
+                    (stream, first_seq, time, lines, splitter.take_long())
                 }
                 Item::Tail { stream, seq, time } => {
                     let Some(splitter) = self.splitters.remove(&stream) else {
                         continue;
                     };
-                    let (from, to, channel) = &routes[stream as usize];
                     match splitter.finish_tail() {
-                        Some(crate::tap::lines::Tail::Bytes(rest)) => {
-                            state.write_lines(&LineBatch {
-                                first_seq: seq,
-                                time,
-                                from: from.clone(),
-                                to: to.clone(),
-                                channel: channel.clone(),
-                                lines: crate::tap::Lines::single(rest),
-                            })
-                        }
-                        Some(crate::tap::lines::Tail::Long(long)) => {
-                            state.write_long(&LongBatch {
-                                seq,
-                                time,
-                                from,
-                                to,
-                                channel,
-                                line: &long,
-                            })
-                        }
-                        None => {}
+                        Some(Tail::Bytes(rest)) => (stream, seq, time, Lines::single(rest), None),
+                        Some(Tail::Long(long)) => (stream, seq, time, Lines::default(), Some(long)),
+                        None => continue,
                     }
                 }
+            };
+            let (from, to, channel) = &routes[stream as usize];
+            let mut seq = seq;
+            if let Some(long) = long {
+                state.write_runs(&std::mem::take(&mut runs));
+                state.write_long(&LongBatch {
+                    seq,
+                    time,
+                    from,
+                    to,
+                    channel,
+                    line: &long,
+                });
+                seq += 1;
+            }
+            if !lines.is_empty() {
+                runs.push(LineBatch {
+                    first_seq: seq,
+                    time,
+                    from: from.clone(),
+                    to: to.clone(),
+                    channel: channel.clone(),
+                    lines,
+                });
             }
         }
+        state.write_runs(&runs);
         state.flush();
         (bytes, error)
     }

@@ -39,6 +39,12 @@ pub trait EventSink: Send {
         batch.events().try_for_each(|event| self.write(&event))
     }
 
+    /// Writes the events of several batches, in order (the recorder thread's turn); the default
+    /// writes one batch after the other.
+    fn write_runs(&mut self, batches: &[LineBatch]) -> Result<(), TraceError> {
+        batches.iter().try_for_each(|batch| self.write_lines(batch))
+    }
+
     /// Writes the event of a line kept in a temporary file; the default reads it into memory.
     fn write_long(&mut self, line: &LongBatch<'_>) -> Result<(), TraceError> {
         let bytes = line.line.to_vec().map_err(TraceError::Spilled)?;
@@ -64,6 +70,22 @@ impl EventSink for TraceWriter {
             .try_for_each(|(seq, line)| {
                 self.append_bytes(seq, b.time, &b.from, &b.to, &b.channel, line)
             })
+    }
+
+    fn write_runs(&mut self, batches: &[LineBatch]) -> Result<(), TraceError> {
+        let runs: Vec<crate::trace::LineRun<'_>> = batches
+            .iter()
+            .map(|b| crate::trace::LineRun {
+                first_seq: b.first_seq,
+                time: b.time,
+                from: &b.from,
+                to: &b.to,
+                channel: &b.channel,
+                data: &b.lines.data,
+                spans: &b.lines.spans,
+            })
+            .collect();
+        self.append_runs(&runs)
     }
 
     fn write_long(&mut self, b: &LongBatch<'_>) -> Result<(), TraceError> {
@@ -220,6 +242,13 @@ impl State {
         }
     }
 
+    fn write_runs(&mut self, batches: &[LineBatch]) {
+        if !self.finished && !batches.is_empty() {
+            self.each_sink(|sink| sink.write_runs(batches));
+            self.report.events += batches.iter().map(|b| b.lines.len() as u64).sum::<u64>();
+        }
+    }
+
     fn write_long(&mut self, batch: &LongBatch<'_>) {
         if !self.finished {
             self.each_sink(|sink| sink.write_long(batch));
@@ -245,7 +274,10 @@ impl State {
 pub struct Recorder {
     state: Arc<Mutex<State>>,
     /// The journal and its recorder thread, for a recorder started with one.
-    journal: Option<(Arc<journal::Journal>, Mutex<Option<std::thread::JoinHandle<()>>>)>,
+    journal: Option<(
+        Arc<journal::Journal>,
+        Mutex<Option<std::thread::JoinHandle<()>>>,
+    )>,
 }
 
 impl Recorder {

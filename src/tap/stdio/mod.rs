@@ -278,18 +278,26 @@ impl StdioTap {
             spawn(
                 "server-out",
                 Box::new(move || {
-                    pump(stdout, client_out, &shared.recording, journal, |long, lines| {
-                        if let Some(observe) = &observer {
-                            if let Some(long) = long {
-                                match long.to_vec() {
-                                    Ok(line) => observe(&line),
-                                    Err(e) => tracing::warn!("cannot read back a long line: {e}"),
+                    pump(
+                        stdout,
+                        client_out,
+                        &shared.recording,
+                        journal,
+                        |long, lines| {
+                            if let Some(observe) = &observer {
+                                if let Some(long) = long {
+                                    match long.to_vec() {
+                                        Ok(line) => observe(&line),
+                                        Err(e) => {
+                                            tracing::warn!("cannot read back a long line: {e}")
+                                        }
+                                    }
                                 }
+                                lines.iter().for_each(|line| observe(line));
                             }
-                            lines.iter().for_each(|line| observe(line));
-                        }
-                        to_client.record(long, lines);
-                    });
+                            to_client.record(long, lines);
+                        },
+                    );
                     let _ = done.send(());
                 }),
             )?;
