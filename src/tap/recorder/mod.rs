@@ -270,14 +270,14 @@ impl State {
     }
 }
 
+/// The journal's recorder thread, joined by [`Recorder::finish`].
+type RecorderThread = Mutex<Option<std::thread::JoinHandle<()>>>;
+
 /// Assigns `seq` and `time` to everything that crosses and writes it to every sink.
 pub struct Recorder {
     state: Arc<Mutex<State>>,
     /// The journal and its recorder thread, for a recorder started with one.
-    journal: Option<(
-        Arc<journal::Journal>,
-        Mutex<Option<std::thread::JoinHandle<()>>>,
-    )>,
+    journal: Option<(Arc<journal::Journal>, RecorderThread)>,
 }
 
 impl Recorder {

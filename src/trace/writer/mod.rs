@@ -338,7 +338,7 @@ impl TraceWriter {
 fn time_into(buf: &mut Vec<u8>, last_second: &mut Option<(i64, String)>, time: DateTime<Utc>) {
     let nanos = time.timestamp_subsec_nanos();
     let second = time.timestamp();
-    if nanos >= 1_000_000_000 || nanos % 1000 != 0 {
+    if nanos >= 1_000_000_000 || !nanos.is_multiple_of(1000) {
         buf.extend_from_slice(format_time(time).as_bytes());
         return;
     }
