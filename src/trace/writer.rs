@@ -20,9 +20,6 @@ use super::escape::{escape_into, quoted_into};
 use super::event::{Channel, Event, Header, Lane, format_time};
 use super::file::TraceError;
 
-mod runs;
-pub use runs::LineRun;
-
 /// A buffer this full is written out before more is added.
 const SPILL_AT: usize = 1 << 20;
 /// A long payload is escaped this much at a time (a multiple of 3, so base64 pieces join).
@@ -32,51 +29,12 @@ const PIECE: usize = 3 << 16;
 pub struct TraceWriter {
     path: PathBuf,
     out: Spill,
-    heads: Heads,
-}
-
-/// What an event's start is made from, kept from the last one.
-#[derive(Default)]
-struct Heads {
     /// The second of the last timestamp formatted and its text up to the fraction
     /// (`2026-11-29T22:52:27.`): the events of one second add only their microseconds, so a
     /// line recorded on its own (a round trip) costs no calendar arithmetic and no allocation.
     last_second: Option<(i64, String)>,
     /// The last route formatted: `,"from":...,"to":...,"channel":...`.
     last_route: Option<(Lane, Lane, Channel, Vec<u8>)>,
-}
-
-impl Heads {
-    /// `{"seq":N,"time":"T","from":F,"to":T,"channel":C`
-    fn begin(
-        &mut self,
-        buf: &mut Vec<u8>,
-        seq: u64,
-        time: DateTime<Utc>,
-        from: &Lane,
-        to: &Lane,
-        channel: &Channel,
-    ) {
-        let route = match &mut self.last_route {
-            Some((f, t, c, text)) if f == from && t == to && c == channel => text,
-            slot => {
-                &mut slot
-                    .insert((
-                        from.clone(),
-                        to.clone(),
-                        channel.clone(),
-                        route(from, to, channel),
-                    ))
-                    .3
-            }
-        };
-        buf.extend_from_slice(b"{\"seq\":");
-        buf.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
-        buf.extend_from_slice(b",\"time\":\"");
-        time_into(buf, &mut self.last_second, time);
-        buf.push(b'"');
-        buf.extend_from_slice(route);
-    }
 }
 
 /// The buffer and the file it spills into.
@@ -155,7 +113,8 @@ impl TraceWriter {
                 file,
                 buf: Vec::with_capacity(SPILL_AT + PIECE * 6 + 4096),
             },
-            heads: Heads::default(),
+            last_second: None,
+            last_route: None,
         };
         writer.write_line(header)?;
         writer.flush()?;
@@ -257,9 +216,28 @@ impl TraceWriter {
         self.end()
     }
 
+    /// `{"seq":N,"time":"T","from":F,"to":T,"channel":C`
     fn begin(&mut self, seq: u64, time: DateTime<Utc>, from: &Lane, to: &Lane, channel: &Channel) {
-        self.heads
-            .begin(&mut self.out.buf, seq, time, from, to, channel);
+        let route = match &mut self.last_route {
+            Some((f, t, c, text)) if f == from && t == to && c == channel => text,
+            slot => {
+                &mut slot
+                    .insert((
+                        from.clone(),
+                        to.clone(),
+                        channel.clone(),
+                        route(from, to, channel),
+                    ))
+                    .3
+            }
+        };
+        let buf = &mut self.out.buf;
+        buf.extend_from_slice(b"{\"seq\":");
+        buf.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
+        buf.extend_from_slice(b",\"time\":\"");
+        time_into(buf, &mut self.last_second, time);
+        buf.push(b'"');
+        buf.extend_from_slice(route);
     }
 
     /// `,"raw":"..."` or `,"raw_b64":"..."`, spilling as the buffer fills.
