@@ -240,7 +240,7 @@ fn summary_doctor_and_run_speak_the_language_asked_or_the_locales() {
 
     let doctor = stdout(&sightline(&["doctor", trace, "--lang", "es"], "C.UTF-8"));
     assert!(
-        doctor.contains("evaluado frente a la última solicitud al LLM"),
+        doctor.contains("evaluado según la última solicitud al LLM"),
         "{doctor}"
     );
     assert!(doctor.contains("veredicto:"), "{doctor}");

@@ -67,7 +67,7 @@ fn check_diff_validate_replay_and_poison_speak_the_language_asked() {
             "lo que recibió el modelo (última solicitud al LLM)",
         ),
         ("validate", "pt", "0 violações em "),
-        ("validate", "es", " mensajes comprobados"),
+        ("validate", "es", "0 violaciones en "),
         (
             "replay",
             "pt",

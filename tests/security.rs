@@ -148,7 +148,7 @@ fn rug_pull_within_one_trace_is_found_with_a_diff() {
     assert!(stdout.contains(&headline), "{stdout}");
     assert!(stdout.contains("    +      \"notes\": {"), "{stdout}");
     assert!(
-        stdout.contains("1 rug pull(s): 1 within the trace, 0 against the pins"),
+        stdout.contains("1 rug pull: 1 within the trace, 0 against the pins"),
         "{stdout}"
     );
     assert!(!pins_file.exists(), "check must not write the pin file");
@@ -218,7 +218,7 @@ fn pins_accepted_on_day_one_catch_the_change_on_day_seven() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("1 rug pull(s): 0 within the trace, 1 against the pins"),
+        stdout.contains("1 rug pull: 0 within the trace, 1 against the pins"),
         "{stdout}"
     );
 

@@ -194,8 +194,10 @@ pub struct ToolFinding {
     /// The detail as a sentence each language can say ([`ToolFinding::detail_in`]).
     #[serde(skip)]
     pub said: Said,
-    /// What to do about it; empty when nothing needs doing.
-    pub hint: String,
+    /// What to do about it, in each language (English in the JSON); empty when nothing needs
+    /// doing.
+    #[serde(serialize_with = "Said::serialize_english")]
+    pub hint: Said,
     /// Whether the tool was named with `--expect` ([`DoctorOptions::expect`]).
     pub expected: bool,
 }
@@ -214,7 +216,9 @@ pub struct ServerFinding {
     /// The detail as a sentence each language can say ([`ServerFinding::detail_in`]).
     #[serde(skip)]
     pub said: Said,
-    pub hint: String,
+    /// What to do about it (English in the JSON); empty when nothing is wrong.
+    #[serde(serialize_with = "Said::serialize_english")]
+    pub hint: Said,
     /// The protocol revision of the session, when known.
     pub revision: Option<String>,
     /// How many tools its last `tools/list` named.
@@ -233,12 +237,7 @@ impl ToolFinding {
 
     /// The hint in the language of `w`.
     pub fn hint_in(&self, w: Words) -> String {
-        render::hint_in(
-            self.code,
-            self.server.as_deref().unwrap_or(""),
-            &self.hint,
-            w,
-        )
+        self.hint.say(w)
     }
 }
 
@@ -250,10 +249,7 @@ impl ServerFinding {
 
     /// The hint in the language of `w` (empty when there is none).
     pub fn hint_in(&self, w: Words) -> String {
-        match self.code {
-            Some(code) => render::hint_in(code, &self.server, &self.hint, w),
-            None => self.hint.clone(),
-        }
+        self.hint.say(w)
     }
 
     /// Whether the server delivered no usable tool list.

@@ -13,6 +13,7 @@ use clap::{Args, Subcommand};
 
 use crate::analysis::definitions::{self, Definitions, ToolList};
 use crate::analysis::pins::{self, Finding, PinStore};
+use crate::i18n::Words;
 
 pub(super) mod file;
 
@@ -21,6 +22,10 @@ pub struct PinsArgs {
     /// The pin file. Default: $SIGHTLINE_PINS, else pins.json in the user's data directory.
     #[arg(long, value_name = "FILE", global = true)]
     pins: Option<PathBuf>,
+    /// The language of what is printed: en, pt or es (default: from LC_ALL, LC_MESSAGES or
+    /// LANG, else en).
+    #[arg(long, value_name = "LANG", global = true)]
+    lang: Option<String>,
     #[command(subcommand)]
     command: PinsCommand,
 }
@@ -50,57 +55,71 @@ enum PinsCommand {
 }
 
 pub fn run(args: PinsArgs) -> anyhow::Result<ExitCode> {
+    let lang = super::lang::LangArg { lang: args.lang };
+    let w = Words::of(lang.language()?);
     let path = file::path_for(args.pins.as_deref())?;
     let mut out = String::new();
     let status = match args.command {
         PinsCommand::List => {
-            list(&file::open(&path)?, &mut out);
+            list(&file::open(&path)?, &mut out, w);
             ExitCode::SUCCESS
         }
         PinsCommand::Accept { trace } => {
             let lists = tool_lists(&trace)?;
             if lists.iter().all(|l| !l.complete) {
-                bail!(
-                    "{}: no complete tools/list result, nothing to pin",
-                    trace.display()
-                );
+                let trace = trace.display().to_string();
+                bail!("{}", w.fmt("pins_cli.nothing_to_pin", &[("trace", &trace)]));
             }
             let mut store = file::open(&path)?;
             let accepted = store.accept(&lists, chrono::Utc::now());
             file::save(&store)?;
             for a in &accepted {
                 let was = match &a.previous {
-                    None => "new".to_string(),
-                    Some(p) if *p == a.sha256 => "unchanged".to_string(),
-                    Some(p) => format!("was {}", short(p)),
+                    None => w.get("pins_cli.new").to_string(),
+                    Some(p) if *p == a.sha256 => w.get("pins_cli.unchanged").to_string(),
+                    Some(p) => w.fmt("pins_cli.was", &[("sha", short(p))]),
                 };
-                out.push_str(&format!(
-                    "pinned {}/{}  sha256 {}  ({was})\n",
-                    a.server.name,
-                    a.tool,
-                    short(&a.sha256)
-                ));
+                let line = w.fmt(
+                    "pins_cli.pinned",
+                    &[
+                        ("server", &a.server.name),
+                        ("tool", &a.tool),
+                        ("sha", short(&a.sha256)),
+                        ("was", &was),
+                    ],
+                );
+                out.push_str(&line);
+                out.push('\n');
             }
-            out.push_str(&format!(
-                "{} tool definition(s) pinned in {}\n",
-                accepted.len(),
-                path.display()
-            ));
+            let count = accepted.len().to_string();
+            let path = path.display().to_string();
+            let line = w.fmt(
+                "pins_cli.pinned_count",
+                &[("count", &count), ("path", &path)],
+            );
+            out.push_str(&line);
+            out.push('\n');
             ExitCode::SUCCESS
         }
         PinsCommand::Forget { target } => {
             let mut store = file::open(&path)?;
             let removed = store.forget(&target);
             if removed.is_empty() {
-                bail!("no pins match `{target}` in {}", path.display());
+                let path = path.display().to_string();
+                bail!(
+                    "{}",
+                    w.fmt("pins_cli.no_match", &[("target", &target), ("path", &path)])
+                );
             }
             file::save(&store)?;
             for (server, tool) in &removed {
-                out.push_str(&format!("forgot {server}/{tool}\n"));
+                let line = w.fmt("pins_cli.forgot", &[("server", server), ("tool", tool)]);
+                out.push_str(&line);
+                out.push('\n');
             }
             ExitCode::SUCCESS
         }
-        PinsCommand::Check { trace, json } => match check(&trace, &path, json, &mut out) {
+        PinsCommand::Check { trace, json } => match check(&trace, &path, json, &mut out, w) {
             Ok(status) => status,
             Err(err) => super::exit::trouble(&err),
         },
@@ -124,12 +143,15 @@ fn tool_lists(trace: &Path) -> anyhow::Result<Vec<ToolList>> {
     Ok(load(trace)?.lists)
 }
 
-fn list(store: &PinStore, out: &mut String) {
+fn list(store: &PinStore, out: &mut String, w: Words) {
+    let path = store.path.display().to_string();
     if store.pins().next().is_none() {
-        out.push_str(&format!("no pins in {}\n", store.path.display()));
+        out.push_str(&w.fmt("pins_cli.no_pins", &[("path", &path)]));
+        out.push('\n');
         return;
     }
-    out.push_str(&format!("pins in {}\n", store.path.display()));
+    out.push_str(&w.fmt("pins_cli.pins_in", &[("path", &path)]));
+    out.push('\n');
     let rows: Vec<[String; 5]> = store
         .pins()
         .map(|(server, pin)| {
@@ -146,8 +168,14 @@ fn list(store: &PinStore, out: &mut String) {
             ]
         })
         .collect();
-    let header = ["SERVER", "TOOL", "SHA256", "PINNED", "COMMAND"];
-    let mut widths = header.map(str::len);
+    let header = [
+        w.get("pins_cli.col_server"),
+        w.get("pins_cli.col_tool"),
+        "SHA256",
+        w.get("pins_cli.col_pinned"),
+        w.get("pins_cli.col_command"),
+    ];
+    let mut widths = header.map(|h| h.chars().count());
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -159,7 +187,8 @@ fn list(store: &PinStore, out: &mut String) {
             if i == 4 {
                 text.push_str(cell);
             } else {
-                text.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                text.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
             }
         }
         out.push_str(text.trim_end());
@@ -171,7 +200,13 @@ fn list(store: &PinStore, out: &mut String) {
     }
 }
 
-fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Result<ExitCode> {
+fn check(
+    trace: &Path,
+    path: &Path,
+    json: bool,
+    out: &mut String,
+    w: Words,
+) -> anyhow::Result<ExitCode> {
     let lists = tool_lists(trace)?;
     let store = file::open(path)?;
     let findings = pins::check_trace(&lists, Some(&store));
@@ -182,16 +217,20 @@ fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Res
             out.push('\n');
         }
     } else {
-        out.push_str(&format!(
-            "{}: {} tools/list result(s), pins from {}\n",
-            trace.display(),
-            lists.len(),
-            path.display()
-        ));
+        let head = w.fmt(
+            "pins_cli.check_head",
+            &[
+                ("trace", &trace.display().to_string()),
+                ("count", &lists.len().to_string()),
+                ("path", &path.display().to_string()),
+            ],
+        );
+        out.push_str(&head);
+        out.push('\n');
         for f in &findings {
-            out.push_str(&f.headline());
+            out.push_str(&f.headline_in(w));
             out.push('\n');
-            if let Some(diff) = f.diff() {
+            if let Some(diff) = f.diff_in(w) {
                 for line in diff.lines() {
                     out.push_str("    ");
                     out.push_str(line);
@@ -203,14 +242,20 @@ fn check(trace: &Path, path: &Path, json: bool, out: &mut String) -> anyhow::Res
             .iter()
             .filter(|f| matches!(f, Finding::RugPull { .. }))
             .count();
-        out.push_str(&if rug_pulls == 0 {
-            "no rug pull\n".to_string()
+        let counts = if rug_pulls == 0 {
+            w.get("pins_cli.no_rug_pull").to_string()
         } else {
-            format!(
-                "{rug_pulls} rug pull(s): {within} within the trace, {} against the pins\n",
-                rug_pulls - within
+            w.fmt(
+                "pins_cli.rug_pulls",
+                &[
+                    ("count", &rug_pulls.to_string()),
+                    ("within", &within.to_string()),
+                    ("pins", &(rug_pulls - within).to_string()),
+                ],
             )
-        });
+        };
+        out.push_str(&counts);
+        out.push('\n');
     }
     Ok(super::exit::findings(rug_pulls > 0))
 }

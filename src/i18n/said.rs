@@ -101,6 +101,21 @@ impl Said {
         self.say(Words::of(Language::En))
     }
 
+    /// Whether it says nothing in every language (no key, every argument empty).
+    pub fn is_empty(&self) -> bool {
+        self.key.is_empty()
+            && self.args.iter().all(|(_, arg)| match arg {
+                Arg::Text(t) => t.is_empty(),
+                Arg::Said(s) => s.is_empty(),
+                Arg::Each(texts) => texts.iter().all(String::is_empty),
+            })
+    }
+
+    /// For `#[serde(serialize_with)]`: the sentence as its English text (what scripts read).
+    pub fn serialize_english<S: serde::Serializer>(said: &Said, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&said.english())
+    }
+
     /// The keys this sentence and its parts use (for tests: each must exist).
     pub fn keys(&self) -> Vec<&'static str> {
         let mut keys: Vec<&'static str> = Vec::new();
@@ -133,6 +148,7 @@ mod tests {
         let each = Said::new("doctor_text.verdict").with_each("text", |l| l.code().to_string());
         assert_eq!(each.say(Words::of(Language::Pt)), "veredito: pt");
         assert_eq!(Said::plain("as is").say(Words::of(Language::Es)), "as is");
+        assert!(Said::empty().is_empty() && !said.is_empty());
         assert_eq!(
             outer.keys(),
             ["doctor_text.verdict", "doctor_text.visible_count"]

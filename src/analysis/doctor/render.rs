@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::rules::{hint, provider_name};
-use super::{Basis, Code, Diagnosis, ServerFinding, ToolFinding};
+use super::rules::provider_name;
+use super::{Basis, Diagnosis, ServerFinding, ToolFinding};
 use crate::i18n::{Language, Words};
 
 fn tool_line(out: &mut String, f: &ToolFinding, w: Words) {
@@ -34,56 +34,10 @@ fn tool_line(out: &mut String, f: &ToolFinding, w: Words) {
         f.code,
         f.detail_in(w)
     );
-    let server = f.server.as_deref().unwrap_or("");
     if !f.hint.is_empty() {
-        let _ = write!(out, "  → {}", hint_in(f.code, server, &f.hint, w));
+        let _ = write!(out, "  → {}", f.hint_in(w));
     }
     out.push('\n');
-}
-
-/// The hint in the reader's language when it is the code's own ([`hint`]); a hint written for
-/// one case stays as the doctor wrote it.
-pub(super) fn hint_in(code: Code, server: &str, written: &str, w: Words) -> String {
-    if w.lang == Language::En {
-        return written.to_string();
-    }
-    if written == hint(code, server) {
-        let key = format!("doctor_hint.{}", code.as_str().replace('-', "_"));
-        return w.fmt(&key, &[("server", server)]);
-    }
-    // The hints the doctor writes for one tool (`tools.rs`), known by their fixed words.
-    let ticks: Vec<&str> = written.split('`').skip(1).step_by(2).collect();
-    let (a, b) = (ticks.first().copied(), ticks.get(1).copied());
-    let key = match code {
-        Code::NameRejected if written.starts_with("rename it on the server, e.g. `") => {
-            "doctor_hint.rename_to"
-        }
-        Code::ServerDropped if written.contains("(its own finding says how)") => {
-            "doctor_hint.fix_tool"
-        }
-        Code::DuplicateName if written.contains("prefixes colliding names") => {
-            "doctor_hint.rename_one"
-        }
-        Code::HostFiltered if written.contains("deny list") => "doctor_hint.remove_deny",
-        Code::DuplicateName if written.starts_with("visible, renamed: prompts") => {
-            "doctor_hint.visible_renamed"
-        }
-        Code::NameRejected if written.starts_with("visible, renamed: rename it `") => {
-            "doctor_hint.rename_keep"
-        }
-        Code::ProviderLimit if written.starts_with("shorten the description (move") => {
-            "doctor_hint.shorten"
-        }
-        Code::ProviderLimit if written.starts_with("offer at most ") => {
-            let max = written["offer at most ".len()..]
-                .split(' ')
-                .next()
-                .unwrap_or("?");
-            return w.fmt("doctor_hint.offer_at_most", &[("max", max)]);
-        }
-        _ => return written.to_string(),
-    };
-    w.fmt(key, &[("a", a.unwrap_or("?")), ("b", b.unwrap_or("?"))])
 }
 
 fn server_line(out: &mut String, s: &ServerFinding, w: Words) {
@@ -107,7 +61,7 @@ fn server_line(out: &mut String, s: &ServerFinding, w: Words) {
                 out.push_str(&visible);
             }
             if !s.hint.is_empty() {
-                let _ = write!(out, "  → {}", hint_in(code, &s.server, &s.hint, w));
+                let _ = write!(out, "  → {}", s.hint_in(w));
             }
         }
         None => {
@@ -259,33 +213,36 @@ pub fn json_lines(d: &Diagnosis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::doctor::Code;
+    use crate::analysis::doctor::rules::{hint, tool_hint};
+    use crate::i18n::Said;
 
-    /// Each code's hint has a text in every language, and the English one is the doctor's own.
+    /// Each code's hint, and each hint written for one tool, has its own text in Portuguese and
+    /// Spanish, with the names it quotes kept.
     #[test]
-    fn every_hint_is_translated_and_the_english_is_the_doctors() {
-        for code in Code::ALL {
-            let own = hint(code, "weather");
-            if own.is_empty() {
-                continue;
-            }
-            let key = format!("doctor_hint.{}", code.as_str().replace('-', "_"));
-            let en = Words::of(Language::En).fmt(&key, &[("server", "weather")]);
-            assert_eq!(en, own, "{key}");
+    fn every_hint_is_said_in_each_language() {
+        let mut hints: Vec<Said> = Code::ALL.iter().map(|c| hint(*c, "weather")).collect();
+        let why =
+            "the host drops every tool of server `o` because `a.b` is invalid (all or nothing)";
+        for code in [
+            Code::NameRejected,
+            Code::ServerDropped,
+            Code::DuplicateName,
+            Code::HostFiltered,
+        ] {
+            hints.push(tool_hint(code, "weather", "a.b", why));
+        }
+        for said in hints.iter().filter(|h| !h.is_empty()) {
+            let en = said.english();
+            assert!(!en.contains("{s"), "a placeholder left: {en}");
             for lang in [Language::Pt, Language::Es] {
-                let text = hint_in(code, "weather", &own, Words::of(lang));
-                assert_ne!(text, own, "{key} in {}", lang.code());
-                if own.contains("`weather`") {
-                    assert!(
-                        text.contains("`weather`"),
-                        "{key} in {}: {text}",
-                        lang.code()
-                    );
+                let text = said.say(Words::of(lang));
+                assert_ne!(text, en, "{:?} in {}", said.keys(), lang.code());
+                for quoted in en.split('`').skip(1).step_by(2) {
+                    assert!(text.contains(quoted), "{text} lost `{quoted}`");
                 }
             }
         }
-        // A hint written for one case is left as written.
-        let custom = "shorten the description";
-        let text = hint_in(Code::ProviderLimit, "s", custom, Words::of(Language::Pt));
-        assert_eq!(text, custom);
+        assert!(hint(Code::VisibleCalled, "weather").is_empty());
     }
 }

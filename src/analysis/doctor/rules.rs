@@ -125,83 +125,103 @@ pub fn plain(v: &Value) -> String {
     }
 }
 
-/// The generic fix for a code; findings about one tool add its specifics.
-pub fn hint(code: Code, server: &str) -> String {
+/// The generic fix for a code (`doctor_hint.*`, with the server's name); findings about one
+/// tool add their specifics ([`tool_hint`]). Nothing for a visible tool: the detail says
+/// whether the model called it.
+pub fn hint(code: Code, server: &str) -> Said {
+    let key = match code {
+        Code::VisibleCalled | Code::VisibleNotCalled => return Said::empty(),
+        Code::ServerFailedToStart => "doctor_hint.server_failed_to_start",
+        Code::ServerCrashed => "doctor_hint.server_crashed",
+        Code::HandshakeFailed => "doctor_hint.handshake_failed",
+        Code::ProtocolVersionRefused => "doctor_hint.protocol_version_refused",
+        Code::NoToolsCapability => "doctor_hint.no_tools_capability",
+        Code::ToolsListNeverSent => "doctor_hint.tools_list_never_sent",
+        Code::ToolsListError => "doctor_hint.tools_list_error",
+        Code::NameRejected => "doctor_hint.name_rejected",
+        Code::DuplicateName => "doctor_hint.duplicate_name",
+        Code::SchemaNotObject => "doctor_hint.schema_not_object",
+        Code::SchemaInvalid => "doctor_hint.schema_invalid",
+        Code::ProviderLimit => "doctor_hint.provider_limit",
+        Code::StaleList => "doctor_hint.stale_list",
+        Code::HostFiltered => "doctor_hint.host_filtered",
+        Code::ServerDropped => "doctor_hint.server_dropped",
+        Code::ExpectedNotListed => "doctor_hint.expected_not_listed",
+    };
+    Said::new(key).with("server", server)
+}
+
+/// The fix for one tool's code, naming the tool (and a name that would pass, for a rejected
+/// one); `why` is the host's reason for dropping it. Other codes get [`hint`].
+pub fn tool_hint(code: Code, server: &str, name: &str, why: &str) -> Said {
     match code {
-        // Nothing to fix: the detail says whether the model called it.
-        Code::VisibleCalled | Code::VisibleNotCalled => String::new(),
-        Code::ServerFailedToStart => format!(
-            "check the command of server `{server}`: is it installed, on PATH, executable, and \
-             is the working directory right?"
-        ),
-        Code::ServerCrashed => format!(
-            "run server `{server}`'s command by hand and read its stderr; fix what makes it exit"
-        ),
-        Code::HandshakeFailed => format!(
-            "server `{server}` must answer initialize (2025-11-25) or server/discover \
-             (2026-07-28) with a result; see its error and stderr"
-        ),
-        Code::ProtocolVersionRefused => format!(
-            "use a host and server `{server}` that share a protocol revision: upgrade the older \
-             side, or pick the version with `--protocol`"
-        ),
-        Code::NoToolsCapability => format!(
-            "server `{server}` must declare `capabilities.tools` (`{{}}` is enough) in its \
-             handshake result; SDKs do this when a tool is registered before connecting"
-        ),
-        Code::ToolsListNeverSent => {
-            "the host never asked for tools: check that it enables this server and that it \
-             lists tools after connecting (some hosts only list on start: restart it)"
-                .into()
+        Code::NameRejected => Said::new("doctor_hint.rename_to").with("a", suggest_name(name)),
+        // The host's note names the invalid tool second: "... server `s` because `t` is ...".
+        Code::ServerDropped => match why.split('`').nth(3) {
+            Some(bad) => Said::new("doctor_hint.fix_tool")
+                .with("a", bad)
+                .with("b", server),
+            None => hint(code, server),
+        },
+        Code::DuplicateName => Said::new("doctor_hint.rename_one")
+            .with("a", name)
+            .with("b", format!("{server}__{name}")),
+        Code::HostFiltered => Said::new("doctor_hint.remove_deny")
+            .with("a", name)
+            .with("b", format!("{server}/{name}")),
+        other => hint(other, server),
+    }
+}
+
+/// A name to suggest for a tool whose name the providers reject: what the host's sanitizing
+/// would give (each character outside `[a-zA-Z0-9_-]` becomes `_`), but as a person would
+/// write it: no run of `_`, none at either end, and a name longer than the limit cut at the
+/// last word that fits rather than mid-word, and not on a joining word (`weather.lookup` ->
+/// `weather_lookup`, `get  forecast!` -> `get_forecast`). Always valid for
+/// [`API_NAME_PATTERN`].
+pub fn suggest_name(name: &str) -> String {
+    let max = crate::wire::convert::API_NAME_MAX_LEN;
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            word.push(c);
+        } else if !word.is_empty() {
+            words.push(std::mem::take(&mut word));
         }
-        Code::ToolsListError => format!(
-            "server `{server}` must answer tools/list with {{\"tools\": [...]}}; see its error \
-             and stderr"
-        ),
-        Code::NameRejected => {
-            "rename the tool on the server to match ^[a-zA-Z0-9_-]{1,64}$, or use a host that \
-             sanitizes names"
-                .into()
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let words: Vec<&str> = words
+        .iter()
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut len = 0;
+    for (i, w) in words.iter().enumerate() {
+        let extra = usize::from(i > 0) + w.len();
+        if len + extra > max {
+            if kept.is_empty() {
+                kept.push(&w[..max]);
+            }
+            // Cut short: a name does not end on a joining word (`..._winds_for`).
+            const JOINING: [&str; 12] = [
+                "a", "an", "the", "of", "for", "and", "or", "to", "in", "on", "with", "by",
+            ];
+            while kept.len() > 1 && kept.last().is_some_and(|w| JOINING.contains(w)) {
+                kept.pop();
+            }
+            break;
         }
-        Code::DuplicateName => {
-            "give the tools distinct names, or use a host that prefixes colliding names with \
-             the server's name"
-                .into()
-        }
-        Code::SchemaNotObject => {
-            "declare inputSchema as {\"type\": \"object\", \"properties\": {...}}; wrap a \
-             single value in a property"
-                .into()
-        }
-        Code::SchemaInvalid => {
-            "make inputSchema valid against its meta-schema (draft 2020-12 unless $schema says \
-             otherwise); a provider refuses the whole request for one invalid schema"
-                .into()
-        }
-        Code::ProviderLimit => {
-            "offer fewer tools (disable servers or tools in the host) and keep descriptions \
-             short"
-                .into()
-        }
-        Code::StaleList => {
-            "the host must send tools/list again after notifications/tools/list_changed; \
-             until it does, restart the session to pick up the new list"
-                .into()
-        }
-        Code::HostFiltered => {
-            "the host's configuration hides it: remove it from the host's deny list or enable \
-             it in the host's tool settings"
-                .into()
-        }
-        Code::ServerDropped => format!(
-            "fix the invalid tool of server `{server}` (see its finding), or use a host that \
-             drops only the invalid tool"
-        ),
-        Code::ExpectedNotListed => {
-            "check the spelling, and that the server that should offer it is configured and \
-             registers it before it answers tools/list"
-                .into()
-        }
+        kept.push(w);
+        len += extra;
+    }
+    if kept.is_empty() {
+        "tool".to_string()
+    } else {
+        kept.join("_")
     }
 }
 
@@ -230,6 +250,32 @@ mod tests {
         // A remote reference is reported, not fetched.
         let remote = json!({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s.json"}}});
         assert!(schema_problem(&remote).is_some());
+    }
+
+    #[test]
+    fn a_suggested_name_is_valid_and_reads_as_written() {
+        use crate::wire::convert::valid_api_name;
+        let long = "get_current_weather_conditions_including_humidity_and_winds_for_a_city";
+        let cases = [
+            ("weather.lookup", "weather_lookup"),
+            ("get forecast", "get_forecast"),
+            ("  a..b  ", "a_b"),
+            (
+                long,
+                "get_current_weather_conditions_including_humidity_and_winds",
+            ),
+            ("météo", "m_t_o"),
+            ("...", "tool"),
+            ("-x-", "x"),
+        ];
+        for (name, want) in cases {
+            let got = suggest_name(name);
+            assert_eq!(got, want, "{name}");
+            assert!(valid_api_name(&got), "{got}");
+            assert!(!got.ends_with('_') && !got.starts_with('_'), "{got}");
+        }
+        let one_word = "x".repeat(70);
+        assert_eq!(suggest_name(&one_word), "x".repeat(64));
     }
 
     #[test]

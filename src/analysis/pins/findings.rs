@@ -111,6 +111,32 @@ pub(super) fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
 }
 
+/// A definition of a `tools/list` result, as a diff's header names it.
+pub(super) fn listed_label(w: Words, tool: &str, seq: u64, sha: &str) -> String {
+    let seq = seq.to_string();
+    let args = [("tool", tool), ("seq", seq.as_str()), ("sha", short(sha))];
+    w.fmt("pins_cli.label_listed", &args)
+}
+
+/// A pinned definition, as a diff's header names it.
+pub(super) fn pinned_label(w: Words, tool: &str, pinned_at: &str, sha: &str) -> String {
+    let args = [("tool", tool), ("at", pinned_at), ("sha", short(sha))];
+    w.fmt("pins_cli.label_pinned", &args)
+}
+
+/// `diff` with its two header lines (`--- `, `+++ `) naming `before` and `after`.
+fn relabel(diff: &str, before: &str, after: &str) -> String {
+    let mut out = String::with_capacity(diff.len());
+    for (i, line) in diff.split_inclusive('\n').enumerate() {
+        match (i, line.strip_prefix("--- "), line.strip_prefix("+++ ")) {
+            (0, Some(_), _) => out.push_str(&format!("--- {before}\n")),
+            (1, _, Some(_)) => out.push_str(&format!("+++ {after}\n")),
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// What pinning found. `server` is the server's `serverInfo.name` (its lane name when the
 /// trace has no handshake).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -336,6 +362,40 @@ impl Finding {
             _ => None,
         }
     }
+
+    /// [`Finding::diff`] with its header in the language of `w`.
+    pub fn diff_in(&self, w: Words) -> Option<String> {
+        let (diff, before, after) = match self {
+            Finding::RugPull {
+                tool,
+                before_seq,
+                after_seq,
+                before_sha256,
+                after_sha256,
+                diff,
+                ..
+            } => (
+                diff,
+                listed_label(w, tool, *before_seq, before_sha256),
+                listed_label(w, tool, *after_seq, after_sha256),
+            ),
+            Finding::PinChanged {
+                tool,
+                seq,
+                pinned_at,
+                pinned_sha256,
+                sha256,
+                diff,
+                ..
+            } => (
+                diff,
+                pinned_label(w, tool, pinned_at, pinned_sha256),
+                listed_label(w, tool, *seq, sha256),
+            ),
+            _ => return None,
+        };
+        Some(relabel(diff, &before, &after))
+    }
 }
 
 /// Compares every listing of each server with the previous listing of the same server (same
@@ -362,14 +422,7 @@ fn compare_two(before: &ToolList, after: &ToolList, out: &mut Vec<Finding>) {
         if old.sha256 == tool.sha256 {
             continue;
         }
-        let label = |t: &ToolDef| {
-            format!(
-                "{} in tools/list result #{} (sha256 {})",
-                t.name,
-                t.seq,
-                short(&t.sha256)
-            )
-        };
+        let label = |t: &ToolDef| listed_label(Words::of(Language::En), &t.name, t.seq, &t.sha256);
         out.push(Finding::RugPull {
             server: server.clone(),
             tool: tool.name.clone(),

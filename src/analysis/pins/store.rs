@@ -9,9 +9,12 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::findings::{Finding, changed_fields, compare_lists, definition_diff, short};
+use super::findings::{
+    Finding, changed_fields, compare_lists, definition_diff, listed_label, pinned_label,
+};
 use crate::analysis::canonical::{canonical_json_pretty, shape_hash};
 use crate::analysis::definitions::{ServerId, ToolList};
+use crate::i18n::{Language, Words};
 
 /// The `version` written in the pin file.
 pub const PIN_FILE_VERSION: u32 = 1;
@@ -275,18 +278,9 @@ impl PinStore {
                         continue;
                     }
                     let pinned = pin.value();
-                    let before = format!(
-                        "{} as pinned {} (sha256 {})",
-                        pin.tool,
-                        pin.pinned_at,
-                        short(&pin.sha256)
-                    );
-                    let after = format!(
-                        "{} in tools/list result #{} (sha256 {})",
-                        tool.name,
-                        tool.seq,
-                        short(&tool.sha256)
-                    );
+                    let en = Words::of(Language::En);
+                    let before = pinned_label(en, &pin.tool, &pin.pinned_at, &pin.sha256);
+                    let after = listed_label(en, &tool.name, tool.seq, &tool.sha256);
                     out.push(Finding::PinChanged {
                         server: server.clone(),
                         tool: tool.name.clone(),

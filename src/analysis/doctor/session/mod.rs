@@ -106,7 +106,7 @@ impl Session<'_, '_> {
             server: self.name.clone(),
             code,
             seq: at.map(|i| self.ctx.seq(i)),
-            hint: code.map_or_else(String::new, |c| hint(c, &self.name)),
+            hint: code.map_or_else(Said::empty, |c| hint(c, &self.name)),
             detail: said.english(),
             said,
             revision,

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{Judge, tool_name};
 use crate::analysis::LlmExchange;
 use crate::analysis::doctor::rules::{
-    self, hint, max_tools, name_rule, provider_name, tool_problem,
+    self, max_tools, name_rule, provider_name, tool_hint, tool_problem,
 };
 use crate::analysis::doctor::{Code, ToolFinding};
 use crate::analysis::narration::drop_reason;
@@ -37,9 +37,7 @@ impl Judge<'_, '_> {
                 .with_said("problem", problem);
             let mut f = self.finding(server, name, code, result, detail);
             if code == Code::ProviderLimit {
-                f.hint = "shorten the description (move details into the parameters' \
-                          descriptions), or use a host that truncates long descriptions"
-                    .into();
+                f.hint = Said::new("doctor_hint.shorten");
             }
             return f;
         }
@@ -58,9 +56,7 @@ impl Judge<'_, '_> {
                 .with("max", max);
             let at = self.request_or(result);
             let mut f = self.finding(server, name, Code::ProviderLimit, at, detail);
-            f.hint = format!(
-                "offer at most {max} tools: disable servers or tools in the host, or split them across agents"
-            );
+            f.hint = Said::new("doctor_hint.offer_at_most").with("max", max);
             return f;
         }
         let call = self.call_of(server, name);
@@ -95,9 +91,9 @@ impl Judge<'_, '_> {
                         .with_said("called", called),
                 );
                 f.visible = true;
-                f.hint = format!(
-                    "visible, renamed: prompts and instructions must call it `{api_name}`; give the tools distinct names to keep `{name}`"
-                );
+                f.hint = Said::new("doctor_hint.visible_renamed")
+                    .with("a", api_name)
+                    .with("b", name);
                 return f;
             }
             if !convert::valid_api_name(name) {
@@ -113,9 +109,7 @@ impl Judge<'_, '_> {
                         .with_said("called", called),
                 );
                 f.visible = true;
-                f.hint = format!(
-                    "visible, renamed: rename it `{api_name}` on the server to keep one name everywhere"
-                );
+                f.hint = Said::new("doctor_hint.rename_keep").with("a", api_name);
                 return f;
             }
         }
@@ -179,7 +173,7 @@ impl Judge<'_, '_> {
                 .with_said("why", reason(&why))
                 .with_said("rule", name_rule());
             let mut f = self.finding(server, name, code, at, detail);
-            f.hint = self.tool_hint(code, server, name, &why);
+            f.hint = tool_hint(code, server, name, &why);
             return f;
         }
         if let Some(Entry {
@@ -193,7 +187,7 @@ impl Judge<'_, '_> {
                 .with("provider", provider_name(self.basis.shape()))
                 .with_said("why", reason(why));
             let mut f = self.finding(server, name, code, result, detail);
-            f.hint = self.tool_hint(code, server, name, why);
+            f.hint = tool_hint(code, server, name, why);
             return f;
         }
         if let Some((code, why)) = tool_problem(self.basis.shape(), tool) {
@@ -221,7 +215,7 @@ impl Judge<'_, '_> {
             .with_said("why", reason(why))
             .with_said("rule", name_rule());
         let mut f = self.finding(&e.server, &e.mcp_name, code, result, detail);
-        f.hint = self.tool_hint(code, &e.server, &e.mcp_name, why);
+        f.hint = tool_hint(code, &e.server, &e.mcp_name, why);
         f
     }
 
@@ -231,28 +225,6 @@ impl Judge<'_, '_> {
             Err(ToolRejected::InvalidName { .. }) => Code::NameRejected,
             Err(_) => Code::SchemaNotObject,
             Ok(_) => rules::classify_drop(why),
-        }
-    }
-
-    pub(super) fn tool_hint(&self, code: Code, server: &str, name: &str, why: &str) -> String {
-        match code {
-            Code::NameRejected => format!(
-                "rename it on the server, e.g. `{}`, or use a host that sanitizes names",
-                convert::sanitize_name(name)
-            ),
-            Code::ServerDropped => {
-                let bad = why.split('`').nth(3).unwrap_or("the invalid tool");
-                format!(
-                    "fix `{bad}` of server `{server}` (its own finding says how), or use a host that drops only the invalid tool"
-                )
-            }
-            Code::DuplicateName => format!(
-                "rename `{name}` on one of the servers, or use a host that prefixes colliding names (`{server}__{name}`)"
-            ),
-            Code::HostFiltered => format!(
-                "remove `{name}` (or `{server}/{name}`) from the host's deny list, or enable it in the host's tool settings"
-            ),
-            other => hint(other, server),
         }
     }
 }
