@@ -1,11 +1,17 @@
 //! What a Portuguese or Spanish class still read in English once the reports spoke their
 //! language (issue 16, Language): the doctor's hints (each case of each code, and the name it
-//! suggests), `sightline pins`, ... Each test reads the English report of the same input too
+//! suggests), `sightline pins`, the outcomes `diff` compares and the sides `replay` names,
+//! the kinds of secret and the cut of a long excerpt in `check` (text and JUnit), and lists
+//! joined with "and" in poisoning findings. Where no shipped scenario shows a case (a call
+//! that stops failing, a key in a tool result, a name mixing three scripts), a recorded
+//! trace is edited into one. Each test reads the English report of the same input too
 //! and requires every translated sentence to differ from it, so English coming back fails
 //! here even where `language::english_sentences` (two English function words) would not see
 //! it ("tool error", "no answer").
 
 use std::path::Path;
+
+use serde_json::Value;
 
 use crate::language::{english_sentences, sightline};
 use crate::util::{run_scenario_to, tempdir};
@@ -181,6 +187,216 @@ fn pins_speak_the_language_asked() {
                 english_sentences(line).is_empty(),
                 "{lang:?} {locale}: English in: {line}"
             );
+        }
+    }
+}
+
+/// `src` with the `raw` payload of each event `change` rewrites (it gets the payload, returns
+/// the new one or `None` to keep it), written to `dst`.
+fn edit(src: &str, dst: &Path, change: impl Fn(&str) -> Option<String>) -> String {
+    let text = std::fs::read_to_string(src).expect("read trace");
+    let mut out = String::new();
+    let mut changed = 0;
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).expect("a trace line is JSON");
+        if let Some(raw) = v.get("raw").and_then(Value::as_str)
+            && let Some(new) = change(raw)
+        {
+            v["raw"] = Value::from(new);
+            changed += 1;
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    assert!(changed > 0, "nothing to edit in {src}");
+    std::fs::write(dst, out).expect("write trace");
+    dst.to_str().expect("utf-8 path").to_string()
+}
+
+/// Whether `word` is one of the words of `text` (`result` is not in `resultado`).
+fn has_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// `sightline ARGS --lang LANG` (before a `--`), whatever its exit status.
+fn said(args: &[&str], lang: &str) -> String {
+    let mut all: Vec<&str> = args.to_vec();
+    let at = all.iter().position(|a| *a == "--").unwrap_or(all.len());
+    all.splice(at..at, ["--lang", lang]);
+    String::from_utf8_lossy(&sightline(&all, "C.UTF-8").stdout).into_owned()
+}
+
+/// `diff` names what each call ended with (a result, a tool error, a JSON-RPC error, no
+/// answer) in the reader's language, and `replay` its two sides (a missing member, the
+/// header of a long text's diff).
+#[test]
+fn diff_outcomes_and_replay_sides_are_said_in_the_language_asked() {
+    let dir = tempdir();
+    let d = dir.path();
+    let a = trace(d, "tool-error-and-image", "a", &[]);
+    let failed = |raw: &str| raw.contains("\"isError\":true");
+    let better = edit(&a, &d.join("better.jsonl"), |raw| {
+        failed(raw).then(|| raw.replace("\"isError\":true", "\"isError\":false"))
+    });
+    let silent = edit(&a, &d.join("silent.jsonl"), |raw| {
+        // Its id no longer pairs it with the call: the call has no answer.
+        failed(raw).then(|| raw.replacen("\"id\":", "\"id\":9", 1))
+    });
+    let error = edit(&a, &d.join("error.jsonl"), |raw| {
+        failed(raw).then(|| {
+            let id = serde_json::from_str::<Value>(raw).expect("JSON")["id"].clone();
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"boom"}}}}"#)
+        })
+    });
+    let diffs = |lang: &str| {
+        [
+            said(&["diff", &a, &better], lang),
+            said(&["diff", &better, &a], lang),
+            said(&["diff", &a, &silent], lang),
+            said(&["diff", &a, &error], lang),
+        ]
+        .concat()
+    };
+    let en = diffs("en");
+    for outcome in [
+        "tool error (isError) -> result",
+        "result -> tool error (isError)",
+        "tool error (isError) -> no answer",
+        "tool error (isError) -> error -32603 boom",
+    ] {
+        assert!(en.contains(outcome), "{outcome}: {en}");
+    }
+    for (lang, outcome) in [
+        ("pt", "erro da ferramenta (isError) -> sem resposta"),
+        ("es", "resultado -> error de la herramienta (isError)"),
+    ] {
+        let out = diffs(lang);
+        assert!(out.contains(outcome), "{lang}: {out}");
+        for word in ["tool", "result", "answer"] {
+            assert!(!has_word(&out, word), "{lang}: `{word}` in {out}");
+        }
+    }
+    // Replayed against another server: members only one side has, long texts that differ.
+    let poisoned = trace(d, "tool-poisoning", "poisoned", &[]);
+    let bin = crate::util::bin();
+    let replay = |lang: &str| {
+        let out = d.join(format!("replay-{lang}.jsonl"));
+        let out = out.to_str().expect("utf-8 path");
+        let args = [
+            "replay",
+            &poisoned,
+            "--trace",
+            out,
+            "--",
+            bin,
+            "demo-server",
+            "weather",
+        ];
+        said(&args, lang)
+    };
+    let en = replay("en");
+    for side in [
+        "(absent)",
+        "\n      --- recorded\n",
+        "\n      +++ replayed\n",
+    ] {
+        assert!(en.contains(side), "{side}: {en}");
+    }
+    for (lang, absent, old, new) in [
+        ("pt", "(ausente)", "--- gravado", "+++ reproduzido"),
+        ("es", "(ausente)", "--- grabado", "+++ reproducido"),
+    ] {
+        let out = replay(lang);
+        for side in [absent, old, new] {
+            assert!(out.contains(side), "{lang}: {side} in {out}");
+        }
+        for side in ["(absent)", "--- recorded", "+++ replayed"] {
+            assert!(!out.contains(side), "{lang}: {side} in {out}");
+        }
+    }
+}
+
+/// `check` (text and JUnit) names the kind of secret a message holds, cuts a long excerpt
+/// with its own words and counts JUnit's findings in the reader's language; poisoning lists
+/// the scripts a name mixes as the language lists (`latim, grego e cirílico`).
+#[test]
+fn secrets_excerpts_and_lists_are_said_in_the_language_asked() {
+    let dir = tempdir();
+    let d = dir.path();
+    let weather = trace(d, "weather", "weather", &[]);
+    let key = format!("sk-ant-api03-{}", "a".repeat(40));
+    let leaked = edit(&weather, &d.join("leaked.jsonl"), |raw| {
+        raw.contains("partly cloudy")
+            .then(|| raw.replace("partly cloudy", &format!("partly cloudy, {key}")))
+    });
+    // `get_weather` spelled with a Cyrillic `е` and a Greek `ε`.
+    let mixed = edit(&weather, &d.join("mixed.jsonl"), |raw| {
+        raw.contains("\"tools\":[{").then(|| {
+            raw.replace(
+                "\"name\":\"get_weather\"",
+                "\"name\":\"g\u{435}t_w\u{3b5}ather\"",
+            )
+        })
+    });
+    let poisoned = trace(d, "tool-poisoning", "poisoned", &[]);
+    let reports = |lang: &str| {
+        let mut out = String::new();
+        for format in ["text", "junit"] {
+            for (trace, class) in [
+                (&leaked, "secret"),
+                (&poisoned, "poison"),
+                (&mixed, "poison"),
+            ] {
+                let args = ["check", trace, "--fail-on", class, "--format", format];
+                out.push_str(&said(&args, lang));
+            }
+        }
+        out.push_str(&said(&["poison", &mixed], lang));
+        out
+    };
+    let en = reports("en");
+    for english in [
+        "an Anthropic API key (sk-ant-…)",
+        "chars)…",
+        "(1 finding)",
+        "mixes Latin, Cyrillic and Greek letters",
+    ] {
+        assert!(en.contains(english), "{english}: {en}");
+    }
+    assert!(!en.contains(&key), "the key itself is never repeated");
+    for (lang, words) in [
+        (
+            "pt",
+            [
+                "uma chave de API da Anthropic (sk-ant-…)",
+                "caracteres)…",
+                "(1 achado)",
+                "letras latinas, cirílicas e gregas",
+            ],
+        ),
+        (
+            "es",
+            [
+                "una clave de API de Anthropic (sk-ant-…)",
+                "caracteres)…",
+                "(1 hallazgo)",
+                "letras latinas, cirílicas y griegas",
+            ],
+        ),
+    ] {
+        let out = reports(lang);
+        for w in words {
+            assert!(out.contains(w), "{lang}: {w} in {out}");
+        }
+        for english in ["API key", "chars)", "finding"] {
+            assert!(!out.contains(english), "{lang}: {english} in {out}");
+        }
+        // The poisoned server's own text has an "and": only the lines about the name count.
+        let names: Vec<&str> = out.lines().filter(|l| l.contains("U+0435")).collect();
+        assert_eq!(names.len(), 3, "{lang}: {out}");
+        for line in names {
+            assert!(!line.contains(" and "), "{lang}: {line}");
         }
     }
 }

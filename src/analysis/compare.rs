@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::canonical::canonical_json;
+use crate::i18n::Words;
 
 /// One place where two values differ. `old` is `None` when the member is new, `new` is `None`
 /// when it is gone.
@@ -28,17 +29,18 @@ pub struct Difference {
 }
 
 impl Difference {
-    /// `"old" -> "new"` on one line (long values shortened), `(absent)` for a missing side.
-    pub fn values_line(&self) -> String {
-        format!(
-            "{} -> {}",
-            short(self.old.as_ref(), 120),
-            short(self.new.as_ref(), 120)
-        )
+    /// `"old" -> "new"` on one line (long values shortened), `(absent)` in the language of `w`
+    /// for a missing side.
+    pub fn values_line(&self, w: Words) -> String {
+        let side = |v: Option<&Value>| {
+            v.map_or_else(|| w.get("values.absent").to_string(), |v| short(v, 120))
+        };
+        format!("{} -> {}", side(self.old.as_ref()), side(self.new.as_ref()))
     }
 
-    /// For two long strings (more than one line, or longer than 80 characters): a unified diff.
-    pub fn text_diff(&self) -> Option<String> {
+    /// For two long strings (more than one line, or longer than 80 characters): a unified diff
+    /// whose header names the two sides `old` and `new`.
+    pub fn text_diff(&self, old: &str, new: &str) -> Option<String> {
         let (Some(Value::String(a)), Some(Value::String(b))) = (&self.old, &self.new) else {
             return None;
         };
@@ -50,7 +52,7 @@ impl Difference {
             similar::TextDiff::from_lines(&a, &b)
                 .unified_diff()
                 .context_radius(2)
-                .header("recorded", "replayed")
+                .header(old, new)
                 .to_string(),
         )
     }
@@ -65,10 +67,7 @@ fn with_newline(s: &str) -> String {
 }
 
 /// A value for one line of text: JSON, cut to `limit` characters.
-pub fn short(value: Option<&Value>, limit: usize) -> String {
-    let Some(value) = value else {
-        return "(absent)".to_string();
-    };
+pub fn short(value: &Value, limit: usize) -> String {
     let text = value.to_string();
     if text.chars().count() <= limit {
         return text;
@@ -282,6 +281,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::i18n::Language;
+
+    fn en() -> Words<'static> {
+        Words::of(Language::En)
+    }
 
     #[test]
     fn equal_values_in_another_key_order_and_number_spelling_do_not_differ() {
@@ -305,7 +309,7 @@ mod tests {
                 "/result/new~1k"
             ]
         );
-        assert_eq!(d[0].values_line(), r#""15C" -> "16C""#);
+        assert_eq!(d[0].values_line(en()), r#""15C" -> "16C""#);
         assert_eq!(d[2].new, None);
         assert_eq!(d[3].old, None);
     }
@@ -318,7 +322,7 @@ mod tests {
         let c = json!({"text": r#"{"city":"Seoul","temp":16}"#});
         let d = compare(&a, &c, &Ignore::none());
         assert_eq!(d[0].pointer, "/text/temp");
-        assert_eq!(d[0].values_line(), "15 -> 16");
+        assert_eq!(d[0].values_line(en()), "15 -> 16");
     }
 
     #[test]
@@ -362,7 +366,7 @@ mod tests {
             old: Some(json!("line one\nline two\nline three")),
             new: Some(json!("line one\nline 2\nline three")),
         };
-        let diff = d.text_diff().expect("a diff");
+        let diff = d.text_diff("recorded", "replayed").expect("a diff");
         assert!(
             diff.contains("-line two") && diff.contains("+line 2"),
             "{diff}"
@@ -372,6 +376,6 @@ mod tests {
             old: Some(json!("a")),
             new: Some(json!("b")),
         };
-        assert!(short.text_diff().is_none());
+        assert!(short.text_diff("a", "b").is_none());
     }
 }

@@ -170,8 +170,13 @@ pub struct Finding {
     pub severity: Severity,
     /// Half-open range of char offsets in the field's text.
     pub span: (usize, usize),
-    /// The span with some context, invisible characters written as `\u{...}`.
+    /// The span with some context, invisible characters written as `\u{...}` (English: a
+    /// long span's cut says `…(N chars)…`); see [`Finding::excerpt_in`].
     pub excerpt: String,
+    /// [`Finding::excerpt`] in each language, in [`Language::ALL`](crate::i18n::Language::ALL)
+    /// order.
+    #[serde(skip)]
+    pub excerpts: [String; 3],
     /// What the finding says, in English (the JSON output's); see [`Finding::explanation_in`].
     pub explanation: String,
     /// What the finding says, for any language.
@@ -202,6 +207,15 @@ pub struct Context<'a> {
 }
 
 impl Finding {
+    /// The excerpt in the language of `w` (only a long span's cut has words).
+    pub fn excerpt_in(&self, w: crate::i18n::Words) -> &str {
+        let at = crate::i18n::Language::ALL
+            .iter()
+            .position(|l| *l == w.lang)
+            .unwrap_or(0);
+        &self.excerpts[at]
+    }
+
     /// The explanation in the language of `w`.
     pub fn explanation_in(&self, w: crate::i18n::Words) -> String {
         if self.said.key.is_empty() {

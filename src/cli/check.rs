@@ -54,7 +54,8 @@ pub struct CheckArgs {
     /// Write the report here instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    // The text report's language; JUnit and SARIF stay in English for the CI systems.
+    // The language of the text report and of JUnit's messages; SARIF stays in English (code
+    // scanning shows its rules' texts as they are).
     #[command(flatten)]
     lang: super::lang::LangArg,
 }
@@ -109,10 +110,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
         max_tool_tokens: args.max_tool_tokens,
         fail_on: args.fail_on,
-        lang: if args.format == Format::Text {
-            lang
-        } else {
+        lang: if args.format == Format::Sarif {
             Language::En
+        } else {
+            lang
         },
     };
     let report = options.report(&loaded.events);
@@ -120,7 +121,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let trace = args.trace.display().to_string();
     let out = match args.format {
         Format::Text => crate::export::check::text_in(&result, Words::of(lang)),
-        Format::Junit => crate::export::check::junit(&result, &trace),
+        Format::Junit => crate::export::check::junit(&result, &trace, Words::of(lang)),
         Format::Sarif => {
             let lines = if args.trace.is_file() {
                 std::fs::read_to_string(&args.trace)

@@ -61,7 +61,7 @@ pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
                 f.span.1,
                 f.kind,
                 severity(w, f.severity),
-                f.excerpt,
+                f.excerpt_in(w),
                 f.explanation_in(w)
             ));
             if let Some(hidden) = f.hidden.as_ref().filter(|_| f.kind != Kind::TagCharacters) {

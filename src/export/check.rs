@@ -75,8 +75,9 @@ fn classname(t: &Test) -> String {
     format!("sightline.{}", t.group)
 }
 
-/// JUnit XML: `trace` names the suite (the trace's path).
-pub fn junit(report: &CheckReport, trace: &str) -> String {
+/// JUnit XML: `trace` names the suite (the trace's path). The failures' messages are the
+/// findings' (in the language the check ran in), their count in the language of `w`.
+pub fn junit(report: &CheckReport, trace: &str, w: Words) -> String {
     let (tests, failures) = (report.tests.len(), report.failed());
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -109,11 +110,13 @@ pub fn junit(report: &CheckReport, trace: &str) -> String {
             out,
             "      <failure type=\"{}\" message=\"{}\">{}</failure>",
             xml_lines(&first.rule_id),
-            xml_lines(&format!(
-                "{}{} ({} finding(s))",
-                first.message,
-                if t.findings.len() > 1 { "; …" } else { "" },
-                t.findings.len()
+            xml_lines(&w.fmt(
+                "check_junit.message",
+                &[
+                    ("message", &first.message),
+                    ("more", if t.findings.len() > 1 { "; …" } else { "" }),
+                    ("count", &t.findings.len().to_string()),
+                ],
             )),
             xml_lines(&body.join("\n"))
         );

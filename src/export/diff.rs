@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::analysis::diff::{Change, ChangeKind, TraceDiff};
-use crate::i18n::{Language, Words};
+use crate::i18n::Words;
 
 /// The key of a change kind's word (`kind_*`) or count (`count_*`) in `diff_text`.
 fn kind_key(prefix: &str, kind: ChangeKind) -> String {
@@ -37,28 +37,6 @@ fn subject<'a>(w: Words<'a>, subject: &'a str) -> &'a str {
         other => return other,
     };
     w.get(key)
-}
-
-/// A change's detail in the reader's language: the fixed sentences of
-/// [`crate::analysis::diff`] by what the change is; outcomes and latencies as they are.
-fn detail(w: Words, c: &Change) -> String {
-    if w.lang == Language::En {
-        return c.detail.clone();
-    }
-    let key = match (c.kind, c.subject) {
-        (ChangeKind::Removed, "server") => "diff_text.server_gone",
-        (ChangeKind::Added, "server") => "diff_text.server_new",
-        (ChangeKind::Removed, _) => "diff_text.not_in_b",
-        (ChangeKind::Added, _) => "diff_text.new_in_b",
-        (ChangeKind::Renamed, _) => {
-            let name = c.detail.split('`').nth(1).unwrap_or_default();
-            return w.fmt("diff_text.renamed_to", &[("name", name)]);
-        }
-        (ChangeKind::Unmatched, _) if c.a_seq.is_some() => "diff_text.no_call_in_b",
-        (ChangeKind::Unmatched, _) => "diff_text.no_call_in_a",
-        _ => return c.detail.clone(),
-    };
-    w.get(key).to_string()
 }
 
 fn mark(kind: ChangeKind) -> char {
@@ -97,12 +75,12 @@ pub fn change_lines(out: &mut String, c: &Change, indent: &str, w: Words) {
         events(c)
     );
     if !c.detail.is_empty() && c.fields.is_empty() {
-        let _ = write!(out, ": {}", detail(w, c));
+        let _ = write!(out, ": {}", c.said.say(w));
     }
     out.push('\n');
     for f in &c.fields {
-        let _ = writeln!(out, "{indent}    {}: {}", f.pointer, f.values_line());
-        if let Some(diff) = f.text_diff() {
+        let _ = writeln!(out, "{indent}    {}: {}", f.pointer, f.values_line(w));
+        if let Some(diff) = f.text_diff("A", "B") {
             for line in diff.lines() {
                 let _ = writeln!(out, "{indent}      {line}");
             }
@@ -195,6 +173,7 @@ mod tests {
 
     #[test]
     fn every_change_kind_has_its_words_in_every_language() {
+        use crate::i18n::Language;
         use ChangeKind::*;
         let strings = crate::i18n::shared();
         for kind in [

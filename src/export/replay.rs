@@ -52,8 +52,9 @@ pub fn text_in(results: &[RequestResult], w: Words) -> String {
                     } else {
                         &d.pointer
                     };
-                    let _ = writeln!(out, "    {pointer}: {}", d.values_line());
-                    if let Some(diff) = d.text_diff() {
+                    let _ = writeln!(out, "    {pointer}: {}", d.values_line(w));
+                    let (old, new) = (w.get("values.recorded"), w.get("values.replayed"));
+                    if let Some(diff) = d.text_diff(old, new) {
                         for line in diff.lines() {
                             let _ = writeln!(out, "      {line}");
                         }
@@ -132,7 +133,7 @@ pub fn divergence_text(d: &crate::analysis::divergence::Divergence, w: Words) ->
                 } else {
                     &diff.pointer
                 };
-                let _ = writeln!(out, "    {pointer}: {}", diff.values_line());
+                let _ = writeln!(out, "    {pointer}: {}", diff.values_line(w));
             }
         }
     }

@@ -222,6 +222,35 @@ impl<'a> Words<'a> {
     pub fn fmt(&self, key: &str, args: &[(&str, &str)]) -> String {
         self.strings.fmt(self.lang, key, args)
     }
+
+    /// Items as the language lists them with "and": `Latin, Greek and Cyrillic`, `latim, grego
+    /// e cirílico`, `latín, griego y cirílico` (`list.*`). Spanish says `e` for `y` before a
+    /// word that starts with the sound i (`griego e italiano`), as its grammar asks.
+    pub fn and_list(&self, items: &[String]) -> String {
+        match items {
+            [] => String::new(),
+            [one] => one.clone(),
+            [rest @ .., last] => {
+                let key = if self.lang == Language::Es && starts_with_i_sound(last) {
+                    "list.and_before_i"
+                } else {
+                    "list.and"
+                };
+                let rest = rest.join(self.get("list.separator"));
+                self.fmt(key, &[("rest", &rest), ("last", last)])
+            }
+        }
+    }
+}
+
+/// Whether a Spanish word starts with the sound i (`i`, `hi`, not the `hie`/`hia` of `hierro`,
+/// whose sound is y): before it, `y` becomes `e`.
+fn starts_with_i_sound(word: &str) -> bool {
+    let lower = word.trim_start().to_lowercase();
+    let after_h = lower.strip_prefix('h').unwrap_or(&lower);
+    let mut chars = after_h.chars();
+    matches!(chars.next(), Some('i' | 'í'))
+        && !(lower.starts_with('h') && matches!(chars.next(), Some('a' | 'e' | 'o' | 'u')))
 }
 
 /// Reads one file into `section.key -> text`.

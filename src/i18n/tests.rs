@@ -339,3 +339,28 @@ fn no_text_uses_a_term_the_glossary_rules_out() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+#[test]
+fn lists_are_joined_as_each_language_does() {
+    let items = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let three = items(&["Latin", "Greek", "Cyrillic"]);
+    assert_eq!(
+        Words::of(Language::En).and_list(&three),
+        "Latin, Greek and Cyrillic"
+    );
+    let pt = items(&["latim", "grego", "cirílico"]);
+    assert_eq!(
+        Words::of(Language::Pt).and_list(&pt),
+        "latim, grego e cirílico"
+    );
+    let es = Words::of(Language::Es);
+    assert_eq!(es.and_list(&items(&["latín", "griego"])), "latín y griego");
+    assert_eq!(
+        es.and_list(&items(&["griego", "italiano"])),
+        "griego e italiano"
+    );
+    assert_eq!(es.and_list(&items(&["agua", "hierro"])), "agua y hierro");
+    assert_eq!(es.and_list(&items(&["latín", "hindi"])), "latín e hindi");
+    assert_eq!(es.and_list(&items(&["solo"])), "solo");
+    assert_eq!(es.and_list(&[]), "");
+}

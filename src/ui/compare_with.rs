@@ -48,7 +48,10 @@ pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugP
             } else {
                 &first.pointer
             };
-            text.push_str(&format!(": {pointer}: {}", first.values_line()));
+            text.push_str(&format!(
+                ": {pointer}: {}",
+                first.values_line(crate::i18n::Words::of(crate::i18n::Language::En))
+            ));
             if c.fields.len() > 1 {
                 text.push_str(&format!(" (+{} more)", c.fields.len() - 1));
             }

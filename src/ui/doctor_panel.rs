@@ -176,7 +176,7 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     command = evidence(ui, store, Some(p.seq), tr).or(command.take());
                 });
                 // The excerpt already writes invisible characters as \u{…}.
-                ui.label(RichText::new(&p.excerpt).monospace());
+                ui.label(RichText::new(p.excerpt_in(tr.words())).monospace());
                 ui.label(p.explanation_in(crate::i18n::Words {
                     strings: tr.strings,
                     lang: tr.lang,

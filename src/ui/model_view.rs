@@ -396,7 +396,14 @@ fn finding_badges(ui: &mut Ui, store: &TraceStore, server: &str, tool: &str, tr:
     if !poison.is_empty() {
         let hover = poison
             .iter()
-            .map(|p| format!("{} ({}): {}", p.kind.code(), p.severity.as_str(), p.excerpt))
+            .map(|p| {
+                format!(
+                    "{} ({}): {}",
+                    p.kind.code(),
+                    p.severity.as_str(),
+                    p.excerpt_in(tr.words())
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n");
         let text = format!("! {} {}", tr.t("badge.poison"), poison.len());

@@ -185,7 +185,7 @@ pub fn find(
                             ("place", &place),
                             ("seq", &f.seq.to_string()),
                             ("explanation", &f.explanation_in(w)),
-                            ("excerpt", &f.excerpt),
+                            ("excerpt", f.excerpt_in(w)),
                         ],
                     ),
                 });
@@ -272,7 +272,7 @@ pub fn find(
                         e,
                         w.fmt(
                             "check_text.secret",
-                            &[("seq", &e.seq.to_string()), ("what", what)],
+                            &[("seq", &e.seq.to_string()), ("what", w.get(what))],
                         ),
                     ));
                 }

@@ -15,20 +15,25 @@ fn run(s: &[u8]) -> usize {
     s.iter().take_while(|b| token_char(**b)).count()
 }
 
-/// Prefixed key shapes: prefix, minimum length of what follows, what it is.
+/// Prefixed key shapes: prefix, minimum length of what follows, what it is (the key of its
+/// words in `secret_kind.*`).
 const PREFIXED: [(&str, usize, &str); 9] = [
-    ("sk-ant-", 20, "an Anthropic API key (sk-ant-…)"),
-    ("sk-proj-", 20, "an OpenAI project key (sk-proj-…)"),
-    ("sk-", 32, "an API key (sk-…)"),
-    ("github_pat_", 30, "a GitHub token (github_pat_…)"),
-    ("ghp_", 30, "a GitHub token (ghp_…)"),
-    ("gho_", 30, "a GitHub OAuth token (gho_…)"),
-    ("xoxb-", 20, "a Slack token (xoxb-…)"),
-    ("xoxp-", 20, "a Slack token (xoxp-…)"),
-    ("AIza", 35, "a Google API key (AIza…)"),
+    ("sk-ant-", 20, "secret_kind.anthropic"),
+    ("sk-proj-", 20, "secret_kind.openai_project"),
+    ("sk-", 32, "secret_kind.api_key"),
+    ("github_pat_", 30, "secret_kind.github_pat"),
+    ("ghp_", 30, "secret_kind.github"),
+    ("gho_", 30, "secret_kind.github_oauth"),
+    ("xoxb-", 20, "secret_kind.slack_bot"),
+    ("xoxp-", 20, "secret_kind.slack_user"),
+    ("AIza", 35, "secret_kind.google"),
 ];
+const AWS: &str = "secret_kind.aws";
+const PRIVATE_KEY: &str = "secret_kind.private_key";
+const BEARER_TOKEN: &str = "secret_kind.bearer";
 
-/// What kind of credential `text` seems to hold, if any: the first kind in this file's order
+/// What kind of credential `text` seems to hold, if any, as the key of its words
+/// (`secret_kind.*`, "an Anthropic API key (sk-ant-…)"): the first kind in this file's order
 /// (the prefixed keys, an AWS key id, a private key, a bearer token) that occurs anywhere.
 ///
 /// One pass over the text (a check reads every recorded byte, so a pass per pattern was most
@@ -82,9 +87,9 @@ pub fn find_secret(text: &str) -> Option<&'static str> {
     }
     match best {
         r if r < AKIA => Some(PREFIXED[r].2),
-        AKIA => Some("an AWS access key id (AKIA…)"),
-        PRIVATE => Some("a private key (-----BEGIN … PRIVATE KEY-----)"),
-        BEARER => Some("a bearer token (Bearer …)"),
+        AKIA => Some(AWS),
+        PRIVATE => Some(PRIVATE_KEY),
+        BEARER => Some(BEARER_TOKEN),
         _ => None,
     }
 }
@@ -96,10 +101,7 @@ mod tests {
     #[test]
     fn common_key_shapes_are_found_and_ordinary_text_is_not() {
         let anthropic = format!("key is sk-ant-api03-{}", "a".repeat(40));
-        assert_eq!(
-            find_secret(&anthropic),
-            Some("an Anthropic API key (sk-ant-…)")
-        );
+        assert_eq!(find_secret(&anthropic), Some("secret_kind.anthropic"));
         assert!(find_secret(&format!("\"token\":\"ghp_{}\"", "Z9".repeat(18))).is_some());
         assert!(find_secret("AKIAIOSFODNN7EXAMPLE in the config").is_some());
         assert!(find_secret(&format!("Authorization: Bearer {}", "x".repeat(30))).is_some());
@@ -134,16 +136,28 @@ mod tests {
                 .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
                 .count();
             if n == 16 && (start == 0 || !super::token_char(bytes[start - 1])) {
-                return Some("an AWS access key id (AKIA…)");
+                return Some(super::AWS);
             }
         }
         if text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----") {
-            return Some("a private key (-----BEGIN … PRIVATE KEY-----)");
+            return Some(super::PRIVATE_KEY);
         }
         let bearer = ["Bearer ", "bearer "]
             .iter()
             .any(|m| text.match_indices(m).any(|(s, _)| after(s, m.len()) >= 24));
-        bearer.then_some("a bearer token (Bearer …)")
+        bearer.then_some(super::BEARER_TOKEN)
+    }
+
+    /// Each kind has its words in every language (a key missing would show as itself).
+    #[test]
+    fn every_kind_is_said_in_each_language() {
+        use crate::i18n::{Language, shared};
+        let kinds = super::PREFIXED.iter().map(|p| p.2);
+        for key in kinds.chain([super::AWS, super::PRIVATE_KEY, super::BEARER_TOKEN]) {
+            for lang in Language::ALL {
+                assert!(shared().has(lang, key), "{key} ({})", lang.code());
+            }
+        }
     }
 
     #[test]

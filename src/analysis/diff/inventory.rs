@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::analysis::canonical::canonical_json;
 use crate::analysis::{LlmExchange, Report};
+use crate::i18n::Said;
 use crate::trace::{Analysis, Event, Kind, Lane, Pairing};
 
 /// The primitives a server lists, and the member that names each entry.
@@ -59,18 +60,21 @@ impl Outcome {
         )
     }
 
-    pub fn describe(&self) -> String {
+    /// The outcome in a few words, in each language (`diff_outcome.*`).
+    pub fn said(&self) -> Said {
         match self {
-            Outcome::Result { is_error, .. } => {
-                if *is_error {
-                    "tool error (isError)".into()
-                } else {
-                    "result".into()
-                }
-            }
-            Outcome::Error { code, message } => format!("error {code} {message}"),
-            Outcome::Unanswered => "no answer".into(),
+            Outcome::Result { is_error: true, .. } => Said::new("diff_outcome.tool_error"),
+            Outcome::Result { .. } => Said::new("diff_outcome.result"),
+            Outcome::Error { code, message } => Said::new("diff_outcome.error")
+                .with("code", code)
+                .with("message", message),
+            Outcome::Unanswered => Said::new("diff_outcome.no_answer"),
         }
+    }
+
+    /// [`Outcome::said`] in English.
+    pub fn describe(&self) -> String {
+        self.said().english()
     }
 }
 

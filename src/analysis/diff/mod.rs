@@ -22,6 +22,7 @@ pub use inventory::{Call, Entry, Inventory, Outcome, PRIMITIVES, Server, invento
 
 use super::canonical::shape_hash;
 use super::compare::{Difference, Ignore, compare};
+use crate::i18n::Said;
 
 /// How two traces are compared.
 #[derive(Debug, Clone)]
@@ -109,8 +110,11 @@ pub struct Change {
     pub b_seq: Option<u64>,
     /// For a changed definition or result: each differing pointer with both values.
     pub fields: Vec<Difference>,
-    /// A sentence: the rename's new name, the outcomes, the latencies.
+    /// [`Change::said`] in English (what the JSON carries).
     pub detail: String,
+    /// A sentence in each language: the rename's new name, the outcomes, the latencies.
+    #[serde(skip)]
+    pub said: Said,
 }
 
 impl Change {
@@ -174,7 +178,8 @@ pub fn diff(a: &Inventory, b: &Inventory, options: &DiffOptions) -> Result<Trace
                 a_seq: sa.handshake,
                 b_seq: None,
                 fields: Vec::new(),
-                detail: "the server is not in B".into(),
+                detail: Said::new("diff_text.server_gone").english(),
+                said: Said::new("diff_text.server_gone"),
             }),
         }
     }
@@ -187,7 +192,8 @@ pub fn diff(a: &Inventory, b: &Inventory, options: &DiffOptions) -> Result<Trace
             a_seq: None,
             b_seq: sb.handshake,
             fields: Vec::new(),
-            detail: "the server is new in B".into(),
+            detail: Said::new("diff_text.server_new").english(),
+            said: Said::new("diff_text.server_new"),
         });
     }
     if let (Some((sa, ta)), Some((sb, tb))) = (&a.model_tools, &b.model_tools) {
@@ -211,7 +217,7 @@ fn entries(tools: &[(String, serde_json::Value)], seq: u64) -> Vec<Entry> {
 
 fn servers(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
     let server = Some(a.name.clone());
-    let change = |subject, kind, fields: Vec<Difference>, detail: &str| Change {
+    let change = |subject, kind, fields: Vec<Difference>| Change {
         server: server.clone(),
         subject,
         name: String::new(),
@@ -219,7 +225,8 @@ fn servers(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
         a_seq: a.handshake,
         b_seq: b.handshake,
         fields,
-        detail: detail.to_string(),
+        detail: String::new(),
+        said: Said::empty(),
     };
     if let (Some(ca), Some(cb)) = (&a.capabilities, &b.capabilities) {
         let fields = compare(ca, cb, &options.ignore);
@@ -229,7 +236,7 @@ fn servers(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             } else {
                 ChangeKind::Changed
             };
-            out.changes.push(change("capabilities", kind, fields, ""));
+            out.changes.push(change("capabilities", kind, fields));
         }
     }
     if a.instructions != b.instructions {
@@ -244,8 +251,7 @@ fn servers(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             old: old.map(Into::into),
             new: new.map(Into::into),
         };
-        out.changes
-            .push(change("instructions", kind, vec![field], ""));
+        out.changes.push(change("instructions", kind, vec![field]));
     }
     for (kind, _, _, _) in PRIMITIVES {
         let none = Vec::new();
@@ -268,7 +274,7 @@ fn listing(
     options: &DiffOptions,
     out: &mut Vec<Change>,
 ) {
-    let change = |name: &str, kind, a_seq, b_seq, fields, detail: String| Change {
+    let change = |name: &str, kind, a_seq, b_seq, fields, said: Said| Change {
         server: server.clone(),
         subject,
         name: name.to_string(),
@@ -276,7 +282,8 @@ fn listing(
         a_seq,
         b_seq,
         fields,
-        detail,
+        detail: said.english(),
+        said,
     };
     let renames = matches!(subject, "tool" | "prompt" | "model tool");
     let removed: Vec<&Entry> = a
@@ -302,7 +309,7 @@ fn listing(
                     Some(ea.seq),
                     Some(eb.seq),
                     fields,
-                    format!("changed: {detail}"),
+                    Said::new("diff_outcome.changed_fields").with("fields", detail),
                 ));
             }
         }
@@ -319,7 +326,7 @@ fn listing(
                     Some(ea.seq),
                     Some(eb.seq),
                     Vec::new(),
-                    format!("renamed to `{}` (same definition otherwise)", eb.key),
+                    Said::new("diff_text.renamed_to").with("name", &eb.key),
                 ));
             }
             None => out.push(change(
@@ -328,7 +335,7 @@ fn listing(
                 Some(ea.seq),
                 None,
                 Vec::new(),
-                "not in B".into(),
+                Said::new("diff_text.not_in_b"),
             )),
         }
     }
@@ -339,7 +346,7 @@ fn listing(
             None,
             Some(eb.seq),
             Vec::new(),
-            "new in B".into(),
+            Said::new("diff_text.new_in_b"),
         ));
     }
 }
@@ -352,7 +359,7 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             .or_default()
             .push(call);
     }
-    let change = |ca: Option<&Call>, cb: Option<&Call>, kind, fields, detail: String| {
+    let change = |ca: Option<&Call>, cb: Option<&Call>, kind, fields, said: Said| {
         let call = ca.or(cb).expect("one side");
         Change {
             server: Some(a.name.clone()),
@@ -362,7 +369,8 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             a_seq: ca.map(|c| c.seq),
             b_seq: cb.map(|c| c.seq),
             fields,
-            detail,
+            detail: said.english(),
+            said,
         }
     };
     for ca in &a.calls {
@@ -375,13 +383,15 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
                 None,
                 ChangeKind::Unmatched,
                 Vec::new(),
-                "no call of this tool with these arguments in B".into(),
+                Said::new("diff_text.no_call_in_b"),
             ));
             continue;
         };
         out.calls_compared += 1;
         let (oa, ob) = (&ca.outcome, &cb.outcome);
-        let outcomes = format!("{} -> {}", oa.describe(), ob.describe());
+        let outcomes = Said::new("diff_outcome.outcomes")
+            .with_said("a", oa.said())
+            .with_said("b", ob.said());
         match (oa, ob) {
             (Outcome::Result { result: ra, .. }, Outcome::Result { result: rb, .. })
                 if oa.failed() == ob.failed() =>
@@ -393,7 +403,7 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
                         Some(cb),
                         ChangeKind::Changed,
                         fields,
-                        format!("result changed ({outcomes})"),
+                        Said::new("diff_outcome.result_changed").with_said("outcomes", outcomes),
                     ));
                 }
             }
@@ -419,7 +429,7 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             let moved = |x: i64, y: i64| {
                 y as f64 > x as f64 * options.latency_ratio && y - x >= options.latency_min_us
             };
-            let detail = format!("{:.1} ms -> {:.1} ms", ms(la), ms(lb));
+            let detail = Said::plain(format!("{:.1} ms -> {:.1} ms", ms(la), ms(lb)));
             if moved(la, lb) {
                 let c = change(Some(ca), Some(cb), ChangeKind::Slower, Vec::new(), detail);
                 out.changes.push(c);
@@ -437,7 +447,7 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             Some(cb),
             ChangeKind::Unmatched,
             Vec::new(),
-            "no call of this tool with these arguments in A".into(),
+            Said::new("diff_text.no_call_in_a"),
         ));
     }
 }

@@ -1,6 +1,7 @@
 //! Excerpts: a finding's characters quoted with what does not show written out.
 
 use crate::analysis::chars::{is_invisible_or_control, is_tag};
+use crate::i18n::{Language, Words};
 
 /// `text` with invisible characters written as `\u{...}` and newlines as `\n`.
 pub fn escape(text: &str) -> String {
@@ -39,8 +40,14 @@ pub(super) fn push_segment(out: &mut String, chars: &[char]) {
 }
 
 /// The span in brackets with up to 24 characters of context each side, invisible characters
-/// as `\u{...}`; a long span is cut in the middle, a long run of tag characters shortened.
+/// as `\u{...}`; a long span is cut in the middle (`…(N chars)…`), a long run of tag characters
+/// shortened.
 pub fn excerpt(text: &str, span: (usize, usize)) -> String {
+    excerpt_in(text, span, Words::of(Language::En))
+}
+
+/// [`excerpt`] with the cut in a long span said in the language of `w` (`poison_excerpt.cut`).
+pub fn excerpt_in(text: &str, span: (usize, usize), w: Words) -> String {
     const CONTEXT: usize = 24;
     const LONG: usize = 120;
     let chars: Vec<char> = text.chars().collect();
@@ -55,7 +62,10 @@ pub fn excerpt(text: &str, span: (usize, usize)) -> String {
     out.push('[');
     if e - s > LONG {
         push_segment(&mut out, &chars[s..s + LONG / 2]);
-        out.push_str(&format!(" …({} chars)… ", e - s - LONG / 2 - LONG / 4));
+        let count = (e - s - LONG / 2 - LONG / 4).to_string();
+        out.push(' ');
+        out.push_str(&w.fmt("poison_excerpt.cut", &[("count", &count)]));
+        out.push(' ');
         push_segment(&mut out, &chars[e - LONG / 4..e]);
     } else {
         push_segment(&mut out, &chars[s..e]);

@@ -93,7 +93,14 @@ pub fn scan_name(name: &str, others: &[(&str, &str)]) -> Vec<Hit> {
     }
     let lookalikes: Vec<Script> = {
         let mut v: Vec<Script> = counts.keys().copied().filter(|s| s.lookalike()).collect();
-        v.sort_by_key(|s| (std::cmp::Reverse(counts[s]), *s != Script::Latin));
+        // Ties in the order of `script_key`, so the sentence is the same from run to run.
+        v.sort_by_key(|s| {
+            (
+                std::cmp::Reverse(counts[s]),
+                *s != Script::Latin,
+                script_key(*s),
+            )
+        });
         v
     };
     let odd_alone = lookalikes

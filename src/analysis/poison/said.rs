@@ -17,7 +17,8 @@ pub struct Said {
 pub enum Arg {
     Text(String),
     Said(Said),
-    /// Joined by `, `, or by `poison_why.and` when `and` is true (`Latin and Cyrillic`).
+    /// Joined by `, `, or as the language lists with "and" when `and` is true (`Latin and
+    /// Cyrillic`, see [`Words::and_list`]).
     List {
         items: Vec<Arg>,
         and: bool,
@@ -51,7 +52,11 @@ impl Arg {
             Arg::Said(s) => s.render(w),
             Arg::List { items, and } => {
                 let parts: Vec<String> = items.iter().map(|a| a.render(w)).collect();
-                parts.join(if *and { w.get("poison_why.and") } else { ", " })
+                if *and {
+                    w.and_list(&parts)
+                } else {
+                    parts.join(", ")
+                }
             }
         }
     }

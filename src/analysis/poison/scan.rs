@@ -5,13 +5,14 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::excerpt::{escape, excerpt};
+use super::excerpt::{escape, excerpt, excerpt_in};
 use super::names::scan_name;
 use super::rules::{hit, scan_invisible, scan_text};
 use super::said::{self, Said};
 use super::{Context, Finding, Hit, Kind};
 use crate::analysis::chars::is_invisible_or_control;
 use crate::analysis::definitions::{Definitions, ToolDef, ToolList, definitions};
+use crate::i18n::{Language, Words};
 use crate::trace::{Analysis, Event, Lane};
 
 pub(super) struct Place<'a> {
@@ -36,6 +37,7 @@ pub(super) fn place(
             severity: h.severity,
             span: h.span,
             excerpt: excerpt(text, h.span),
+            excerpts: Language::ALL.map(|l| excerpt_in(text, h.span, Words::of(l))),
             explanation: h.explanation,
             said: h.said,
             hidden: h.hidden,
