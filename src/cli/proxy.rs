@@ -79,7 +79,12 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     if !args.quiet {
         eprintln!("sightline: recording server `{name}` to {}", path.display());
     }
-    let recorder = Recorder::start(vec![Box::new(writer)]);
+    // The pumps journal each chunk beside the trace before forwarding it; a recorder thread
+    // makes the events (see `tap::recorder`).
+    let recorder = Recorder::start_journaled(
+        vec![Box::new(writer)],
+        &crate::trace::journal::journal_path(&path),
+    )?;
     let live = args.live.start(&recorder, &header)?;
     // Unbuffered handles on our stdin and stdout: each chunk goes out in one write, at once.
     let unbuffered =

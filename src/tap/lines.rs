@@ -79,6 +79,11 @@ impl LineSplitter {
         self.completed.take()
     }
 
+    /// The unfinished line so far, unless it is kept in a temporary file.
+    pub fn partial(&self) -> Option<&[u8]> {
+        self.long.is_none().then_some(&self.partial[..])
+    }
+
     /// Adds to the partial line, moving it to a temporary file once it is long.
     fn extend_partial(&mut self, bytes: &[u8]) {
         if let Some(long) = &mut self.long {

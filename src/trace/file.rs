@@ -78,7 +78,9 @@ pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
         source,
     })?;
     let size = file.metadata().map_or(0, |m| m.len());
-    load_in_chunks(file, LOAD_CHUNK, size)
+    let (mut loaded, next_line) = load_lines(file, LOAD_CHUNK, size)?;
+    super::journal::recover_into(path, &mut loaded, next_line);
+    Ok(loaded)
 }
 
 /// Below this many bytes of events a chunk is parsed on one thread.
@@ -356,6 +358,15 @@ fn load_in_chunks(
     chunk_size: usize,
     size_hint: u64,
 ) -> Result<LoadedTrace, TraceError> {
+    load_lines(reader, chunk_size, size_hint).map(|(loaded, _)| loaded)
+}
+
+/// Like [`load_in_chunks`], also returning the number of the line after the last.
+fn load_lines(
+    reader: impl Read,
+    chunk_size: usize,
+    size_hint: u64,
+) -> Result<(LoadedTrace, usize), TraceError> {
     let mut reader = BufReader::with_capacity(256 * 1024, reader);
     let (header, line_no) = read_header(&mut reader)?;
 
@@ -410,7 +421,7 @@ fn load_in_chunks(
             break;
         }
     }
-    Ok(finish(header, parsed, next_line, read_error))
+    Ok((finish(header, parsed, next_line, read_error), next_line))
 }
 
 /// The loaded trace from its parsed lines: the warnings of events out of `seq` or time order

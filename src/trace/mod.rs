@@ -17,6 +17,7 @@ mod event_de;
 mod file;
 pub mod halves;
 pub mod import;
+pub mod journal;
 mod jsonrpc;
 mod lane;
 pub mod session;
@@ -36,4 +37,4 @@ pub use file::{
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;
 pub use shared::Shared;
-pub use writer::{TraceWriter, write_trace};
+pub use writer::{LineRun, TraceWriter, write_trace};

@@ -3,10 +3,10 @@
 //! Four threads per server, all blocking I/O (the simplest thing that keeps up with a pipe):
 //! client -> server stdin, server stdout -> client, server stderr -> our stderr, and a waiter
 //! that records the exit once the server's output is drained. Each chunk read is recorded (its
-//! completed lines written to the trace) before it is forwarded, and the pump reads the next
-//! chunk only once this one is passed on: memory stays at one chunk plus the line being
-//! completed whatever the sender floods, and a sender faster than the client or the disk waits,
-//! as it would on a pipe. When the server closes its stdout, the client's side is closed at
+//! completed lines written to the trace, or with a journaled recorder the chunk put in the
+//! journal) before it is forwarded, and the pump reads the next chunk only once this one is
+//! passed on: memory stays at one chunk plus the line being completed whatever the sender
+//! floods, and a sender faster than the client or the disk waits, as it would on a pipe. When the server closes its stdout, the client's side is closed at
 //! once (EOF), even if the server keeps running.
 //!
 //! Shutting down follows rmcp's child-process transport: close stdin, wait, SIGTERM, wait,
@@ -261,6 +261,7 @@ impl StdioTap {
                         client_in,
                         ToStdin(&shared),
                         &tap_shared.recording,
+                        to_server.journal(),
                         |long, lines| to_server.record(long, lines),
                     );
                     // The client is done: close the server's stdin and give it time to leave.
@@ -272,21 +273,31 @@ impl StdioTap {
         {
             let to_client = Direction::new(&recorder, &server_lane, &client_lane, Channel::Stdio);
             let (shared, done) = (shared.clone(), drained_tx.clone());
+            // The observer sees each line before it is forwarded: it is cut in the pump.
+            let journal = observer.is_none().then(|| to_client.journal()).flatten();
             spawn(
                 "server-out",
                 Box::new(move || {
-                    pump(stdout, client_out, &shared.recording, |long, lines| {
-                        if let Some(observe) = &observer {
-                            if let Some(long) = long {
-                                match long.to_vec() {
-                                    Ok(line) => observe(&line),
-                                    Err(e) => tracing::warn!("cannot read back a long line: {e}"),
+                    pump(
+                        stdout,
+                        client_out,
+                        &shared.recording,
+                        journal,
+                        |long, lines| {
+                            if let Some(observe) = &observer {
+                                if let Some(long) = long {
+                                    match long.to_vec() {
+                                        Ok(line) => observe(&line),
+                                        Err(e) => {
+                                            tracing::warn!("cannot read back a long line: {e}")
+                                        }
+                                    }
                                 }
+                                lines.iter().for_each(|line| observe(line));
                             }
-                            lines.iter().for_each(|line| observe(line));
-                        }
-                        to_client.record(long, lines);
-                    });
+                            to_client.record(long, lines);
+                        },
+                    );
                     let _ = done.send(());
                 }),
             )?;
@@ -300,7 +311,8 @@ impl StdioTap {
             spawn(
                 "server-err",
                 Box::new(move || {
-                    pump(stderr, out, &shared.recording, |long, lines| {
+                    let journal = stderr_to_client.journal();
+                    pump(stderr, out, &shared.recording, journal, |long, lines| {
                         stderr_to_client.record(long, lines);
                     });
                     let _ = done.send(());

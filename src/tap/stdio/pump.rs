@@ -1,6 +1,7 @@
 //! Moving bytes: a pump copies one pipe to its destination a chunk at a time, recording the
-//! lines each chunk completes before forwarding it; the destinations it writes to (the server's
-//! stdin, our own stdout) and the pipe capacity it asks for.
+//! lines each chunk completes before forwarding it (or, with a journaled recorder, journaling
+//! the chunk before forwarding it); the destinations it writes to (the server's stdin, our own
+//! stdout) and the pipe capacity it asks for.
 
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,7 +10,7 @@ use std::sync::{Arc, PoisonError};
 use super::Shared;
 use crate::tap::lines::{LineSplitter, Lines, Tail};
 use crate::tap::long_line::LongLine;
-use crate::tap::recorder::Recorder;
+use crate::tap::recorder::{JournalStream, Recorder};
 use crate::trace::{Channel, Lane};
 
 /// The most one read takes from a pipe (and so the most one record call writes for it).
@@ -59,6 +60,54 @@ impl Write for ToStdin<'_> {
 /// away) it keeps reading and recording, so the writer is never blocked on a full pipe and
 /// nothing that crossed is lost.
 pub(super) fn pump(
+    src: impl Read,
+    dst: impl Write,
+    recording: &AtomicUsize,
+    journal: Option<JournalStream>,
+    record: impl FnMut(Option<&LongLine>, Lines),
+) {
+    match journal {
+        Some(journal) => pump_journaled(src, dst, recording, journal),
+        None => pump_recording(src, dst, recording, record),
+    }
+}
+
+/// Like [`pump_recording`], journaling each chunk (the recorder thread makes its events).
+fn pump_journaled(
+    mut src: impl Read,
+    mut dst: impl Write,
+    recording: &AtomicUsize,
+    mut journal: JournalStream,
+) {
+    let mut buf = vec![0u8; CHUNK];
+    let mut forwarding = true;
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::debug!("pump read ended: {e}");
+                break;
+            }
+        };
+        let chunk = &buf[..n];
+        // In the journal before forwarding: see `pump_recording`.
+        recording.fetch_add(1, Ordering::SeqCst);
+        journal.append(chunk);
+        recording.fetch_sub(1, Ordering::SeqCst);
+        if forwarding && let Err(e) = dst.write_all(chunk).and_then(|()| dst.flush()) {
+            tracing::debug!("pump destination closed: {e}");
+            forwarding = false;
+        }
+        journal.forwarded();
+    }
+    journal.end();
+    let _ = dst.flush();
+    drop(dst);
+}
+
+fn pump_recording(
     mut src: impl Read,
     mut dst: impl Write,
     recording: &AtomicUsize,
@@ -119,6 +168,12 @@ impl Direction {
             to: to.clone(),
             channel,
         }
+    }
+
+    /// Where this direction's chunks are journaled, when the recorder keeps a journal.
+    pub(super) fn journal(&self) -> Option<JournalStream> {
+        self.recorder
+            .journal_stream(&self.from, &self.to, &self.channel)
     }
 
     /// Records the lines one chunk completed: the line kept in a temporary file first (it

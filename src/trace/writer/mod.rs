@@ -20,6 +20,9 @@ use super::escape::{escape_into, quoted_into};
 use super::event::{Channel, Event, Header, Lane, format_time};
 use super::file::TraceError;
 
+mod runs;
+pub use runs::LineRun;
+
 /// A buffer this full is written out before more is added.
 const SPILL_AT: usize = 1 << 20;
 /// A long payload is escaped this much at a time (a multiple of 3, so base64 pieces join).
@@ -29,10 +32,51 @@ const PIECE: usize = 3 << 16;
 pub struct TraceWriter {
     path: PathBuf,
     out: Spill,
-    /// The last timestamp formatted, reused by the events of one batch.
-    last_time: Option<(DateTime<Utc>, String)>,
+    heads: Heads,
+}
+
+/// What an event's start is made from, kept from the last one.
+#[derive(Default)]
+struct Heads {
+    /// The second of the last timestamp formatted and its text up to the fraction
+    /// (`2026-11-29T22:52:27.`): the events of one second add only their microseconds, so a
+    /// line recorded on its own (a round trip) costs no calendar arithmetic and no allocation.
+    last_second: Option<(i64, String)>,
     /// The last route formatted: `,"from":...,"to":...,"channel":...`.
     last_route: Option<(Lane, Lane, Channel, Vec<u8>)>,
+}
+
+impl Heads {
+    /// `{"seq":N,"time":"T","from":F,"to":T,"channel":C`
+    fn begin(
+        &mut self,
+        buf: &mut Vec<u8>,
+        seq: u64,
+        time: DateTime<Utc>,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+    ) {
+        let route = match &mut self.last_route {
+            Some((f, t, c, text)) if f == from && t == to && c == channel => text,
+            slot => {
+                &mut slot
+                    .insert((
+                        from.clone(),
+                        to.clone(),
+                        channel.clone(),
+                        route(from, to, channel),
+                    ))
+                    .3
+            }
+        };
+        buf.extend_from_slice(b"{\"seq\":");
+        buf.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
+        buf.extend_from_slice(b",\"time\":\"");
+        time_into(buf, &mut self.last_second, time);
+        buf.push(b'"');
+        buf.extend_from_slice(route);
+    }
 }
 
 /// The buffer and the file it spills into.
@@ -111,8 +155,7 @@ impl TraceWriter {
                 file,
                 buf: Vec::with_capacity(SPILL_AT + PIECE * 6 + 4096),
             },
-            last_time: None,
-            last_route: None,
+            heads: Heads::default(),
         };
         writer.write_line(header)?;
         writer.flush()?;
@@ -214,32 +257,9 @@ impl TraceWriter {
         self.end()
     }
 
-    /// `{"seq":N,"time":"T","from":F,"to":T,"channel":C`
     fn begin(&mut self, seq: u64, time: DateTime<Utc>, from: &Lane, to: &Lane, channel: &Channel) {
-        let time_text = match &mut self.last_time {
-            Some((t, text)) if *t == time => text,
-            slot => &mut slot.insert((time, format_time(time))).1,
-        };
-        let route = match &mut self.last_route {
-            Some((f, t, c, text)) if f == from && t == to && c == channel => text,
-            slot => {
-                &mut slot
-                    .insert((
-                        from.clone(),
-                        to.clone(),
-                        channel.clone(),
-                        route(from, to, channel),
-                    ))
-                    .3
-            }
-        };
-        let buf = &mut self.out.buf;
-        buf.extend_from_slice(b"{\"seq\":");
-        buf.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
-        buf.extend_from_slice(b",\"time\":\"");
-        buf.extend_from_slice(time_text.as_bytes());
-        buf.push(b'"');
-        buf.extend_from_slice(route);
+        self.heads
+            .begin(&mut self.out.buf, seq, time, from, to, channel);
     }
 
     /// `,"raw":"..."` or `,"raw_b64":"..."`, spilling as the buffer fills.
@@ -313,6 +333,36 @@ impl TraceWriter {
     }
 }
 
+/// Appends `time` as [`format_time`] writes it, from the cached text of its second when it is
+/// the last one's (a leap second or a time finer than microseconds goes the long way).
+fn time_into(buf: &mut Vec<u8>, last_second: &mut Option<(i64, String)>, time: DateTime<Utc>) {
+    let nanos = time.timestamp_subsec_nanos();
+    let second = time.timestamp();
+    if nanos >= 1_000_000_000 || !nanos.is_multiple_of(1000) {
+        buf.extend_from_slice(format_time(time).as_bytes());
+        return;
+    }
+    let prefix = match last_second {
+        Some((s, text)) if *s == second => text,
+        slot => {
+            let whole = DateTime::from_timestamp(second, 0).map(format_time);
+            match whole.as_deref().and_then(|w| w.strip_suffix("000000Z")) {
+                Some(prefix) => &mut slot.insert((second, prefix.to_string())).1,
+                None => {
+                    buf.extend_from_slice(format_time(time).as_bytes());
+                    return;
+                }
+            }
+        }
+    };
+    buf.extend_from_slice(prefix.as_bytes());
+    let micros = nanos / 1000;
+    for div in [100_000, 10_000, 1_000, 100, 10, 1] {
+        buf.push(b'0' + (micros / div % 10) as u8);
+    }
+    buf.push(b'Z');
+}
+
 /// Reads until `buf` is full or the reader ends; returns how much was read.
 fn fill(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
@@ -361,6 +411,35 @@ mod tests {
             Channel::Stdio,
             raw.as_bytes().to_vec(),
         )
+    }
+
+    #[test]
+    fn times_are_written_as_format_time_writes_them() {
+        let mut last = None;
+        let mut times: Vec<DateTime<Utc>> = [
+            "2026-11-29T22:52:27.123456Z",
+            "2026-11-29T22:52:27.000001Z",
+            "2026-11-29T22:52:27.999999Z",
+            "2026-11-29T22:52:28Z",
+            "1969-12-31T23:59:59.5Z",
+            "1970-01-01T00:00:00Z",
+            "2016-12-31T23:59:60.25Z",
+            "2026-11-29T22:52:28.123456789Z",
+            "0009-01-01T00:00:00.000007Z",
+        ]
+        .iter()
+        .map(|t| {
+            DateTime::parse_from_rfc3339(t)
+                .expect("time")
+                .with_timezone(&Utc)
+        })
+        .collect();
+        times.push(crate::trace::now());
+        for time in times.iter().chain(times.iter().rev()) {
+            let mut buf = Vec::new();
+            time_into(&mut buf, &mut last, *time);
+            assert_eq!(String::from_utf8(buf).expect("utf8"), format_time(*time));
+        }
     }
 
     #[test]

@@ -3,19 +3,28 @@
 //! Every pump (and the host, the LLM providers and the HTTP proxies) records through one
 //! [`Recorder`]. Taking the time and the next `seq`, and writing the event to every sink, happen
 //! under one lock, so `seq` order is file order. A record call returns only once its event has
-//! been handed to the operating system (a `write(2)` of the trace file, not an `fsync`): the
-//! pumps record a chunk's lines *before* they forward the chunk, so whatever a peer has
-//! received is in the trace even if Sightline is killed with SIGKILL the next instant, and a
-//! recorder slower than its sender slows the sender the way a full pipe would (nothing queues
-//! up in memory). [`Recorder::batch`] records several events with one write.
+//! been handed to the operating system (a `write(2)` of the trace file, not an `fsync`), before
+//! what it records is passed on, so whatever a peer has received is in the trace even if
+//! Sightline is killed with SIGKILL the next instant, and a recorder slower than its sender
+//! slows the sender the way a full pipe would (nothing queues up in memory).
+//! [`Recorder::batch`] records several events with one write.
+//!
+//! A recorder started with a journal ([`Recorder::start_journaled`], the stdio proxy's) keeps
+//! the same promise more cheaply for the pumps: a chunk goes into the trace's raw journal before
+//! it is forwarded, and a recorder thread makes its events beside forwarding ([`journal`]).
+mod journal;
 
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, Utc};
 
 use super::lines::Lines;
 use super::long_line::LongLine;
+use crate::trace::journal::JournalWriter;
 use crate::trace::{Channel, Event, HttpInfo, Lane, ProcessInfo, TraceError, TraceWriter};
+pub(crate) use journal::Stream as JournalStream;
 
 /// Where recorded events go. The recorder calls `write` (or `write_lines`) for each event and
 /// then `flush`, under its lock and before the bytes recorded are forwarded: a sink must be quick
@@ -28,6 +37,12 @@ pub trait EventSink: Send {
     /// Writes the events of a batch of lines; the default builds each [`Event`].
     fn write_lines(&mut self, batch: &LineBatch) -> Result<(), TraceError> {
         batch.events().try_for_each(|event| self.write(&event))
+    }
+
+    /// Writes the events of several batches, in order (the recorder thread's turn); the default
+    /// writes one batch after the other.
+    fn write_runs(&mut self, batches: &[LineBatch]) -> Result<(), TraceError> {
+        batches.iter().try_for_each(|batch| self.write_lines(batch))
     }
 
     /// Writes the event of a line kept in a temporary file; the default reads it into memory.
@@ -55,6 +70,22 @@ impl EventSink for TraceWriter {
             .try_for_each(|(seq, line)| {
                 self.append_bytes(seq, b.time, &b.from, &b.to, &b.channel, line)
             })
+    }
+
+    fn write_runs(&mut self, batches: &[LineBatch]) -> Result<(), TraceError> {
+        let runs: Vec<crate::trace::LineRun<'_>> = batches
+            .iter()
+            .map(|b| crate::trace::LineRun {
+                first_seq: b.first_seq,
+                time: b.time,
+                from: &b.from,
+                to: &b.to,
+                channel: &b.channel,
+                data: &b.lines.data,
+                spans: &b.lines.spans,
+            })
+            .collect();
+        self.append_runs(&runs)
     }
 
     fn write_long(&mut self, b: &LongBatch<'_>) -> Result<(), TraceError> {
@@ -162,7 +193,8 @@ pub struct RecorderReport {
 }
 
 struct State {
-    next_seq: u64,
+    /// Shared with the journal's pumps, which take `seq`s under the journal's lock.
+    next_seq: Arc<AtomicU64>,
     sinks: Vec<Box<dyn EventSink>>,
     /// Sinks that failed once are not written again (their error is in the report).
     failed: Vec<bool>,
@@ -172,6 +204,17 @@ struct State {
 }
 
 impl State {
+    fn new(sinks: Vec<Box<dyn EventSink>>) -> State {
+        let failed = vec![false; sinks.len()];
+        State {
+            next_seq: Arc::new(AtomicU64::new(0)),
+            sinks,
+            failed,
+            report: RecorderReport::default(),
+            finished: false,
+        }
+    }
+
     fn each_sink(&mut self, mut f: impl FnMut(&mut dyn EventSink) -> Result<(), TraceError>) {
         let State {
             sinks,
@@ -189,9 +232,28 @@ impl State {
     }
 
     fn take_seq(&mut self, count: u64) -> u64 {
-        let seq = self.next_seq;
-        self.next_seq += count;
-        seq
+        self.next_seq.fetch_add(count, Ordering::SeqCst)
+    }
+
+    fn write_lines(&mut self, batch: &LineBatch) {
+        if !self.finished && !batch.lines.is_empty() {
+            self.each_sink(|sink| sink.write_lines(batch));
+            self.report.events += batch.lines.len() as u64;
+        }
+    }
+
+    fn write_runs(&mut self, batches: &[LineBatch]) {
+        if !self.finished && !batches.is_empty() {
+            self.each_sink(|sink| sink.write_runs(batches));
+            self.report.events += batches.iter().map(|b| b.lines.len() as u64).sum::<u64>();
+        }
+    }
+
+    fn write_long(&mut self, batch: &LongBatch<'_>) {
+        if !self.finished {
+            self.each_sink(|sink| sink.write_long(batch));
+            self.report.events += 1;
+        }
     }
 
     fn write(&mut self, event: &Event) {
@@ -208,31 +270,73 @@ impl State {
     }
 }
 
+/// The journal's recorder thread, joined by [`Recorder::finish`].
+type RecorderThread = Mutex<Option<std::thread::JoinHandle<()>>>;
+
 /// Assigns `seq` and `time` to everything that crosses and writes it to every sink.
 pub struct Recorder {
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
+    /// The journal and its recorder thread, for a recorder started with one.
+    journal: Option<(Arc<journal::Journal>, RecorderThread)>,
 }
 
 impl Recorder {
     /// A recorder writing into `sinks`.
     pub fn start(sinks: Vec<Box<dyn EventSink>>) -> Arc<Self> {
-        let failed = vec![false; sinks.len()];
         Arc::new(Recorder {
-            state: Mutex::new(State {
-                next_seq: 0,
-                sinks,
-                failed,
-                report: RecorderReport::default(),
-                finished: false,
-            }),
+            state: Arc::new(Mutex::new(State::new(sinks))),
+            journal: None,
         })
+    }
+
+    /// A recorder writing into `sinks` whose pumps journal each chunk to `journal` (the trace's
+    /// `<trace>.journal`, see [`crate::trace::journal`]) before forwarding it, a recorder thread
+    /// making the events. [`finish`](Self::finish) removes the journal once the trace holds
+    /// everything in it.
+    pub fn start_journaled(
+        sinks: Vec<Box<dyn EventSink>>,
+        journal: &Path,
+    ) -> Result<Arc<Self>, TraceError> {
+        let write_err = |source| TraceError::Write {
+            path: journal.to_path_buf(),
+            source,
+        };
+        let writer = JournalWriter::create(journal).map_err(write_err)?;
+        let state = State::new(sinks);
+        let next_seq = state.next_seq.clone();
+        let state = Arc::new(Mutex::new(state));
+        let (journal, thread) =
+            journal::Journal::start(writer, state.clone(), next_seq).map_err(write_err)?;
+        Ok(Arc::new(Recorder {
+            state,
+            journal: Some((journal, Mutex::new(Some(thread)))),
+        }))
+    }
+
+    /// Where a pump journals the stream `from` -> `to` on `channel`, for a journaled recorder.
+    pub(crate) fn journal_stream(
+        &self,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+    ) -> Option<JournalStream> {
+        let (journal, _) = self.journal.as_ref()?;
+        Some(journal.stream(from, to, channel))
     }
 
     /// Adds a sink that sees every event recorded from now on (a live view, an exporter).
     pub fn add_sink(&self, sink: Box<dyn EventSink>) {
-        let mut state = self.state();
-        state.sinks.push(sink);
-        state.failed.push(false);
+        self.synchronous(|state| {
+            state.sinks.push(sink);
+            state.failed.push(false);
+        })
+    }
+
+    /// Runs `f` on the state once everything journaled is recorded, with the journal held (so
+    /// what `f` records gets the next `seq` and is written in its place).
+    fn synchronous<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        let _journal = self.journal.as_ref().map(|(j, _)| j.caught_up());
+        f(&mut self.state())
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -243,11 +347,12 @@ impl Recorder {
     /// sinks (and the operating system) before this returns. The HTTP proxy records the SSE
     /// events of one coalesced chunk this way.
     pub fn batch<T>(&self, f: impl FnOnce(&mut Batch<'_>) -> T) -> T {
-        let mut state = self.state();
-        let mut batch = Batch { state: &mut state };
-        let out = f(&mut batch);
-        state.flush();
-        out
+        self.synchronous(|state| {
+            let mut batch = Batch { state };
+            let out = f(&mut batch);
+            state.flush();
+            out
+        })
     }
 
     fn record(
@@ -272,39 +377,35 @@ impl Recorder {
         if lines.is_empty() {
             return;
         }
-        let mut state = self.state();
-        let batch = LineBatch {
-            first_seq: state.take_seq(lines.len() as u64),
-            time: crate::trace::now(),
-            from: from.clone(),
-            to: to.clone(),
-            channel: channel.clone(),
-            lines,
-        };
-        if !state.finished {
-            state.each_sink(|sink| sink.write_lines(&batch));
-            state.report.events += batch.lines.len() as u64;
+        self.synchronous(|state| {
+            let batch = LineBatch {
+                first_seq: state.take_seq(lines.len() as u64),
+                time: crate::trace::now(),
+                from: from.clone(),
+                to: to.clone(),
+                channel: channel.clone(),
+                lines,
+            };
+            state.write_lines(&batch);
             state.flush();
-        }
+        })
     }
 
     /// Records one line kept in a temporary file (a line longer than the splitter holds): it
     /// is streamed from there into each sink.
     pub fn record_long_line(&self, from: &Lane, to: &Lane, channel: &Channel, line: &LongLine) {
-        let mut state = self.state();
-        let batch = LongBatch {
-            seq: state.take_seq(1),
-            time: crate::trace::now(),
-            from,
-            to,
-            channel,
-            line,
-        };
-        if !state.finished {
-            state.each_sink(|sink| sink.write_long(&batch));
-            state.report.events += 1;
+        self.synchronous(|state| {
+            let batch = LongBatch {
+                seq: state.take_seq(1),
+                time: crate::trace::now(),
+                from,
+                to,
+                channel,
+                line,
+            };
+            state.write_long(&batch);
             state.flush();
-        }
+        })
     }
 
     /// Records an HTTP message (an LLM API request or response, an MCP POST): `info` carries the
@@ -330,12 +431,31 @@ impl Recorder {
         self.record(from, to, Channel::Note, text.as_bytes().to_vec(), None)
     }
 
-    /// Stops recording: flushes every sink and returns what was written. Events recorded later
-    /// get a `seq` but are not written; later calls return an empty report.
+    /// Stops recording: records what is journaled, flushes every sink and returns what was
+    /// written. Events recorded later get a `seq` but are not written; later calls return an
+    /// empty report. The journal is removed unless something failed (then it keeps what the
+    /// trace may lack, for the reader to recover).
     pub fn finish(&self) -> RecorderReport {
+        let mut closed = None;
+        if let Some((journal, thread)) = &self.journal {
+            let (writer, error) = journal.close();
+            if let Some(thread) = thread.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                let _ = thread.join();
+            }
+            closed = Some((writer, error));
+        }
         let mut state = self.state();
         state.flush();
         state.finished = true;
+        if let Some((writer, error)) = closed {
+            state.report.errors.extend(error);
+            if let Some(writer) = writer
+                && state.report.errors.is_empty()
+                && let Err(e) = writer.remove()
+            {
+                tracing::warn!("cannot remove the recorder's journal: {e}");
+            }
+        }
         std::mem::take(&mut state.report)
     }
 }
