@@ -74,6 +74,23 @@ fn flood_and_kill(after: Duration) -> (usize, usize) {
         received.push(last);
     }
     let loaded = load(&trace);
+    // seq order is the order bytes crossed: each echo after the line it echoes, and the
+    // trace gap-free.
+    let sent: Vec<u64> = stdio_seqs(&loaded.events, &Lane::Host, &Lane::server("cat"));
+    let echoed: Vec<u64> = stdio_seqs(&loaded.events, &Lane::server("cat"), &Lane::Host);
+    for (i, (s, e)) in sent.iter().zip(&echoed).enumerate() {
+        assert!(
+            e > s,
+            "echo {i} has seq {e}, before the line it echoes ({s})"
+        );
+    }
+    for pair in loaded.events.windows(2) {
+        assert_eq!(
+            pair[1].seq,
+            pair[0].seq + 1,
+            "seqs are gap-free after a kill"
+        );
+    }
     let recorded: HashSet<Vec<u8>> = loaded
         .events
         .iter()
@@ -84,6 +101,15 @@ fn flood_and_kill(after: Duration) -> (usize, usize) {
         .collect();
     let missing = received.iter().filter(|l| !recorded.contains(*l)).count();
     (received.len(), missing)
+}
+
+/// The `seq`s of the stdio lines `from` -> `to`, in trace order.
+fn stdio_seqs(events: &[sightline::trace::Event], from: &Lane, to: &Lane) -> Vec<u64> {
+    events
+        .iter()
+        .filter(|e| e.channel == Channel::Stdio && &e.from == from && &e.to == to)
+        .map(|e| e.seq)
+        .collect()
 }
 
 #[test]
@@ -158,6 +184,22 @@ fn a_flood_faster_than_the_disk_keeps_memory_bounded() {
         peak / 1024
     );
     assert_eq!(forwarded, FLOOD, "every byte was forwarded");
+    // A clean exit leaves the whole trace.
+    // Header, spawn, a line per 1001 bytes (the last one unterminated), exit.
+    let mut lines = 0u64;
+    let mut file = std::fs::File::open(&trace).expect("open the trace");
+    let mut buf = vec![0u8; 1 << 20];
+    while let Ok(n) = file.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+    assert_eq!(
+        lines,
+        FLOOD.div_ceil(1001) + 3,
+        "every line forwarded is in the trace"
+    );
     assert!(peak > 0, "the proxy's memory was read");
     assert!(
         peak < 64 * 1024,

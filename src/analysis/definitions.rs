@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::canonical::{canonical_json, canonical_json_pretty, sha256_hex, shape_hash};
+use super::links::Seqs;
 use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
 
 /// Who a server is, for pinning: its `serverInfo.name` and, for stdio, its command line.
@@ -139,108 +140,146 @@ fn parse(event: &Event) -> Option<Value> {
 /// Reads every tool listing and `instructions` out of a trace. `rpc` is the trace's
 /// [`crate::trace::analyze`] result (`Report::rpc`).
 pub fn definitions(events: &[Event], rpc: &Analysis) -> Definitions {
-    let index_of: HashMap<u64, usize> =
-        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
-    let mut lanes: HashMap<Lane, LaneState> = HashMap::new();
-    let mut out = Definitions::default();
-    for (i, event) in events.iter().enumerate() {
-        if event.channel == Channel::Process {
-            let Some(info) = &event.process else { continue };
-            let Some(lane) = [&event.from, &event.to].into_iter().find(|l| l.is_server()) else {
-                continue;
-            };
-            if info.event == "spawn" {
-                lanes.insert(
-                    lane.clone(),
-                    LaneState {
-                        command: (!info.command.is_empty()).then(|| info.command.clone()),
-                        ..LaneState::default()
-                    },
-                );
-            }
-            continue;
+    let mut reader = Reader::default();
+    while !reader.step(events, rpc, usize::MAX) {}
+    reader.finish()
+}
+
+/// [`definitions`] a slice of the trace at a time, for a caller that must not stop for the
+/// whole of it (the browser, which has no thread for it: a frame each). The outcome is
+/// [`definitions`]'s.
+#[derive(Default)]
+pub struct Reader {
+    seqs: Option<Seqs>,
+    lanes: HashMap<Lane, LaneState>,
+    out: Definitions,
+    /// The next event to read.
+    next: usize,
+}
+
+impl Reader {
+    /// Reads the next `count` events (at most); true once every event has been read.
+    pub fn step(&mut self, events: &[Event], rpc: &Analysis, count: usize) -> bool {
+        let end = self.next.saturating_add(count).min(events.len());
+        let seqs = self.seqs.get_or_insert_with(|| Seqs::new(events));
+        for i in self.next..end {
+            read(events, rpc, seqs, &mut self.lanes, &mut self.out, i);
         }
-        if !event.channel.carries_jsonrpc() || !event.from.is_server() {
-            continue;
-        }
-        let Some(d) = rpc.derived.get(i) else {
-            continue;
-        };
-        if d.kind != Kind::Response {
-            continue;
-        }
-        let method = d.method.as_deref().unwrap_or_default();
-        if !matches!(method, "initialize" | "server/discover" | "tools/list") {
-            continue;
-        }
-        let Some(result) = parse(event).and_then(|v| v.get("result").cloned()) else {
-            continue;
-        };
-        let lane = event.from.clone();
-        let state = lanes.entry(lane.clone()).or_default();
-        if method == "tools/list" {
-            let cursor = match d.pairing {
-                Pairing::Answers(seq) => index_of
-                    .get(&seq)
-                    .and_then(|&r| parse(&events[r]))
-                    .and_then(|v| v.pointer("/params/cursor").cloned())
-                    .filter(|c| !c.is_null()),
-                _ => None,
-            };
-            let tools: Vec<ToolDef> = result
-                .get("tools")
-                .and_then(Value::as_array)
-                .map(|tools| {
-                    tools
-                        .iter()
-                        .filter(|t| t.is_object())
-                        .map(|t| ToolDef::new(t.clone(), event.seq))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
-            match (cursor, state.open) {
-                (Some(_), Some(open)) => {
-                    let list = &mut out.lists[open];
-                    list.tools.extend(tools);
-                    list.complete = !more;
-                }
-                _ => {
-                    out.lists.push(ToolList {
-                        lane: lane.clone(),
-                        server: state.id(&lane),
-                        seq: event.seq,
-                        tools,
-                        complete: !more,
-                    });
-                    state.open = Some(out.lists.len() - 1);
-                }
-            }
-            if !more {
-                state.open = None;
-            }
-            continue;
-        }
-        let name = result
-            .pointer("/serverInfo/name")
-            .or_else(|| {
-                result
-                    .get("_meta")
-                    .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
-                    .and_then(|info| info.get("name"))
-            })
-            .and_then(Value::as_str);
-        if let Some(name) = name {
-            state.name = Some(name.to_string());
-        }
-        if let Some(text) = result.get("instructions").and_then(Value::as_str) {
-            out.instructions.push(Instructions {
-                lane: lane.clone(),
-                server: state.id(&lane),
-                text: text.to_string(),
-                seq: event.seq,
-            });
-        }
+        self.next = end;
+        end == events.len()
     }
-    out
+
+    /// The definitions, once [`Self::step`] has said every event is read.
+    pub fn finish(self) -> Definitions {
+        self.out
+    }
+}
+
+/// Reads event `i` into `out`: a listing or `instructions`, or a spawn naming its server.
+fn read(
+    events: &[Event],
+    rpc: &Analysis,
+    seqs: &Seqs,
+    lanes: &mut HashMap<Lane, LaneState>,
+    out: &mut Definitions,
+    i: usize,
+) {
+    let event = &events[i];
+    if event.channel == Channel::Process {
+        let Some(info) = &event.process else { return };
+        let Some(lane) = [&event.from, &event.to].into_iter().find(|l| l.is_server()) else {
+            return;
+        };
+        if info.event == "spawn" {
+            lanes.insert(
+                lane.clone(),
+                LaneState {
+                    command: (!info.command.is_empty()).then(|| info.command.clone()),
+                    ..LaneState::default()
+                },
+            );
+        }
+        return;
+    }
+    if !event.channel.carries_jsonrpc() || !event.from.is_server() {
+        return;
+    }
+    let Some(d) = rpc.derived.get(i) else {
+        return;
+    };
+    if d.kind != Kind::Response {
+        return;
+    }
+    let method = d.method.as_deref().unwrap_or_default();
+    if !matches!(method, "initialize" | "server/discover" | "tools/list") {
+        return;
+    }
+    let Some(result) = parse(event).and_then(|v| v.get("result").cloned()) else {
+        return;
+    };
+    let lane = event.from.clone();
+    let state = lanes.entry(lane.clone()).or_default();
+    if method == "tools/list" {
+        let cursor = match d.pairing {
+            Pairing::Answers(seq) => seqs
+                .index(events, seq)
+                .and_then(|r| parse(&events[r]))
+                .and_then(|v| v.pointer("/params/cursor").cloned())
+                .filter(|c| !c.is_null()),
+            _ => None,
+        };
+        let tools: Vec<ToolDef> = result
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter(|t| t.is_object())
+                    .map(|t| ToolDef::new(t.clone(), event.seq))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
+        match (cursor, state.open) {
+            (Some(_), Some(open)) => {
+                let list = &mut out.lists[open];
+                list.tools.extend(tools);
+                list.complete = !more;
+            }
+            _ => {
+                out.lists.push(ToolList {
+                    lane: lane.clone(),
+                    server: state.id(&lane),
+                    seq: event.seq,
+                    tools,
+                    complete: !more,
+                });
+                state.open = Some(out.lists.len() - 1);
+            }
+        }
+        if !more {
+            state.open = None;
+        }
+        return;
+    }
+    let name = result
+        .pointer("/serverInfo/name")
+        .or_else(|| {
+            result
+                .get("_meta")
+                .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+                .and_then(|info| info.get("name"))
+        })
+        .and_then(Value::as_str);
+    if let Some(name) = name {
+        state.name = Some(name.to_string());
+    }
+    if let Some(text) = result.get("instructions").and_then(Value::as_str) {
+        out.instructions.push(Instructions {
+            lane: lane.clone(),
+            server: state.id(&lane),
+            text: text.to_string(),
+            seq: event.seq,
+        });
+    }
 }

@@ -28,8 +28,6 @@ pub mod rules;
 mod session;
 mod tools;
 
-use std::collections::HashMap;
-
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -324,7 +322,7 @@ pub fn diagnose(events: &[Event], report: &Report, options: &DoctorOptions) -> D
 pub(crate) struct Ctx<'a> {
     pub events: &'a [Event],
     pub report: &'a Report,
-    index_of: HashMap<u64, usize>,
+    seqs: super::links::Seqs,
     /// Index of the last LLM request, or the trace's length: what happened after it cannot
     /// have changed what the model saw.
     pub cut: usize,
@@ -332,12 +330,12 @@ pub(crate) struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(events: &'a [Event], report: &'a Report) -> Self {
-        let index_of = events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+        let seqs = super::links::Seqs::new(events);
         let cut = report.llm.last().map_or(events.len(), |x| x.request);
         Ctx {
             events,
             report,
-            index_of,
+            seqs,
             cut,
         }
     }
@@ -349,7 +347,7 @@ impl<'a> Ctx<'a> {
     /// The index of the response to the request at `i`.
     pub fn answer(&self, i: usize) -> Option<usize> {
         match self.report.rpc.derived.get(i)?.pairing {
-            Pairing::AnsweredBy(seq) => self.index_of.get(&seq).copied(),
+            Pairing::AnsweredBy(seq) => self.seqs.index(self.events, seq),
             _ => None,
         }
     }

@@ -8,41 +8,34 @@ use super::conformance::Violation;
 use crate::trace::{Analysis, Event, Kind};
 use crate::wire::traceparent;
 
-/// One violation per request or notification whose `params._meta.traceparent` is malformed.
-pub fn violations(events: &[Event], analysis: &Analysis) -> Vec<Violation> {
-    let mut out = Vec::new();
-    for (index, (event, d)) in events.iter().zip(&analysis.derived).enumerate() {
-        if !event.channel.carries_jsonrpc()
-            || !matches!(d.kind, Kind::Request | Kind::Notification)
-            || !event.text().contains("traceparent")
-        {
-            continue;
-        }
-        let Some(value) = event
-            .bytes()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .and_then(|m| m.pointer("/params/_meta/traceparent").cloned())
-        else {
-            continue;
-        };
-        let message = match &value {
-            Value::String(s) => traceparent::problem(s),
-            other => Some(format!(
-                "`{}` is not a W3C traceparent (not a string); the OpenTelemetry export ignores it",
-                other.to_string().chars().take(80).collect::<String>()
-            )),
-        };
-        if let Some(message) = message {
-            out.push(Violation {
-                event: index,
-                seq: event.seq,
-                revision: d.revision.as_deref().unwrap_or("any").to_string(),
-                definition: "traceparent (SEP-414)".into(),
-                pointer: "/params/_meta/traceparent".into(),
-                rule: "format".into(),
-                message,
-            });
-        }
+/// The violation of event `index`, if it is a request or notification with a malformed
+/// `params._meta.traceparent`.
+pub fn violation(events: &[Event], analysis: &Analysis, index: usize) -> Option<Violation> {
+    let (event, d) = (events.get(index)?, analysis.derived.get(index)?);
+    if !event.channel.carries_jsonrpc()
+        || !matches!(d.kind, Kind::Request | Kind::Notification)
+        || !event.text().contains("traceparent")
+    {
+        return None;
     }
-    out
+    let value = event
+        .bytes()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|m| m.pointer("/params/_meta/traceparent").cloned())?;
+    let message = match &value {
+        Value::String(s) => traceparent::problem(s),
+        other => Some(format!(
+            "`{}` is not a W3C traceparent (not a string); the OpenTelemetry export ignores it",
+            other.to_string().chars().take(80).collect::<String>()
+        )),
+    }?;
+    Some(Violation {
+        event: index,
+        seq: event.seq,
+        revision: d.revision.as_deref().unwrap_or("any").to_string(),
+        definition: "traceparent (SEP-414)".into(),
+        pointer: "/params/_meta/traceparent".into(),
+        rule: "format".into(),
+        message,
+    })
 }

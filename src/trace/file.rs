@@ -9,6 +9,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
+use chrono::{DateTime, Utc};
 
 use super::event::{Event, Header, TRACE_FORMAT_VERSION, format_time};
 
@@ -231,7 +232,10 @@ pub struct Loading {
     at: usize,
     next_line: usize,
     header: Header,
+    /// What was read since the last [`Self::take`].
     parsed: Parsed,
+    /// The `seq`, time and line of the last event taken, for the order checks of the next.
+    last_taken: Option<(u64, DateTime<Utc>, usize)>,
 }
 
 impl Loading {
@@ -252,6 +256,7 @@ impl Loading {
             next_line: line_no + 1,
             header,
             parsed,
+            last_taken: None,
         })
     }
 
@@ -281,11 +286,35 @@ impl Loading {
         self.at == self.bytes.len()
     }
 
-    /// Reads what is left, and the trace.
+    /// The events read since the last take (all read so far, the first time) and the warnings
+    /// of their lines, in line order: the takes of a whole trace, one after the other, are
+    /// [`Self::finish`]'s events and warnings (a page hands each to the viewer as it reads).
+    pub fn take(&mut self) -> (Vec<Event>, Vec<LoadWarning>) {
+        let Parsed {
+            events,
+            lines,
+            mut warnings,
+        } = std::mem::take(&mut self.parsed);
+        order_warnings(self.last_taken, &events, &lines, &mut warnings);
+        warnings.sort_by_key(|w| w.line);
+        if let (Some(e), Some(&line)) = (events.last(), lines.last()) {
+            self.last_taken = Some((e.seq, e.time, line));
+        }
+        (events, warnings)
+    }
+
+    /// Reads what is left, and the trace (the events not taken yet: all of them when
+    /// [`Self::take`] was never called).
     pub fn finish(mut self) -> LoadedTrace {
         while !self.step(usize::MAX >> 1) {}
-        drop(self.bytes);
-        finish(self.header, self.parsed, self.next_line, None)
+        drop(std::mem::take(&mut self.bytes));
+        let (mut events, warnings) = self.take();
+        events.shrink_to_fit();
+        LoadedTrace {
+            header: self.header,
+            events,
+            warnings,
+        }
     }
 }
 
@@ -398,33 +427,7 @@ fn finish(
         mut warnings,
     } = parsed;
     events.shrink_to_fit();
-    for (i, pair) in events.windows(2).enumerate() {
-        let expected = pair[0].seq.wrapping_add(1);
-        if pair[1].seq != expected {
-            warnings.push(LoadWarning {
-                line: lines[i + 1],
-                message: format!(
-                    "seq is {} where {expected} was expected: events are missing or out of order",
-                    pair[1].seq
-                ),
-            });
-        }
-        if pair[1].time < pair[0].time {
-            warnings.push(LoadWarning {
-                line: lines[i + 1],
-                message: format!(
-                    "time {} is {:.3} ms before the event on line {} ({}): events are out of \
-                     time order, and no latency is measured across them",
-                    format_time(pair[1].time),
-                    (pair[0].time - pair[1].time)
-                        .num_microseconds()
-                        .map_or(f64::INFINITY, |us| us as f64 / 1000.0),
-                    lines[i],
-                    format_time(pair[0].time),
-                ),
-            });
-        }
-    }
+    order_warnings(None, &events, &lines, &mut warnings);
     warnings.sort_by_key(|w| w.line);
     if let Some(e) = read_error {
         warnings.push(LoadWarning {
@@ -437,6 +440,47 @@ fn finish(
         header,
         events,
         warnings,
+    }
+}
+
+/// Adds the warnings of events out of `seq` or time order among `events` (read on `lines`) to
+/// `warnings`; `before` is the `seq`, time and line of the event read just before them.
+fn order_warnings(
+    before: Option<(u64, DateTime<Utc>, usize)>,
+    events: &[Event],
+    lines: &[usize],
+    warnings: &mut Vec<LoadWarning>,
+) {
+    let mut previous = before;
+    for (event, &line) in events.iter().zip(lines) {
+        if let Some((seq, time, previous_line)) = previous {
+            let expected = seq.wrapping_add(1);
+            if event.seq != expected {
+                warnings.push(LoadWarning {
+                    line,
+                    message: format!(
+                        "seq is {} where {expected} was expected: events are missing or out of \
+                         order",
+                        event.seq
+                    ),
+                });
+            }
+            if event.time < time {
+                warnings.push(LoadWarning {
+                    line,
+                    message: format!(
+                        "time {} is {:.3} ms before the event on line {previous_line} ({}): \
+                         events are out of time order, and no latency is measured across them",
+                        format_time(event.time),
+                        (time - event.time)
+                            .num_microseconds()
+                            .map_or(f64::INFINITY, |us| us as f64 / 1000.0),
+                        format_time(time),
+                    ),
+                });
+            }
+        }
+        previous = Some((event.seq, event.time, line));
     }
 }
 
@@ -570,6 +614,22 @@ mod tests {
                 let loaded = loading.finish();
                 assert_eq!(loaded.events, whole.events, "step {step}");
                 assert_eq!(loaded.warnings, whole.warnings, "step {step}");
+                // Taken as they are read: the same events and warnings, in the same order.
+                let mut loading = Loading::new(text.clone().into_bytes()).expect("header");
+                let (mut events, mut warnings) = (Vec::new(), Vec::new());
+                loop {
+                    let done = loading.step(step);
+                    let (more, said) = loading.take();
+                    events.extend(more);
+                    warnings.extend(said);
+                    if done {
+                        break;
+                    }
+                }
+                let rest = loading.finish();
+                assert!(rest.events.is_empty() && rest.warnings.is_empty());
+                assert_eq!(events, whole.events, "taken, step {step}");
+                assert_eq!(warnings, whole.warnings, "taken, step {step}");
             }
         }
         assert_eq!(count_lines(b"a\nb"), 2);

@@ -29,8 +29,10 @@ const PIECE: usize = 3 << 16;
 pub struct TraceWriter {
     path: PathBuf,
     out: Spill,
-    /// The last timestamp formatted, reused by the events of one batch.
-    last_time: Option<(DateTime<Utc>, String)>,
+    /// The second of the last timestamp formatted and its text up to the fraction
+    /// (`2026-11-29T22:52:27.`): the events of one second add only their microseconds, so a
+    /// line recorded on its own (a round trip) costs no calendar arithmetic and no allocation.
+    last_second: Option<(i64, String)>,
     /// The last route formatted: `,"from":...,"to":...,"channel":...`.
     last_route: Option<(Lane, Lane, Channel, Vec<u8>)>,
 }
@@ -111,7 +113,7 @@ impl TraceWriter {
                 file,
                 buf: Vec::with_capacity(SPILL_AT + PIECE * 6 + 4096),
             },
-            last_time: None,
+            last_second: None,
             last_route: None,
         };
         writer.write_line(header)?;
@@ -216,10 +218,6 @@ impl TraceWriter {
 
     /// `{"seq":N,"time":"T","from":F,"to":T,"channel":C`
     fn begin(&mut self, seq: u64, time: DateTime<Utc>, from: &Lane, to: &Lane, channel: &Channel) {
-        let time_text = match &mut self.last_time {
-            Some((t, text)) if *t == time => text,
-            slot => &mut slot.insert((time, format_time(time))).1,
-        };
         let route = match &mut self.last_route {
             Some((f, t, c, text)) if f == from && t == to && c == channel => text,
             slot => {
@@ -237,7 +235,7 @@ impl TraceWriter {
         buf.extend_from_slice(b"{\"seq\":");
         buf.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
         buf.extend_from_slice(b",\"time\":\"");
-        buf.extend_from_slice(time_text.as_bytes());
+        time_into(buf, &mut self.last_second, time);
         buf.push(b'"');
         buf.extend_from_slice(route);
     }
@@ -313,6 +311,36 @@ impl TraceWriter {
     }
 }
 
+/// Appends `time` as [`format_time`] writes it, from the cached text of its second when it is
+/// the last one's (a leap second or a time finer than microseconds goes the long way).
+fn time_into(buf: &mut Vec<u8>, last_second: &mut Option<(i64, String)>, time: DateTime<Utc>) {
+    let nanos = time.timestamp_subsec_nanos();
+    let second = time.timestamp();
+    if nanos >= 1_000_000_000 || !nanos.is_multiple_of(1000) {
+        buf.extend_from_slice(format_time(time).as_bytes());
+        return;
+    }
+    let prefix = match last_second {
+        Some((s, text)) if *s == second => text,
+        slot => {
+            let whole = DateTime::from_timestamp(second, 0).map(format_time);
+            match whole.as_deref().and_then(|w| w.strip_suffix("000000Z")) {
+                Some(prefix) => &mut slot.insert((second, prefix.to_string())).1,
+                None => {
+                    buf.extend_from_slice(format_time(time).as_bytes());
+                    return;
+                }
+            }
+        }
+    };
+    buf.extend_from_slice(prefix.as_bytes());
+    let micros = nanos / 1000;
+    for div in [100_000, 10_000, 1_000, 100, 10, 1] {
+        buf.push(b'0' + (micros / div % 10) as u8);
+    }
+    buf.push(b'Z');
+}
+
 /// Reads until `buf` is full or the reader ends; returns how much was read.
 fn fill(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
@@ -361,6 +389,35 @@ mod tests {
             Channel::Stdio,
             raw.as_bytes().to_vec(),
         )
+    }
+
+    #[test]
+    fn times_are_written_as_format_time_writes_them() {
+        let mut last = None;
+        let mut times: Vec<DateTime<Utc>> = [
+            "2026-11-29T22:52:27.123456Z",
+            "2026-11-29T22:52:27.000001Z",
+            "2026-11-29T22:52:27.999999Z",
+            "2026-11-29T22:52:28Z",
+            "1969-12-31T23:59:59.5Z",
+            "1970-01-01T00:00:00Z",
+            "2016-12-31T23:59:60.25Z",
+            "2026-11-29T22:52:28.123456789Z",
+            "0009-01-01T00:00:00.000007Z",
+        ]
+        .iter()
+        .map(|t| {
+            DateTime::parse_from_rfc3339(t)
+                .expect("time")
+                .with_timezone(&Utc)
+        })
+        .collect();
+        times.push(crate::trace::now());
+        for time in times.iter().chain(times.iter().rev()) {
+            let mut buf = Vec::new();
+            time_into(&mut buf, &mut last, *time);
+            assert_eq!(String::from_utf8(buf).expect("utf8"), format_time(*time));
+        }
     }
 
     #[test]

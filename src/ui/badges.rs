@@ -8,17 +8,18 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use web_time::Instant;
-
 use egui::{Color32, FontId, Painter, Rect, pos2, vec2};
 
 use super::Tr;
 use super::theme::Palette;
-use crate::analysis::conformance::{self, Violation};
-use crate::analysis::doctor::{self, Code, Diagnosis, DoctorOptions};
+use crate::analysis::conformance::Violation;
+use crate::analysis::doctor::{self, Code, Diagnosis};
 use crate::analysis::{Report, definitions, pins, poison};
 use crate::i18n::Language;
 use crate::trace::Event;
+
+mod staged;
+pub use staged::Staged;
 
 /// What kind of finding a mark stands for; the most serious kind colours the badge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -103,52 +104,6 @@ pub struct Findings {
     by_event: BTreeMap<usize, Vec<Mark>>,
 }
 
-/// [`Findings::compute`] a slice at a time: each [`Staged::step`] works for about the time it
-/// is given, so a caller without threads (the browser) spreads the analyses over frames. The
-/// doctor is one slice; the schema check, the longest, as many as it takes; then the
-/// definitions' scans.
-#[derive(Default)]
-pub struct Staged {
-    diagnosis: Option<Diagnosis>,
-    checker: Option<conformance::Checker>,
-    violations: Option<Vec<Violation>>,
-}
-
-/// Events the schema check takes between two looks at the clock.
-const CHECK_SLICE: usize = 256;
-
-impl Staged {
-    /// Works on the analyses for about `budget` (at least one slice); the findings once the
-    /// last one has run.
-    pub fn step(
-        &mut self,
-        events: &[Event],
-        report: &Report,
-        budget: Duration,
-    ) -> Option<Findings> {
-        let started = Instant::now();
-        if self.diagnosis.is_none() {
-            self.diagnosis = Some(doctor::diagnose(events, report, &DoctorOptions::default()));
-            return None;
-        }
-        let Some(violations) = self.violations.take() else {
-            let checker = self.checker.get_or_insert_with(Default::default);
-            while !checker.step(events, &report.rpc, CHECK_SLICE) {
-                if started.elapsed() >= budget {
-                    return None;
-                }
-            }
-            self.violations = self
-                .checker
-                .take()
-                .map(|c| c.finish(events, &report.rpc).violations);
-            return None;
-        };
-        let diagnosis = self.diagnosis.take()?;
-        Some(Findings::assemble(events, report, diagnosis, violations))
-    }
-}
-
 impl Findings {
     /// Runs every analysis on `events`.
     pub fn compute(events: &[Event], report: &Report) -> Findings {
@@ -160,21 +115,15 @@ impl Findings {
         }
     }
 
-    /// The definitions' scans, and every finding indexed by its event.
-    fn assemble(
+    /// Every finding indexed by its event.
+    fn index(
         events: &[Event],
-        report: &Report,
         diagnosis: Diagnosis,
         violations: Vec<Violation>,
+        poison: Vec<poison::Finding>,
+        rug_pulls: Vec<RugPull>,
     ) -> Findings {
         let index_of = |seq: u64| events.binary_search_by_key(&seq, |e| e.seq).ok();
-        let defs = definitions::definitions(events, &report.rpc);
-        let poison = poison::scan_definitions(&defs);
-        let rug_pulls: Vec<RugPull> = pins::check_trace(&defs.lists, None)
-            .iter()
-            .filter_map(|f| rug_pull(f, &defs))
-            .collect();
-
         let mut by_event: BTreeMap<usize, Vec<Mark>> = BTreeMap::new();
         let mut mark = |seq: Option<u64>, kind: MarkKind, text: String, why| {
             if let Some(i) = seq.and_then(index_of) {
@@ -484,8 +433,9 @@ mod tests {
                 None => steps += 1,
             }
         };
-        // The doctor, three slices of the schema check (256 events each), the scans.
-        assert_eq!(steps, 5);
+        // The doctor, the schema check and the definitions a slice a step each, the
+        // poisoning scan, the rug pulls, the index.
+        assert_eq!(steps, 1 + 2 * events.len().div_ceil(staged::SLICE) + 3);
         assert_eq!(format!("{sliced:?}"), format!("{whole:?}"));
     }
 

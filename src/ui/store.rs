@@ -60,6 +60,8 @@ pub struct LazyFindings {
     cell: Arc<OnceLock<Findings>>,
     /// The analyses still to run here, with what they read.
     pending: Option<Arc<Mutex<Pending>>>,
+    /// False for the findings of a trace still being read, which are not computed at all.
+    started: bool,
 }
 
 struct Pending {
@@ -80,6 +82,7 @@ impl LazyFindings {
             return LazyFindings {
                 cell,
                 pending: None,
+                started: true,
             };
         }
         let (ev, rep, slot) = (events.clone(), Arc::clone(report), cell.clone());
@@ -99,7 +102,20 @@ impl LazyFindings {
                 report: Arc::clone(report),
             }))
         });
-        LazyFindings { cell, pending }
+        LazyFindings {
+            cell,
+            pending,
+            started: true,
+        }
+    }
+
+    /// No findings, and none being computed: those of a trace still being read.
+    fn not_started() -> LazyFindings {
+        LazyFindings {
+            cell: Arc::new(OnceLock::new()),
+            pending: None,
+            started: false,
+        }
     }
 
     /// The findings of a growing trace's `events` so far, computed on a background thread
@@ -124,9 +140,19 @@ impl LazyFindings {
             Ok(_) => LazyFindings {
                 cell,
                 pending: None,
+                started: true,
             },
             Err(_) => LazyFindings::start(events, report),
         }
+    }
+
+    /// The longest step of each stage of the findings computed here, a few milliseconds of
+    /// each frame (none where a thread computes them), in milliseconds.
+    pub fn steps_ms(&self) -> Vec<(&'static str, f64)> {
+        let Some(Ok(p)) = self.pending.as_ref().map(|p| p.lock()) else {
+            return Vec::new();
+        };
+        p.staged.longest().collect()
     }
 
     /// Whether the findings have been computed (false while the background thread works).
@@ -251,9 +277,11 @@ impl TraceStore {
     }
 
     /// The first events of a trace still being read (the browser's, while it reads the rest
-    /// between frames): its diagram, with no findings until the whole trace replaces it.
+    /// between frames): its diagram, which [`Self::grow`] extends with the events read next,
+    /// and no findings until [`Self::settle`] once the last one is read. `events` is best
+    /// given with the capacity of the whole trace (they grow in place).
     pub fn preview(title: String, events: Vec<Event>) -> TraceStore {
-        let report = analysis::report(&events);
+        let (incremental, report) = Incremental::start(&events);
         let diagram = diagram::build(&events, &report);
         TraceStore {
             title,
@@ -261,14 +289,11 @@ impl TraceStore {
             events: Events::from(events),
             report: Arc::new(report),
             diagram,
-            findings: LazyFindings {
-                cell: Arc::new(OnceLock::new()),
-                pending: None,
-            },
+            findings: LazyFindings::not_started(),
             warnings: Vec::new(),
             generation: 0,
-            incremental: None,
-            findings_stale: false,
+            incremental: Some(incremental),
+            findings_stale: true,
             byte_sets: ByteSets::default(),
         }
     }
@@ -291,8 +316,15 @@ impl TraceStore {
     /// earlier ones ([`Incremental`]); the findings are made again on a background thread
     /// (big traces) once the previous ones are done, and shown until then.
     pub fn append(&mut self, new: Vec<Event>) {
+        self.grow(new);
+        self.refresh_findings();
+    }
+
+    /// Appends events as [`Self::append`] does, leaving the findings as they are (out of date)
+    /// until [`Self::settle`]: for a caller that appends a little every frame and computes the
+    /// findings once no more events are coming (the browser reading a page's trace).
+    pub fn grow(&mut self, new: Vec<Event>) {
         if new.is_empty() {
-            self.refresh_findings();
             return;
         }
         let from = self.events.len();
@@ -312,14 +344,21 @@ impl TraceStore {
             }
         }
         self.findings_stale = true;
-        self.refresh_findings();
         self.generation += 1;
+    }
+
+    /// Starts the findings of the events so far if they are out of date and none are being
+    /// computed (after [`Self::grow`]).
+    pub fn settle(&mut self) {
+        self.refresh_findings();
     }
 
     /// Starts the findings of the events so far if they are out of date and none are being
     /// computed.
     fn refresh_findings(&mut self) {
-        let busy = self.events.len() >= BACKGROUND_FINDINGS_FROM && !self.findings.is_ready();
+        let busy = self.events.len() >= BACKGROUND_FINDINGS_FROM
+            && self.findings.started
+            && !self.findings.is_ready();
         if self.findings_stale && !busy {
             self.findings = LazyFindings::start_own(&self.events, &self.report);
             self.findings_stale = false;

@@ -9,8 +9,9 @@
 //! desktop takes in a followed file.
 //!
 //! A big exported trace is read a few milliseconds of each frame ([`Platform::loading`]): the
-//! first frame shows the diagram of its first events, and the whole trace (its analysis, its
-//! diagram and then its findings) replaces them once its last line is read.
+//! first frame shows the diagram of its first events, the next ones extend it with the events
+//! read meanwhile ([`super::store::TraceStore::grow`]), and its findings are computed once its last line is
+//! read, a few milliseconds of each frame too: no frame stops for the whole trace.
 //!
 //! For tests and for people who drive the page from its console, the page also publishes what
 //! it shows: `window.sightline.status()` (events, selection and its raw text, teaching mode,
@@ -24,7 +25,6 @@ use egui::Ui;
 
 use super::Tr;
 use super::app::SightlineApp;
-use super::store::{Source, TraceStore};
 use crate::analysis::tokens::Carried;
 use crate::trace::{Event, LoadWarning, Loading};
 
@@ -52,8 +52,10 @@ pub struct Platform {
     pub(super) inbox: Option<Rc<RefCell<Inbox>>>,
     /// Where the served trace lives on the server (for the status bar).
     pub(super) source: String,
-    /// Lines of the stream read so far (for warnings' line numbers), and their bytes.
+    /// Lines of the stream taken so far (for warnings' line numbers), and their bytes.
     lines_seen: usize,
+    /// The last of those, not parsed yet: the next frames parse them.
+    queued: std::collections::VecDeque<String>,
     bytes_seen: u64,
     /// The tab's memory is full: later lines are not taken in.
     full: bool,
@@ -61,6 +63,8 @@ pub struct Platform {
     pub(super) loading: Option<Loading>,
     /// The token counts the page carries, and those the stream sent.
     pub(super) tokens: Carried,
+    /// The longest time a frame spent reading and taking in events, in milliseconds.
+    pub(super) longest_read_ms: f64,
 }
 
 impl Platform {
@@ -72,6 +76,11 @@ impl Platform {
     /// Whether events are on their way.
     pub fn is_waiting(&self) -> bool {
         self.inbox.is_some() || self.loading.is_some()
+    }
+
+    fn note_read(&mut self, started: web_time::Instant) {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        self.longest_read_ms = self.longest_read_ms.max(ms);
     }
 
     /// The browser has no File menu.
@@ -117,33 +126,41 @@ pub(super) fn apply(_app: &mut SightlineApp, command: Command) {
     match command {}
 }
 
-/// How long a frame reads an exported trace that is still being read, and how much it reads
-/// between looks at the clock: most of a frame at 30 Hz, the rest left to drawing it.
-const READ_BUDGET: std::time::Duration = std::time::Duration::from_millis(25);
-const READ_STEP: usize = 64 << 10;
+/// How long a frame reads an exported trace that is still being read and takes its events in,
+/// and how much it reads between looks at the clock: a part of a 60 Hz frame, the rest left
+/// to drawing it (reading and analysing a line take about 50 µs in a loaded browser).
+const READ_BUDGET: std::time::Duration = std::time::Duration::from_millis(6);
+const READ_STEP: usize = 8 << 10;
+/// Lines of a served trace parsed between looks at the clock.
+const READ_LINES: usize = 32;
 
 /// Reads more of an exported trace, or takes in the lines the stream delivered since the last
 /// frame.
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     if let Some(loading) = &mut app.platform.loading {
-        // The first frame draws the first events at once; the next ones read the rest.
+        // The first frame draws the first events at once; the next ones read the rest, each
+        // a few milliseconds, and take in what they read as a followed trace takes in what its
+        // files gained (the analysis and the diagram extended, not made again).
+        if ctx.cumulative_pass_nr() == 0 {
+            ctx.request_repaint();
+            return;
+        }
         let started = web_time::Instant::now();
         let mut done = false;
-        while !done && ctx.cumulative_pass_nr() > 0 && started.elapsed() < READ_BUDGET {
+        while !done && started.elapsed() < READ_BUDGET {
             done = loading.step(READ_STEP);
+            let (events, warnings) = loading.take();
+            app.store.grow(events);
+            app.store.warnings.extend(warnings);
         }
+        app.platform.note_read(started);
         if !done {
             ctx.request_repaint();
             return;
         }
-        if let Some(loading) = app.platform.loading.take() {
-            let loaded = loading.finish();
-            let generation = app.store.generation + 1;
-            let title = std::mem::take(&mut app.store.title);
-            app.store = TraceStore::new(title, Source::Memory, loaded.events);
-            app.store.warnings = loaded.warnings;
-            app.store.generation = generation;
-        }
+        // Every event is in: the findings now, a few milliseconds of each frame.
+        app.platform.loading = None;
+        app.store.settle();
     }
     let Some(inbox) = &app.platform.inbox else {
         return;
@@ -161,17 +178,29 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     if let Some(title) = title {
         app.store.title = title;
     }
-    let lines = within_budget(
-        &mut app.platform,
-        app.store.len(),
-        lines,
-        &mut app.store.warnings,
-    );
-    let (events, warnings) = parse_lines(&lines, app.platform.lines_seen);
+    let waiting = app.store.len() + app.platform.queued.len();
+    let lines = within_budget(&mut app.platform, waiting, lines, &mut app.store.warnings);
     app.platform.lines_seen += lines.len();
-    app.store.append(events);
+    app.platform.queued.extend(lines);
     app.store.warnings.extend(served_warnings);
-    app.store.warnings.extend(warnings);
+    // The lines a few milliseconds a frame, as an exported trace's (a page that connects to a
+    // big session gets all of it at once); the findings once all are in.
+    let started = web_time::Instant::now();
+    let platform = &mut app.platform;
+    while !platform.queued.is_empty() && started.elapsed() < READ_BUDGET {
+        let before = platform.lines_seen - platform.queued.len();
+        let n = platform.queued.len().min(READ_LINES);
+        let some: Vec<String> = platform.queued.drain(..n).collect();
+        let (events, warnings) = parse_lines(&some, before);
+        app.store.grow(events);
+        app.store.warnings.extend(warnings);
+    }
+    platform.note_read(started);
+    if platform.queued.is_empty() {
+        app.store.settle();
+    } else {
+        ctx.request_repaint();
+    }
 }
 
 /// The lines that still fit in the tab's memory ([`crate::export::html::fits_in_a_tab`]); at

@@ -6,7 +6,8 @@
 // screenshot is kept, and the arrows' accessibility labels are on the page), clicking an arrow
 // shows its raw text in the inspector, teaching mode steps, Portuguese switches the narration;
 // `serve` of a growing session folder shows new events within a second; `serve --listen` off
-// the loopback answers 403 without the token; a 100,000-event trace is drawn, its findings
+// the loopback answers 403 without the token; a served page shows the exported page's token
+// counts (serve's `event: tokens`); a 100,000-event trace is drawn, its findings
 // come after its first diagram, and it scrolls. How fast all that is, is measured by
 // measure.mjs (tests/web/measure.sh), not here.
 import { spawn } from 'node:child_process';
@@ -250,6 +251,37 @@ async function servedGrowingSession(weather) {
   console.log(`ok served session: ${lines.length - 1 - half} new events shown in ${ms} ms`);
 }
 
+/** What the model sees, on a page: the tools' token figure (`The tools cost about N tokens
+ * (KIND)`) of the last LLM request. */
+async function tokenFigure(page) {
+  await click(page, 'the What the model sees tab', (l) => l === 'What the model sees');
+  return (await widget(page, 'the token figure', (l) => /^The tools cost about \d+ tokens \(/.test(l))).label;
+}
+
+async function servedTokens() {
+  // An OpenAI-shaped run: the native build counts its tools exactly; the page has no
+  // tokenizer and shows the counts the export carries, or those serve's stream sends
+  // (`event: tokens`).
+  const trace = path.join(work, 'openai-chat.jsonl');
+  const rec = await run(['run', 'scenarios/weather.toml', '--provider', 'openai-chat', '--model', 'scripted', '--trace', trace]);
+  assert.equal(rec.code, 0, `run failed: ${rec.err}`);
+  const html = path.join(work, 'openai-chat.html');
+  const r = await run(['export', trace, '--format', 'html', '--out', html, '--lang', 'en']);
+  assert.equal(r.code, 0, `export failed: ${r.err}`);
+  const exported = await open('file://' + html);
+  const figure = await tokenFigure(exported.page);
+  await exported.page.close();
+  assert.doesNotMatch(figure, /estimate/, `the exported page estimates: ${figure}`);
+  const { child, url } = await serve([trace, '--listen', '127.0.0.1:0']);
+  const served = await open(url);
+  await until('every served event', async () => (await status(served.page)).events === exported.first.events, 5000);
+  assert.equal(await tokenFigure(served.page), figure);
+  assert.deepEqual(served.errors, [], 'the served page reported errors');
+  await served.page.close();
+  child.kill('SIGTERM');
+  console.log(`ok token counts: the served page shows the exported page's "${figure}"`);
+}
+
 async function servedOffLoopback(weather) {
   const { out } = await serve([weather, '--listen', '0.0.0.0:0']);
   const m = out.match(/:(\d+)\/\?token=([0-9a-f]{32})/);
@@ -276,6 +308,7 @@ async function main() {
   await corruptWarnings(weather);
   await exportedBig();
   await servedGrowingSession(weather);
+  await servedTokens();
   await servedOffLoopback(weather);
 }
 

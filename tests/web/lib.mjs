@@ -133,20 +133,26 @@ export function syntheticTrace(file, n, { invalid = false } = {}) {
 
 /** Scrolls the diagram of `page` one wheel step (`dy` pixels) per frame for `steps` steps and
  * returns eframe's own measure (update, tessellation, painting), in milliseconds, of every
- * frame drawn meanwhile (a wheel step may take more than one: egui scrolls smoothly). With
- * `dy` 0 the pointer only moves, which repaints the same rows. */
+ * frame drawn meanwhile (a wheel step may take more than one: egui scrolls smoothly), and of
+ * no other: not the frame before the first step, not those after the last. With `dy` 0 the
+ * pointer only moves, which repaints the same rows. */
 export async function scrollFrames(page, steps, dy = 120) {
   await page.mouse.move(700, 450);
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await frame();
   const before = await status(page);
   for (let i = 0; i < steps; i++) {
     if (dy) await page.mouse.wheel(0, dy);
     else await page.mouse.move(700 + (i % 2), 450);
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await frame();
   }
+  const last = (await status(page)).frames;
   // The measure of a frame is published by the next one.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await frame();
   const after = await status(page);
-  const drawn = Math.min(after.frames - before.frames, after.recent_cpu_ms.length);
-  return after.recent_cpu_ms.slice(after.recent_cpu_ms.length - drawn);
+  // `recent_cpu_ms` ends with the measure of frame `after.frames - 1`; the frames scrolled
+  // are `before.frames + 1` to `last`.
+  const end = after.recent_cpu_ms.length - (after.frames - 1 - last);
+  const start = Math.max(0, end - (last - before.frames));
+  return after.recent_cpu_ms.slice(start, end);
 }

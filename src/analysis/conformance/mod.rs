@@ -122,7 +122,7 @@ pub fn validate(events: &[Event], analysis: &Analysis) -> Vec<Violation> {
 pub fn check(events: &[Event], analysis: &Analysis) -> Conformance {
     let mut checker = Checker::default();
     while !checker.step(events, analysis, usize::MAX) {}
-    checker.finish(events, analysis)
+    checker.finish()
 }
 
 /// [`check`] a slice of the trace at a time, for a caller that must not stop for the whole of
@@ -134,6 +134,9 @@ pub struct Checker {
     task_requests: HashSet<usize>,
     /// The next event to check.
     next: usize,
+    /// The trace-context violations of the events checked (added after the others, as
+    /// [`check`] does).
+    context: Vec<Violation>,
 }
 
 impl Checker {
@@ -142,16 +145,16 @@ impl Checker {
         let end = self.next.saturating_add(count).min(events.len());
         for index in self.next..end {
             self.one(events, analysis, index);
+            self.context
+                .extend(super::trace_context::violation(events, analysis, index));
         }
         self.next = end;
         end == events.len()
     }
 
     /// The outcome, once [`Self::step`] has said the trace is checked.
-    pub fn finish(mut self, events: &[Event], analysis: &Analysis) -> Conformance {
-        self.out
-            .violations
-            .extend(super::trace_context::violations(events, analysis));
+    pub fn finish(mut self) -> Conformance {
+        self.out.violations.append(&mut self.context);
         self.out.violations.sort_by_key(|v| v.event);
         self.out
     }

@@ -60,6 +60,10 @@ struct Status {
     /// Milliseconds from `start` to the frame that had the doctor's findings (they are
     /// computed after the first diagram, a few milliseconds of each frame).
     findings_ms: Option<f64>,
+    /// The longest time a frame spent reading the trace and taking its events in, and the
+    /// longest step of each stage of the findings (milliseconds of our own work in a frame).
+    longest_read_ms: f64,
+    findings_steps_ms: Vec<(&'static str, f64)>,
     frames: u64,
     /// The time the last frame's `update` took, in milliseconds.
     last_frame_ms: f64,
@@ -154,10 +158,12 @@ pub async fn start(
                 store.warnings = loaded.warnings;
                 store
             } else {
-                let first = reading.events().to_vec();
+                let (first, warnings) = reading.take();
                 load_ms = ms_since(started);
                 loading = Some(reading);
-                TraceStore::preview(title, first)
+                let mut store = TraceStore::preview(title, first);
+                store.warnings = warnings;
+                store
             }
         }
         None => TraceStore::new(config.title.clone(), Source::Memory, Vec::new()),
@@ -400,6 +406,8 @@ impl Page {
             analysis_ms: self.analysis_ms,
             loaded_ms: self.loaded_ms,
             findings_ms: self.findings_ms,
+            longest_read_ms: app.platform.longest_read_ms,
+            findings_steps_ms: store.findings.steps_ms(),
             frames: self.frames,
             last_frame_ms: self.last_frame_ms,
             max_recent_frame_ms: self.recent.iter().copied().fold(0.0, f64::max),

@@ -173,30 +173,41 @@ impl Session<'_, '_> {
     }
 
     /// The tools of the last listing: a `tools/list` without a cursor starts one, each page
-    /// with a cursor adds to it.
+    /// with a cursor adds to it; a listing none of whose pages was answered does not count.
+    /// Read from the end: a trace that lists its tools again and again has only its last
+    /// listing's messages read.
     pub(super) fn listing(&self, lists: &[usize]) -> Option<(Vec<Value>, usize)> {
         let ctx = self.ctx;
-        let mut current: Option<(Vec<Value>, usize)> = None;
-        let mut last_good = None;
-        for &t in lists {
-            let request = ctx.json(t).unwrap_or_default();
-            if request.pointer("/params/cursor").is_none() {
-                if current.is_some() {
-                    last_good = current.take();
+        let mut end = lists.len();
+        while end > 0 {
+            // This listing starts at the last request before `end` without a cursor (the
+            // pages before the first such request make one of their own).
+            let mut start = end - 1;
+            while start > 0 {
+                let request = ctx.json(lists[start]).unwrap_or_default();
+                if request.pointer("/params/cursor").is_none() {
+                    break;
                 }
-                current = None;
+                start -= 1;
             }
-            let page = ctx.answer(t).and_then(|r| {
-                let tools = ctx.json(r)?.pointer("/result/tools")?.as_array()?.clone();
-                Some((tools, r))
-            });
-            if let Some((tools, r)) = page {
-                let entry = current.get_or_insert_with(|| (Vec::new(), r));
-                entry.0.extend(tools);
-                entry.1 = r;
+            let mut listing: Option<(Vec<Value>, usize)> = None;
+            for &t in &lists[start..end] {
+                let page = ctx.answer(t).and_then(|r| {
+                    let tools = ctx.json(r)?.pointer("/result/tools")?.as_array()?.clone();
+                    Some((tools, r))
+                });
+                if let Some((tools, r)) = page {
+                    let entry = listing.get_or_insert_with(|| (Vec::new(), r));
+                    entry.0.extend(tools);
+                    entry.1 = r;
+                }
             }
+            if listing.is_some() {
+                return listing;
+            }
+            end = start;
         }
-        current.or(last_good)
+        None
     }
 
     /// A `list_changed` after the listing's result and before the cut, with no new listing.
