@@ -17,7 +17,7 @@ use crate::language::{english_sentences, sightline};
 use crate::util::{run_scenario_to, tempdir};
 
 /// A shipped scenario run into `dir` (with `--set` overrides), as a path.
-fn trace(dir: &Path, name: &str, file: &str, set: &[&str]) -> String {
+pub(crate) fn trace(dir: &Path, name: &str, file: &str, set: &[&str]) -> String {
     let path = dir.join(format!("{file}.jsonl"));
     let mut extra = Vec::new();
     for s in set {
@@ -36,7 +36,7 @@ fn hints(report: &str) -> Vec<String> {
 }
 
 /// `sightline doctor` with `args`, in `lang`, whatever its exit status (1: something hidden).
-fn doctor(args: &[&str], lang: &str) -> String {
+pub(crate) fn doctor(args: &[&str], lang: &str) -> String {
     let mut all = vec!["doctor"];
     let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
     all.extend(&args[..at]);
@@ -193,7 +193,7 @@ fn pins_speak_the_language_asked() {
 
 /// `src` with the `raw` payload of each event `change` rewrites (it gets the payload, returns
 /// the new one or `None` to keep it), written to `dst`.
-fn edit(src: &str, dst: &Path, change: impl Fn(&str) -> Option<String>) -> String {
+pub(crate) fn edit(src: &str, dst: &Path, change: impl Fn(&str) -> Option<String>) -> String {
     let text = std::fs::read_to_string(src).expect("read trace");
     let mut out = String::new();
     let mut changed = 0;
@@ -220,7 +220,7 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// `sightline ARGS --lang LANG` (before a `--`), whatever its exit status.
-fn said(args: &[&str], lang: &str) -> String {
+pub(crate) fn said(args: &[&str], lang: &str) -> String {
     let mut all: Vec<&str> = args.to_vec();
     let at = all.iter().position(|a| *a == "--").unwrap_or(all.len());
     all.splice(at..at, ["--lang", lang]);

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::i18n::Words;
 use sightline::ui::{Language, SightlineApp, Strings};
 
 use crate::check_diff::{record, weather_scenario};
@@ -39,7 +40,7 @@ fn compare_with_shows_both_traces_the_diff_and_the_changed_definition_side_by_si
     h.run();
     let view = h.state().compare().expect("the compare view");
     assert_eq!(view.sides[1].store.source.path(), Some(b.as_path()));
-    let notes: Vec<String> = view.notes.iter().map(|n| n.text.clone()).collect();
+    let notes: Vec<String> = view.notes.iter().map(|n| n.text.english()).collect();
     for needle in [
         "weather: tool get_forecast removed",
         r#"weather: tool get_weather changed: /inputSchema/properties/units: (absent) -> {"type":"string","enum":["C","F"]}"#,
@@ -91,6 +92,97 @@ fn compare_with_shows_both_traces_the_diff_and_the_changed_definition_side_by_si
             "{}",
             side.store.events[e].text()
         );
+    }
+}
+
+/// The compare view's notes and its changed definitions' headlines follow the language picked
+/// in the app: `diff`'s words (`tool`, `removed`, `(absent)`) in Portuguese and Spanish, none
+/// of the English ones left.
+#[test]
+fn compare_with_says_its_notes_and_headlines_in_the_language_picked() {
+    let dir = util::tempdir();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    record(&weather_scenario(dir.path(), "weather-a"), &a, &[]);
+    record(&weather_scenario(dir.path(), "weather-b"), &b, &[]);
+    let mut h = harness(SightlineApp::from_trace(&a).expect("open a"));
+    h.state_mut().compare_with(&b);
+    h.run();
+    let said = |h: &Harness<'static, SightlineApp>, lang: Language| {
+        let view = h.state().compare().expect("the compare view");
+        let w = Words::of(lang);
+        let notes: Vec<String> = view.notes.iter().map(|n| n.text.say(w)).collect();
+        let headlines: Vec<String> = view
+            .definitions
+            .iter()
+            .map(|d| d.headline(w).to_string())
+            .collect();
+        (notes, headlines)
+    };
+    let (english, english_headlines) = said(&h, Language::En);
+    for needle in [
+        "weather: tool get_forecast removed",
+        "weather: tool get_weather changed: /inputSchema/properties/units: (absent) -> ",
+    ] {
+        assert!(
+            english.iter().any(|n| n.starts_with(needle)),
+            "{needle}: {english:#?}"
+        );
+    }
+    assert!(english_headlines.contains(&"weather: tool get_weather changed".to_string()));
+    for (lang, code, removed, changed) in [
+        (
+            Language::Pt,
+            "PT",
+            "weather: ferramenta get_forecast remoção",
+            "weather: ferramenta get_weather alteração: /inputSchema/properties/units: (ausente) -> ",
+        ),
+        (
+            Language::Es,
+            "ES",
+            "weather: herramienta get_forecast baja",
+            "weather: herramienta get_weather cambio: /inputSchema/properties/units: (ausente) -> ",
+        ),
+    ] {
+        h.get_by_label(code).click();
+        h.run();
+        let (notes, headlines) = said(&h, lang);
+        for needle in [removed, changed] {
+            assert!(
+                notes.iter().any(|n| n.starts_with(needle)),
+                "{lang:?}: {needle} in {notes:#?}"
+            );
+        }
+        for note in &notes {
+            assert!(
+                h.query_all_by_label(note).next().is_some(),
+                "{lang:?}: {note:?} is not shown"
+            );
+            assert!(
+                !note.contains(" tool ") && !note.contains("(absent)"),
+                "{note}"
+            );
+        }
+        for english in &english {
+            assert!(
+                !notes.contains(english),
+                "{lang:?}: {english:?} left in English"
+            );
+        }
+        let title = Strings::embedded()
+            .get(lang, "compare_with.definitions")
+            .replace("{count}", &headlines.len().to_string());
+        h.get_by_label(&title).click();
+        h.run();
+        for headline in &headlines {
+            assert!(!english_headlines.contains(headline), "{headline}");
+            assert!(
+                h.query_all_by_label(headline).next().is_some(),
+                "{lang:?}: {headline:?} is not shown"
+            );
+        }
+        // Closed again for the next language.
+        h.get_by_label(&title).click();
+        h.run();
     }
 }
 
@@ -154,11 +246,15 @@ fn replay_against_runs_off_the_ui_thread_then_compares_the_recording_with_its_re
             .any(|e| e.text().contains("Seoul: 3C, snow"))
     );
     assert!(
+        view.notes.iter().any(|n| n
+            .text
+            .english()
+            .starts_with("weather: tool get_forecast removed")),
+        "{:#?}",
         view.notes
             .iter()
-            .any(|n| n.text.starts_with("weather: tool get_forecast removed")),
-        "{:#?}",
-        view.notes.iter().map(|n| &n.text).collect::<Vec<_>>()
+            .map(|n| n.text.english())
+            .collect::<Vec<_>>()
     );
     let _ = std::fs::remove_file(&replay);
 }

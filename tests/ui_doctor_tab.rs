@@ -124,6 +124,60 @@ fn a_rug_pull_is_shown_side_by_side_in_the_doctor_tab() {
     }
 }
 
+/// A rug pull's headline is kept in each language: the Doctor tab says it in the language
+/// picked in the app, and not in English once another is picked.
+#[test]
+fn a_rug_pulls_headline_follows_the_language_picked() {
+    let dir = util::tempdir();
+    let trace = record(dir.path(), "rug-pull");
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    let rug = app
+        .store()
+        .findings
+        .rug_pulls
+        .first()
+        .expect("a rug pull")
+        .clone();
+    app.set_tab(Tab::Doctor);
+    let mut h = harness(app);
+    let said = |lang| {
+        let headline = rug.headline(sightline::i18n::Words::of(lang));
+        sightline::ui::visible::escape(headline).into_owned()
+    };
+    let english = said(Language::En);
+    assert!(
+        english.contains(" changed between tools/list results #"),
+        "{english}"
+    );
+    assert!(h.query_by_label(&english).is_some(), "no {english:?}");
+    for (lang, code, words) in [
+        (
+            Language::Pt,
+            "PT",
+            " mudou entre os resultados de tools/list #",
+        ),
+        (
+            Language::Es,
+            "ES",
+            " cambió entre los resultados de tools/list #",
+        ),
+    ] {
+        h.get_by_label(code).click();
+        h.run();
+        assert_eq!(h.state().language(), lang);
+        let headline = said(lang);
+        assert!(headline.contains(words), "{lang:?}: {headline}");
+        assert!(
+            h.query_by_label(&headline).is_some(),
+            "{lang:?}: no {headline:?}"
+        );
+        assert!(
+            h.query_by_label(&english).is_none(),
+            "{lang:?}: the English headline is still shown"
+        );
+    }
+}
+
 #[test]
 fn the_doctor_tab_gives_the_reason_code_of_every_hidden_or_renamed_tool_and_badges_its_evidence() {
     let dir = util::tempdir();

@@ -36,6 +36,6 @@ pub fn violation(events: &[Event], analysis: &Analysis, index: usize) -> Option<
         definition: "traceparent (SEP-414)".into(),
         pointer: "/params/_meta/traceparent".into(),
         rule: "format".into(),
-        message,
+        message: crate::i18n::Said::plain(message),
     })
 }

@@ -21,6 +21,7 @@ use clap::Args;
 use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
 use crate::host::agent::{self, RunOptions};
 use crate::host::scenario::{Protocol, Scenario};
+use crate::i18n::Words;
 use crate::tap::Recorder;
 use crate::trace::{Header, TraceWriter};
 use crate::wire::api::ApiShape;
@@ -72,7 +73,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         Ok(lang) => lang,
         Err(err) => return Ok(super::exit::trouble(&err)),
     };
-    let diagnosis = match diagnose(&args) {
+    let diagnosis = match diagnose(&args, crate::i18n::Words::of(lang)) {
         Ok(d) => d,
         Err(err) => return Ok(super::exit::trouble(&err)),
     };
@@ -87,20 +88,20 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     Ok(super::exit::findings(!diagnosis.all_visible()))
 }
 
-fn diagnose(args: &DoctorArgs) -> anyhow::Result<Diagnosis> {
+fn diagnose(args: &DoctorArgs, w: Words) -> anyhow::Result<Diagnosis> {
     let mut provider = args.provider.unwrap_or(ApiShape::Anthropic);
     let path = match &args.input {
         Some(input) if is_scenario(input) => {
             let scenario = Scenario::load(input)?;
             provider = args.provider.unwrap_or(scenario.provider);
             let path = scratch_trace_path(args);
-            run_scenario(input, &scenario, args, &path)?;
+            run_scenario(input, &scenario, args, &path, w)?;
             path
         }
         Some(trace) => trace.clone(),
         None => {
             let path = scratch_trace_path(args);
-            run_probe(args, &path)?;
+            run_probe(args, &path, w)?;
             path
         }
     };
@@ -158,6 +159,7 @@ fn run_scenario(
     scenario: &Scenario,
     args: &DoctorArgs,
     path: &Path,
+    w: Words,
 ) -> anyhow::Result<()> {
     let mut header = Header::new(scenario.title.clone());
     header.extra.insert(
@@ -165,10 +167,13 @@ fn run_scenario(
         serde_json::json!(input.display().to_string()),
     );
     let writer = TraceWriter::create(path, &header)?;
+    let (input, shown) = (input.display().to_string(), path.display().to_string());
     eprintln!(
-        "sightline: running {} and recording to {}",
-        input.display(),
-        path.display()
+        "{}",
+        w.fmt(
+            "cli_error.doctor_running",
+            &[("input", &input), ("path", &shown)]
+        )
     );
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let options = RunOptions {
@@ -182,22 +187,29 @@ fn run_scenario(
     super::edges::finish_recording(&recorder);
     drop(runtime);
     if let Err(err) = outcome {
-        eprintln!("sightline: the run failed (diagnosing what was recorded): {err}");
+        let error = super::errors::error_in(&err, w);
+        eprintln!(
+            "{}",
+            w.fmt("cli_error.doctor_run_failed", &[("error", &error)])
+        );
     }
     Ok(())
 }
 
-fn run_probe(args: &DoctorArgs, path: &Path) -> anyhow::Result<()> {
+fn run_probe(args: &DoctorArgs, path: &Path, w: Words) -> anyhow::Result<()> {
     let cmd = super::proxy::server_command(&args.command, args.name.as_ref())?;
     let header = Header::new(format!(
         "sightline doctor -- {}",
         crate::wire::redact_url::redact_argv(&args.command).join(" ")
     ));
     let writer = TraceWriter::create(path, &header)?;
+    let shown = path.display().to_string();
     eprintln!(
-        "sightline: probing server `{}`, recording to {}",
-        cmd.name,
-        path.display()
+        "{}",
+        w.fmt(
+            "doctor_server.probing",
+            &[("name", &cmd.name), ("path", &shown)]
+        )
     );
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let protocol = args.protocol.unwrap_or(Protocol::V2025_11_25);

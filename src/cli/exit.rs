@@ -12,9 +12,9 @@
 //! `export --format otlp --endpoint` exits 1 when the endpoint refuses, fails or hangs (what the
 //! backend did, not trouble with the command).
 //!
-//! Errors reach the user through [`trouble`], which prints the error's chain once: a cause whose
-//! text an outer message already quotes (an OS error a typed error's message includes) is not
-//! printed again.
+//! Errors reach the user through [`trouble`], which prints the error's chain once, in the
+//! command's language ([`super::errors`]): a cause whose text an outer message already quotes
+//! (an OS error a typed error's message includes) is not printed again.
 
 use std::process::ExitCode;
 
@@ -30,9 +30,17 @@ pub fn findings(found: bool) -> ExitCode {
     ExitCode::from(if found { FINDINGS } else { FINE })
 }
 
-/// Prints `err` on stderr (`sightline: error: ...`) and returns [`TROUBLE`].
+/// Prints `err` on stderr (`sightline: error: ...`) in the command's language
+/// ([`super::lang::of_process`]) and returns [`TROUBLE`].
 pub fn trouble(err: &anyhow::Error) -> ExitCode {
-    eprintln!("sightline: error: {}", message(err));
+    let w = crate::i18n::Words::of(super::lang::of_process());
+    eprintln!(
+        "{}",
+        w.fmt(
+            "cli_error.line",
+            &[("message", &super::errors::message_in(err, w))]
+        )
+    );
     ExitCode::from(TROUBLE)
 }
 

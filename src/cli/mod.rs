@@ -8,6 +8,7 @@ mod check;
 mod diff;
 mod doctor;
 mod edges;
+mod errors;
 pub mod exit;
 mod export;
 mod import;
@@ -320,6 +321,7 @@ fn scripted_model(
 /// Loads a trace file or session folder for a command: an error names the path, and each
 /// skipped line is reported on stderr with it.
 fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrace> {
+    use crate::i18n::Said;
     let loaded = crate::trace::load(path).map_err(|err| match err {
         // Already names the file.
         crate::trace::TraceError::Open { .. } => anyhow::anyhow!(err),
@@ -328,14 +330,18 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("toml")) =>
         {
-            anyhow::anyhow!(
-                "{} is a scenario, not a trace: run it first with `sightline run {} --trace \
-                 TRACE.jsonl`, then give TRACE.jsonl",
-                path.display(),
-                path.display()
-            )
+            errors::Saying(Said::new("cli_error.scenario_not_trace").with("path", path.display()))
+                .into()
         }
-        other => anyhow::anyhow!("{}: {other}", path.display()),
+        other => {
+            let said = errors::said(&other).unwrap_or_else(|| Said::plain(other.to_string()));
+            errors::Saying(
+                Said::new("cli_error.in_file")
+                    .with("path", path.display())
+                    .with_said("problem", said),
+            )
+            .into()
+        }
     })?;
     for warning in &loaded.warnings {
         eprintln!("sightline: {}: {warning}", path.display());

@@ -204,9 +204,9 @@ pub(super) fn server_command(
     command: &[String],
     name: Option<&String>,
 ) -> anyhow::Result<ServerCommand> {
-    let (program, rest) = command
-        .split_first()
-        .context("no server command after `--`")?;
+    let Some((program, rest)) = command.split_first() else {
+        return super::errors::fail(crate::i18n::Said::new("cli_error.no_command"));
+    };
     let name = name.cloned().unwrap_or_else(|| default_name(command));
     Ok(ServerCommand::new(name, program, rest.to_vec()))
 }

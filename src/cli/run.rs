@@ -174,12 +174,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         Ok(Err(err)) => {
-            eprintln!("sightline: run failed: {err}");
+            let error = super::errors::error_in(err, words);
+            eprintln!(
+                "{}",
+                words.fmt("cli_error.run_failed", &[("error", &error)])
+            );
             ExitCode::from(super::exit::TROUBLE)
         }
     };
     let succeeded = matches!(ended, Ok(Ok(_)));
-    let path = keep_trace(staging, &path, succeeded)?;
+    let path = keep_trace(staging, &path, succeeded, words)?;
     let (shown, count) = (path.display().to_string(), report.events.to_string());
     say(&words.fmt("run_text.trace", &[("path", &shown), ("count", &count)]));
     let loaded = crate::trace::load(&path)?;
@@ -227,7 +231,12 @@ fn staging_path(path: &Path) -> Option<PathBuf> {
 /// Moves the staged trace into place: over `path` when the run succeeded or `path` does not
 /// exist; else beside it as `NAME.failed.jsonl`, so a good trace is never replaced by a
 /// failed run's. Returns where the trace is.
-fn keep_trace(staging: Option<PathBuf>, path: &Path, succeeded: bool) -> anyhow::Result<PathBuf> {
+fn keep_trace(
+    staging: Option<PathBuf>,
+    path: &Path,
+    succeeded: bool,
+    words: Words,
+) -> anyhow::Result<PathBuf> {
     let Some(staging) = staging else {
         return Ok(path.to_path_buf());
     };
@@ -238,10 +247,13 @@ fn keep_trace(staging: Option<PathBuf>, path: &Path, succeeded: bool) -> anyhow:
             .file_stem()
             .map_or("trace".into(), |s| s.to_string_lossy());
         let failed = path.with_file_name(format!("{stem}.failed.jsonl"));
+        let (kept, failed_at) = (path.display().to_string(), failed.display().to_string());
         eprintln!(
-            "sightline: {} is left as it was; this failed run's trace is {}",
-            path.display(),
-            failed.display()
+            "{}",
+            words.fmt(
+                "cli_error.trace_kept",
+                &[("path", &kept), ("failed", &failed_at)]
+            )
         );
         failed
     };

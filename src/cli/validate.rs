@@ -44,7 +44,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The text report: one line per violation, then the counts, in the language of `w`
-/// (`validate_text.*`); each violation's message is the JSON Schema validator's own.
+/// (`validate_text.*`); each violation's message says the JSON Schema validator's finding ([`conformance::words`]).
 pub fn text_in(result: &Conformance, w: Words) -> String {
     let mut out = String::new();
     for v in &result.violations {
@@ -56,7 +56,10 @@ pub fn text_in(result: &Conformance, w: Words) -> String {
         let _ = writeln!(
             out,
             "#{} {} {} {pointer}: {}",
-            v.seq, v.revision, v.definition, v.message
+            v.seq,
+            v.revision,
+            v.definition,
+            v.message.say(w)
         );
     }
     let n = result.violations.len().to_string();

@@ -18,12 +18,12 @@ use crate::analysis::diff::{Change, ChangeKind, TraceDiff};
 use crate::i18n::Words;
 
 /// The key of a change kind's word (`kind_*`) or count (`count_*`) in `diff_text`.
-fn kind_key(prefix: &str, kind: ChangeKind) -> String {
+pub fn kind_key(prefix: &str, kind: ChangeKind) -> String {
     format!("diff_text.{prefix}_{}", kind.as_str())
 }
 
 /// What a change is about, in the reader's language (`tool`, `server`, `resource template`).
-fn subject<'a>(w: Words<'a>, subject: &'a str) -> &'a str {
+pub fn subject<'a>(w: Words<'a>, subject: &'a str) -> &'a str {
     let key = match subject {
         "server" => "diff_text.subject_server",
         "tool" => "diff_text.subject_tool",

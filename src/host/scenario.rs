@@ -13,13 +13,16 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::scripted::Script;
-use crate::i18n::{Language, Strings};
+use crate::i18n::{Language, Said, Strings};
 use crate::wire::api::ApiShape;
 use crate::wire::catalog::{CatalogOptions, OnInvalidTool, Prefix};
+
+mod keys;
 
 /// The model name that selects the embedded scripted model.
 pub const SCRIPTED_MODEL: &str = "scripted";
 
+/// Why a scenario cannot be used; [`ScenarioError::said`] says it in any language.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     #[error("cannot read scenario {path}: {source}")]
@@ -27,10 +30,74 @@ pub enum ScenarioError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("scenario {path} is not valid: {message}")]
-    Parse { path: PathBuf, message: String },
-    #[error("scenario {path}: {message}")]
-    Invalid { path: PathBuf, message: String },
+    /// The TOML reader's own words (`message`), at a line and column of the file when known.
+    #[error("scenario {path} is not valid{}: {message}", place(*.line, *.column))]
+    Parse {
+        path: PathBuf,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
+    #[error("scenario {path}: {}", .problem.english())]
+    Invalid { path: PathBuf, problem: Said },
+}
+
+/// ` (line L, column C)`, in English, when the place is known.
+fn place(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(line), Some(column)) => format!(" (line {line}, column {column})"),
+        _ => String::new(),
+    }
+}
+
+impl ScenarioError {
+    /// The error as a sentence each language can say (`scenario_error.*`); the TOML reader's
+    /// own words are quoted as they are.
+    pub fn said(&self) -> Said {
+        match self {
+            ScenarioError::Read { path, source } => Said::new("scenario_error.read")
+                .with("path", path.display())
+                .with_said("why", Said::io(source)),
+            ScenarioError::Parse {
+                path,
+                line,
+                column,
+                message,
+            } => {
+                let at = match (line, column) {
+                    (Some(line), Some(column)) => Said::new("scenario_error.place")
+                        .with("line", line)
+                        .with("column", column),
+                    _ => Said::empty(),
+                };
+                Said::new("scenario_error.parse")
+                    .with("path", path.display())
+                    .with_said("at", at)
+                    .with("message", message)
+            }
+            ScenarioError::Invalid { path, problem } => Said::new("scenario_error.invalid")
+                .with("path", path.display())
+                .with_said("problem", problem.clone()),
+        }
+    }
+
+    fn parse(path: &Path, text: &str, err: &toml::de::Error) -> ScenarioError {
+        let (line, column) = match err.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                (Some(line), Some(column))
+            }
+            None => (None, None),
+        };
+        ScenarioError::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: err.message().trim().replace('\n', " "),
+        }
+    }
 }
 
 /// Which lifecycle the host's MCP client uses.
@@ -240,60 +307,66 @@ impl Scenario {
             path: path.to_path_buf(),
             source,
         })?;
-        let invalid = |message: String| ScenarioError::Invalid {
+        let invalid = |problem: Said| ScenarioError::Invalid {
             path: path.to_path_buf(),
-            message,
+            problem,
         };
-        let mut table: toml::Table = toml::from_str(&text).map_err(|e| ScenarioError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let mut table: toml::Table =
+            toml::from_str(&text).map_err(|e| ScenarioError::parse(path, &text, &e))?;
         for set in sets {
-            apply_set(&mut table, set).map_err(|e| invalid(format!("--set {set}: {e}")))?;
+            apply_set(&mut table, set).map_err(|e| {
+                invalid(
+                    Said::new("scenario_error.set")
+                        .with("set", set)
+                        .with_said("problem", e),
+                )
+            })?;
         }
-        let text = toml::to_string(&table).map_err(|e| invalid(e.to_string()))?;
+        let text = toml::to_string(&table).map_err(|e| invalid(Said::plain(e.to_string())))?;
         // The changed text has no lines of the file: say what is wrong on one line.
         if let Err(e) = toml::from_str::<Scenario>(&text) {
             let message = e.message().trim().replace('\n', " ");
-            return Err(invalid(format!("with --set {}: {message}", sets.join(" "))));
+            return Err(invalid(
+                Said::new("scenario_error.with_sets")
+                    .with("sets", sets.join(" "))
+                    .with("message", message),
+            ));
         }
         Scenario::parse(&text, path)
     }
 
     /// Parses scenario text; `path` names it in errors and anchors relative `cwd`s.
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
-        let scenario: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse {
+        let scenario: Scenario =
+            toml::from_str(text).map_err(|e| ScenarioError::parse(path, text, &e))?;
+        let invalid = |problem: Said| ScenarioError::Invalid {
             path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        let invalid = |message: String| ScenarioError::Invalid {
-            path: path.to_path_buf(),
-            message,
+            problem,
         };
         if scenario.servers.is_empty() {
-            return Err(invalid(
-                "no [[servers]]: a host needs at least one MCP server".into(),
-            ));
+            return Err(invalid(Said::new("scenario_error.no_servers")));
         }
         let mut names = std::collections::HashSet::new();
         for s in &scenario.servers {
             if !names.insert(&s.name) {
-                return Err(invalid(format!("two servers are named `{}`", s.name)));
+                return Err(invalid(
+                    Said::new("scenario_error.same_name").with("name", &s.name),
+                ));
             }
             match (&s.builtin, &s.command) {
                 (Some(b), None) if !crate::servers::NAMES.contains(&b.as_str()) => {
-                    return Err(invalid(format!(
-                        "server `{}`: no built-in server `{b}` (known: {})",
-                        s.name,
-                        crate::servers::NAMES.join(", ")
-                    )));
+                    return Err(invalid(
+                        Said::new("scenario_error.no_builtin")
+                            .with("name", &s.name)
+                            .with("builtin", b)
+                            .with("known", crate::servers::NAMES.join(", ")),
+                    ));
                 }
                 (Some(_), None) | (None, Some(_)) => {}
                 _ => {
-                    return Err(invalid(format!(
-                        "server `{}` needs exactly one of `builtin` or `command`",
-                        s.name
-                    )));
+                    return Err(invalid(
+                        Said::new("scenario_error.builtin_or_command").with("name", &s.name),
+                    ));
                 }
             }
         }
@@ -341,20 +414,28 @@ impl Scenario {
     }
 }
 
-/// One `KEY=VALUE` of [`Scenario::load_with`] applied to the scenario's table.
-fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), String> {
+/// One `KEY=VALUE` of [`Scenario::load_with`] applied to the scenario's table; a key the
+/// scenario format does not have is refused here, naming the keys it has.
+fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), Said> {
     let (key, value) = set
         .split_once('=')
-        .ok_or("write it as KEY=VALUE, for example host.prefix=never")?;
+        .ok_or_else(|| Said::new("scenario_error.set_form"))?;
     let value = value.trim();
     let value = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_string()));
     let parts: Vec<&str> = key.trim().split('.').collect();
-    let (last, tables) = parts.split_last().ok_or("empty key")?;
+    let (last, tables) = parts
+        .split_last()
+        .ok_or_else(|| Said::new("scenario_error.set_form"))?;
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(format!("`{key}` is not a dotted key"));
+        return Err(Said::new("scenario_error.not_dotted").with("key", key));
+    }
+    if let Some((_, known)) = keys::unknown(&parts) {
+        return Err(Said::new("scenario_error.unknown_key")
+            .with("key", key.trim())
+            .with("known", known.join(", ")));
     }
     let mut at = table;
     for part in tables {
@@ -362,7 +443,7 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), String> {
             .entry(part.to_string())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             .as_table_mut()
-            .ok_or_else(|| format!("`{part}` is not a table"))?;
+            .ok_or_else(|| Said::new("scenario_error.not_table").with("part", part))?;
     }
     at.insert(last.to_string(), value);
     Ok(())
@@ -371,6 +452,37 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_with_a_key_the_format_lacks_names_the_keys_it_has() {
+        let mut t: toml::Table = toml::from_str("[host]\nprefix = \"never\"").unwrap();
+        let err = apply_set(&mut t, "host.prefx=never").unwrap_err();
+        assert_eq!(err.keys(), ["scenario_error.unknown_key"]);
+        let en = err.english();
+        assert!(
+            en.contains("host.prefx") && en.contains("refetch_on_list_changed"),
+            "{en}"
+        );
+        assert!(apply_set(&mut t, "modle=x").is_err());
+        assert!(apply_set(&mut t, "host.elicitation.action=accept").is_ok());
+        assert!(apply_set(&mut t, "host.elicitation.actoin=accept").is_err());
+        assert!(apply_set(&mut t, "model=scripted").is_ok());
+    }
+
+    #[test]
+    fn a_parse_error_keeps_its_line_and_column() {
+        let err = Scenario::parse(
+            "title = \"t\"\nprompt = \"p\"\ntitel = 1\n",
+            Path::new("s.toml"),
+        )
+        .unwrap_err();
+        let ScenarioError::Parse { line, .. } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(*line, Some(3), "{err}");
+        let pt = err.said().say(crate::i18n::Words::of(Language::Pt));
+        assert!(pt.contains("linha 3"), "{pt}");
+    }
 
     #[test]
     fn a_set_replaces_one_value_read_as_toml_or_as_a_string() {

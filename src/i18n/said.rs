@@ -51,6 +51,23 @@ impl Said {
         Said::new("").with_each("text", each)
     }
 
+    /// An operating system's error, said by its kind (`not found`, `permission denied`); a
+    /// kind without words of ours is the system's own text, quoted.
+    pub fn io(err: &std::io::Error) -> Self {
+        use std::io::ErrorKind;
+        let key = match err.kind() {
+            ErrorKind::NotFound => "io_error.not_found",
+            ErrorKind::PermissionDenied => "io_error.permission_denied",
+            ErrorKind::AlreadyExists => "io_error.already_exists",
+            ErrorKind::IsADirectory => "io_error.is_a_directory",
+            ErrorKind::NotADirectory => "io_error.not_a_directory",
+            ErrorKind::InvalidData => "io_error.invalid_data",
+            ErrorKind::StorageFull => "io_error.storage_full",
+            _ => return Said::new("io_error.other").with("text", err),
+        };
+        Said::new(key)
+    }
+
     /// Nothing: says the empty string.
     pub fn empty() -> Self {
         Said::plain("")
@@ -152,6 +169,23 @@ mod tests {
         assert_eq!(
             outer.keys(),
             ["doctor_text.verdict", "doctor_text.visible_count"]
+        );
+    }
+
+    #[test]
+    fn an_os_error_is_said_by_its_kind() {
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let said = Said::io(&missing);
+        assert_eq!(said.keys(), ["io_error.not_found"]);
+        for lang in Language::ALL {
+            assert!(super::super::shared().has(lang, "io_error.not_found"));
+        }
+        assert_ne!(said.say(Words::of(Language::Pt)), said.english());
+        let other = std::io::Error::other("disk on fire");
+        assert!(
+            Said::io(&other)
+                .say(Words::of(Language::Es))
+                .contains("disk on fire")
         );
     }
 }

@@ -149,7 +149,8 @@ impl Findings {
             mark(t.seq, MarkKind::Doctor, text, None);
         }
         for v in &violations {
-            let text = format!("{} {}", pointer(v), v.message);
+            // Names only (the pointer and the keyword); the panel says the rest.
+            let text = format!("{} {}", pointer(v), v.rule);
             mark(Some(v.seq), MarkKind::Violation, text, None);
         }
         for f in &poison {

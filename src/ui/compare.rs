@@ -44,7 +44,8 @@ impl CompareSide {
 /// side it is about.
 #[derive(Debug, Clone)]
 pub struct Note {
-    pub text: String,
+    /// Said in the reader's language when drawn.
+    pub text: crate::i18n::Said,
     pub events: [Vec<usize>; 2],
 }
 
@@ -202,7 +203,7 @@ impl CompareView {
                     ui.end_row();
                 }
                 for note in &self.notes {
-                    if ui.button(&note.text).clicked() {
+                    if ui.button(note.text.say(tr.words())).clicked() {
                         show = Some(note.events.clone());
                     }
                     ui.end_row();

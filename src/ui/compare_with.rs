@@ -19,7 +19,9 @@ use super::badges::{RugPull, side_by_side};
 use super::compare::{CompareView, Note};
 use super::store::TraceStore;
 use crate::analysis::diff::{self, ChangeKind, DiffOptions, Inventory};
+use crate::export::diff as export_diff;
 use crate::host::replay::{Target, plan, replay_to_file};
+use crate::i18n::{Language, Said, Words};
 
 /// How long each replayed request waits for its answer.
 const REPLAY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -41,25 +43,8 @@ pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugP
     let mut definitions = Vec::new();
     for c in &found.changes {
         let server = c.server.as_deref().unwrap_or("model");
-        let mut text = format!("{server}: {} {} {}", c.subject, c.name, c.kind.as_str());
-        if let Some(first) = c.fields.first() {
-            let pointer = if first.pointer.is_empty() {
-                "/"
-            } else {
-                &first.pointer
-            };
-            text.push_str(&format!(
-                ": {pointer}: {}",
-                first.values_line(crate::i18n::Words::of(crate::i18n::Language::En))
-            ));
-            if c.fields.len() > 1 {
-                text.push_str(&format!(" (+{} more)", c.fields.len() - 1));
-            }
-        } else if !c.detail.is_empty() {
-            text.push_str(&format!(": {}", c.detail));
-        }
         notes.push(Note {
-            text,
+            text: Said::each(|lang| note_text(c, Words::of(lang))),
             events: [index(a, c.a_seq), index(b, c.b_seq)],
         });
         if matches!(c.kind, ChangeKind::Changed | ChangeKind::Renamed)
@@ -73,14 +58,48 @@ pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugP
                 tool: c.name.clone(),
                 before_seq: c.a_seq.unwrap_or_default(),
                 after_seq: c.b_seq.unwrap_or_default(),
-                headlines: std::array::from_fn(|_| {
-                    format!("{server}: {} {} {}", c.subject, c.name, c.kind.as_str())
-                }),
+                headlines: Language::ALL.map(|lang| headline(c, Words::of(lang))),
                 rows: side_by_side(&pretty(&before), &pretty(&after)),
             });
         }
     }
     Ok((notes, definitions))
+}
+
+/// What a change is about, in the language of `w`: `weather: tool get_weather changed`
+/// (`model` for what the model was sent).
+pub fn headline(c: &diff::Change, w: Words) -> String {
+    let server = match c.server.as_deref() {
+        Some(server) => server,
+        None => w.get("compare_with_note.model"),
+    };
+    let kind = w.get(&export_diff::kind_key("kind", c.kind)).to_string();
+    format!(
+        "{server}: {} {} {kind}",
+        export_diff::subject(w, c.subject),
+        c.name
+    )
+}
+
+/// A change as a compare-view note in the language of `w`: its [`headline`], then its first
+/// field's values (and how many more fields changed), else its detail.
+pub fn note_text(c: &diff::Change, w: Words) -> String {
+    let mut text = headline(c, w);
+    if let Some(first) = c.fields.first() {
+        let pointer = if first.pointer.is_empty() {
+            "/"
+        } else {
+            &first.pointer
+        };
+        text.push_str(&format!(": {pointer}: {}", first.values_line(w)));
+        if c.fields.len() > 1 {
+            let more = (c.fields.len() - 1).to_string();
+            text.push_str(&w.fmt("compare_with_note.more", &[("count", &more)]));
+        }
+    } else if !c.detail.is_empty() {
+        text.push_str(&format!(": {}", c.said.say(w)));
+    }
+    text
 }
 
 /// The definition a change is about, on side A (`a`) or B.

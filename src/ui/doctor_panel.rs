@@ -260,7 +260,7 @@ fn violations_ui(
                     .monospace()
                     .color(palette.invalid),
             );
-            ui.add(Label::new(visible::escape(&v.message)).truncate());
+            ui.add(Label::new(visible::escape(&v.message.say(tr.words()))).truncate());
         });
     }
     command

@@ -135,7 +135,7 @@ pub fn find(
                             ("revision", &v.revision),
                             ("definition", &v.definition),
                             ("at", at),
-                            ("message", &v.message),
+                            ("message", &v.message.say(w)),
                         ],
                     ),
                 ));

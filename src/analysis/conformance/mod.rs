@@ -58,19 +58,18 @@ use jsonschema::error::ValidationErrorKind;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::i18n::Said;
 use crate::trace::{Analysis, Event, Kind, Pairing};
 
 mod schema;
 #[cfg(test)]
 mod tests;
+pub mod words;
 
 use schema::{Schema, known_schema, schema_for};
 
 /// The revision a message is checked under when its own is unknown.
 pub const DEFAULT_REVISION: &str = "2025-11-25";
-
-/// The longest `message` kept; longer ones (they quote the offending value) are cut.
-const MESSAGE_LIMIT: usize = 240;
 
 /// One way one message departs from its revision's schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,8 +86,9 @@ pub struct Violation {
     pub pointer: String,
     /// The JSON Schema keyword that failed (`required`, `type`, `const`...).
     pub rule: String,
-    /// What is wrong, in words.
-    pub message: String,
+    /// What is wrong, as a sentence each language can say ([`words`]); English in JSON.
+    #[serde(serialize_with = "Said::serialize_english")]
+    pub message: Said,
 }
 
 /// The outcome of checking a whole trace.
@@ -186,16 +186,15 @@ impl Checker {
         if method == "initialize" && matches!(d.kind, Kind::Request | Kind::Response) {
             revision = initialize_revision(events, analysis, index, revision);
         }
-        let violation =
-            |definition: &str, pointer: String, rule: &str, message: String| Violation {
-                event: index,
-                seq: event.seq,
-                revision: revision.revision.to_string(),
-                definition: definition.to_string(),
-                pointer,
-                rule: rule.to_string(),
-                message,
-            };
+        let violation = |definition: &str, pointer: String, rule: &str, message: Said| Violation {
+            event: index,
+            seq: event.seq,
+            revision: revision.revision.to_string(),
+            definition: definition.to_string(),
+            pointer,
+            rule: rule.to_string(),
+            message,
+        };
 
         let (definition, instance, prefix) = match d.kind {
             Kind::Request => {
@@ -208,10 +207,9 @@ impl Checker {
                                 "ServerRequest",
                                 String::new(),
                                 "revision",
-                                format!(
-                                    "{} has no server-to-client requests (this one is `{method}`)",
-                                    revision.revision
-                                ),
+                                Said::new("schema_text.no_server_requests")
+                                    .with("revision", revision.revision)
+                                    .with("method", method),
                             ));
                             return;
                         }
@@ -338,24 +336,18 @@ fn initialize_revision(
 
 /// Turns validation errors into (pointer, rule, message), sorted by pointer, descending into
 /// the branch of a failed union the value was meant to be.
-fn describe<'a>(
-    errors: impl Iterator<Item = ValidationError<'a>>,
-) -> Vec<(String, String, String)> {
+fn describe<'a>(errors: impl Iterator<Item = ValidationError<'a>>) -> Vec<(String, String, Said)> {
     let mut out = Vec::new();
     for error in errors {
         describe_one(&error, &mut out, 0);
     }
     // Document order, whatever order the validator visited the keywords in.
-    out.sort();
+    out.sort_by_cached_key(|(pointer, rule, said)| (pointer.clone(), rule.clone(), said.english()));
     out.dedup();
     out
 }
 
-fn describe_one(
-    error: &ValidationError<'_>,
-    out: &mut Vec<(String, String, String)>,
-    depth: usize,
-) {
+fn describe_one(error: &ValidationError<'_>, out: &mut Vec<(String, String, Said)>, depth: usize) {
     let kind = error.kind();
     let branches = match kind {
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
@@ -379,11 +371,7 @@ fn describe_one(
         pointer.push('/');
         pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
     }
-    out.push((
-        pointer,
-        kind.keyword().to_string(),
-        shorten(error.to_string()),
-    ));
+    out.push((pointer, kind.keyword().to_string(), words::said(error)));
 }
 
 /// The branch of a failed union the value was evidently meant to be: one whose errors are not
@@ -414,12 +402,4 @@ fn best_branch<'e, 'a>(
         }
     }
     if tie { None } else { best.map(Vec::as_slice) }
-}
-
-fn shorten(mut text: String) -> String {
-    if text.chars().count() > MESSAGE_LIMIT {
-        text = text.chars().take(MESSAGE_LIMIT).collect();
-        text.push('…');
-    }
-    text
 }

@@ -109,7 +109,11 @@ fn initialize_without_client_info_is_caught() {
     let v = &c.violations[0];
     assert_eq!((v.event, v.seq), (0, 0));
     assert_eq!(v.revision, "2025-11-25");
-    assert!(v.message.contains("clientInfo"), "{}", v.message);
+    assert!(
+        v.message.english().contains("clientInfo"),
+        "{:?}",
+        v.message
+    );
 }
 
 #[test]
@@ -210,6 +214,7 @@ fn revisions_and_unknown_methods() {
     assert!(
         c.violations[0]
             .message
+            .english()
             .contains("no server-to-client requests")
     );
     assert_eq!(c.unknown.get("x/ext"), Some(&2));

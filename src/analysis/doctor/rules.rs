@@ -63,13 +63,11 @@ pub fn name_rule() -> Said {
 
 /// Why `schema` is not a valid JSON Schema (compiled offline, draft from `$schema`, else
 /// 2020-12 as MCP says), or `None`.
-pub fn schema_problem(schema: &Value) -> Option<String> {
+pub fn schema_problem(schema: &Value) -> Option<Said> {
     let error = jsonschema::options().build(schema).err()?;
     // Checking a schema is validating it against its meta-schema: the instance path is the
     // place in the tool's schema.
-    let at = error.instance_path().to_string();
-    let at = if at.is_empty() { "/".to_string() } else { at };
-    Some(format!("{error} (at {at})"))
+    Some(crate::analysis::conformance::words::said_at(&error))
 }
 
 /// A problem the provider would refuse the tool for that the host's catalog does not check:
@@ -80,7 +78,7 @@ pub fn tool_problem(shape: ApiShape, tool: &Value) -> Option<(Code, Said)> {
     {
         return Some((
             Code::SchemaInvalid,
-            Said::new("doctor_detail.schema_invalid").with("problem", problem),
+            Said::new("doctor_detail.schema_invalid").with_said("problem", problem),
         ));
     }
     let max = max_description_chars(shape)?;
@@ -244,7 +242,7 @@ mod tests {
         );
         let bad = schema_problem(&json!({"type": "object", "properties": {"a": {"type": 12}}}));
         assert!(
-            bad.is_some_and(|p| p.contains("properties")),
+            bad.is_some_and(|p| p.english().contains("properties")),
             "names the place"
         );
         // A remote reference is reported, not fetched.

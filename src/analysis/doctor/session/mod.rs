@@ -183,28 +183,33 @@ impl Session<'_, '_> {
             .is_some_and(|p| p.detail.is_some())
     }
 
-    fn describe_exit(&self, exit: usize) -> String {
+    fn describe_exit(&self, exit: usize) -> Said {
         let p = self.ctx.events[exit].process.clone().unwrap_or_default();
-        let how = match (p.code, p.signal) {
-            (Some(code), _) => format!("exited with code {code}"),
-            (None, Some(signal)) => format!(
-                "was killed by signal {signal} ({})",
-                crate::trace::signal_name(signal)
-            ),
-            (None, None) => "exited".to_string(),
-        };
-        format!("the server {how} (#{})", self.ctx.seq(exit))
+        let seq = self.ctx.seq(exit);
+        match (p.code, p.signal) {
+            (Some(code), _) => Said::new("doctor_server.exited_code").with("code", code),
+            (None, Some(signal)) => Said::new("doctor_server.killed")
+                .with("signal", signal)
+                .with("name", crate::trace::signal_name(signal)),
+            (None, None) => Said::new("doctor_server.exited"),
+        }
+        .with("seq", seq)
     }
 
-    fn crashed(&self, exit: usize, before: &str) -> Server {
-        let mut detail = format!("{} before answering {before}", self.describe_exit(exit));
+    /// The server's exit left `before` (a request, said) unanswered: how it ended and the
+    /// last lines it wrote to stderr.
+    fn crashed(&self, exit: usize, before: Said) -> Server {
         let tail = self.stderr_tail(exit);
-        if tail.is_empty() {
-            detail.push_str("; it wrote nothing to stderr");
+        let stderr = if tail.is_empty() {
+            Said::new("doctor_server.no_stderr")
         } else {
             let lines: Vec<String> = tail.iter().map(|l| format!("{l:?}")).collect();
-            detail.push_str(&format!("; last stderr: {}", lines.join(" / ")));
-        }
+            Said::new("doctor_server.last_stderr").with("lines", lines.join(" / "))
+        };
+        let detail = Said::new("doctor_server.crashed")
+            .with_said("exit", self.describe_exit(exit))
+            .with_said("before", before)
+            .with_said("stderr", stderr);
         self.failed(Code::ServerCrashed, exit, detail)
     }
 
@@ -213,11 +218,12 @@ impl Session<'_, '_> {
         let e = &ctx.events[self.start];
         if is_process(e, self.lane, &["spawn-failed"]) {
             let p = e.process.clone().unwrap_or_default();
-            let detail = format!(
-                "`{}` could not be started: {}",
-                p.command.join(" "),
-                p.detail.as_deref().unwrap_or("no reason recorded")
-            );
+            // The reason is the system's, as recorded: quoted where the sentence is not English.
+            let detail = match p.detail {
+                Some(reason) => Said::new("doctor_server.not_started").with("reason", reason),
+                None => Said::new("doctor_server.not_started_no_reason"),
+            }
+            .with("command", p.command.join(" "));
             return self.failed(Code::ServerFailedToStart, self.start, detail);
         }
 
@@ -252,27 +258,23 @@ impl Session<'_, '_> {
         let lists = self.requests(&["tools/list"]);
         let Some(&last) = lists.last() else {
             if let Some(result) = no_tools {
-                return self.no_tools(result, "the host never sent tools/list");
+                return self.no_tools(result, Said::new("doctor_server.list_never_sent"));
             }
             if let Some(exit) = self
                 .exit
                 .filter(|&x| !self.stopped_by_host(x) && abnormal(ctx, x))
             {
-                return self.crashed(exit, "tools/list (it was never sent)");
+                return self.crashed(exit, Said::new("doctor_server.list_not_sent"));
             }
             let at = after.unwrap_or(self.start);
-            let what = if handshake.is_some() {
-                format!(
-                    "the handshake succeeded (#{}), but the host never sent tools/list{}",
-                    ctx.seq(at),
-                    if ctx.cut < ctx.events.len() {
-                        " before its last LLM request"
-                    } else {
-                        ""
-                    }
-                )
-            } else {
-                "the host sent neither a handshake nor tools/list".to_string()
+            let what = match (handshake, ctx.cut < ctx.events.len()) {
+                (Some(_), true) => {
+                    Said::new("doctor_server.list_never_sent_before").with("seq", ctx.seq(at))
+                }
+                (Some(_), false) => {
+                    Said::new("doctor_server.handshake_no_list").with("seq", ctx.seq(at))
+                }
+                (None, _) => Said::new("doctor_server.nothing_sent"),
             };
             return self.failed(Code::ToolsListNeverSent, at, what);
         };

@@ -8,7 +8,8 @@ use super::{Server, Session, str_at};
 use crate::analysis::doctor::Code;
 use crate::analysis::doctor::rules;
 use crate::analysis::explain::INITIALIZE_REVISIONS;
-use crate::i18n::Said;
+use crate::analysis::narration::unanswered_reason;
+use crate::i18n::{Said, Words};
 use crate::trace::{Channel, Kind, Lane};
 
 impl Session<'_, '_> {
@@ -33,13 +34,14 @@ impl Session<'_, '_> {
         .to_string();
         let Some(r) = ctx.answer(h) else {
             if let Some(exit) = self.crash_during(h) {
-                return Err(Box::new(self.crashed(exit, &method)));
+                return Err(Box::new(
+                    self.crashed(exit, Said::plain(method.to_string())),
+                ));
             }
-            let detail = format!(
-                "{method} (#{}) was never answered ({})",
-                ctx.seq(h),
-                self.unanswered_reason(h)
-            );
+            let detail = Said::new("doctor_server.never_answered")
+                .with("method", &*method)
+                .with("seq", ctx.seq(h))
+                .with_said("reason", self.unanswered_reason(h));
             return Err(Box::new(self.failed(Code::HandshakeFailed, h, detail)));
         };
         let answer = ctx.json(r).unwrap_or_default();
@@ -49,19 +51,25 @@ impl Session<'_, '_> {
             let supported = error.pointer("/data/supported").and_then(Value::as_array);
             if code == -32022 || (code == -32602 && supported.is_some()) {
                 let list = supported.map_or_else(
-                    || "(no list given)".to_string(),
-                    |s| s.iter().map(rules::plain).collect::<Vec<_>>().join(", "),
+                    || Said::new("doctor_server.no_list"),
+                    |s| Said::plain(s.iter().map(rules::plain).collect::<Vec<_>>().join(", ")),
                 );
-                let detail = format!(
-                    "the server refused protocol version {asked} in {method} (error {code} {message:?}); it supports: {list}"
-                );
+                let detail = Said::new("doctor_server.version_refused")
+                    .with("asked", &asked)
+                    .with("method", &*method)
+                    .with("code", code)
+                    .with("message", format!("{message:?}"))
+                    .with_said("list", list);
                 return Err(Box::new(self.failed(
                     Code::ProtocolVersionRefused,
                     r,
                     detail,
                 )));
             }
-            let detail = format!("{method} failed: error {code} {message:?}");
+            let detail = Said::new("doctor_server.handshake_error")
+                .with("method", &*method)
+                .with("code", code)
+                .with("message", format!("{message:?}"));
             return Err(Box::new(self.failed(Code::HandshakeFailed, r, detail)));
         }
         let result = answer.get("result").cloned().unwrap_or_default();
@@ -75,11 +83,13 @@ impl Session<'_, '_> {
                         .with("answered", v),
                 ),
                 _ => {
-                    let got = got.map_or_else(|| "no protocolVersion".to_string(), rules::plain);
-                    let detail = format!(
-                        "the host asked for {asked}; the initialize result names {got}, which is not a revision a host can use (known: {})",
-                        INITIALIZE_REVISIONS.join(", ")
-                    );
+                    let detail = match got {
+                        Some(got) => Said::new("doctor_server.unknown_revision")
+                            .with("got", rules::plain(got)),
+                        None => Said::new("doctor_server.no_revision"),
+                    }
+                    .with("asked", &asked)
+                    .with("known", INITIALIZE_REVISIONS.join(", "));
                     return Err(Box::new(self.failed(
                         Code::ProtocolVersionRefused,
                         r,
@@ -91,10 +101,9 @@ impl Session<'_, '_> {
             && !versions.iter().any(|v| v.as_str() == Some(asked.as_str()))
         {
             let list: Vec<String> = versions.iter().map(rules::plain).collect();
-            let detail = format!(
-                "the host asked for {asked}; server/discover lists only {}",
-                list.join(", ")
-            );
+            let detail = Said::new("doctor_server.discover_lists")
+                .with("asked", &asked)
+                .with("list", list.join(", "));
             return Err(Box::new(self.failed(
                 Code::ProtocolVersionRefused,
                 r,
@@ -108,26 +117,27 @@ impl Session<'_, '_> {
         Ok((r, tools))
     }
 
-    pub(super) fn unanswered_reason(&self, req: usize) -> String {
+    pub(super) fn unanswered_reason(&self, req: usize) -> Said {
         if let Some(n) = self.gave_up(req) {
-            return format!(
-                "the host stopped waiting: {:?} (#{})",
-                self.ctx.events[n].text(),
-                self.ctx.seq(n)
-            );
+            return Said::new("doctor_server.host_stopped_waiting")
+                .with("text", format!("{:?}", self.ctx.events[n].text()))
+                .with("seq", self.ctx.seq(n));
         }
         match &self.ctx.report.rpc.derived[req].pairing {
-            crate::trace::Pairing::Unanswered(why) => why.to_string(),
-            crate::trace::Pairing::Cancelled(seq) => format!("the host cancelled it (#{seq})"),
-            _ => "no response".to_string(),
+            crate::trace::Pairing::Unanswered(why) => {
+                Said::each(|lang| unanswered_reason(Words::of(lang), why))
+            }
+            crate::trace::Pairing::Cancelled(seq) => {
+                Said::new("doctor_server.host_cancelled").with("seq", seq)
+            }
+            _ => Said::new("doctor_server.no_response"),
         }
     }
 
-    pub(super) fn no_tools(&self, result: usize, then: &str) -> Server {
-        let detail = format!(
-            "the handshake result (#{}) has no `tools` in its capabilities; {then}",
-            self.ctx.seq(result)
-        );
+    pub(super) fn no_tools(&self, result: usize, then: Said) -> Server {
+        let detail = Said::new("doctor_server.no_tools")
+            .with("seq", self.ctx.seq(result))
+            .with_said("then", then);
         self.failed(Code::NoToolsCapability, result, detail)
     }
 
@@ -136,25 +146,25 @@ impl Session<'_, '_> {
         let ctx = self.ctx;
         let Some(r) = ctx.answer(last) else {
             if let Some(exit) = self.crash_during(last) {
-                return Some(self.crashed(exit, &format!("tools/list (#{})", ctx.seq(last))));
+                let list = Said::plain(format!("tools/list (#{})", ctx.seq(last)));
+                return Some(self.crashed(exit, list));
             }
-            let detail = format!(
-                "tools/list (#{}) was never answered ({})",
-                ctx.seq(last),
-                self.unanswered_reason(last)
-            );
+            let detail = Said::new("doctor_server.never_answered")
+                .with("method", "tools/list")
+                .with("seq", ctx.seq(last))
+                .with_said("reason", self.unanswered_reason(last));
             return Some(self.failed(Code::ToolsListError, last, detail));
         };
         let answer = ctx.json(r).unwrap_or_default();
         if let Some(error) = answer.get("error") {
             let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
             let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-            let what = format!(
-                "tools/list failed with error {code} {message:?} (#{})",
-                ctx.seq(r)
-            );
+            let what = Said::new("doctor_server.list_error")
+                .with("code", code)
+                .with("message", format!("{message:?}"))
+                .with("seq", ctx.seq(r));
             if let Some(result) = no_tools {
-                return Some(self.no_tools(result, &what));
+                return Some(self.no_tools(result, what));
             }
             return Some(self.failed(Code::ToolsListError, r, what));
         }
@@ -163,10 +173,7 @@ impl Session<'_, '_> {
             .and_then(Value::as_array)
             .is_none()
         {
-            let detail = format!(
-                "the tools/list result (#{}) has no `tools` array",
-                ctx.seq(r)
-            );
+            let detail = Said::new("doctor_server.no_tools_array").with("seq", ctx.seq(r));
             return Some(self.failed(Code::ToolsListError, r, detail));
         }
         None

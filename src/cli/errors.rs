@@ -1,0 +1,222 @@
+//! The errors a participant meets, said in the language of the command (`--lang`, else the
+//! locale): a trace that cannot be opened, a scenario that is not valid, a `--set` key the
+//! format does not have, a server that does not start, a flag that is not one.
+//!
+//! The library's errors keep their English `Display` (logs, JSON, tests that grep them). Here
+//! each cause of an error's chain is recognised by its type and variant, never by its text:
+//! a library error that knows how to say itself ([`ScenarioError::said`]), one whose module
+//! uses no `i18n` (`trace`, `tap`) worded here from its fields, an operating system's error by
+//! its kind, and the command line's own errors raised as [`Saying`]. A cause none of these
+//! knows is printed as it is.
+
+use std::error::Error;
+use std::fmt;
+
+use crate::host::agent::RunError;
+use crate::host::mcp::ConnectError;
+use crate::host::provider::ProviderError;
+use crate::host::scenario::ScenarioError;
+use crate::i18n::{Said, Words};
+use crate::tap::TapError;
+use crate::trace::TraceError;
+
+/// An error the command line raises itself, as a sentence; its `Display` is the English.
+#[derive(Debug, Clone)]
+pub struct Saying(pub Said);
+
+impl fmt::Display for Saying {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.english())
+    }
+}
+
+impl Error for Saying {}
+
+/// `Err` of a [`Saying`] of `said`, for `?`.
+pub fn fail<T>(said: Said) -> anyhow::Result<T> {
+    Err(Saying(said).into())
+}
+
+/// One cause of an error's chain as a sentence, when its type is one of those recognised
+/// (see the module documentation).
+pub fn said(cause: &(dyn Error + 'static)) -> Option<Said> {
+    if let Some(s) = cause.downcast_ref::<Saying>() {
+        return Some(s.0.clone());
+    }
+    if let Some(e) = cause.downcast_ref::<ScenarioError>() {
+        return Some(e.said());
+    }
+    if let Some(e) = cause.downcast_ref::<TraceError>() {
+        return Some(trace(e));
+    }
+    if let Some(e) = cause.downcast_ref::<RunError>() {
+        return run(e);
+    }
+    if let Some(e) = cause.downcast_ref::<ConnectError>() {
+        return Some(connect(e));
+    }
+    if let Some(e) = cause.downcast_ref::<TapError>() {
+        return Some(tap(e));
+    }
+    if let Some(e) = cause.downcast_ref::<std::io::Error>() {
+        return Some(Said::io(e));
+    }
+    None
+}
+
+fn trace(e: &TraceError) -> Said {
+    match e {
+        TraceError::Open { path, source } => Said::new("cli_error.trace_open")
+            .with("path", path.display())
+            .with_said("why", Said::io(source)),
+        TraceError::Write { path, source } => Said::new("cli_error.trace_write")
+            .with("path", path.display())
+            .with_said("why", Said::io(source)),
+        TraceError::Spilled(source) => {
+            Said::new("cli_error.trace_spilled").with_said("why", Said::io(source))
+        }
+        TraceError::Read { line, source } => Said::new("cli_error.trace_read")
+            .with("line", line)
+            .with_said("why", Said::io(source)),
+        TraceError::Empty => Said::new("cli_error.trace_empty"),
+        TraceError::BadHeader(why) => Said::new("cli_error.trace_header").with("why", why),
+        TraceError::TooNew { found, supported } => Said::new("cli_error.trace_too_new")
+            .with("found", found)
+            .with("supported", supported),
+    }
+}
+
+fn run(e: &RunError) -> Option<Said> {
+    match e {
+        RunError::Connect(c) => Some(connect(c)),
+        RunError::Provider(ProviderError::MissingKey { variable, url }) => Some(
+            Said::new("cli_error.missing_key")
+                .with("variable", variable)
+                .with("url", url),
+        ),
+        RunError::Provider(ProviderError::Unreachable { url, detail }) => Some(
+            Said::new("cli_error.unreachable")
+                .with("url", url)
+                .with("detail", detail),
+        ),
+        _ => None,
+    }
+}
+
+fn connect(e: &ConnectError) -> Said {
+    match e {
+        ConnectError::Tap(t) => tap(t),
+        ConnectError::Socket(source) => {
+            Said::new("cli_error.socket").with_said("why", Said::io(source))
+        }
+        ConnectError::Protocol {
+            server,
+            what,
+            message,
+        } => Said::new("cli_error.protocol")
+            .with("server", server)
+            .with("what", what)
+            .with("message", message),
+        ConnectError::Timeout {
+            server,
+            request,
+            timeout,
+        } => Said::new("cli_error.timeout")
+            .with("server", server)
+            .with("request", request)
+            .with("secs", timeout.as_secs_f64()),
+    }
+}
+
+fn tap(e: &TapError) -> Said {
+    match e {
+        TapError::Spawn {
+            program, source, ..
+        } => {
+            let hint = match source.kind() {
+                std::io::ErrorKind::NotFound => Said::new("cli_error.spawn_not_found"),
+                std::io::ErrorKind::PermissionDenied if std::path::Path::new(program).is_dir() => {
+                    Said::new("cli_error.spawn_directory")
+                }
+                std::io::ErrorKind::PermissionDenied => Said::new("cli_error.spawn_permission"),
+                _ => Said::empty(),
+            };
+            Said::new("cli_error.spawn")
+                .with("program", program)
+                .with_said("why", Said::io(source))
+                .with_said("hint", hint)
+        }
+        TapError::Thread(source) => {
+            Said::new("cli_error.thread").with_said("why", Said::io(source))
+        }
+    }
+}
+
+/// The causes of a chain joined by `: ` in the language of `w`, leaving out each cause whose
+/// English text the English of the causes before it already holds (an OS error a typed
+/// error's message quotes), as [`super::exit::message`] does.
+pub fn chain_in<'a>(causes: impl Iterator<Item = &'a (dyn Error + 'static)>, w: Words) -> String {
+    let (mut english, mut out) = (String::new(), String::new());
+    for cause in causes {
+        let text = cause.to_string();
+        if text.is_empty() || english.contains(&text) {
+            continue;
+        }
+        english.push_str(&text);
+        english.push_str(": ");
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        match said(cause) {
+            Some(said) => out.push_str(&said.say(w)),
+            None => out.push_str(&text),
+        }
+    }
+    out
+}
+
+/// An `anyhow` error and its causes in the language of `w` (see [`chain_in`]).
+pub fn message_in(err: &anyhow::Error, w: Words) -> String {
+    chain_in(err.chain().map(|c| c as &(dyn Error + 'static)), w)
+}
+
+/// A library error and its sources in the language of `w` (see [`chain_in`]).
+pub fn error_in(err: &(dyn Error + 'static), w: Words) -> String {
+    chain_in(std::iter::successors(Some(err), |e| (*e).source()), w)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::i18n::Language;
+
+    #[test]
+    fn a_trace_that_cannot_be_opened_is_said_once_in_each_language() {
+        let err = anyhow::Error::new(TraceError::Open {
+            path: PathBuf::from("/x.jsonl"),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        });
+        let en = message_in(&err, Words::of(Language::En));
+        assert_eq!(en, "cannot open trace /x.jsonl: no such file or directory");
+        let pt = message_in(&err, Words::of(Language::Pt));
+        assert!(
+            pt.starts_with("não foi possível abrir o trace /x.jsonl"),
+            "{pt}"
+        );
+        assert!(
+            !pt.contains("os error"),
+            "the OS's text is not repeated: {pt}"
+        );
+    }
+
+    #[test]
+    fn causes_of_no_known_type_are_kept_as_they_are() {
+        let err = anyhow::Error::new(Saying(Said::new("cli_error.trace_empty")))
+            .context("while reading notes.txt");
+        let es = message_in(&err, Words::of(Language::Es));
+        assert!(es.starts_with("while reading notes.txt: "), "{es}");
+        assert!(!es.contains("trace is empty"), "{es}");
+    }
+}
