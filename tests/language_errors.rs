@@ -262,13 +262,13 @@ fn the_binarys_errors_are_said_in_the_language_asked() {
         all
     };
     let english = [
-        "sightline: error: cannot open trace /nonexistent/x.jsonl: no such file or directory",
+        "sightline: error: cannot open trace /nonexistent/x.jsonl: No such file or directory (os error 2)",
         "is a scenario, not a trace: run it first with",
         "notes.txt: line 1 is not a Sightline trace header",
         "the scenario format has no key `host.prefx`; the keys it has there: refetch_on_list_changed, prefix",
         "cannot read scenario /nonexistent/s.toml",
         "broken.toml is not valid (line 3, column 1): unknown field `titel`",
-        "sightline: run failed: cannot start server `/nonexistent/mcp-server`: no such file or directory (is it installed and on PATH?)",
+        "sightline: run failed: cannot start server `/nonexistent/mcp-server`: No such file or directory (os error 2) (is it installed and on PATH?)",
     ];
     let en = errors("en");
     for e in english {

@@ -199,7 +199,8 @@ mod tests {
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         });
         let en = message_in(&err, Words::of(Language::En));
-        assert_eq!(en, "cannot open trace /x.jsonl: no such file or directory");
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound).to_string();
+        assert_eq!(en, format!("cannot open trace /x.jsonl: {os}"));
         let pt = message_in(&err, Words::of(Language::Pt));
         assert!(
             pt.starts_with("não foi possível abrir o trace /x.jsonl"),
