@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+use egui_kittest::kittest::Queryable;
 use serde_json::Value;
 
 use crate::language::{english_sentences, sightline};
@@ -310,4 +311,58 @@ fn the_binarys_errors_are_said_in_the_language_asked() {
         stderr.contains("sightline: erro: --lang `fr` desconhecido: use en, pt ou es"),
         "{stderr}"
     );
+}
+
+/// The app says why a file would not open (not a trace, not there) in the language picked
+/// in it.
+#[test]
+fn the_app_says_why_a_file_did_not_open_in_the_language_picked() {
+    use sightline::ui::{Command, DesktopCommand, SightlineApp};
+    let dir = tempdir();
+    let weather = trace(dir.path(), "weather", "weather", &[]);
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "not a trace\n").expect("write notes");
+    let missing = dir.path().join("missing.jsonl");
+    let app = SightlineApp::from_trace(Path::new(&weather)).expect("open the trace");
+    let mut h = util::harness(app);
+    let notices = |h: &mut egui_kittest::Harness<'static, SightlineApp>| {
+        let mut out = Vec::new();
+        for path in [&notes, &missing] {
+            let open: Command = DesktopCommand::Open(path.clone()).into();
+            h.state_mut().apply(open);
+            h.run();
+            out.push(h.state().notice().expect("a notice").text.clone());
+        }
+        out
+    };
+    let en = notices(&mut h).join("\n");
+    assert!(
+        en.contains("line 1 is not a Sightline trace header"),
+        "{en}"
+    );
+    assert!(en.contains("cannot open trace "), "{en}");
+    for (lang, code, header, open) in [
+        (
+            "pt",
+            "PT",
+            "a linha 1 não é um cabeçalho de trace do Sightline",
+            "não foi possível abrir o trace ",
+        ),
+        (
+            "es",
+            "ES",
+            "la línea 1 no es un encabezado de trace de Sightline",
+            "no se pudo abrir el trace ",
+        ),
+    ] {
+        h.get_by_label(code).click();
+        h.run();
+        let said = notices(&mut h).join("\n");
+        says(
+            lang,
+            &said,
+            &[header, open],
+            &["trace header", "cannot open"],
+        );
+    }
 }

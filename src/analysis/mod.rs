@@ -35,6 +35,7 @@ pub mod replay;
 pub mod revisions;
 pub mod tokens;
 pub mod trace_context;
+pub mod trace_error;
 
 pub use incremental::Incremental;
 pub use links::{CallChain, ToolOrigin, ToolView, link};

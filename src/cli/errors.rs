@@ -4,14 +4,16 @@
 //!
 //! The library's errors keep their English `Display` (logs, JSON, tests that grep them). Here
 //! each cause of an error's chain is recognised by its type and variant, never by its text:
-//! a library error that knows how to say itself ([`ScenarioError::said`]), one whose module
-//! uses no `i18n` (`trace`, `tap`) worded here from its fields, an operating system's error by
+//! a library error that knows how to say itself ([`ScenarioError::said`]), a trace's
+//! ([`trace_error::said`], which the app says too), one whose module uses no `i18n` (`tap`)
+//! worded here from its fields, an operating system's error by
 //! its kind, and the command line's own errors raised as [`Saying`]. A cause none of these
 //! knows is printed as it is.
 
 use std::error::Error;
 use std::fmt;
 
+use crate::analysis::trace_error;
 use crate::host::agent::RunError;
 use crate::host::mcp::ConnectError;
 use crate::host::provider::ProviderError;
@@ -47,7 +49,7 @@ pub fn said(cause: &(dyn Error + 'static)) -> Option<Said> {
         return Some(e.said());
     }
     if let Some(e) = cause.downcast_ref::<TraceError>() {
-        return Some(trace(e));
+        return Some(trace_error::said(e));
     }
     if let Some(e) = cause.downcast_ref::<RunError>() {
         return run(e);
@@ -62,28 +64,6 @@ pub fn said(cause: &(dyn Error + 'static)) -> Option<Said> {
         return Some(Said::io(e));
     }
     None
-}
-
-fn trace(e: &TraceError) -> Said {
-    match e {
-        TraceError::Open { path, source } => Said::new("cli_error.trace_open")
-            .with("path", path.display())
-            .with_said("why", Said::io(source)),
-        TraceError::Write { path, source } => Said::new("cli_error.trace_write")
-            .with("path", path.display())
-            .with_said("why", Said::io(source)),
-        TraceError::Spilled(source) => {
-            Said::new("cli_error.trace_spilled").with_said("why", Said::io(source))
-        }
-        TraceError::Read { line, source } => Said::new("cli_error.trace_read")
-            .with("line", line)
-            .with_said("why", Said::io(source)),
-        TraceError::Empty => Said::new("cli_error.trace_empty"),
-        TraceError::BadHeader(why) => Said::new("cli_error.trace_header").with("why", why),
-        TraceError::TooNew { found, supported } => Said::new("cli_error.trace_too_new")
-            .with("found", found)
-            .with("supported", supported),
-    }
 }
 
 fn run(e: &RunError) -> Option<Said> {

@@ -113,13 +113,11 @@ fn follow(app: &mut SightlineApp, path: &Path) {
     }
 }
 
-fn load_failed(app: &mut SightlineApp, path: &Path, error: &dyn std::fmt::Display) {
+fn load_failed(app: &mut SightlineApp, path: &Path, error: &crate::trace::TraceError) {
+    let error = crate::analysis::trace_error::said(error).say(app.tr().words());
     let text = app.tr().f(
         "app.load_failed",
-        &[
-            ("path", path.display().to_string()),
-            ("error", error.to_string()),
-        ],
+        &[("path", path.display().to_string()), ("error", error)],
     );
     app.set_notice(text, true);
 }
@@ -273,7 +271,8 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
     let scenario = match Shipped::find(name).map(|s| s.load()) {
         Some(Ok(s)) => s,
         Some(Err(e)) => {
-            let text = app.tr().f("app.run_failed", &[("error", e.to_string())]);
+            let error = e.said().say(app.tr().words());
+            let text = app.tr().f("app.run_failed", &[("error", error)]);
             return app.set_notice(text, true);
         }
         None => return,

@@ -1,0 +1,49 @@
+//! Why a trace could not be read, said in each language: the command line's errors and the
+//! app's notice when a file will not open. `trace` uses no other module, so its errors keep
+//! their English `Display`; their words live here, worded from each variant's fields.
+
+use crate::i18n::Said;
+use crate::trace::TraceError;
+
+/// `e` as a sentence each language can say (`cli_error.trace_*`).
+pub fn said(e: &TraceError) -> Said {
+    match e {
+        TraceError::Open { path, source } => Said::new("cli_error.trace_open")
+            .with("path", path.display())
+            .with_said("why", Said::io(source)),
+        TraceError::Write { path, source } => Said::new("cli_error.trace_write")
+            .with("path", path.display())
+            .with_said("why", Said::io(source)),
+        TraceError::Spilled(source) => {
+            Said::new("cli_error.trace_spilled").with_said("why", Said::io(source))
+        }
+        TraceError::Read { line, source } => Said::new("cli_error.trace_read")
+            .with("line", line)
+            .with_said("why", Said::io(source)),
+        TraceError::Empty => Said::new("cli_error.trace_empty"),
+        TraceError::BadHeader(why) => Said::new("cli_error.trace_header").with("why", why),
+        TraceError::TooNew { found, supported } => Said::new("cli_error.trace_too_new")
+            .with("found", found)
+            .with("supported", supported),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::{Language, Words};
+
+    #[test]
+    fn each_language_says_why_a_trace_did_not_open() {
+        let e = TraceError::TooNew {
+            found: 9,
+            supported: 1,
+        };
+        let en = said(&e).english();
+        assert_eq!(en, e.to_string());
+        for lang in [Language::Pt, Language::Es] {
+            let text = said(&e).say(Words::of(lang));
+            assert!(text.contains('9') && text != en, "{text}");
+        }
+    }
+}
