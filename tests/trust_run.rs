@@ -138,11 +138,26 @@ fn run_timeout_names_the_server_the_request_and_the_time_and_leaves_nothing_runn
 
 #[test]
 fn sigterm_and_ctrl_c_to_run_stop_the_servers_and_record_their_exit() {
-    for (signal, status) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+    // The line saying why the run stopped is in the language asked.
+    let said = [
+        (
+            libc::SIGTERM,
+            143,
+            "en",
+            "sightline: run stopped by SIGTERM; its servers were stopped",
+        ),
+        (
+            libc::SIGINT,
+            130,
+            "pt",
+            "sightline: execução interrompida por SIGINT; os servidores dela foram encerrados",
+        ),
+    ];
+    for (signal, status, lang, line) in said {
         let dir = util::tempdir();
         let (scenario, pids_file) = mute_scenario(dir.path());
         let trace = dir.path().join("t.jsonl");
-        let mut child = run_command(&scenario, &trace, &["--timeout", "60s"])
+        let mut child = run_command(&scenario, &trace, &["--timeout", "60s", "--lang", lang])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -158,6 +173,7 @@ fn sigterm_and_ctrl_c_to_run_stop_the_servers_and_record_their_exit() {
         kill_all(&pids);
         let stderr = util::text(&out.stderr);
         assert_eq!(out.status.code(), Some(status), "{stderr}");
+        assert!(stderr.contains(line), "{stderr}");
         assert!(
             leftover.is_empty(),
             "signal {signal}: left running {leftover:?}"

@@ -34,16 +34,36 @@ mod tests {
     use crate::i18n::{Language, Words};
 
     #[test]
-    fn each_language_says_why_a_trace_did_not_open() {
-        let e = TraceError::TooNew {
-            found: 9,
-            supported: 1,
-        };
-        let en = said(&e).english();
-        assert_eq!(en, e.to_string());
-        for lang in [Language::Pt, Language::Es] {
-            let text = said(&e).say(Words::of(lang));
-            assert!(text.contains('9') && text != en, "{text}");
+    fn each_language_says_why_a_trace_did_not_open_and_english_is_the_errors_own() {
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let errors = [
+            TraceError::Open {
+                path: "/t.jsonl".into(),
+                source: io(),
+            },
+            TraceError::Write {
+                path: "/t.jsonl".into(),
+                source: io(),
+            },
+            TraceError::Spilled(io()),
+            TraceError::Read {
+                line: 3,
+                source: io(),
+            },
+            TraceError::Empty,
+            TraceError::BadHeader("expected value".into()),
+            TraceError::TooNew {
+                found: 9,
+                supported: 1,
+            },
+        ];
+        for e in errors {
+            let en = said(&e).english();
+            assert_eq!(en, e.to_string());
+            for lang in [Language::Pt, Language::Es] {
+                let text = said(&e).say(Words::of(lang));
+                assert_ne!(text, en, "{lang:?}");
+            }
         }
     }
 }

@@ -104,7 +104,7 @@ fn connect(e: &ConnectError) -> Said {
         } => Said::new("cli_error.timeout")
             .with("server", server)
             .with("request", request)
-            .with("secs", timeout.as_secs_f64()),
+            .with("timeout", format!("{timeout:?}")),
     }
 }
 
@@ -190,6 +190,30 @@ mod tests {
             !pt.contains("os error"),
             "the OS's text is not repeated: {pt}"
         );
+    }
+
+    #[test]
+    fn the_english_of_a_server_that_does_not_start_or_answer_is_the_errors_own() {
+        let spawn = ConnectError::Tap(TapError::Spawn {
+            program: "/no/server".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            hint: " (is it installed and on PATH?)",
+        });
+        let timeout = ConnectError::Timeout {
+            server: "mute".into(),
+            request: "`initialize`".into(),
+            timeout: std::time::Duration::from_secs(1),
+        };
+        let protocol = ConnectError::Protocol {
+            server: "s".into(),
+            what: "initialize",
+            message: "boom".into(),
+        };
+        for e in [spawn, timeout, protocol] {
+            let said = connect(&e);
+            assert_eq!(said.english(), e.to_string());
+            assert_ne!(said.say(Words::of(Language::Pt)), e.to_string());
+        }
     }
 
     #[test]

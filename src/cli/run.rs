@@ -157,9 +157,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     drop(runtime);
     let status = match &ended {
         Err(signal) => {
+            let name = crate::trace::signal_name(*signal);
             eprintln!(
-                "sightline: run stopped by {}; its servers were stopped",
-                crate::trace::signal_name(*signal)
+                "{}",
+                words.fmt("cli_error.run_stopped", &[("signal", name)])
             );
             ExitCode::from(u8::try_from(128 + signal).unwrap_or(1))
         }
