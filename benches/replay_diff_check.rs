@@ -15,8 +15,8 @@
 //!
 //! Run with `cargo bench --bench replay_diff_check` (`-- replay`, `-- diff` or `-- check` for
 //! one part; a number for another count of requests). With `SIGHTLINE_BASELINE_BIN` set to an
-//! earlier build of the binary, each diff and check is also timed with that build, in the same
-//! run, and the ratio printed.
+//! earlier build of the binary, the replay and each diff and check are also timed with that
+//! build, in the same run, and the ratio printed.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
@@ -178,6 +178,30 @@ fn replay_part(dir: &Path, n: usize) {
         "  added per request: {added:.1} µs whole command, {added_loop:.1} µs without the fixed part (goal <= 50 µs): {}",
         verdict(added)
     );
+    // SIGHTLINE_BASELINE_BIN: an earlier build replaying the same recording against the same
+    // server, in this run.
+    if let Some(old) = std::env::var_os("SIGHTLINE_BASELINE_BIN") {
+        let (t, code) = timed_with(
+            &old,
+            &[
+                "replay".as_ref(),
+                rec.as_os_str(),
+                "--trace".as_ref(),
+                dir.join("baseline-replay.jsonl").as_os_str(),
+                "--".as_ref(),
+                b.as_os_str(),
+                "demo-server".as_ref(),
+                "weather".as_ref(),
+            ],
+        );
+        let old_added = (t.as_secs_f64() - direct_time.as_secs_f64()) * 1e6 / requests_sent as f64;
+        println!(
+            "  the baseline build's replay  {:>8.3} s  {:>7.1} µs/request  (exit {code}), added {old_added:.1} µs/request; this build takes {:.2}x its time",
+            t.as_secs_f64(),
+            per(t),
+            replay_time.as_secs_f64() / t.as_secs_f64()
+        );
+    }
 }
 
 fn scale_part(dir: &Path, which: &[&str]) {

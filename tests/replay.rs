@@ -190,9 +190,13 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
         &["/no/such/server".into()],
     );
     one_line(&out, "cannot start server `/no/such/server`");
-    // A server that dies after reading the first request.
+    // A server that dies after reading the first request (saying why on stderr).
     let r = dir.path().join("b.jsonl");
-    let dies = vec!["sh".to_string(), "-c".into(), "read line; exit 3".into()];
+    let dies = vec![
+        "sh".to_string(),
+        "-c".into(),
+        "read line; echo 'no thanks' >&2; exit 3".into(),
+    ];
     let out = replay(&trace, &r, &[], &dies);
     one_line(
         &out,
@@ -204,6 +208,23 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
             .iter()
             .any(|e| e.text().contains("\"initialize\"")),
         "the request was recorded"
+    );
+    // Its stderr and its exit are recorded, the exit last.
+    let stderr = kept
+        .events
+        .iter()
+        .position(|e| e.channel == sightline::trace::Channel::Stderr)
+        .expect("the server's stderr is recorded");
+    assert_eq!(kept.events[stderr].text(), "no thanks");
+    let exit = kept
+        .events
+        .iter()
+        .position(|e| e.process.as_ref().is_some_and(|p| p.event == "exit"))
+        .expect("the exit is recorded");
+    assert!(exit > stderr);
+    assert_eq!(
+        kept.events[exit].process.as_ref().and_then(|p| p.code),
+        Some(3)
     );
     // A server that never answers: each request times out and is reported, exit 1.
     let silent = vec!["sh".to_string(), "-c".into(), "cat > /dev/null".into()];

@@ -2,7 +2,8 @@
 //! TypeScript SDK's HTTP client and `@modelcontextprotocol/server-everything` (through
 //! `sightline proxy --http`), replayed against the same server and against a Python server of
 //! ours that answers differently, has lost a tool and, in one variant, rejects requests with a
-//! bare `400`.
+//! bare `400`; and a session whose server asked for the client's roots on the standalone `GET`
+//! stream, which the replay opens again.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -80,6 +81,12 @@ fn s(p: &Path) -> &str {
 
 /// The TS SDK HTTP client's session with `upstream`, recorded by `sightline proxy --http`.
 fn recorded_session(dir: &Path, upstream: &str) -> PathBuf {
+    recorded_with(dir, upstream, "http-client.mjs")
+}
+
+/// The session of the TS SDK client `client` (a peer script taking the URL) with `upstream`,
+/// recorded by `sightline proxy --http`.
+fn recorded_with(dir: &Path, upstream: &str, client: &str) -> PathBuf {
     require_npm_peers();
     let trace = dir.join("http.jsonl");
     let port = free_port();
@@ -91,7 +98,7 @@ fn recorded_session(dir: &Path, upstream: &str) -> PathBuf {
     let mut proxy = listening(&mut proxy, port);
     let out = run(
         Command::new("node")
-            .arg(peer("http-client.mjs"))
+            .arg(peer(client))
             .arg(format!("http://127.0.0.1:{port}/mcp")),
         LIMIT,
     );
@@ -220,6 +227,109 @@ fn an_http_replay_against_a_changed_server_exits_1_with_each_pointer_and_both_va
     assert!(
         echo.contains(", replayed #") && echo.ends_with(": differs"),
         "{echo}"
+    );
+    // The recorded client opened the GET stream: so did the replay, and this server's 405
+    // (no stream offered) is recorded, not an error.
+    let replayed = load(&dir.path().join("r.jsonl"));
+    let get = replayed
+        .events
+        .iter()
+        .position(|e| method_of(e) == Some("GET"))
+        .expect("the GET stream was asked for");
+    assert!(
+        replayed.events[get..]
+            .iter()
+            .any(|e| e.http.as_ref().and_then(|h| h.status) == Some(405)),
+        "{:#?}",
+        replayed.events
+    );
+}
+
+fn method_of(e: &sightline::trace::Event) -> Option<&str> {
+    e.http.as_ref().and_then(|h| h.method.as_deref())
+}
+
+#[test]
+fn the_get_stream_is_opened_again_and_requests_on_it_get_the_recorded_answers() {
+    let dir = tempdir();
+    let (_server, upstream) = everything();
+    let trace = recorded_with(dir.path(), &upstream, "http-roots-client.mjs");
+    let recorded = load(&trace);
+    assert!(recorded.events.iter().any(|e| method_of(e) == Some("GET")));
+    // The server's roots/list comes only on the GET stream: without it, get-roots-list would
+    // wait for roots that never come.
+    let r = dir.path().join("r.jsonl");
+    let out = replay_url(&trace, &r, &upstream, &["--timeout", "5s"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert_eq!(
+        stdout.trim_end().lines().last(),
+        Some("2 requests replayed: 2 same, 0 differ, 0 not answered, 0 not sent"),
+        "{stdout}"
+    );
+    let replayed = load(&r);
+    let analysis = analyze(&replayed);
+    // The GET went through the tap after the handshake, in the new session, asking for events.
+    let get = replayed
+        .events
+        .iter()
+        .find(|e| method_of(e) == Some("GET"))
+        .expect("the GET stream was opened");
+    let initialized = replayed
+        .events
+        .iter()
+        .find(|e| e.text().contains("notifications/initialized"))
+        .expect("notifications/initialized");
+    assert!(get.seq > initialized.seq);
+    assert_eq!(header(get, "accept"), Some("text/event-stream"));
+    let session = replayed
+        .events
+        .iter()
+        .filter(|e| e.to == Lane::Host)
+        .find_map(|e| header(e, "mcp-session-id"))
+        .expect("the new session");
+    assert_eq!(header(get, "mcp-session-id"), Some(session));
+    // The server's roots/list got the client's recorded answer, under its new id.
+    let (request, answer) = (
+        replayed
+            .events
+            .iter()
+            .zip(&analysis.derived)
+            .find(|(e, d)| {
+                d.kind == Kind::Request
+                    && e.from.is_server()
+                    && d.method.as_deref() == Some("roots/list")
+            }),
+        replayed
+            .events
+            .iter()
+            .zip(&analysis.derived)
+            .find(|(e, d)| {
+                d.kind == Kind::Response
+                    && e.to.is_server()
+                    && d.method.as_deref() == Some("roots/list")
+            }),
+    );
+    let (request, answer) = (
+        request.expect("roots/list").0,
+        answer.expect("its answer").0,
+    );
+    assert!(answer.seq > request.seq);
+    let answer: Value = serde_json::from_str(&answer.text()).expect("JSON");
+    let request: Value = serde_json::from_str(&request.text()).expect("JSON");
+    assert_eq!(answer["id"], request["id"]);
+    assert_eq!(
+        answer["result"]["roots"][0]["uri"],
+        "file:///tmp/sightline-replay"
+    );
+    // And the tool saw them.
+    assert!(
+        replayed
+            .events
+            .iter()
+            .any(|e| e.to == Lane::Host && e.text().contains("replayed root")),
+        "{:#?}",
+        replayed.events
     );
 }
 

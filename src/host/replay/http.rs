@@ -8,15 +8,23 @@
 //! read from a JSON body or from the response's event stream, where the server's own requests
 //! are answered from the recording (a `POST` each). A `4xx` without a JSON-RPC answer is a
 //! rejection, reported as a difference; a server that cannot be reached stops the replay.
-//! The standalone `GET` stream is not opened; a recorded `DELETE` ends the new session too.
+//!
+//! Where the recorded client opened the standalone `GET` stream, the replay opens it at the
+//! same point (after as many messages, with its recorded headers and the new session's id) and
+//! waits for its response headers, so the server has it before the next message; the
+//! server's requests that arrive there get the recorded answers (a `POST` each), whether they
+//! come while an answer is awaited or between two messages. A `405` means the server offers
+//! no stream: nothing more is done. A recorded `DELETE` ends the new session too; the stream is
+//! closed at the end.
 
+use std::cell::RefCell;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
-use super::{Answers, Connection, Outcome, Plan, Rec, ReplayError, Replayed, Step};
+use super::{Answers, Connection, Listen, Outcome, Plan, Rec, ReplayError, Replayed, Step};
 use crate::tap::http_proxy::HttpProxy;
 use crate::trace::Lane;
 use crate::wire::sse::SseParser;
@@ -46,6 +54,28 @@ struct Http {
     timeout: Duration,
     /// Requests the recording never saw answered (a listen stream), left running.
     background: Vec<tokio::task::JoinHandle<()>>,
+    /// Where the recording opened the standalone `GET` stream, until the replay opens it.
+    listen: Option<Listen>,
+    listening: Option<Listening>,
+    /// Messages sent so far, of `steps`.
+    sent: usize,
+    steps: usize,
+}
+
+/// The standalone `GET` stream, once opened: the task reading it, and the server's requests
+/// that came on it, for the driving thread to answer (it holds the recorded answers).
+struct Listening {
+    requests: mpsc::UnboundedReceiver<Value>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// Whether `response` is an event stream.
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("text/event-stream"))
 }
 
 impl Http {
@@ -89,25 +119,97 @@ impl Http {
     fn post(&self, headers: HeaderMap, body: String) -> reqwest::RequestBuilder {
         self.client.post(&self.url).headers(headers).body(body)
     }
+
+    /// Opens the standalone `GET` stream as the recording did, and waits (up to the timeout)
+    /// for its response headers: from then on the server has it. Its requests are passed on
+    /// to [`answer_listened`](Self::answer_listened) and to a waiting exchange.
+    fn open_stream(&mut self, listen: &Listen) {
+        let recorded = |name: &str| {
+            listen
+                .headers
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        let mut headers = self.headers(&listen.headers);
+        if !recorded("content-type") {
+            headers.remove("content-type");
+        }
+        if !recorded("accept") {
+            headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        }
+        let request = self.client.get(&self.url).headers(headers);
+        let (tx, requests) = mpsc::unbounded_channel();
+        let (opened_tx, opened) = oneshot::channel::<()>();
+        let task = self.rt.spawn(async move {
+            let Ok(mut response) = request.send().await else {
+                return;
+            };
+            let _ = opened_tx.send(());
+            // A 405 (no stream offered) or any other answer: read to its end (so the tap
+            // records it), nothing to answer.
+            if !is_event_stream(&response) {
+                let _ = response.bytes().await;
+                return;
+            }
+            let mut parser = SseParser::new();
+            while let Ok(Some(chunk)) = response.chunk().await {
+                for event in parser.feed(&chunk) {
+                    let Ok(msg) = serde_json::from_str::<Value>(&event.data) else {
+                        continue;
+                    };
+                    if msg.get("method").is_some()
+                        && msg.get("id").is_some()
+                        && tx.send(msg).is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        });
+        let _ = self
+            .rt
+            .block_on(async { tokio::time::timeout(self.timeout, opened).await });
+        self.listening = Some(Listening { requests, task });
+    }
+
+    /// Answers the server's requests that came on the `GET` stream while no answer was
+    /// awaited.
+    fn answer_listened(&mut self, answers: &mut Answers) {
+        let Some(listening) = &mut self.listening else {
+            return;
+        };
+        let mut lines = Vec::new();
+        while let Ok(msg) = listening.requests.try_recv() {
+            lines.extend(answers.answer(&msg));
+        }
+        for line in lines {
+            let post = self.post(self.headers(&[]), line).send();
+            let _ = self
+                .rt
+                .block_on(async { tokio::time::timeout(self.timeout, post).await });
+        }
+    }
+
+    /// Opens the `GET` stream if the recording opened it before message number `sent`.
+    fn listen_before(&mut self, sent: usize) {
+        if let Some(listen) = self.listen.take_if(|l| l.after <= sent) {
+            self.open_stream(&listen);
+        }
+    }
 }
 
 /// What an answer's HTTP response came to.
 async fn read_answer(
     response: reqwest::Response,
     id: Option<&Value>,
-    answers: &mut Answers,
+    answers: &RefCell<&mut Answers>,
     answer_post: &(dyn Fn(String) -> reqwest::RequestBuilder + Sync),
 ) -> Outcome {
     let status = response.status();
     if status.as_u16() == 202 {
         return Outcome::Sent;
     }
-    let stream = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("text/event-stream"));
-    if stream {
+    if is_event_stream(&response) {
         let mut response = response;
         let mut parser = SseParser::new();
         loop {
@@ -123,7 +225,8 @@ async fn read_answer(
                     continue;
                 };
                 if msg.get("method").is_some() {
-                    if let Some(line) = answers.answer(&msg) {
+                    let line = answers.borrow_mut().answer(&msg);
+                    if let Some(line) = line {
                         // Accepted with a 202; its exchange is recorded by the proxy.
                         let _ = answer_post(line).send().await;
                     }
@@ -175,6 +278,9 @@ impl Connection for Http {
         wait: Option<Duration>,
         answers: &mut Answers,
     ) -> Outcome {
+        self.listen_before(self.sent);
+        self.sent += 1;
+        self.answer_listened(answers);
         let headers = self.headers(&step.headers);
         let request = self.post(headers.clone(), line.to_string());
         if step.request && wait.is_none() {
@@ -202,6 +308,8 @@ impl Connection for Http {
         };
         let session = &mut self.session;
         let version = &mut self.version;
+        let mut listened = self.listening.as_mut().map(|l| &mut l.requests);
+        let answers = RefCell::new(answers);
         self.rt.block_on(async {
             let exchange = async {
                 let response = match request.send().await {
@@ -211,9 +319,31 @@ impl Connection for Http {
                 if let Some(s) = response.headers().get("mcp-session-id") {
                     *session = Some(s.clone());
                 }
-                read_answer(response, id.as_ref(), answers, &answer_post).await
+                read_answer(response, id.as_ref(), &answers, &answer_post).await
             };
-            let outcome = tokio::time::timeout(limit, exchange)
+            // The server's requests on the GET stream are answered while this one waits (its
+            // answer may depend on them).
+            let with_listened = async {
+                tokio::pin!(exchange);
+                loop {
+                    let next = async {
+                        match listened.as_mut() {
+                            Some(requests) => requests.recv().await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        outcome = &mut exchange => break outcome,
+                        Some(msg) = next => {
+                            let line = answers.borrow_mut().answer(&msg);
+                            if let Some(line) = line {
+                                let _ = answer_post(line).send().await;
+                            }
+                        }
+                    }
+                }
+            };
+            let outcome = tokio::time::timeout(limit, with_listened)
                 .await
                 .unwrap_or(Outcome::Timeout);
             if let Outcome::Answer(msg) = &outcome
@@ -226,6 +356,14 @@ impl Connection for Http {
             }
             outcome
         })
+    }
+
+    fn finish(&mut self, answers: &mut Answers) {
+        // A stream the recording opened after its last message (not after a stop).
+        if self.sent == self.steps {
+            self.listen_before(self.sent);
+        }
+        self.answer_listened(answers);
     }
 }
 
@@ -270,6 +408,10 @@ pub fn replay_http(
         version: None,
         timeout,
         background: Vec::new(),
+        listen: plan.listen.clone(),
+        listening: None,
+        sent: 0,
+        steps: plan.steps.len(),
     };
     let out = super::drive(plan, &mut conn, &recorder, &Lane::server(name), timeout);
     if plan.delete && conn.session.is_some() {
@@ -278,6 +420,17 @@ pub fn replay_http(
         let _ = conn
             .rt
             .block_on(async { tokio::time::timeout(Duration::from_secs(5), delete).await });
+    }
+    if let Some(listening) = conn.listening.take() {
+        // After a DELETE the server ends the stream itself; else (or if it does not) it is
+        // closed here.
+        let mut task = listening.task;
+        if plan.delete {
+            let _ = conn
+                .rt
+                .block_on(async { tokio::time::timeout(Duration::from_secs(1), &mut task).await });
+        }
+        task.abort();
     }
     for task in conn.background.drain(..) {
         task.abort();

@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub use http::replay_http;
-pub use plan::{Plan, PlanError, Step, plan};
+pub use plan::{Listen, Plan, PlanError, Step, plan};
 pub use stdio::replay_stdio;
 
 use crate::tap::{Recorder, TapError};
@@ -83,6 +83,10 @@ trait Connection {
         wait: Option<Duration>,
         answers: &mut Answers,
     ) -> Outcome;
+
+    /// After the last step (or the stop): what the connection still has to do with the
+    /// recorded answers (the server's requests that came meanwhile, on HTTP's `GET` stream).
+    fn finish(&mut self, _answers: &mut Answers) {}
 }
 
 /// The client's recorded answers to the server's requests, by method, in order.
@@ -176,6 +180,7 @@ fn drive(
             }
         }
     }
+    conn.finish(&mut answers);
     out.answered = answers.answered;
     out.unanswerable = answers.unanswerable;
     out

@@ -4,7 +4,8 @@
 //! its recorded bytes; and the client's recorded answers to the server's own requests
 //! (sampling, elicitation, roots), queued per method so the new server's requests get them in
 //! order, whatever ids it uses. A 2026-07-28 multi-round-trip retry is marked, so the engine
-//! can put the *new* server's `requestState` into it.
+//! can put the *new* server's `requestState` into it. Over Streamable HTTP, where the client
+//! opened the standalone `GET` stream, so the replay opens it at the same point.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -48,6 +49,17 @@ pub struct Plan {
     /// The recording is Streamable HTTP, and it ended the session with a `DELETE`.
     pub http: bool,
     pub delete: bool,
+    /// The recorded client opened the standalone `GET` stream (Streamable HTTP).
+    pub listen: Option<Listen>,
+}
+
+/// Where and how the recorded client opened the standalone `GET` stream (its first one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listen {
+    /// How many steps were sent before it.
+    pub after: usize,
+    /// Its recorded headers.
+    pub headers: Vec<(String, String)>,
 }
 
 /// A recording that cannot be replayed.
@@ -102,6 +114,19 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
         let http_method = e.http.as_ref().and_then(|h| h.method.as_deref());
         out.http |= e.channel == Channel::Http;
         out.delete |= http_method == Some("DELETE");
+        if http_method == Some("GET") {
+            if out.listen.is_none() {
+                out.listen = Some(Listen {
+                    after: out.steps.len(),
+                    headers: e
+                        .http
+                        .as_ref()
+                        .map(|h| h.headers.clone())
+                        .unwrap_or_default(),
+                });
+            }
+            continue;
+        }
         let method = d.method.as_deref().unwrap_or_default().to_string();
         match d.kind {
             Kind::Request | Kind::Notification => {

@@ -1,44 +1,47 @@
-//! Replaying to a server command: spawned behind the ordinary stdio tap, spoken to over a
-//! socket pair as the host's rmcp client is.
+//! Replaying to a server command: spawned behind the ordinary stdio tap, its stdin written and
+//! its stdout read by the driving thread itself ([`InlineServer`]), which records each chunk
+//! as the tap's pumps do.
 //!
-//! The driving thread reads the socket itself, with a read timeout, rather than through a
-//! reader thread and a channel: one thread hop less per answer (the replay bench's added
-//! time per request), and the line buffers are kept from one request to the next.
+//! No pump threads and no socket in between: a request and its answer cross the same two
+//! pipes, with the same wake-ups, as with a client that spawned the server itself (the replay
+//! bench's added time per request), and the read buffer is kept from one request to the next.
+//! Reads wait with a deadline, so a server that never answers costs the timeout.
 
-use std::collections::VecDeque;
-use std::io::{BufRead as _, BufReader, ErrorKind, Write as _};
-use std::net::Shutdown;
-use std::os::unix::net::UnixStream;
+use std::io::ErrorKind;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::{Answers, Connection, Outcome, Plan, Rec, ReplayError, Replayed, Step};
+use crate::tap::stdio::{InlineServer, Received};
 use crate::tap::{ServerCommand, StdioTap};
 use crate::trace::Lane;
 
 struct Stdio {
     tap: StdioTap,
-    writer: UnixStream,
-    reader: BufReader<UnixStream>,
-    /// The line being read: kept across read timeouts, so a line that arrives in pieces is
-    /// read whole.
-    line: Vec<u8>,
-    /// Complete lines read while no answer was awaited, handled at the next wait, in order.
-    pending: VecDeque<Vec<u8>>,
-    /// The read timeout the socket has now (set again only when it changes).
-    timeout: Option<Duration>,
+    server: InlineServer,
+    /// What the server wrote and the replay has not handled yet: lines from `start` on (read
+    /// while no answer was awaited, handled at the next wait, in order), then a partial one.
+    inbox: Vec<u8>,
+    start: usize,
+    /// Where the search for the next `\n` goes on (what is before it has none).
+    scanned: usize,
     /// The line being sent, with its `\n` (one write).
     out: Vec<u8>,
+    /// How long a write may wait for the server to read.
+    timeout: Duration,
 }
 
 /// How long one read waits before the loop looks at the deadline and the server again.
 const POLL: Duration = Duration::from_millis(50);
 
-/// What the next read from the tap came to.
+/// What the next read from the server came to.
 enum Read {
-    /// A complete line, its `\n` still on.
-    Line(Vec<u8>),
+    /// A complete line in the inbox, its `\n` still on.
+    Line(Range<usize>),
+    /// Part of a line: read again.
+    More,
     Timeout,
     Closed,
 }
@@ -59,49 +62,48 @@ impl Stdio {
         self.out.clear();
         self.out.extend_from_slice(line.as_bytes());
         self.out.push(b'\n');
-        self.writer.write_all(&self.out)
+        self.server.write_all(&self.out, self.timeout)
+    }
+
+    /// The next complete line already in the inbox.
+    fn next_line(&mut self) -> Option<Range<usize>> {
+        let from = self.scanned.max(self.start);
+        match memchr::memchr(b'\n', &self.inbox[from..]) {
+            Some(i) => {
+                let line = self.start..from + i + 1;
+                self.start = line.end;
+                Some(line)
+            }
+            None => {
+                self.scanned = self.inbox.len();
+                None
+            }
+        }
     }
 
     /// The next line: one read before, else one read now (waiting up to `wait`; what was read
-    /// of a line so far stays in `self.line` when the read times out), or the tap closed.
+    /// of a line so far stays in the inbox), or the server closed its output.
     fn read_line(&mut self, wait: Duration) -> Read {
-        if let Some(line) = self.pending.pop_front() {
+        if let Some(line) = self.next_line() {
             return Read::Line(line);
         }
-        let wait = Some(wait.max(Duration::from_millis(1)));
-        if self.timeout != wait {
-            let _ = self.reader.get_ref().set_read_timeout(wait);
-            self.timeout = wait;
+        if self.start > 0 {
+            self.inbox.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
         }
-        match self.reader.read_until(b'\n', &mut self.line) {
-            Ok(0) => Read::Closed,
-            Ok(_) if self.line.last() == Some(&b'\n') => Read::Line(std::mem::take(&mut self.line)),
-            // End of the stream in the middle of a line.
-            Ok(_) => Read::Closed,
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                Read::Timeout
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => Read::Timeout,
-            Err(_) => Read::Closed,
+        match self.server.read(wait, &mut self.inbox) {
+            Received::Data => self.next_line().map_or(Read::More, Read::Line),
+            Received::Timeout => Read::Timeout,
+            Received::Closed => Read::Closed,
         }
     }
 
-    /// Moves the complete lines the tap has delivered so far into `pending`, without waiting:
-    /// after a message no answer is awaited for, so a server that talks meanwhile never fills
-    /// the socket while the replay goes on writing.
+    /// Reads what the server has written so far into the inbox, without waiting: after a
+    /// message no answer is awaited for, so a server that talks meanwhile never fills its
+    /// pipe while the replay goes on writing.
     fn drain(&mut self) {
-        if self.reader.get_ref().set_nonblocking(true).is_err() {
-            return;
-        }
-        loop {
-            match self.reader.read_until(b'\n', &mut self.line) {
-                Ok(_) if self.line.last() == Some(&b'\n') => {
-                    self.pending.push_back(std::mem::take(&mut self.line));
-                }
-                _ => break,
-            }
-        }
-        let _ = self.reader.get_ref().set_nonblocking(false);
+        while self.server.read(Duration::ZERO, &mut self.inbox) == Received::Data {}
     }
 
     fn died(&self, wait: Duration) -> String {
@@ -121,9 +123,15 @@ impl Connection for Stdio {
         answers: &mut Answers,
     ) -> Outcome {
         if let Err(e) = self.send(line) {
+            // What it wrote before is recorded, then its exit.
+            self.server.close();
             let exit = self.tap.wait_timeout(Duration::from_secs(3));
+            let why = match e.kind() {
+                ErrorKind::TimedOut => format!("the server read none of it in {:?}", self.timeout),
+                _ => e.to_string(),
+            };
             return Outcome::Stopped(format!(
-                "cannot send to the server ({e}){}",
+                "cannot send to the server ({why}){}",
                 exit.map(|x| format!("; it exited with {x}"))
                     .unwrap_or_default()
             ));
@@ -142,8 +150,11 @@ impl Connection for Stdio {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.read_line(left.min(POLL)) {
+                // Bytes but no whole line: a line trickling in past the deadline is late too.
+                Read::More if Instant::now() >= deadline => return Outcome::Timeout,
+                Read::More => {}
                 Read::Line(line) => {
-                    let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
+                    let Ok(msg) = serde_json::from_slice::<Value>(&self.inbox[line]) else {
                         continue;
                     };
                     if msg.get("method").is_some() {
@@ -179,28 +190,18 @@ pub fn replay_stdio(
     recorder: Rec,
     timeout: Duration,
 ) -> Result<Replayed, ReplayError> {
-    let (ours, theirs) = UnixStream::pair().map_err(ReplayError::Socket)?;
-    let theirs_in = theirs.try_clone().map_err(ReplayError::Socket)?;
-    let tap = StdioTap::spawn(
-        cmd,
-        recorder.clone(),
-        Lane::Host,
-        Box::new(theirs_in),
-        Box::new(theirs),
-        None,
-    )?;
-    let reader = ours.try_clone().map_err(ReplayError::Socket)?;
+    let (tap, server) = StdioTap::spawn_inline(cmd, recorder.clone(), Lane::Host, None)?;
     let mut conn = Stdio {
         tap,
-        writer: ours,
-        reader: BufReader::with_capacity(64 * 1024, reader),
-        line: Vec::new(),
-        pending: VecDeque::new(),
-        timeout: None,
+        server,
+        inbox: Vec::with_capacity(64 * 1024),
+        start: 0,
+        scanned: 0,
         out: Vec::new(),
+        timeout,
     };
     let out = super::drive(plan, &mut conn, &recorder, &cmd.lane(), timeout);
-    let _ = conn.writer.shutdown(Shutdown::Both);
+    conn.server.close();
     conn.tap.shutdown();
     Ok(out)
 }

@@ -13,7 +13,7 @@ use crate::tap::recorder::Recorder;
 use crate::trace::{Channel, Lane};
 
 /// The most one read takes from a pipe (and so the most one record call writes for it).
-const CHUNK: usize = 256 * 1024;
+pub(super) const CHUNK: usize = 256 * 1024;
 /// The capacity asked for the server's pipes (Linux; the default is 64 KiB): fewer, larger
 /// reads and writes, so fewer wake-ups and record calls per megabyte.
 #[cfg(target_os = "linux")]
@@ -55,13 +55,15 @@ impl Write for ToStdin<'_> {
 }
 
 /// Copies `src` to `dst` chunk by chunk, recording the lines each chunk completes (a line kept
-/// in a temporary file first: it crossed before the others). When `dst` fails (the reader went
+/// in a temporary file first: it crossed before the others); `splitter` holds what came before
+/// (a line begun by an inline reader that hands the rest over). When `dst` fails (the reader went
 /// away) it keeps reading and recording, so the writer is never blocked on a full pipe and
 /// nothing that crossed is lost.
 pub(super) fn pump(
     mut src: impl Read,
     mut dst: impl Write,
     recording: &AtomicUsize,
+    mut splitter: LineSplitter,
     mut record: impl FnMut(Option<&LongLine>, Lines),
 ) {
     let mut record = |long: Option<&LongLine>, lines: Lines| {
@@ -70,7 +72,6 @@ pub(super) fn pump(
         recording.fetch_sub(1, Ordering::SeqCst);
     };
     let mut buf = vec![0u8; CHUNK];
-    let mut splitter = LineSplitter::spilling();
     let mut forwarding = true;
     loop {
         let n = match src.read(&mut buf) {
@@ -104,6 +105,7 @@ pub(super) fn pump(
 }
 
 /// One direction a pump records: who sends, who gets it, on which channel.
+#[derive(Clone)]
 pub(super) struct Direction {
     recorder: Arc<Recorder>,
     from: Lane,
