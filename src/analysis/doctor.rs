@@ -23,6 +23,7 @@
 //!
 //! [`Catalog::build`]: crate::wire::catalog::Catalog::build
 
+mod index;
 mod render;
 pub mod rules;
 mod session;
@@ -31,6 +32,7 @@ mod tools;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+pub use index::Reader;
 pub use render::{json_lines, text, text_in, verdict_in};
 
 use super::Report;
@@ -313,29 +315,29 @@ impl Diagnosis {
 
 /// Diagnoses a trace: one finding per server and per tool (see the module documentation).
 pub fn diagnose(events: &[Event], report: &Report, options: &DoctorOptions) -> Diagnosis {
-    let ctx = Ctx::new(events, report);
-    let sessions = session::servers(&ctx);
-    tools::diagnose(&ctx, sessions, options)
+    let mut reader = Reader::default();
+    reader.step(events, report, usize::MAX);
+    reader.finish(events, report, options)
 }
 
 /// The trace and its analysis, with the lookups every part of the doctor needs.
 pub(crate) struct Ctx<'a> {
     pub events: &'a [Event],
     pub report: &'a Report,
-    seqs: super::links::Seqs,
+    /// What the pass over the trace gathered.
+    pub index: &'a Reader,
     /// Index of the last LLM request, or the trace's length: what happened after it cannot
     /// have changed what the model saw.
     pub cut: usize,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(events: &'a [Event], report: &'a Report) -> Self {
-        let seqs = super::links::Seqs::new(events);
+    fn new(events: &'a [Event], report: &'a Report, index: &'a Reader) -> Self {
         let cut = report.llm.last().map_or(events.len(), |x| x.request);
         Ctx {
             events,
             report,
-            seqs,
+            index,
             cut,
         }
     }
@@ -347,7 +349,7 @@ impl<'a> Ctx<'a> {
     /// The index of the response to the request at `i`.
     pub fn answer(&self, i: usize) -> Option<usize> {
         match self.report.rpc.derived.get(i)?.pairing {
-            Pairing::AnsweredBy(seq) => self.seqs.index(self.events, seq),
+            Pairing::AnsweredBy(seq) => self.index.seqs.index(self.events, seq),
             _ => None,
         }
     }

@@ -23,7 +23,7 @@ pub mod divergence;
 pub mod doctor;
 pub mod explain;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod incremental;
 mod links;
 mod llm;

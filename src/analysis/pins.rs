@@ -48,7 +48,9 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use findings::{Change, FieldChange, Finding, changed_fields, compare_lists, definition_diff};
+pub use findings::{
+    Change, Comparer, FieldChange, Finding, changed_fields, compare_lists, definition_diff,
+};
 pub use store::{
     Accepted, PIN_FILE_VERSION, Pin, PinFile, PinFileError, PinStore, ServerPins, check_trace,
 };

@@ -64,6 +64,7 @@ pub struct SightlineApp {
     /// What only the desktop (live runs, files, dialogs) or only the browser (a served stream)
     /// does.
     pub(super) platform: Platform,
+    /// Whether [`Self::install_fonts`] has given the context the app's fonts.
     fonts_installed: bool,
 }
 
@@ -172,12 +173,20 @@ impl SightlineApp {
         self.compare = Some(view);
     }
 
+    /// Gives `ctx` the app's fonts. Called where the context is made (eframe's creation
+    /// closure, native and web), before the first pass: fonts set during a pass replace the
+    /// defaults egui has just loaded for it, so the first frame would load fonts twice.
+    pub fn install_fonts(&mut self, ctx: &egui::Context) {
+        install_fonts(ctx);
+        self.fonts_installed = true;
+    }
+
     /// Draws the whole app into `ui` and applies what the panels asked for.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
         if !self.fonts_installed {
-            install_fonts(&ctx);
-            self.fonts_installed = true;
+            // A context made without [`Self::install_fonts`] (a test harness).
+            self.install_fonts(&ctx);
         }
         super::platform::poll(self, &ctx);
         if !self.store.findings.is_ready() {
@@ -328,4 +337,46 @@ fn install_fonts(ctx: &egui::Context) {
         }
     }
     ctx.set_fonts(fonts);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SightlineApp;
+
+    /// Whether the proportional family falls back on the bundled monospace font (its arrows).
+    fn has_arrows(ctx: &egui::Context) -> bool {
+        ctx.fonts(|f| {
+            f.definitions()
+                .families
+                .get(&egui::FontFamily::Proportional)
+                .is_some_and(|family| family.iter().any(|name| name == "Hack"))
+        })
+    }
+
+    #[test]
+    fn fonts_installed_where_the_context_is_made_are_those_of_the_first_pass() {
+        let ctx = egui::Context::default();
+        let mut app = SightlineApp::from_events("t", Vec::new());
+        app.install_fonts(&ctx);
+        let mut first = None;
+        let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+            // Before the app draws anything: the fonts egui loaded for this pass.
+            first = Some(has_arrows(ui.ctx()));
+            app.ui(ui);
+        });
+        out.textures_delta.clear();
+        assert_eq!(first, Some(true));
+
+        // Without it, the first pass starts with egui's defaults and the app replaces them.
+        let ctx = egui::Context::default();
+        let mut app = SightlineApp::from_events("t", Vec::new());
+        let mut first = None;
+        let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+            first = Some(has_arrows(ui.ctx()));
+            app.ui(ui);
+        });
+        out.textures_delta.clear();
+        assert_eq!(first, Some(false));
+        assert!(has_arrows(&ctx));
+    }
 }

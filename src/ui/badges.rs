@@ -400,47 +400,6 @@ mod tests {
     }
 
     #[test]
-    fn staged_with_no_time_to_spare_takes_slices_and_finds_the_same() {
-        use crate::trace::{Channel, Lane};
-        let t0 = chrono::DateTime::UNIX_EPOCH;
-        let event = |i: u64, from: &str, to: &str, raw: String| {
-            let t = t0 + chrono::Duration::milliseconds(i as i64);
-            Event::with_bytes(
-                i,
-                t,
-                Lane::from(from),
-                Lane::from(to),
-                Channel::Stdio,
-                raw.into_bytes(),
-            )
-        };
-        // 600 pings and their answers, one answer with a result that is not an object.
-        let mut events = Vec::new();
-        for k in 0..300u64 {
-            let ping = format!(r#"{{"jsonrpc":"2.0","id":{k},"method":"ping"}}"#);
-            let result = if k == 150 { "7" } else { "{}" };
-            let pong = format!(r#"{{"jsonrpc":"2.0","id":{k},"result":{result}}}"#);
-            events.push(event(2 * k, "host", "server:s", ping));
-            events.push(event(2 * k + 1, "server:s", "host", pong));
-        }
-        let report = crate::analysis::report(&events);
-        let whole = Findings::compute(&events, &report);
-        assert_eq!(whole.violations.len(), 1, "{:#?}", whole.violations);
-        let mut staged = Staged::default();
-        let mut steps = 1;
-        let sliced = loop {
-            match staged.step(&events, &report, Duration::ZERO) {
-                Some(f) => break f,
-                None => steps += 1,
-            }
-        };
-        // The doctor, the schema check and the definitions a slice a step each, the
-        // poisoning scan, the rug pulls, the index.
-        assert_eq!(steps, 1 + 2 * events.len().div_ceil(staged::SLICE) + 3);
-        assert_eq!(format!("{sliced:?}"), format!("{whole:?}"));
-    }
-
-    #[test]
     fn a_poisoning_badge_explains_itself_in_the_language_of_the_ui() {
         use crate::analysis::poison::{Arg, Said};
         use crate::i18n::{Language, Strings};

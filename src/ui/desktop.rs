@@ -405,7 +405,7 @@ pub fn launch_in(start: Start, lang: Option<crate::i18n::Language>) -> anyhow::R
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
-            let app = match (opened, start) {
+            let mut app = match (opened, start) {
                 (Some(app), _) => app,
                 (None, Start::Follow(path)) => {
                     SightlineApp::follow(&path, Arc::new(move || ctx.request_repaint()))
@@ -417,6 +417,7 @@ pub fn launch_in(start: Start, lang: Option<crate::i18n::Language>) -> anyhow::R
                 ),
             };
             let settings = saved_settings(cc.storage);
+            app.install_fonts(&cc.egui_ctx);
             Ok(Box::new(
                 app.with_settings(settings)
                     .with_opened_in_recent()

@@ -59,7 +59,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::i18n::Said;
-use crate::trace::{Analysis, Event, Kind, Pairing};
+use crate::trace::{Analysis, Derived, Event, Kind, Pairing};
 
 mod schema;
 #[cfg(test)]
@@ -141,15 +141,36 @@ pub struct Checker {
 
 impl Checker {
     /// Checks the next `count` events (at most); true once every event has been checked.
+    /// A step stops before an event whose schema is not parsed yet, unless that event is its
+    /// first (see [`Self::parse_pending`]).
     pub fn step(&mut self, events: &[Event], analysis: &Analysis, count: usize) -> bool {
         let end = self.next.saturating_add(count).min(events.len());
-        for index in self.next..end {
+        let first = self.next;
+        for index in first..end {
+            if index > first && pending(events, analysis, index).is_some() {
+                break;
+            }
             self.one(events, analysis, index);
             self.context
                 .extend(super::trace_context::violation(events, analysis, index));
+            self.next = index + 1;
         }
-        self.next = end;
-        end == events.len()
+        self.next == events.len()
+    }
+
+    /// Whether checking the next event needs a schema that is not parsed yet.
+    pub fn schema_pending(&self, events: &[Event], analysis: &Analysis) -> bool {
+        pending(events, analysis, self.next).is_some()
+    }
+
+    /// Parses one schema the next event needs, if any is not parsed yet (a step of its own
+    /// for a caller that spreads the checking over frames); true if it parsed one.
+    pub fn parse_pending(&mut self, events: &[Event], analysis: &Analysis) -> bool {
+        let schema = pending(events, analysis, self.next);
+        if let Some(at) = schema {
+            schema::schema_at(at);
+        }
+        schema.is_some()
     }
 
     /// The outcome, once [`Self::step`] has said the trace is checked.
@@ -163,18 +184,10 @@ impl Checker {
         let (Some(event), Some(d)) = (events.get(index), analysis.derived.get(index)) else {
             return;
         };
-        if !event.channel.carries_jsonrpc()
-            || !matches!(
-                d.kind,
-                Kind::Request | Kind::Notification | Kind::Response | Kind::Error
-            )
-        {
+        if !checkable(event, d) {
             return;
         }
         let from_server = event.from.is_server();
-        if !from_server && !event.to.is_server() {
-            return;
-        }
         let Some(message) = event
             .bytes()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -300,6 +313,43 @@ impl Checker {
     }
 }
 
+/// Whether an event is a JSON-RPC message between the host and a server, of a kind that is
+/// checked.
+fn checkable(event: &Event, d: &Derived) -> bool {
+    event.channel.carries_jsonrpc()
+        && matches!(
+            d.kind,
+            Kind::Request | Kind::Notification | Kind::Response | Kind::Error
+        )
+        && (event.from.is_server() || event.to.is_server())
+}
+
+/// A schema checking event `index` may need that is not parsed yet: its revision's and, for
+/// an `initialize` exchange, the negotiated revision's and the default one.
+fn pending(events: &[Event], analysis: &Analysis, index: usize) -> Option<usize> {
+    let (Some(event), Some(d)) = (events.get(index), analysis.derived.get(index)) else {
+        return None;
+    };
+    if !checkable(event, d) {
+        return None;
+    }
+    let own = schema::position_for(d.revision.as_deref());
+    if !schema::parsed(own) {
+        return Some(own);
+    }
+    if d.method.as_deref() != Some("initialize")
+        || !matches!(d.kind, Kind::Request | Kind::Response)
+    {
+        return None;
+    }
+    let default = schema::position_for(Some(DEFAULT_REVISION));
+    let negotiated = negotiated(events, analysis, index).map(|r| schema::position_for(Some(r)));
+    [negotiated, Some(default)]
+        .into_iter()
+        .flatten()
+        .find(|&at| !schema::parsed(at))
+}
+
 /// The index of the event with `seq`, found near `hint` (traces are in `seq` order).
 fn index_of(events: &[Event], seq: u64, hint: usize) -> Option<usize> {
     let upto = (hint + 1).min(events.len());
@@ -317,20 +367,23 @@ fn initialize_revision(
     index: usize,
     asked: &'static Schema,
 ) -> &'static Schema {
-    let d = &analysis.derived[index];
-    let negotiated = match d.pairing {
-        Pairing::AnsweredBy(seq) => events[index + 1..]
-            .iter()
-            .position(|e| e.seq == seq)
-            .and_then(|i| analysis.derived[index + 1 + i].revision.as_deref())
-            .and_then(known_schema),
-        _ => None,
-    };
+    let negotiated = negotiated(events, analysis, index).and_then(known_schema);
     let chosen = negotiated.unwrap_or(asked);
     if chosen.client_requests.contains_key("initialize") {
         chosen
     } else {
         schema_for(Some(DEFAULT_REVISION))
+    }
+}
+
+/// The revision the answer to the `initialize` at `index` names.
+fn negotiated<'a>(events: &[Event], analysis: &'a Analysis, index: usize) -> Option<&'a str> {
+    match analysis.derived.get(index)?.pairing {
+        Pairing::AnsweredBy(seq) => events[index + 1..]
+            .iter()
+            .position(|e| e.seq == seq)
+            .and_then(|i| analysis.derived.get(index + 1 + i)?.revision.as_deref()),
+        _ => None,
     }
 }
 

@@ -37,9 +37,26 @@ pub(super) struct Schema {
     pub(super) validators: Mutex<HashMap<String, Arc<Validator>>>,
 }
 
+/// The schemas, each parsed on first use.
+static SCHEMAS: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
+
 pub(super) fn schema_at(i: usize) -> &'static Schema {
-    static SCHEMAS: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
     SCHEMAS[i].get_or_init(|| Schema::load(REVISIONS[i], SCHEMA_TEXTS[i]))
+}
+
+/// Whether the schema at `i` is parsed already (parsing one takes a while: a caller that
+/// spreads the checking over frames gives each parse a step of its own).
+pub(super) fn parsed(i: usize) -> bool {
+    SCHEMAS[i].get().is_some()
+}
+
+/// Where the schema [`schema_for`] gives for `revision` is, without parsing it.
+pub(super) fn position_for(revision: Option<&str>) -> usize {
+    let known = |r: &str| REVISIONS.iter().position(|x| *x == r);
+    revision
+        .and_then(known)
+        .or_else(|| known(DEFAULT_REVISION))
+        .expect("the default revision is shipped")
 }
 
 pub(super) fn known_schema(revision: &str) -> Option<&'static Schema> {

@@ -403,14 +403,36 @@ impl Finding {
 /// (a missing tool may be on a page that never came).
 pub fn compare_lists(lists: &[ToolList]) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut previous: HashMap<&Lane, &ToolList> = HashMap::new();
-    for list in lists {
-        if let Some(before) = previous.get(&list.lane) {
-            compare_two(before, list, &mut out);
-        }
-        previous.insert(&list.lane, list);
-    }
+    let mut comparer = Comparer::default();
+    while !comparer.step(lists, usize::MAX, &mut out) {}
     out
+}
+
+/// [`compare_lists`] a few lists at a time, for a caller that must not stop for all of them
+/// (the browser): [`Comparer::step`] until it says the last list is compared. The findings,
+/// added to `out` step by step, are [`compare_lists`]'s in the same order.
+#[derive(Debug, Default)]
+pub struct Comparer {
+    /// The next list to compare with its lane's previous one.
+    next: usize,
+    /// The latest list of each lane so far.
+    previous: HashMap<Lane, usize>,
+}
+
+impl Comparer {
+    /// Compares the next `count` lists (at most) with their lanes' previous ones, adding what
+    /// changed to `out`; true once every list is compared.
+    pub fn step(&mut self, lists: &[ToolList], count: usize, out: &mut Vec<Finding>) -> bool {
+        let end = self.next.saturating_add(count).min(lists.len());
+        for (at, list) in lists.iter().enumerate().take(end).skip(self.next) {
+            if let Some(before) = self.previous.get(&list.lane).and_then(|&b| lists.get(b)) {
+                compare_two(before, list, out);
+            }
+            self.previous.insert(list.lane.clone(), at);
+        }
+        self.next = end;
+        end == lists.len()
+    }
 }
 
 fn compare_two(before: &ToolList, after: &ToolList, out: &mut Vec<Finding>) {

@@ -189,24 +189,80 @@ pub fn scan(events: &[Event], rpc: &Analysis) -> Vec<Finding> {
 
 /// [`scan`] on definitions already read out of a trace.
 pub fn scan_definitions(defs: &Definitions) -> Vec<Finding> {
-    let mut all_tools: Vec<(&str, &str)> = Vec::new();
-    for list in &defs.lists {
-        for tool in &list.tools {
-            let key = (list.server.name.as_str(), tool.name.as_str());
-            if !all_tools.contains(&key) {
-                all_tools.push(key);
+    let mut scanner = Scanner::default();
+    while !scanner.step(defs, usize::MAX) {}
+    scanner.finish()
+}
+
+/// [`scan_definitions`] a few tool lists at a time, for a caller that must not stop for all of
+/// them (the browser): [`Scanner::step`] until it says the last list and the `instructions`
+/// are scanned, then [`Scanner::finish`]. The outcome is [`scan_definitions`]'.
+#[derive(Debug, Default)]
+pub struct Scanner {
+    /// Every (server, tool) name of the trace, once each, in order of first listing: what a
+    /// name may be confused with (gathered by the first step).
+    all_tools: Option<Vec<(String, String)>>,
+    /// The next list to scan; past the lists, the `instructions`.
+    next: usize,
+    /// The definitions scanned so far: (lane, sha256).
+    seen: HashSet<(Lane, String)>,
+    out: Vec<Finding>,
+}
+
+impl Scanner {
+    /// Scans the next `count` tool lists (at most), then, in a step of their own, the
+    /// `instructions`; true once everything is scanned.
+    pub fn step(&mut self, defs: &Definitions, count: usize) -> bool {
+        let names = self.all_tools.get_or_insert_with(|| {
+            let mut all: Vec<(String, String)> = Vec::new();
+            for list in &defs.lists {
+                for tool in &list.tools {
+                    let known = all
+                        .iter()
+                        .any(|(s, t)| *s == list.server.name && *t == tool.name);
+                    if !known {
+                        all.push((list.server.name.clone(), tool.name.clone()));
+                    }
+                }
             }
-        }
-    }
-    let mut out = Vec::new();
-    let mut seen: HashSet<(&Lane, &str)> = HashSet::new();
-    for list in &defs.lists {
-        for tool in &list.tools {
-            if seen.insert((&list.lane, tool.sha256.as_str())) {
-                scan_tool(list, tool, &all_tools, &mut out);
+            all
+        });
+        let all_tools: Vec<(&str, &str)> = names
+            .iter()
+            .map(|(s, t)| (s.as_str(), t.as_str()))
+            .collect();
+        let lists = defs.lists.len();
+        if self.next < lists {
+            let end = self.next.saturating_add(count).min(lists);
+            for list in &defs.lists[self.next..end] {
+                for tool in &list.tools {
+                    if self.seen.insert((list.lane.clone(), tool.sha256.clone())) {
+                        scan_tool(list, tool, &all_tools, &mut self.out);
+                    }
+                }
             }
+            self.next = end;
+            return false;
         }
+        if self.next == lists {
+            scan_instructions(defs, &all_tools, &mut self.out);
+            self.next += 1;
+        }
+        true
     }
+
+    /// The findings, in order of event, once [`Self::step`] has said everything is scanned.
+    pub fn finish(mut self) -> Vec<Finding> {
+        self.out.sort_by(|a, b| {
+            (a.seq, &a.server, &a.tool, &a.field, a.span, a.kind)
+                .cmp(&(b.seq, &b.server, &b.tool, &b.field, b.span, b.kind))
+        });
+        self.out
+    }
+}
+
+/// Each distinct `instructions` text of each lane, scanned once.
+fn scan_instructions(defs: &Definitions, all_tools: &[(&str, &str)], out: &mut Vec<Finding>) {
     let mut seen_text: HashSet<(&Lane, &str)> = HashSet::new();
     for ins in &defs.instructions {
         if !seen_text.insert((&ins.lane, ins.text.as_str())) {
@@ -226,7 +282,7 @@ pub fn scan_definitions(defs: &Definitions) -> Vec<Finding> {
             server,
             tool: None,
             params,
-            tools: all_tools.clone(),
+            tools: all_tools.to_vec(),
             instructions: true,
             parameter: None,
         };
@@ -236,16 +292,11 @@ pub fn scan_definitions(defs: &Definitions) -> Vec<Finding> {
             seq: ins.seq,
         };
         place(
-            &mut out,
+            out,
             &at,
             "instructions",
             &ins.text,
             scan_text(&ins.text, &ctx),
         );
     }
-    out.sort_by(|a, b| {
-        (a.seq, &a.server, &a.tool, &a.field, a.span, a.kind)
-            .cmp(&(b.seq, &b.server, &b.tool, &b.field, b.span, b.kind))
-    });
-    out
 }

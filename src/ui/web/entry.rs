@@ -190,7 +190,7 @@ pub async fn start(
         app.platform.source = config.title.clone();
         (url.clone(), inbox)
     });
-    let page = Page {
+    let mut page = Page {
         app,
         started,
         first_diagram_ms: None,
@@ -209,6 +209,7 @@ pub async fn start(
             canvas,
             eframe::WebOptions::default(),
             Box::new(move |cc| {
+                page.app.install_fonts(&cc.egui_ctx);
                 cc.egui_ctx.enable_accesskit();
                 cc.egui_ctx.add_plugin(Mirror);
                 if let Some((url, inbox)) = inbox {

@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use super::index::LaneEvents;
 use super::rules::hint;
 use super::{Code, Ctx, ServerFinding};
 use crate::i18n::Said;
@@ -29,15 +30,7 @@ pub(super) struct Server {
 
 /// Every server lane of the trace, in order of first appearance.
 pub(super) fn servers(ctx: &Ctx) -> Vec<Server> {
-    let mut lanes: Vec<&Lane> = Vec::new();
-    for e in ctx.events {
-        for lane in [&e.from, &e.to] {
-            if lane.is_server() && !lanes.contains(&lane) {
-                lanes.push(lane);
-            }
-        }
-    }
-    lanes.into_iter().map(|lane| server(ctx, lane)).collect()
+    ctx.index.lanes.iter().map(|ix| server(ctx, ix)).collect()
 }
 
 fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
@@ -48,6 +41,8 @@ fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
 struct Session<'c, 'a> {
     ctx: &'c Ctx<'a>,
     lane: &'c Lane,
+    /// The lane's events the doctor looks at.
+    ix: &'c LaneEvents,
     name: String,
     start: usize,
     end: usize,
@@ -63,22 +58,29 @@ fn is_process(e: &Event, lane: &Lane, what: &[&str]) -> bool {
             .is_some_and(|p| what.contains(&p.event.as_str()))
 }
 
-fn server(ctx: &Ctx, lane: &Lane) -> Server {
+fn server(ctx: &Ctx, ix: &LaneEvents) -> Server {
     let events = ctx.events;
-    let spawn_like = |i: usize| is_process(&events[i], lane, &["spawn", "spawn-failed"]);
-    let start = (0..ctx.cut.min(events.len()))
-        .rev()
-        .find(|&i| spawn_like(i))
-        .or_else(|| (0..events.len()).rev().find(|&i| spawn_like(i)))
-        .unwrap_or(0);
-    let end = (start + 1..events.len())
-        .find(|&i| spawn_like(i))
+    let spawns = &ix.spawns;
+    let before_cut = spawns.partition_point(|&i| i < ctx.cut.min(events.len()));
+    let start = match before_cut {
+        0 => spawns.last().copied().unwrap_or(0),
+        n => spawns[n - 1],
+    };
+    let end = spawns
+        .iter()
+        .copied()
+        .find(|&i| i > start)
         .unwrap_or(events.len());
-    let exit = (start..end).find(|&i| is_process(&events[i], lane, &["exit"]));
+    let exit = ix
+        .exits
+        .iter()
+        .copied()
+        .find(|&i| (start..end).contains(&i));
     let s = Session {
         ctx,
-        lane,
-        name: lane.server_name().unwrap_or_default().to_string(),
+        lane: &ix.lane,
+        ix,
+        name: ix.lane.server_name().unwrap_or_default().to_string(),
         start,
         end,
         exit,
@@ -129,28 +131,28 @@ impl Session<'_, '_> {
         }
     }
 
-    /// Host requests to this server with one of `methods`, before the cut.
+    /// Host requests to this server with one of `methods` (of those the reader follows),
+    /// before the cut.
     fn requests(&self, methods: &[&str]) -> Vec<usize> {
-        let d = &self.ctx.report.rpc.derived;
-        (self.start..self.end.min(self.ctx.cut))
-            .filter(|&i| {
-                self.ctx.events[i].to == *self.lane
-                    && d[i].kind == Kind::Request
-                    && d[i].method.as_deref().is_some_and(|m| methods.contains(&m))
-            })
+        let range = self.start..self.end.min(self.ctx.cut);
+        self.ix
+            .requests
+            .iter()
+            .filter(|(i, m)| range.contains(i) && methods.contains(m))
+            .map(|&(i, _)| i)
             .collect()
     }
 
     /// The last stderr lines before `at` (an exit), oldest first.
     fn stderr_tail(&self, at: usize) -> Vec<String> {
-        let mut tail: Vec<String> = (self.start..at)
+        let mut tail: Vec<String> = self
+            .ix
+            .stderr
+            .iter()
             .rev()
-            .filter(|&i| {
-                let e = &self.ctx.events[i];
-                e.channel == Channel::Stderr && e.from == *self.lane
-            })
+            .filter(|&&i| (self.start..at).contains(&i))
             .take(STDERR_TAIL)
-            .map(|i| self.ctx.events[i].text().into_owned())
+            .map(|&i| self.ctx.events[i].text().into_owned())
             .collect();
         tail.reverse();
         tail
@@ -170,10 +172,18 @@ impl Session<'_, '_> {
     /// host saying it stopped waiting.
     fn gave_up(&self, req: usize) -> Option<usize> {
         let until = self.exit.unwrap_or(self.end).max(req);
-        (req..until).find(|&i| {
-            let e = &self.ctx.events[i];
-            e.channel == Channel::Note && e.from == Lane::Host && e.to == Lane::Host
-        })
+        self.host_notes(req..until)
+            .find(|&i| self.ctx.events[i].to == Lane::Host)
+    }
+
+    /// The host's notes in `range`, in order.
+    fn host_notes(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let notes = &self.ctx.index.host_notes;
+        let from = notes.partition_point(|&i| i < range.start);
+        notes[from..]
+            .iter()
+            .copied()
+            .take_while(move |&i| i < range.end)
     }
 
     fn stopped_by_host(&self, exit: usize) -> bool {

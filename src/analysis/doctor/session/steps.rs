@@ -10,7 +10,6 @@ use crate::analysis::doctor::rules;
 use crate::analysis::explain::INITIALIZE_REVISIONS;
 use crate::analysis::narration::unanswered_reason;
 use crate::i18n::{Said, Words};
-use crate::trace::{Channel, Kind, Lane};
 
 impl Session<'_, '_> {
     /// The handshake's result index and whether it advertises tools, or the failure.
@@ -220,17 +219,16 @@ impl Session<'_, '_> {
     /// A `list_changed` after the listing's result and before the cut, with no new listing.
     pub(super) fn stale(&self, result: usize) -> Option<(usize, Said)> {
         let ctx = self.ctx;
-        let d = &ctx.report.rpc.derived;
         let limit = self.end.min(ctx.cut);
-        let at = (result + 1..limit).find(|&i| {
-            ctx.events[i].from == *self.lane
-                && d[i].kind == Kind::Notification
-                && d[i].method.as_deref() == Some("notifications/tools/list_changed")
-        })?;
-        let ignored = (at + 1..limit).find(|&i| {
-            let e = &ctx.events[i];
-            e.channel == Channel::Note && e.from == Lane::Host && e.text().contains("list_changed")
-        });
+        let at = self
+            .ix
+            .list_changed
+            .iter()
+            .copied()
+            .find(|&i| i > result && i < limit)?;
+        let ignored = self
+            .host_notes(at + 1..limit)
+            .find(|&i| ctx.events[i].text().contains("list_changed"));
         let before = if ctx.cut < ctx.events.len() {
             Said::new("doctor_detail.stale_before").with("seq", ctx.seq(ctx.cut))
         } else {

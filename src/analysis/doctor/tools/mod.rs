@@ -19,7 +19,7 @@ use super::session::Server;
 use super::{Basis, Code, Ctx, Diagnosis, DoctorOptions, ToolFinding};
 use crate::analysis::LlmExchange;
 use crate::i18n::Said;
-use crate::trace::{Channel, Kind, Lane};
+use crate::trace::Lane;
 use crate::wire::catalog::{Catalog, CatalogOptions, Fate};
 use crate::wire::convert;
 
@@ -41,23 +41,15 @@ pub(super) fn diagnose(ctx: &Ctx, mut servers: Vec<Server>, options: &DoctorOpti
         .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
         .collect();
     let catalog = Catalog::build(basis.shape(), &lists, &CatalogOptions::default());
-    let d = &ctx.report.rpc.derived;
-    let notes: Vec<(usize, String)> = (0..ctx.cut.min(ctx.events.len()))
-        .filter(|&i| {
-            let e = &ctx.events[i];
-            e.channel == Channel::Note && e.from == Lane::Host && e.to == Lane::Host
-        })
+    let notes: Vec<(usize, String)> = ctx
+        .index
+        .host_notes
+        .iter()
+        .copied()
+        .take_while(|&i| i < ctx.cut.min(ctx.events.len()))
+        .filter(|&i| ctx.events[i].to == Lane::Host)
         .map(|i| (i, ctx.events[i].text().into_owned()))
         .collect();
-    let mut calls: HashMap<(String, String), usize> = HashMap::new();
-    for (i, e) in ctx.events.iter().enumerate() {
-        if let (Some(server), Some(name)) = (e.to.server_name(), d[i].detail.as_deref())
-            && d[i].kind == Kind::Request
-            && d[i].method.as_deref() == Some("tools/call")
-        {
-            calls.insert((server.to_string(), name.to_string()), i);
-        }
-    }
     let judge = Judge {
         ctx,
         basis,
@@ -65,7 +57,7 @@ pub(super) fn diagnose(ctx: &Ctx, mut servers: Vec<Server>, options: &DoctorOpti
         catalog: &catalog,
         lists: &lists,
         notes,
-        calls,
+        calls: &ctx.index.calls,
     };
 
     let mut tools: Vec<(ToolFinding, Option<String>)> = Vec::new();
@@ -115,7 +107,7 @@ struct Judge<'a, 'c> {
     /// Host -> host notes before the cut: index and text.
     notes: Vec<(usize, String)>,
     /// The last tools/call of each (server, tool).
-    calls: HashMap<(String, String), usize>,
+    calls: &'c HashMap<(String, String), usize>,
 }
 
 fn tool_name(tool: &Value) -> &str {
