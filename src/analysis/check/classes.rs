@@ -5,11 +5,13 @@
 //! schema violations from `conformance`, drift from `pins`, poisoning from `poison`,
 //! visibility from the doctor.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use super::{Class, Finding, server_of};
+use crate::analysis::conformance::Shape;
 use crate::analysis::definitions::Definitions;
 use crate::analysis::pins::{self, PinStore};
 use crate::analysis::{Report, conformance, doctor, poison};
@@ -34,6 +36,38 @@ const DEPRECATED_WORDS: [&[u8]; 6] = [
     b"inputRequests",
     b"logLevel",
 ];
+
+/// What deprecated feature a 2026-07-28 message uses, in words (none when it is not JSON).
+fn deprecated_uses(text: &str, w: Words) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let mut used: Vec<String> = Vec::new();
+    if let Some(m) = v.get("method").and_then(Value::as_str)
+        && DEPRECATED.contains(&m)
+    {
+        used.push(m.to_string());
+    }
+    if let Some(requests) = v
+        .pointer("/result/inputRequests")
+        .and_then(Value::as_object)
+    {
+        for r in requests.values() {
+            if let Some(m) = r.get("method").and_then(Value::as_str)
+                && DEPRECATED.contains(&m)
+            {
+                used.push(w.fmt("check_text.input_request", &[("method", m)]));
+            }
+        }
+    }
+    if v.pointer("/params/_meta")
+        .and_then(|m| m.get(META_LOG_LEVEL))
+        .is_some()
+    {
+        used.push(format!("_meta {META_LOG_LEVEL}"));
+    }
+    used
+}
 
 /// Whether JSON `text` may spell one of `words` in a member name or string: it holds one, or
 /// a `\u` escape (which can spell any letter). A `\/` leaves the words around a `/` whole.
@@ -308,6 +342,7 @@ pub fn find(
             }
         }
         Class::Deprecated => {
+            let mut seen: HashMap<u64, Vec<(Shape, Vec<String>)>> = HashMap::new();
             for (e, d) in events.iter().zip(derived) {
                 if d.revision.as_deref() != Some("2026-07-28")
                     || !e.channel.carries_jsonrpc()
@@ -315,33 +350,22 @@ pub fn find(
                 {
                     continue;
                 }
-                let Ok(v) = serde_json::from_str::<Value>(&e.text()) else {
-                    continue;
-                };
-                let mut used: Vec<String> = Vec::new();
-                if let Some(m) = v.get("method").and_then(Value::as_str)
-                    && DEPRECATED.contains(&m)
-                {
-                    used.push(m.to_string());
-                }
-                if let Some(requests) = v
-                    .pointer("/result/inputRequests")
-                    .and_then(Value::as_object)
-                {
-                    for r in requests.values() {
-                        if let Some(m) = r.get("method").and_then(Value::as_str)
-                            && DEPRECATED.contains(&m)
-                        {
-                            used.push(w.fmt("check_text.input_request", &[("method", m)]));
+                // A message met before (byte for byte, but for its id) uses what it used.
+                let shape = Shape::of(e);
+                let known = shape.as_ref().and_then(|s| {
+                    let same = seen.get(&s.hash())?.iter().find(|(o, _)| o.same(s));
+                    same.map(|(_, used)| used.clone())
+                });
+                let used = match known {
+                    Some(used) => used,
+                    None => {
+                        let used = deprecated_uses(&e.text(), w);
+                        if let Some(s) = shape {
+                            seen.entry(s.hash()).or_default().push((s, used.clone()));
                         }
+                        used
                     }
-                }
-                if v.pointer("/params/_meta")
-                    .and_then(|m| m.get(META_LOG_LEVEL))
-                    .is_some()
-                {
-                    used.push(format!("_meta {META_LOG_LEVEL}"));
-                }
+                };
                 for u in used {
                     out.push(finding(
                         e,
@@ -397,6 +421,44 @@ mod tests {
             assert_eq!(find_all(&classes, &events, &report, None, w), each);
         }
         assert!(found >= 3, "{found}");
+    }
+
+    /// A deprecated feature is found in each message that uses it, also in a message that
+    /// repeats an earlier one but for its id.
+    #[test]
+    fn each_repeated_deprecated_use_is_found() {
+        let log = |id: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"logging/setLevel","params":{{"level":"info","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"info"}}}}}}"#
+            )
+        };
+        let events: Vec<Event> = ["1", "2", "\"x\"", "2"]
+            .into_iter()
+            .enumerate()
+            .map(|(n, id)| {
+                Event::with_bytes(
+                    n as u64,
+                    crate::trace::now(),
+                    Lane::Host,
+                    Lane::server("s"),
+                    Channel::Stdio,
+                    log(id).into_bytes(),
+                )
+            })
+            .collect();
+        let report = Report::mcp_only(&events);
+        let w = Words::of(Language::En);
+        let found = find(
+            Class::Deprecated,
+            &events,
+            &report,
+            None,
+            &OnceLock::new(),
+            w,
+        );
+        let seqs: Vec<Option<u64>> = found.iter().map(|f| f.seq).collect();
+        assert_eq!(seqs, [0, 0, 1, 1, 2, 2, 3, 3].map(Some), "{found:#?}");
+        assert!(found[7].message.contains("#3"), "{found:#?}");
     }
 
     /// A message is read for a word only when it may spell it: escapes included.

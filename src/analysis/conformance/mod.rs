@@ -66,6 +66,7 @@ mod schema;
 mod tests;
 
 use repeat::Outcome;
+pub(crate) use repeat::Shape;
 
 use schema::{Schema, known_schema, schema_for};
 

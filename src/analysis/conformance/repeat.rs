@@ -69,8 +69,9 @@ impl Default for Seen {
     }
 }
 
-/// A message's text and where its `id` value lies (when it is a plain one).
-pub(super) struct Shape<'a> {
+/// A message's text and where its `id` value lies (when it is a plain one): what tells a
+/// message that repeats another (byte for byte, but for a plain id) from one that does not.
+pub(crate) struct Shape<'a> {
     text: &'a [u8],
     id: Option<(usize, usize)>,
     hash: u64,
@@ -78,7 +79,7 @@ pub(super) struct Shape<'a> {
 
 impl<'a> Shape<'a> {
     /// The shape of an event's payload, when it is text.
-    pub(super) fn of(event: &'a Event) -> Option<Shape<'a>> {
+    pub(crate) fn of(event: &'a Event) -> Option<Shape<'a>> {
         let text = event.raw.as_deref()?.as_bytes();
         let id = top_level_id(text).filter(|&(s, e)| plain_id(&text[s..e]));
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -95,6 +96,16 @@ impl<'a> Shape<'a> {
             id,
             hash: hasher.finish(),
         })
+    }
+
+    /// A hash that two shapes that are the [`Self::same`] share.
+    pub(crate) fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Whether both texts are the same but for a plain `id` value.
+    pub(crate) fn same(&self, other: &Shape) -> bool {
+        self.repeats(other.text, other.id, false)
     }
 
     /// Whether `other` is this text but for the `id` value; `same_id` also asks for the `id`.
