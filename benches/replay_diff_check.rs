@@ -16,7 +16,9 @@
 //! Run with `cargo bench --bench replay_diff_check` (`-- replay`, `-- diff` or `-- check` for
 //! one part; a number for another count of requests). With `SIGHTLINE_BASELINE_BIN` set to an
 //! earlier build of the binary, the replay and each diff and check are also timed with that
-//! build, in the same run, and the ratio printed.
+//! build, in the same run, and the ratio printed; then each diff and check is run again with
+//! both builds, untimed, and their outputs and exit codes must be byte for byte the same (the
+//! bench fails otherwise).
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
@@ -114,6 +116,16 @@ fn timed_with(bin: &std::ffi::OsStr, args: &[&std::ffi::OsStr]) -> (Duration, i3
         .status()
         .expect("run sightline");
     (start.elapsed(), status.code().unwrap_or(-1))
+}
+
+/// The binary's standard output and exit code on `args`.
+fn output_of(bin: &std::ffi::OsStr, args: &[&std::ffi::OsStr]) -> (Vec<u8>, i32) {
+    let out = Command::new(bin)
+        .args(args)
+        .stderr(Stdio::null())
+        .output()
+        .expect("run sightline");
+    (out.stdout, out.status.code().unwrap_or(-1))
 }
 
 fn replay_part(dir: &Path, n: usize) {
@@ -233,6 +245,16 @@ fn scale_part(dir: &Path, which: &[&str]) {
         if which.contains(&"check") {
             runs.push(("check (defaults)", vec!["check".as_ref(), a.as_os_str()]));
             runs.push((
+                "check (all classes, text)",
+                vec![
+                    "check".as_ref(),
+                    a.as_os_str(),
+                    "--fail-on".as_ref(),
+                    "error,invalid,unanswered,schema,drift,poison,hidden,deprecated,secret"
+                        .as_ref(),
+                ],
+            ));
+            runs.push((
                 "check (all classes, rules)",
                 vec![
                     "check".as_ref(),
@@ -269,6 +291,23 @@ fn scale_part(dir: &Path, which: &[&str]) {
                     "  the baseline build",
                     b.as_secs_f64(),
                     t.as_secs_f64() / b.as_secs_f64()
+                );
+                // Faster, not different: both builds' output and exit status, byte for byte
+                // (run again, untimed, with the output kept).
+                let (ours, theirs) = (output_of(&bin(), &args), output_of(&old, &args));
+                assert!(
+                    ours == theirs,
+                    "{label}: this build's output ({} bytes, exit {}) differs from the baseline \
+                     build's ({} bytes, exit {})",
+                    ours.0.len(),
+                    ours.1,
+                    theirs.0.len(),
+                    theirs.1
+                );
+                println!(
+                    "  {:<26} same output as the baseline build ({} bytes)",
+                    "",
+                    ours.0.len()
                 );
             }
         }

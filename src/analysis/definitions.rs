@@ -214,7 +214,8 @@ fn read(
     if !matches!(method, "initialize" | "server/discover" | "tools/list") {
         return;
     }
-    let Some(result) = parse(event).and_then(|v| v.get("result").cloned()) else {
+    let Some(mut result) = parse(event).and_then(|mut v| v.get_mut("result").map(Value::take))
+    else {
         return;
     };
     let lane = event.from.clone();
@@ -228,17 +229,14 @@ fn read(
                 .filter(|c| !c.is_null()),
             _ => None,
         };
-        let tools: Vec<ToolDef> = result
-            .get("tools")
-            .and_then(Value::as_array)
-            .map(|tools| {
-                tools
-                    .iter()
-                    .filter(|t| t.is_object())
-                    .map(|t| ToolDef::new(t.clone(), event.seq))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let tools: Vec<ToolDef> = match result.get_mut("tools").map(Value::take) {
+            Some(Value::Array(tools)) => tools
+                .into_iter()
+                .filter(Value::is_object)
+                .map(|t| ToolDef::new(t, event.seq))
+                .collect(),
+            _ => Vec::new(),
+        };
         let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
         match (cursor, state.open) {
             (Some(_), Some(open)) => {

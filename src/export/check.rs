@@ -28,8 +28,11 @@ pub fn event_lines(text: &str) -> EventLines {
         let Some(rest) = line.strip_prefix("{\"seq\":") else {
             continue;
         };
-        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        if let Ok(seq) = digits.parse() {
+        let end = rest
+            .bytes()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if let Ok(seq) = rest[..end].parse() {
             out.insert(seq, n + 1);
         }
     }

@@ -5,11 +5,13 @@
 //! schema violations from `conformance`, drift from `pins`, poisoning from `poison`,
 //! visibility from the doctor.
 
-use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use super::{Class, Finding, server_of};
+use crate::analysis::conformance::Shape;
 use crate::analysis::definitions::Definitions;
 use crate::analysis::pins::{self, PinStore};
 use crate::analysis::{Report, conformance, doctor, poison};
@@ -24,6 +26,123 @@ const DEPRECATED: [&str; 4] = [
     "notifications/message",
 ];
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// A word of each deprecated method, of `inputRequests` and of [`META_LOG_LEVEL`]: a message
+/// that spells none of them (nor escapes a letter) uses nothing deprecated.
+const DEPRECATED_WORDS: [&[u8]; 6] = [
+    b"sampling",
+    b"roots",
+    b"logging",
+    b"message",
+    b"inputRequests",
+    b"logLevel",
+];
+
+/// What deprecated feature a 2026-07-28 message uses, in words (none when it is not JSON).
+fn deprecated_uses(text: &str, w: Words) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let mut used: Vec<String> = Vec::new();
+    if let Some(m) = v.get("method").and_then(Value::as_str)
+        && DEPRECATED.contains(&m)
+    {
+        used.push(m.to_string());
+    }
+    if let Some(requests) = v
+        .pointer("/result/inputRequests")
+        .and_then(Value::as_object)
+    {
+        for r in requests.values() {
+            if let Some(m) = r.get("method").and_then(Value::as_str)
+                && DEPRECATED.contains(&m)
+            {
+                used.push(w.fmt("check_text.input_request", &[("method", m)]));
+            }
+        }
+    }
+    if v.pointer("/params/_meta")
+        .and_then(|m| m.get(META_LOG_LEVEL))
+        .is_some()
+    {
+        used.push(format!("_meta {META_LOG_LEVEL}"));
+    }
+    used
+}
+
+/// Whether JSON `text` may spell one of `words` in a member name or string: it holds one, or
+/// a `\u` escape (which can spell any letter). A `\/` leaves the words around a `/` whole.
+/// A message that cannot is not parsed at all.
+fn may_spell(text: &str, words: &[&[u8]]) -> bool {
+    let bytes = text.as_bytes();
+    words
+        .iter()
+        .chain([&b"\\u"[..]].iter())
+        .any(|w| memchr::memmem::find(bytes, w).is_some())
+}
+
+/// How much of a check's time a class takes, roughly (the tool-heavy bench trace): what
+/// [`find_all`] balances its two halves by. `drift` and `poison` share the definitions, so
+/// they are weighed, and run, together.
+fn weight(class: Class) -> u32 {
+    match class {
+        Class::Schema => 6,
+        Class::Hidden => 3,
+        Class::Drift | Class::Poison => 2,
+        Class::Error | Class::Deprecated | Class::Secret => 1,
+        Class::Invalid | Class::Unanswered => 0,
+    }
+}
+
+/// The findings of each class of `classes`, in their order: the classes split in two halves of
+/// about the same [`weight`], run on two threads where there are (the analyses they read are
+/// shared and not changed, so the findings are those of one class after the other).
+pub fn find_all(
+    classes: &[Class],
+    events: &[Event],
+    report: &Report,
+    pins: Option<&PinStore>,
+    w: Words,
+) -> Vec<Vec<Finding>> {
+    // The tool definitions, read once for `drift` and `poison` both.
+    let definitions = OnceLock::new();
+    let mut order: Vec<usize> = (0..classes.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(weight(classes[i])));
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    let (mut first_weight, mut second_weight) = (0, 0);
+    let shares = |c: Class| matches!(c, Class::Drift | Class::Poison);
+    for i in order {
+        let class = classes[i];
+        let with_first = if shares(class) && first.iter().any(|&j: &usize| shares(classes[j])) {
+            true
+        } else if shares(class) && second.iter().any(|&j: &usize| shares(classes[j])) {
+            false
+        } else {
+            first_weight <= second_weight
+        };
+        if with_first {
+            first.push(i);
+            first_weight += weight(class);
+        } else {
+            second.push(i);
+            second_weight += weight(class);
+        }
+    }
+    let run = |part: &[usize]| -> Vec<(usize, Vec<Finding>)> {
+        part.iter()
+            .map(|&i| (i, find(classes[i], events, report, pins, &definitions, w)))
+            .collect()
+    };
+    let (a, b) = if second.is_empty() {
+        (run(&first), Vec::new())
+    } else {
+        crate::trace::halves::join(|| run(&first), || run(&second))
+    };
+    let mut out: Vec<Vec<Finding>> = vec![Vec::new(); classes.len()];
+    for (i, found) in a.into_iter().chain(b) {
+        out[i] = found;
+    }
+    out
+}
 
 /// Every finding of `class` in a trace.
 pub fn find(
@@ -31,7 +150,7 @@ pub fn find(
     events: &[Event],
     report: &Report,
     pins: Option<&PinStore>,
-    definitions: &OnceCell<Definitions>,
+    definitions: &OnceLock<Definitions>,
     w: Words,
 ) -> Vec<Finding> {
     let definitions = || {
@@ -64,6 +183,8 @@ pub fn find(
                     ));
                 } else if d.kind == Kind::Response
                     && method == "tools/call"
+                    && may_spell(&e.text(), &[b"isError"])
+                    && e.text().contains("true")
                     && serde_json::from_str::<Value>(&e.text())
                         .ok()
                         .and_then(|v| v.pointer("/result/isError")?.as_bool())
@@ -221,37 +342,30 @@ pub fn find(
             }
         }
         Class::Deprecated => {
+            let mut seen: HashMap<u64, Vec<(Shape, Vec<String>)>> = HashMap::new();
             for (e, d) in events.iter().zip(derived) {
-                if d.revision.as_deref() != Some("2026-07-28") || !e.channel.carries_jsonrpc() {
+                if d.revision.as_deref() != Some("2026-07-28")
+                    || !e.channel.carries_jsonrpc()
+                    || !may_spell(&e.text(), &DEPRECATED_WORDS)
+                {
                     continue;
                 }
-                let Ok(v) = serde_json::from_str::<Value>(&e.text()) else {
-                    continue;
-                };
-                let mut used: Vec<String> = Vec::new();
-                if let Some(m) = v.get("method").and_then(Value::as_str)
-                    && DEPRECATED.contains(&m)
-                {
-                    used.push(m.to_string());
-                }
-                if let Some(requests) = v
-                    .pointer("/result/inputRequests")
-                    .and_then(Value::as_object)
-                {
-                    for r in requests.values() {
-                        if let Some(m) = r.get("method").and_then(Value::as_str)
-                            && DEPRECATED.contains(&m)
-                        {
-                            used.push(w.fmt("check_text.input_request", &[("method", m)]));
+                // A message met before (byte for byte, but for its id) uses what it used.
+                let shape = Shape::of(e);
+                let known = shape.as_ref().and_then(|s| {
+                    let same = seen.get(&s.hash())?.iter().find(|(o, _)| o.same(s));
+                    same.map(|(_, used)| used.clone())
+                });
+                let used = match known {
+                    Some(used) => used,
+                    None => {
+                        let used = deprecated_uses(&e.text(), w);
+                        if let Some(s) = shape {
+                            seen.entry(s.hash()).or_default().push((s, used.clone()));
                         }
+                        used
                     }
-                }
-                if v.pointer("/params/_meta")
-                    .and_then(|m| m.get(META_LOG_LEVEL))
-                    .is_some()
-                {
-                    used.push(format!("_meta {META_LOG_LEVEL}"));
-                }
+                };
                 for u in used {
                     out.push(finding(
                         e,
@@ -280,4 +394,109 @@ pub fn find(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Language;
+    use crate::trace::{Lane, load_from_reader};
+
+    /// The classes run in two halves find, class by class, what running them one after the
+    /// other finds.
+    #[test]
+    fn the_two_halves_find_what_one_class_after_another_finds() {
+        let w = Words::of(Language::En);
+        let classes: Vec<Class> = Class::ALL.into_iter().rev().collect();
+        let mut found = 0;
+        for text in crate::analysis::fixtures::RECORDINGS {
+            let events = load_from_reader(text.as_bytes()).expect("fixture").events;
+            let report = crate::analysis::report(&events);
+            let definitions = OnceLock::new();
+            let each: Vec<Vec<Finding>> = classes
+                .iter()
+                .map(|c| find(*c, &events, &report, None, &definitions, w))
+                .collect();
+            found += each.iter().filter(|f| !f.is_empty()).count();
+            assert_eq!(find_all(&classes, &events, &report, None, w), each);
+        }
+        assert!(found >= 3, "{found}");
+    }
+
+    /// A deprecated feature is found in each message that uses it, also in a message that
+    /// repeats an earlier one but for its id.
+    #[test]
+    fn each_repeated_deprecated_use_is_found() {
+        let log = |id: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"logging/setLevel","params":{{"level":"info","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"info"}}}}}}"#
+            )
+        };
+        let events: Vec<Event> = ["1", "2", "\"x\"", "2"]
+            .into_iter()
+            .enumerate()
+            .map(|(n, id)| {
+                Event::with_bytes(
+                    n as u64,
+                    crate::trace::now(),
+                    Lane::Host,
+                    Lane::server("s"),
+                    Channel::Stdio,
+                    log(id).into_bytes(),
+                )
+            })
+            .collect();
+        let report = Report::mcp_only(&events);
+        let w = Words::of(Language::En);
+        let found = find(
+            Class::Deprecated,
+            &events,
+            &report,
+            None,
+            &OnceLock::new(),
+            w,
+        );
+        let seqs: Vec<Option<u64>> = found.iter().map(|f| f.seq).collect();
+        assert_eq!(seqs, [0, 0, 1, 1, 2, 2, 3, 3].map(Some), "{found:#?}");
+        assert!(found[7].message.contains("#3"), "{found:#?}");
+    }
+
+    /// A message is read for a word only when it may spell it: escapes included.
+    #[test]
+    fn words_spelled_with_escapes_are_still_read() {
+        assert!(may_spell(r#"{"isError":true}"#, &[b"isError"]));
+        assert!(may_spell(r#"{"is\u0045rror":true}"#, &[b"isError"]));
+        assert!(!may_spell(r#"{"content":[],"isErr":true}"#, &[b"isError"]));
+        assert!(may_spell(r#"{"method":"roots\/list"}"#, &DEPRECATED_WORDS));
+        assert!(!may_spell(r#"{"method":"tools/list"}"#, &DEPRECATED_WORDS));
+        let event = |raw: &str| {
+            Event::with_bytes(
+                1,
+                crate::trace::now(),
+                Lane::server("s"),
+                Lane::Host,
+                Channel::Stdio,
+                raw.as_bytes().to_vec(),
+            )
+        };
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+        let mut request = event(call);
+        (request.from, request.to, request.seq) = (Lane::Host, Lane::server("s"), 0);
+        for answer in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"is\u0045rror":true}}"#,
+        ] {
+            let events = vec![request.clone(), event(answer)];
+            let report = Report::mcp_only(&events);
+            let found = find(
+                Class::Error,
+                &events,
+                &report,
+                None,
+                &OnceLock::new(),
+                Words::of(Language::En),
+            );
+            assert_eq!(found.len(), 1, "{answer}");
+        }
+    }
 }

@@ -408,10 +408,8 @@ pub fn check(
         .collect();
     groups.sort();
     groups.dedup();
-    // The tool definitions, read once for `drift` and `poison` both.
-    let definitions = std::cell::OnceCell::new();
-    for class in &options.fail_on {
-        let found = classes::find(*class, events, report, pins, &definitions, w);
+    let found = classes::find_all(&options.fail_on, events, report, pins, w);
+    for (class, found) in options.fail_on.iter().zip(found) {
         let mut names = groups.clone();
         for f in &found {
             let g = f.server.clone().unwrap_or_else(|| "trace".into());

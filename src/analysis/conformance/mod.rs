@@ -61,10 +61,14 @@ use serde_json::Value;
 use crate::i18n::Said;
 use crate::trace::{Analysis, Derived, Event, Kind, Pairing};
 
+mod repeat;
 mod schema;
 #[cfg(test)]
 mod tests;
 pub mod words;
+
+use repeat::Outcome;
+pub(crate) use repeat::Shape;
 
 use schema::{Schema, known_schema, schema_for};
 
@@ -137,6 +141,8 @@ pub struct Checker {
     /// The trace-context violations of the events checked (added after the others, as
     /// [`check`] does).
     context: Vec<Violation>,
+    /// The outcomes of the messages checked so far, for the messages that repeat them.
+    seen: repeat::Seen,
 }
 
 impl Checker {
@@ -188,60 +194,25 @@ impl Checker {
             return;
         }
         let from_server = event.from.is_server();
-        let Some(message) = event
-            .bytes()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        else {
-            return;
-        };
         let method = d.method.as_deref().unwrap_or_default();
         let mut revision = schema_for(d.revision.as_deref());
         if method == "initialize" && matches!(d.kind, Kind::Request | Kind::Response) {
             revision = initialize_revision(events, analysis, index, revision);
         }
-        let violation = |definition: &str, pointer: String, rule: &str, message: Said| Violation {
-            event: index,
-            seq: event.seq,
-            revision: revision.revision.to_string(),
-            definition: definition.to_string(),
-            pointer,
-            rule: rule.to_string(),
-            message,
-        };
-
-        let (definition, instance, prefix) = match d.kind {
+        // What the message is checked as, decided before it is read: only a message that is
+        // validated can repeat one checked before (see `repeat`).
+        let plan = match d.kind {
             Kind::Request => {
                 let table = if from_server {
-                    match &revision.server_requests {
-                        Some(t) => t,
-                        None => {
-                            self.out.checked += 1;
-                            self.out.violations.push(violation(
-                                "ServerRequest",
-                                String::new(),
-                                "revision",
-                                Said::new("schema_text.no_server_requests")
-                                    .with("revision", revision.revision)
-                                    .with("method", method),
-                            ));
-                            return;
-                        }
-                    }
+                    revision.server_requests.as_ref()
                 } else {
-                    &revision.client_requests
+                    Some(&revision.client_requests)
                 };
-                let Some(def) = table.get(method) else {
-                    *self.out.unknown.entry(method.to_string()).or_default() += 1;
-                    return;
-                };
-                if revision.has("CreateTaskResult")
-                    && message
-                        .pointer("/params/task")
-                        .is_some_and(Value::is_object)
-                {
-                    self.task_requests.insert(index);
+                match table.map(|t| t.get(method)) {
+                    None => Plan::NoServerRequests,
+                    Some(None) => Plan::Unknown,
+                    Some(Some(def)) => Plan::Validate(def.as_str(), ""),
                 }
-                (def.as_str(), &message, "")
             }
             Kind::Notification => {
                 let table = if from_server {
@@ -249,48 +220,102 @@ impl Checker {
                 } else {
                     &revision.client_notifications
                 };
-                let Some(def) = table.get(method) else {
-                    *self.out.unknown.entry(method.to_string()).or_default() += 1;
-                    return;
-                };
-                (def.as_str(), &message, "")
+                match table.get(method) {
+                    None => Plan::Unknown,
+                    Some(def) => Plan::Validate(def.as_str(), ""),
+                }
             }
             Kind::Response => {
-                let Pairing::Answers(request_seq) = d.pairing else {
-                    self.out.unpaired += 1;
-                    return;
-                };
                 // The request went the other way: a server's answer is to a client request.
                 let table = if from_server {
                     Some(&revision.client_requests)
                 } else {
                     revision.server_requests.as_ref()
                 };
-                let Some(table) = table else {
-                    // An answer to a server request the revision does not allow; the request
-                    // itself was reported.
-                    return;
-                };
-                let Some(request_def) = table.get(method) else {
-                    *self.out.unknown.entry(method.to_string()).or_default() += 1;
-                    return;
-                };
-                let request_index = index_of(events, request_seq, index);
-                let def = if d.input_required && revision.has("InputRequiredResult") {
-                    "InputRequiredResult"
-                } else if request_index.is_some_and(|i| self.task_requests.contains(&i)) {
-                    "CreateTaskResult"
-                } else {
-                    revision.result_for(request_def)
-                };
-                let Some(result) = message.get("result") else {
-                    return;
-                };
-                (def, result, "/result")
+                match (&d.pairing, table.map(|t| t.get(method))) {
+                    (Pairing::Answers(_), None) => Plan::Nothing,
+                    (Pairing::Answers(_), Some(None)) => Plan::Unknown,
+                    (Pairing::Answers(request_seq), Some(Some(request_def))) => {
+                        let request_index = index_of(events, *request_seq, index);
+                        let def = if d.input_required && revision.has("InputRequiredResult") {
+                            "InputRequiredResult"
+                        } else if request_index.is_some_and(|i| self.task_requests.contains(&i)) {
+                            "CreateTaskResult"
+                        } else {
+                            revision.result_for(request_def)
+                        };
+                        Plan::Validate(def, "/result")
+                    }
+                    _ => Plan::Unpaired,
+                }
             }
-            Kind::Error => (revision.error_definition, &message, ""),
-            _ => return,
+            _ => Plan::Validate(revision.error_definition, ""),
         };
+        let violation =
+            |definition: &str, pointer: String, rule: &str, message: Said| Violation {
+                event: index,
+                seq: event.seq,
+                revision: revision.revision.to_string(),
+                definition: definition.to_string(),
+                pointer,
+                rule: rule.to_string(),
+                message,
+            };
+        let Plan::Validate(definition, prefix) = plan else {
+            // The rare cases: what is counted needs only the message to be JSON.
+            if event
+                .bytes()
+                .is_none_or(|b| serde_json::from_slice::<Value>(&b).is_err())
+            {
+                return;
+            }
+            match plan {
+                Plan::NoServerRequests => {
+                    self.out.checked += 1;
+                    self.out.violations.push(violation(
+                        "ServerRequest",
+                        String::new(),
+                        "revision",
+                        Said::new("schema_text.no_server_requests")
+                            .with("revision", revision.revision)
+                            .with("method", method),
+                    ));
+                }
+                Plan::Unknown => *self.out.unknown.entry(method.to_string()).or_default() += 1,
+                Plan::Unpaired => self.out.unpaired += 1,
+                _ => {}
+            }
+            return;
+        };
+        let context = repeat::Context {
+            revision: revision.revision,
+            definition,
+            prefix,
+        };
+        let shape = repeat::Shape::of(event);
+        let seen = shape
+            .as_ref()
+            .and_then(|s| self.seen.get(events, s, context))
+            .cloned();
+        let outcome = match seen {
+            Some(outcome) => {
+                self.seen.hits += 1;
+                outcome
+            }
+            None => {
+                let outcome = self.validate(event, d.kind, revision, context);
+                if let Some(shape) = &shape {
+                    self.seen.insert(index, shape, context, outcome.clone());
+                }
+                outcome
+            }
+        };
+        let Outcome::Checked { task, described } = outcome else {
+            return;
+        };
+        if task {
+            self.task_requests.insert(index);
+        }
         self.out.checked += 1;
         match self.out.definitions.get_mut(definition) {
             Some(n) => *n += 1,
@@ -298,11 +323,7 @@ impl Checker {
                 self.out.definitions.insert(definition.to_string(), 1);
             }
         }
-        let validator = revision.validator(definition);
-        if validator.is_valid(instance) {
-            return;
-        }
-        for (pointer, rule, text) in describe(validator.iter_errors(instance)) {
+        for (pointer, rule, text) in described {
             self.out.violations.push(violation(
                 definition,
                 format!("{prefix}{pointer}"),
@@ -311,6 +332,56 @@ impl Checker {
             ));
         }
     }
+
+    /// Reads and validates one message as `context` says.
+    fn validate(
+        &self,
+        event: &Event,
+        kind: Kind,
+        revision: &'static Schema,
+        context: repeat::Context,
+    ) -> Outcome {
+        let Some(message) = event
+            .bytes()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        else {
+            return Outcome::Skipped;
+        };
+        let task = kind == Kind::Request
+            && revision.has("CreateTaskResult")
+            && message
+                .pointer("/params/task")
+                .is_some_and(Value::is_object);
+        let instance = if context.prefix.is_empty() {
+            &message
+        } else {
+            match message.get("result") {
+                Some(result) => result,
+                None => return Outcome::Skipped,
+            }
+        };
+        let validator = revision.validator(context.definition);
+        let described = if validator.is_valid(instance) {
+            Vec::new()
+        } else {
+            describe(validator.iter_errors(instance))
+        };
+        Outcome::Checked { task, described }
+    }
+}
+
+/// What a message is checked as (see [`Checker::one`]).
+enum Plan {
+    /// Validated against this definition, at this prefix (`""` or `"/result"`).
+    Validate(&'static str, &'static str),
+    /// A server request in a revision that has none.
+    NoServerRequests,
+    /// A method the revision does not define.
+    Unknown,
+    /// A response that answers no known request.
+    Unpaired,
+    /// An answer to a server request the revision does not allow (the request was reported).
+    Nothing,
 }
 
 /// Whether an event is a JSON-RPC message between the host and a server, of a kind that is

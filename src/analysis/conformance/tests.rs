@@ -329,3 +329,58 @@ fn checking_a_slice_at_a_time_finds_what_checking_at_once_finds() {
         assert_eq!(checker.finish(), whole, "slices of {slice}");
     }
 }
+
+/// Messages that repeat one checked before (but for the id) take its outcome: the same
+/// violations, each at its own event, as checking every message afresh finds.
+#[test]
+fn repeated_messages_have_the_outcome_of_checking_them_afresh() {
+    let call = |id: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t"}}}}"#)
+    };
+    let bad = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#);
+    let odd = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":7}}"#);
+    let answer = |id: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text"}}]}}}}"#)
+    };
+    let task = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","task":{{}}}}}}"#
+        )
+    };
+    let mut owned: Vec<(&str, &str, String)> = vec![
+        (H, S, INIT.to_string()),
+        (S, H, INIT_OK.to_string()),
+        (H, S, INITIALIZED.to_string()),
+    ];
+    for (n, id) in ["1", "\"a\"", "22", "-3", "1.5", "01", "\"b\"", "\"b\""]
+        .into_iter()
+        .enumerate()
+    {
+        let make = [call, bad, odd, task][n % 4];
+        owned.push((H, S, make(id)));
+        owned.push((S, H, answer(id)));
+        owned.push((H, S, make(id)));
+    }
+    let lines: Vec<(&str, &str, &str)> =
+        owned.iter().map(|(f, t, r)| (*f, *t, r.as_str())).collect();
+    let events = trace(&lines);
+    let analysis = analyze(&events);
+    let mut cached = Checker::default();
+    while !cached.step(&events, &analysis, usize::MAX) {}
+    let hits = cached.seen.hits;
+    let cached = cached.finish();
+    let mut afresh = Checker {
+        seen: repeat::Seen::none(),
+        ..Checker::default()
+    };
+    while !afresh.step(&events, &analysis, usize::MAX) {}
+    assert_eq!(cached, afresh.finish());
+    assert!(hits >= 10, "{hits}");
+    let at = |seq: u64| cached.violations.iter().filter(|v| v.seq == seq).count();
+    assert!(
+        at(6) > 0 && at(8) > 0 && at(15) > 0,
+        "{:#?}",
+        cached.violations
+    );
+    assert!(cached.violations.len() >= 8, "{:#?}", cached.violations);
+}

@@ -187,7 +187,7 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
             };
             let outcome = match answer {
                 None => Outcome::Unanswered,
-                Some(a) => outcome(json(a).as_ref(), &derived[a]),
+                Some(a) => outcome(json(a), &derived[a]),
             };
             server.calls.push(Call {
                 tool,
@@ -203,7 +203,8 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
             continue;
         }
         if matches!(method, "initialize" | "server/discover") {
-            let Some(result) = json(i).and_then(|v| v.get("result").cloned()) else {
+            let Some(mut result) = json(i).and_then(|mut v| v.get_mut("result").map(Value::take))
+            else {
                 continue;
             };
             if let Some(name) = result
@@ -215,7 +216,7 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
             }
             server.handshake = Some(event.seq);
             server.revision = d.revision.as_deref().map(str::to_string);
-            server.capabilities = result.get("capabilities").cloned();
+            server.capabilities = result.get_mut("capabilities").map(Value::take);
             server.instructions = result
                 .get("instructions")
                 .and_then(Value::as_str)
@@ -225,7 +226,8 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
         let Some(&(kind, _, member, key)) = PRIMITIVES.iter().find(|p| p.1 == method) else {
             continue;
         };
-        let Some(result) = json(i).and_then(|v| v.get("result").cloned()) else {
+        let Some(mut result) = json(i).and_then(|mut v| v.get_mut("result").map(Value::take))
+        else {
             continue;
         };
         let continues = match d.pairing {
@@ -236,20 +238,20 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
                 .is_some_and(|c| !c.is_null()),
             _ => false,
         };
-        let entries = result
-            .get(member)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|def| Entry {
-                key: def
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                definition: def.clone(),
-                seq: event.seq,
-            });
+        let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
+        let listed = match result.get_mut(member).map(Value::take) {
+            Some(Value::Array(listed)) => listed,
+            _ => Vec::new(),
+        };
+        let entries = listed.into_iter().map(|def| Entry {
+            key: def
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            definition: def,
+            seq: event.seq,
+        });
         let slot = filling
             .entry((server_lane.clone(), kind))
             .or_insert_with(|| (Vec::new(), false));
@@ -257,9 +259,10 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
             slot.0.clear();
         }
         slot.0.extend(entries);
-        slot.1 = result.get("nextCursor").is_some_and(|c| !c.is_null());
+        slot.1 = more;
         if !slot.1 {
-            server.lists.insert(kind, slot.0.clone());
+            // A complete listing: the next page, if any, starts a new one (it is cleared).
+            server.lists.insert(kind, std::mem::take(&mut slot.0));
         }
     }
     let model_tools = last.map(|x| {
@@ -277,7 +280,7 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
     }
 }
 
-fn outcome(msg: Option<&Value>, d: &crate::trace::Derived) -> Outcome {
+fn outcome(msg: Option<Value>, d: &crate::trace::Derived) -> Outcome {
     if let Some((code, message)) = d.error() {
         return Outcome::Error {
             code,
@@ -285,8 +288,7 @@ fn outcome(msg: Option<&Value>, d: &crate::trace::Derived) -> Outcome {
         };
     }
     let mut result = msg
-        .and_then(|m| m.get("result"))
-        .cloned()
+        .and_then(|mut m| m.get_mut("result").map(Value::take))
         .unwrap_or(Value::Null);
     if let Some(obj) = result.as_object_mut() {
         obj.remove("_meta");

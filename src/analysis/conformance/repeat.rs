@@ -1,0 +1,304 @@
+//! Messages checked before: a trace repeats itself (the same `tools/list` result, the same
+//! notification, the same call, run after run), and a message that is byte for byte one
+//! checked before, but for its `id`, has the same outcome. Parsing and validating each was most
+//! of a check's time; a message met again is compared with the one it repeats, byte by byte,
+//! and takes its outcome.
+//!
+//! Only an `id` that is a plain integer or a plain string (no escapes) is set aside: every such
+//! value is a valid JSON-RPC id in every revision, so two messages that differ only there parse
+//! alike and pass or fail alike. A failure's words can quote the whole message (its `id` with
+//! it), so a failure is taken over only from a message with the same `id`, or for a result
+//! (whose checked part has no `id`).
+
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
+
+use crate::trace::Event;
+
+/// At most this many distinct messages are remembered (a trace of unique messages must not
+/// keep a second copy of itself).
+const LIMIT: usize = 1 << 16;
+
+/// What a message is checked as: its schema's revision, the definition, and where the checked
+/// part is (`""`: the whole message, `"/result"`: its result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Context {
+    pub revision: &'static str,
+    pub definition: &'static str,
+    pub prefix: &'static str,
+}
+
+/// What checking a message came to.
+#[derive(Debug, Clone)]
+pub(super) enum Outcome {
+    /// Not checked: it is not JSON, or a response has no `result`.
+    Skipped,
+    /// Checked: whether it was a task-augmented request, and (pointer, rule, message) of each
+    /// violation (none when valid).
+    Checked {
+        task: bool,
+        described: Vec<(String, String, crate::i18n::Said)>,
+    },
+}
+
+struct Entry {
+    index: usize,
+    id: Option<(usize, usize)>,
+    context: Context,
+    outcome: Outcome,
+}
+
+/// The messages checked so far, by the hash of their bytes without the `id` value.
+pub(super) struct Seen {
+    entries: HashMap<u64, Vec<Entry>>,
+    count: usize,
+    /// At most this many messages are remembered.
+    limit: usize,
+    /// How many messages took the outcome of one seen before.
+    pub hits: usize,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen {
+            entries: HashMap::new(),
+            count: 0,
+            limit: LIMIT,
+            hits: 0,
+        }
+    }
+}
+
+/// A message's text and where its `id` value lies (when it is a plain one): what tells a
+/// message that repeats another (byte for byte, but for a plain id) from one that does not.
+pub(crate) struct Shape<'a> {
+    text: &'a [u8],
+    id: Option<(usize, usize)>,
+    hash: u64,
+}
+
+impl<'a> Shape<'a> {
+    /// The shape of an event's payload, when it is text.
+    pub(crate) fn of(event: &'a Event) -> Option<Shape<'a>> {
+        let text = event.raw.as_deref()?.as_bytes();
+        let id = top_level_id(text).filter(|&(s, e)| plain_id(&text[s..e]));
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        match id {
+            Some((s, e)) => {
+                s.hash(&mut hasher);
+                text[..s].hash(&mut hasher);
+                text[e..].hash(&mut hasher);
+            }
+            None => text.hash(&mut hasher),
+        }
+        Some(Shape {
+            text,
+            id,
+            hash: hasher.finish(),
+        })
+    }
+
+    /// A hash that two shapes that are the [`Self::same`] share.
+    pub(crate) fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Whether both texts are the same but for a plain `id` value.
+    pub(crate) fn same(&self, other: &Shape) -> bool {
+        self.repeats(other.text, other.id, false)
+    }
+
+    /// Whether `other` is this text but for the `id` value; `same_id` also asks for the `id`.
+    fn repeats(&self, other: &[u8], other_id: Option<(usize, usize)>, same_id: bool) -> bool {
+        match (self.id, other_id) {
+            (None, None) => self.text == other,
+            (Some((s, e)), Some((os, oe))) => {
+                s == os
+                    && self.text[..s] == other[..s]
+                    && self.text[e..] == other[oe..]
+                    && (!same_id || self.text[s..e] == other[os..oe])
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Seen {
+    /// Remembers nothing: every message is checked afresh.
+    #[cfg(test)]
+    pub(super) fn none() -> Seen {
+        Seen {
+            limit: 0,
+            ..Seen::default()
+        }
+    }
+
+    /// The outcome of the message `shape` repeats, checked as `context`, if one was seen.
+    pub(super) fn get(
+        &self,
+        events: &[Event],
+        shape: &Shape,
+        context: Context,
+    ) -> Option<&Outcome> {
+        let entries = self.entries.get(&shape.hash)?;
+        entries.iter().find_map(|entry| {
+            if entry.context != context {
+                return None;
+            }
+            let other = events.get(entry.index)?.raw.as_deref()?.as_bytes();
+            let same_id = match &entry.outcome {
+                Outcome::Checked { described, .. } => {
+                    !described.is_empty() && context.prefix.is_empty()
+                }
+                Outcome::Skipped => false,
+            };
+            shape
+                .repeats(other, entry.id, same_id)
+                .then_some(&entry.outcome)
+        })
+    }
+
+    /// Remembers the outcome of event `index` (whose shape is `shape`).
+    pub(super) fn insert(
+        &mut self,
+        index: usize,
+        shape: &Shape,
+        context: Context,
+        outcome: Outcome,
+    ) {
+        if self.count >= self.limit {
+            return;
+        }
+        self.count += 1;
+        self.entries.entry(shape.hash).or_default().push(Entry {
+            index,
+            id: shape.id,
+            context,
+            outcome,
+        });
+    }
+}
+
+/// An `id` every revision accepts as it is, and that parses as any other of its kind: `0`, an
+/// integer of at most 18 digits without a leading zero, or a string without escapes or
+/// control characters.
+fn plain_id(token: &[u8]) -> bool {
+    match token {
+        [b'"', inner @ .., b'"'] => inner.iter().all(|&b| b >= 0x20 && b != b'\\' && b != b'"'),
+        b"0" => true,
+        _ => {
+            let digits = token.strip_prefix(b"-").unwrap_or(token);
+            (1..=18).contains(&digits.len())
+                && digits[0] != b'0'
+                && digits.iter().all(u8::is_ascii_digit)
+        }
+    }
+}
+
+/// The end of the string that starts at `start` (just past its closing quote).
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        let j = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[j] == b'\\' {
+            i = j + 2;
+        } else {
+            return Some(j + 1);
+        }
+    }
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Where the value of the first member spelled `"id"` of a top-level object lies (a byte
+/// range); `None` for anything else. Only a range is read, nothing is validated: the caller
+/// compares whole texts.
+fn top_level_id(b: &[u8]) -> Option<(usize, usize)> {
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut key_next = false;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let end = string_end(b, i)?;
+                if depth == 1 && key_next {
+                    key_next = false;
+                    if &b[i..end] == b"\"id\"" {
+                        let colon = skip_space(b, end);
+                        if b.get(colon) != Some(&b':') {
+                            return None;
+                        }
+                        let start = skip_space(b, colon + 1);
+                        let stop = match b.get(start)? {
+                            b'"' => string_end(b, start)?,
+                            _ => {
+                                start
+                                    + b[start..].iter().position(|c| {
+                                        matches!(c, b',' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                                    })?
+                            }
+                        };
+                        return Some((start, stop));
+                    }
+                }
+                i = end;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                key_next = depth == 1;
+            }
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            b',' if depth == 1 => key_next = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_top_level_id_is_found_and_nested_ones_are_not() {
+        fn at(s: &str) -> Option<&str> {
+            top_level_id(s.as_bytes()).map(|(a, b)| &s[a..b])
+        }
+        assert_eq!(at(r#"{"jsonrpc":"2.0","id":12,"method":"x"}"#), Some("12"));
+        assert_eq!(
+            at(r#"{"result":{"id":1,"a":"\"id\":3"},"id" : "k"}"#),
+            Some("\"k\"")
+        );
+        assert_eq!(at(r#"{"params":["id",{"id":2}],"id":-4}"#), Some("-4"));
+        assert_eq!(at(r#"{"method":"x","params":{"id":1}}"#), None);
+        assert_eq!(at(r#"["id",1]"#), None);
+        assert_eq!(at(r#"{"a":"\\","id":7}"#), Some("7"));
+        for plain in ["0", "7", "-12", "\"a-b\"", "\"\""] {
+            assert!(plain_id(plain.as_bytes()), "{plain}");
+        }
+        for other in [
+            "01",
+            "1.5",
+            "1e3",
+            "null",
+            "\"a\\n\"",
+            "12345678901234567890",
+            "-",
+        ] {
+            assert!(!plain_id(other.as_bytes()), "{other}");
+        }
+    }
+}
