@@ -251,16 +251,15 @@ impl Checker {
             }
             _ => Plan::Validate(revision.error_definition, ""),
         };
-        let violation =
-            |definition: &str, pointer: String, rule: &str, message: Said| Violation {
-                event: index,
-                seq: event.seq,
-                revision: revision.revision.to_string(),
-                definition: definition.to_string(),
-                pointer,
-                rule: rule.to_string(),
-                message,
-            };
+        let violation = |definition: &str, pointer: String, rule: &str, message: Said| Violation {
+            event: index,
+            seq: event.seq,
+            revision: revision.revision.to_string(),
+            definition: definition.to_string(),
+            pointer,
+            rule: rule.to_string(),
+            message,
+        };
         let Plan::Validate(definition, prefix) = plan else {
             // The rare cases: what is counted needs only the message to be JSON.
             if event
