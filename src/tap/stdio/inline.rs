@@ -180,13 +180,7 @@ impl InlineServer {
     pub fn close(&mut self) {
         let tail = std::mem::take(&mut self.sent).finish_tail();
         record_tail(&self.shared, &self.to_server, tail);
-        drop(
-            self.shared
-                .stdin
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
+        self.shared.close_stdin();
         self.backlog = Vec::new();
         let (Some(stdout), Some(done)) = (self.stdout.take(), self.drained.take()) else {
             return;

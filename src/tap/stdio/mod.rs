@@ -129,6 +129,18 @@ struct Shared {
     recording: AtomicUsize,
 }
 
+impl Shared {
+    /// Closes the server's stdin (it reads EOF); closing it again does nothing.
+    fn close_stdin(&self) {
+        drop(
+            self.stdin
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+    }
+}
+
 /// A running server behind the tap. Clones share the same server.
 #[derive(Clone)]
 pub struct StdioTap {

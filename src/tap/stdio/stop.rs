@@ -61,13 +61,7 @@ impl StdioTap {
 
     /// Stops the server gracefully: close its stdin, wait, SIGTERM, wait, SIGKILL.
     pub fn shutdown(&self) -> ExitOutcome {
-        drop(
-            self.shared
-                .stdin
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
+        self.shared.close_stdin();
         if let Some(outcome) = self.wait_timeout(GRACE) {
             return outcome;
         }
