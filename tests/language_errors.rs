@@ -144,7 +144,8 @@ fn server_failures_are_said_in_the_language_asked() {
     );
     let cases: Vec<Vec<&str>> = vec![
         vec!["--", "/nonexistent/sightline-server"],
-        vec!["--", "sh", "-c", "echo boom >&2; exit 3"],
+        // Reads the initialize first, so it dies before answering it (not before it was sent).
+        vec!["--", "sh", "-c", "read line; echo boom >&2; exit 3"],
         vec!["--", "python3", &init_error],
         vec!["--", "python3", &refused],
         vec!["--", "python3", &list_error],
