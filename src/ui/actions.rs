@@ -312,7 +312,8 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
             app.set_notice(text, false);
         }
         Err(e) => {
-            let text = app.tr().f("app.run_failed", &[("error", format!("{e:#}"))]);
+            let error = e.say(app.tr().words());
+            let text = app.tr().f("app.run_failed", &[("error", error)]);
             app.set_notice(text, true);
         }
     }
@@ -323,6 +324,7 @@ pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, sta
     app.platform.recent.push(path);
     let text = match status {
         RunStatus::Failed(error) => {
+            let error = error.say(app.tr().words());
             let text = app.tr().f("app.run_failed", &[("error", error)]);
             return app.set_notice(text, true);
         }

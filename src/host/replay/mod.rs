@@ -241,7 +241,7 @@ impl Target {
 pub struct RecordedReplay {
     pub replayed: Result<Replayed, ReplayError>,
     /// Trace-writing failures (the recording into the file went on where it could).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::trace::TraceError>,
 }
 
 /// Replays `plan` against `target`, recording into a new trace at `out` with `header`.
@@ -261,6 +261,6 @@ pub fn replay_to_file(
     let report = recorder.finish();
     Ok(RecordedReplay {
         replayed,
-        warnings: report.errors.iter().map(ToString::to_string).collect(),
+        warnings: report.errors,
     })
 }
