@@ -265,6 +265,59 @@ fn the_doctor_names_initialize_when_the_server_dies_before_it() {
     );
 }
 
+/// `replay` on inputs a class gets wrong: a server the trace does not have, and a server that
+/// exits at once (the replay stops at `initialize`).
+#[test]
+fn replays_that_cannot_run_or_finish_are_said_in_the_language_asked() {
+    let dir = tempdir();
+    let weather = trace(dir.path(), "weather", "weather", &[]);
+    let errors = |lang: &str| {
+        let mut all = String::new();
+        for args in [
+            &["replay", &weather, "--server", "nada", "--", "sh"][..],
+            &["replay", &weather, "--", "sh", "-c", "exit 3"][..],
+        ] {
+            all.push_str(&lines_with(&both(args, lang).1, "sightline: "));
+            all.push('\n');
+        }
+        all
+    };
+    let en = errors("en");
+    for english in [
+        "the trace has no server `nada` (it has: weather)",
+        "could not finish the replay against `sh -c exit 3`: ",
+        " while replaying initialize (recorded #",
+    ] {
+        assert!(en.contains(english), "{english}: {en}");
+    }
+    for (lang, present) in [
+        (
+            "pt",
+            [
+                "o trace não tem o servidor `nada` (ele tem: weather)",
+                "não foi possível terminar a reprodução contra `sh -c exit 3`: ",
+                " ao reproduzir initialize (gravada em #",
+            ],
+        ),
+        (
+            "es",
+            [
+                "el trace no tiene el servidor `nada` (tiene: weather)",
+                "no se pudo terminar la reproducción contra `sh -c exit 3`: ",
+                " al reproducir initialize (grabada en #",
+            ],
+        ),
+    ] {
+        let said = errors(lang);
+        says(
+            lang,
+            &said,
+            &present,
+            &["could not finish", "while replaying"],
+        );
+    }
+}
+
 /// The JSON of `text`'s violations is English whatever `--lang` says (scripts read it).
 #[test]
 fn validates_json_keeps_the_english() {

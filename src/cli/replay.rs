@@ -154,9 +154,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(failure) = replayed.failure {
-        anyhow::bail!(
-            "could not finish the replay against `{shown}`: {failure}; what was recorded is in {}",
-            out_path.display()
+        return super::errors::fail(
+            Said::new("cli_error.replay_unfinished")
+                .with("target", &shown)
+                .with_said("why", failure)
+                .with("path", out_path.display()),
         );
     }
     Ok(ExitCode::from(u8::from(!same)))

@@ -10,7 +10,7 @@ use super::provider::ProviderError;
 use super::provider::error::secs;
 use super::replay::{PlanError, ReplayError};
 use crate::i18n::Said;
-use crate::tap::TapError;
+use crate::tap::{ExitOutcome, TapError};
 
 /// A failed run as a sentence each language can say.
 pub fn run(e: &RunError) -> Said {
@@ -170,6 +170,17 @@ pub fn tap(e: &TapError) -> Said {
         TapError::Thread(source) => {
             Said::new("cli_error.thread").with_said("why", Said::io(source))
         }
+    }
+}
+
+/// How a server process ended, as a sentence (`exit code 3`, `signal 9 (SIGKILL)`).
+pub fn exit(x: &ExitOutcome) -> Said {
+    match (x.code, x.signal) {
+        (Some(code), _) => Said::new("replay_stop.exit_code").with("code", code),
+        (None, Some(signal)) => Said::new("replay_stop.exit_signal")
+            .with("signal", signal)
+            .with("name", crate::trace::signal_name(signal)),
+        (None, None) => Said::new("replay_stop.exit_unknown"),
     }
 }
 

@@ -173,7 +173,7 @@ struct Running {
     recorded: PathBuf,
     replay: PathBuf,
     target: String,
-    done: Receiver<Result<String, String>>,
+    done: Receiver<Result<(), Said>>,
 }
 
 impl ReplayAgainst {
@@ -223,11 +223,14 @@ pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
         let text = app.tr().t("compare_with.no_path");
         return app.set_notice(text, true);
     };
-    let planned = plan(&app.store.events, &app.store.report.rpc, None).map_err(|e| e.to_string());
+    let planned = plan(&app.store.events, &app.store.report.rpc, None);
     let plan = match planned {
         Ok(p) => p,
         Err(e) => {
-            let text = app.tr().f("compare_with.replay_failed", &[("error", e)]);
+            let error = crate::host::said::plan(&e).say(app.tr().words());
+            let text = app
+                .tr()
+                .f("compare_with.replay_failed", &[("error", error)]);
             return app.set_notice(text, true);
         }
     };
@@ -250,12 +253,12 @@ pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
         .spawn(move || {
             let header = crate::trace::Header::new(title);
             let result = match replay_to_file(&plan, &parsed, &out, &header, REPLAY_TIMEOUT) {
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(crate::analysis::trace_error::said(&e)),
                 Ok(r) => match r.replayed {
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(crate::host::said::replay(&e)),
                     Ok(done) => match done.failure {
                         Some(failure) => Err(failure),
-                        None => Ok(format!("{} message(s) sent", done.sent)),
+                        None => Ok(()),
                     },
                 },
             };
@@ -292,7 +295,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
             ctx.request_repaint_after(Duration::from_millis(100));
             return;
         }
-        Err(TryRecvError::Disconnected) => Err("the replay thread stopped".to_string()),
+        Err(TryRecvError::Disconnected) => Err(Said::new("app.replay_thread_stopped")),
     };
     let Some(running) = app.platform.replay_against.running.take() else {
         return;
@@ -300,10 +303,13 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     match result {
         Ok(_) => open_comparison(app, &running.recorded, &running.replay),
         Err(e) => {
-            let error = format!(
-                "{e} (against `{}`; what was recorded is in {})",
-                running.target,
-                running.replay.display()
+            let error = app.tr().f(
+                "compare_with.replay_failed_at",
+                &[
+                    ("error", e.say(app.tr().words())),
+                    ("target", running.target.clone()),
+                    ("path", running.replay.display().to_string()),
+                ],
             );
             let text = app
                 .tr()
