@@ -318,6 +318,41 @@ fn replays_that_cannot_run_or_finish_are_said_in_the_language_asked() {
     }
 }
 
+/// A `--set` whose value the scenario format refuses: the TOML reader's words are quoted, and
+/// the sentence around them says where (the key) in the language asked.
+#[test]
+fn a_set_value_the_format_refuses_is_framed_in_the_language_asked() {
+    let dir = tempdir();
+    let out = dir.path().join("set.jsonl");
+    let out = out.to_str().expect("utf-8 path");
+    let args = [
+        "run",
+        "scenarios/weather.toml",
+        "--trace",
+        out,
+        "--set",
+        "host.prefix=3",
+    ];
+    let error = |lang: &str| lines_with(&both(&args, lang).1, "sightline: ");
+    let en = error("en");
+    assert!(
+        en.contains("with --set host.prefix=3 (at `host.prefix`): "),
+        "{en}"
+    );
+    for (lang, present) in [
+        (
+            "pt",
+            "com --set host.prefix=3 (em `host.prefix`), o leitor de TOML diz: “",
+        ),
+        (
+            "es",
+            "con --set host.prefix=3 (en `host.prefix`), el lector de TOML dice: “",
+        ),
+    ] {
+        says(lang, &error(lang), &[present], &["with --set"]);
+    }
+}
+
 /// The JSON of `text`'s violations is English whatever `--lang` says (scripts read it).
 #[test]
 fn validates_json_keeps_the_english() {
