@@ -201,7 +201,7 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
     .and_then(|f| {
         crate::trace::write_trace(&out, &f.header, &f.imported.events)
             .map(|()| f.imported)
-            .map_err(|e| e.to_string())
+            .map_err(|e| crate::analysis::trace_error::said(&e).say(app.tr().words()))
     });
     let imported = match written {
         Ok(imported) => imported,
@@ -402,7 +402,10 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
             false,
         ),
         Err(e) => (
-            app.tr().f("app.export_failed", &[("error", e.to_string())]),
+            app.tr().f(
+                "app.export_failed",
+                &[("error", crate::i18n::Said::io(&e).say(app.tr().words()))],
+            ),
             true,
         ),
     };

@@ -176,3 +176,50 @@ pub fn is_trace_file(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("json"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Language;
+
+    /// A live run whose server does not start fails with a notice the app says in its
+    /// language: the English is the run error's own, the Portuguese and Spanish are not.
+    #[test]
+    fn a_failed_live_run_is_said_in_the_apps_language() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "title = \"t\"\nprompt = \"p\"\n\n[[servers]]\nname = \"gone\"\ncommand = \"/nonexistent/mcp-server\"\n";
+        let path = dir.path().join("gone.toml");
+        let scenario = Scenario::parse(text, &path).expect("a valid scenario");
+        let trace = dir.path().join("gone.jsonl");
+        let mut run = LiveRun::start(
+            scenario,
+            "gone",
+            RunOptions::default(),
+            trace,
+            Arc::new(|| {}),
+        )
+        .unwrap_or_else(|e| panic!("{}", e.english()));
+        let RunStatus::Failed(said) = run.wait() else {
+            panic!("the run did not fail");
+        };
+        let en = said.english();
+        assert!(
+            en.starts_with("cannot start server `/nonexistent/mcp-server`: "),
+            "{en}"
+        );
+        for (lang, start) in [
+            (
+                Language::Pt,
+                "não foi possível iniciar o servidor `/nonexistent/mcp-server`: ",
+            ),
+            (
+                Language::Es,
+                "no se pudo iniciar el servidor `/nonexistent/mcp-server`: ",
+            ),
+        ] {
+            let text = said.say(Words::of(lang));
+            assert!(text.starts_with(start), "{lang:?}: {text}");
+            assert!(!text.contains("No such file"), "{lang:?}: {text}");
+        }
+    }
+}
