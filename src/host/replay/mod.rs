@@ -156,7 +156,7 @@ fn drive(
             Outcome::Answer(msg) => {
                 if let Some(why) = plan::refused_version(step, &msg) {
                     let said = Said::new("replay_stop.refused")
-                        .with("why", why)
+                        .with_said("why", why)
                         .with("method", &step.method)
                         .with("seq", step.seq);
                     note(&format!("sightline replay: {}", said.english()));
