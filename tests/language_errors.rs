@@ -18,7 +18,7 @@ use crate::language_gaps::{doctor, edit, said, trace};
 use crate::util::{self, tempdir};
 
 /// `sightline ARGS --lang LANG` (before a `--`): its stdout and stderr, whatever its status.
-fn both(args: &[&str], lang: &str) -> (String, String) {
+pub(crate) fn both(args: &[&str], lang: &str) -> (String, String) {
     let mut all: Vec<&str> = args.to_vec();
     let at = all.iter().position(|a| *a == "--").unwrap_or(all.len());
     all.splice(at..at, ["--lang", lang]);
@@ -27,7 +27,7 @@ fn both(args: &[&str], lang: &str) -> (String, String) {
 }
 
 /// `raw` with `change` applied to its JSON, when `pick` says it is the message to change.
-fn json_edit(raw: &str, pick: &str, change: impl Fn(&mut Value)) -> Option<String> {
+pub(crate) fn json_edit(raw: &str, pick: &str, change: impl Fn(&mut Value)) -> Option<String> {
     if !raw.contains(pick) {
         return None;
     }
@@ -37,7 +37,7 @@ fn json_edit(raw: &str, pick: &str, change: impl Fn(&mut Value)) -> Option<Strin
 }
 
 /// Requires each of `present` in `text`, none of `absent`, and no English sentence.
-fn says(lang: &str, text: &str, present: &[&str], absent: &[&str]) {
+pub(crate) fn says(lang: &str, text: &str, present: &[&str], absent: &[&str]) {
     for p in present {
         assert!(text.contains(p), "{lang}: no {p:?} in:\n{text}");
     }

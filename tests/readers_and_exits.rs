@@ -176,14 +176,14 @@ fn a_bad_raw_b64_or_two_payload_fields_is_a_line_warning() {
     assert_eq!(lines, [2, 3], "{:?}", loaded.warnings);
     assert!(
         loaded.warnings[0]
-            .message
+            .to_string()
             .contains("`raw_b64` is not valid base64"),
         "{}",
         loaded.warnings[0]
     );
     assert!(
         loaded.warnings[1]
-            .message
+            .to_string()
             .contains("both `raw` and `raw_b64`"),
         "{}",
         loaded.warnings[1]
@@ -218,9 +218,9 @@ fn events_out_of_time_order_are_a_warning_not_a_negative_latency() {
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
     assert_eq!(loaded.warnings[0].line, 3);
     assert!(
-        loaded.warnings[0].message.contains("out of time order")
+        loaded.warnings[0].to_string().contains("out of time order")
             && loaded.warnings[0]
-                .message
+                .to_string()
                 .contains("3000.000 ms before the event on line 2"),
         "{}",
         loaded.warnings[0]

@@ -23,6 +23,7 @@ mod i18n_keys;
 mod import_inspector;
 mod import_wrap;
 mod language;
+mod language_edges;
 mod language_errors;
 mod language_gaps;
 mod language_reports;

@@ -5,8 +5,9 @@
 use serde_json::Value;
 
 use super::conformance::Violation;
+use crate::i18n::Said;
 use crate::trace::{Analysis, Event, Kind};
-use crate::wire::traceparent;
+use crate::wire::traceparent::{self, Problem};
 
 /// The violation of event `index`, if it is a request or notification with a malformed
 /// `params._meta.traceparent`.
@@ -22,11 +23,10 @@ pub fn violation(events: &[Event], analysis: &Analysis, index: usize) -> Option<
         .bytes()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .and_then(|m| m.pointer("/params/_meta/traceparent").cloned())?;
-    let message = match &value {
+    let problem = match &value {
         Value::String(s) => traceparent::problem(s),
-        other => Some(format!(
-            "`{}` is not a W3C traceparent (not a string); the OpenTelemetry export ignores it",
-            other.to_string().chars().take(80).collect::<String>()
+        other => Some(Problem::NotString(
+            other.to_string().chars().take(80).collect(),
         )),
     }?;
     Some(Violation {
@@ -36,6 +36,42 @@ pub fn violation(events: &[Event], analysis: &Analysis, index: usize) -> Option<
         definition: "traceparent (SEP-414)".into(),
         pointer: "/params/_meta/traceparent".into(),
         rule: "format".into(),
-        message: crate::i18n::Said::plain(message),
+        message: said(&problem),
     })
+}
+
+/// `problem` as a sentence each language can say (`schema_text.traceparent_*`); the value is
+/// quoted as it is.
+pub fn said(problem: &Problem) -> Said {
+    match problem {
+        Problem::Malformed(value) => Said::new("schema_text.traceparent").with("value", value),
+        Problem::NotString(value) => {
+            Said::new("schema_text.traceparent_not_string").with("value", value)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::{Language, Words};
+
+    #[test]
+    fn a_bad_traceparent_is_said_in_each_language_and_english_is_the_problems_own() {
+        let problems = [
+            traceparent::problem("00-xyz").expect("malformed"),
+            Problem::NotString("12".into()),
+        ];
+        for problem in problems {
+            assert_eq!(said(&problem).english(), problem.to_string());
+            for (lang, words) in [
+                (Language::Pt, "não é um traceparent"),
+                (Language::Es, "no es un traceparent"),
+            ] {
+                let text = said(&problem).say(Words::of(lang));
+                assert!(text.contains(words), "{lang:?}: {text}");
+                assert!(!text.contains("ignores it"), "{lang:?}: {text}");
+            }
+        }
+    }
 }

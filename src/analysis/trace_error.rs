@@ -1,9 +1,11 @@
 //! Why a trace could not be read, said in each language: the command line's errors and the
-//! app's notice when a file will not open. `trace` uses no other module, so its errors keep
-//! their English `Display`; their words live here, worded from each variant's fields.
+//! app's notice when a file will not open, and the warnings about the lines the loader skipped
+//! or found odd. `trace` uses no other module, so its errors and warnings keep their English
+//! `Display`; their words live here, worded from each variant's fields. What a library wrote
+//! (the JSON reader's complaint, the system's) is quoted as it is.
 
 use crate::i18n::Said;
-use crate::trace::TraceError;
+use crate::trace::{LineProblem, LoadWarning, TraceError};
 
 /// `e` as a sentence each language can say (`cli_error.trace_*`).
 pub fn said(e: &TraceError) -> Said {
@@ -25,6 +27,57 @@ pub fn said(e: &TraceError) -> Said {
         TraceError::TooNew { found, supported } => Said::new("cli_error.trace_too_new")
             .with("found", found)
             .with("supported", supported),
+    }
+}
+
+/// A load warning as a sentence each language can say (`trace_warning.*`): `line N: …`.
+pub fn warning(w: &LoadWarning) -> Said {
+    Said::new("trace_warning.line")
+        .with("line", w.line)
+        .with_said("problem", line_problem(&w.problem))
+}
+
+/// What is wrong with a line, as a sentence (see [`warning`]).
+pub fn line_problem(problem: &LineProblem) -> Said {
+    let detail = |key: &'static str, detail: &str| Said::new(key).with("detail", detail);
+    match problem {
+        LineProblem::Truncated { bytes, detail: why } => Said::new("trace_warning.truncated")
+            .with("bytes", bytes)
+            .with_said(
+                "detail",
+                why.as_deref()
+                    .map_or_else(Said::empty, |d| detail("trace_warning.json_detail", d)),
+            ),
+        LineProblem::NotEvent { detail: d } => detail("trace_warning.not_event", d),
+        LineProblem::BothPayloads => Said::new("trace_warning.both_payloads"),
+        LineProblem::BadBase64 { detail: d } => detail("trace_warning.bad_base64", d),
+        LineProblem::SeqGap { seq, expected } => Said::new("trace_warning.seq_gap")
+            .with("seq", seq)
+            .with("expected", expected),
+        LineProblem::TimeBackwards {
+            time,
+            ms,
+            previous_line,
+            before,
+        } => Said::new("trace_warning.time_backwards")
+            .with("time", time)
+            .with("ms", format!("{ms:.3}"))
+            .with("previous_line", previous_line)
+            .with("before", before),
+        LineProblem::ReadStopped { detail: d } => detail("trace_warning.read_stopped", d),
+        LineProblem::ReadRetry { detail: d } => detail("trace_warning.read_retry", d),
+        LineProblem::Shrank { from, to } => Said::new("trace_warning.shrank")
+            .with("from", from)
+            .with("to", to),
+        LineProblem::CannotOpen { detail: d } => detail("trace_warning.cannot_open", d),
+        LineProblem::NotTrace { detail: d } => detail("trace_warning.not_trace", d),
+        LineProblem::TooNew { found, supported } => Said::new("trace_warning.too_new")
+            .with("found", found)
+            .with("supported", supported),
+        LineProblem::InFile { file, problem } => Said::new("trace_warning.in_file")
+            .with("file", file)
+            .with_said("problem", line_problem(problem)),
+        LineProblem::Text(text) => Said::plain(text.clone()),
     }
 }
 
@@ -63,6 +116,63 @@ mod tests {
             for lang in [Language::Pt, Language::Es] {
                 let text = said(&e).say(Words::of(lang));
                 assert_ne!(text, en, "{lang:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn each_language_says_what_is_wrong_with_a_line_and_english_is_the_warnings_own() {
+        let detail = || "expected value at line 1 column 1".to_string();
+        let problems = [
+            LineProblem::Truncated {
+                bytes: 12,
+                detail: Some(detail()),
+            },
+            LineProblem::Truncated {
+                bytes: 12,
+                detail: None,
+            },
+            LineProblem::NotEvent { detail: detail() },
+            LineProblem::BothPayloads,
+            LineProblem::BadBase64 { detail: detail() },
+            LineProblem::SeqGap {
+                seq: 9,
+                expected: 4,
+            },
+            LineProblem::TimeBackwards {
+                time: "12:00:00.000".into(),
+                ms: 1.5,
+                previous_line: 3,
+                before: "12:00:00.001".into(),
+            },
+            LineProblem::ReadStopped { detail: detail() },
+            LineProblem::ReadRetry { detail: detail() },
+            LineProblem::Shrank { from: 9, to: 2 },
+            LineProblem::CannotOpen { detail: detail() },
+            LineProblem::NotTrace { detail: detail() },
+            LineProblem::TooNew {
+                found: 9,
+                supported: 1,
+            },
+            LineProblem::InFile {
+                file: "a.jsonl".into(),
+                problem: Box::new(LineProblem::NotEvent { detail: detail() }),
+            },
+        ];
+        for problem in problems {
+            let w = LoadWarning {
+                line: 7,
+                problem: problem.clone(),
+            };
+            assert_eq!(warning(&w).english(), w.to_string());
+            for lang in [Language::Pt, Language::Es] {
+                let text = warning(&w).say(Words::of(lang));
+                assert_ne!(text, w.to_string(), "{lang:?}");
+                assert!(!text.starts_with("line 7"), "{lang:?}: {text}");
+                assert!(
+                    !text.contains("skipped") && !text.contains("is not"),
+                    "{lang:?}: {text}"
+                );
             }
         }
     }

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::{Args, ValueEnum};
 
 use crate::analysis::check::{self, CheckOptions, Class};
@@ -97,7 +98,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let store = match &args.pins {
         Some(path) => Some(
             super::pins::file::open(path)
-                .with_context(|| format!("cannot read the pin file {}", path.display()))?,
+                .within(|| Said::new("cli_error.pin_file").with("path", path.display()))?,
         ),
         None => None,
     };
@@ -134,12 +135,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
     };
     match &args.out {
-        Some(path) => std::fs::write(path, &out).with_context(|| {
-            format!(
-                "cannot write the {} report to {}",
-                format!("{:?}", args.format).to_lowercase(),
-                path.display()
-            )
+        Some(path) => std::fs::write(path, &out).within(|| {
+            Said::new("cli_error.write_report")
+                .with("format", format!("{:?}", args.format).to_lowercase())
+                .with("path", path.display())
         })?,
         None => super::edges::write_stdout(&out)?,
     }

@@ -13,6 +13,7 @@ use clap::Args;
 
 use crate::analysis::compare::{Ignore, Pattern};
 use crate::analysis::diff::{self, DiffOptions};
+use crate::i18n::Said;
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -49,9 +50,8 @@ pub(crate) fn parse_pattern(s: &str) -> Result<Pattern, String> {
 pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let lang = args.lang.language()?;
     if !(args.latency_ratio.is_finite() && args.latency_ratio >= 1.0) {
-        anyhow::bail!(
-            "--latency-ratio {}: must be a number of at least 1",
-            args.latency_ratio
+        return super::errors::fail(
+            Said::new("cli_error.latency_ratio").with("ratio", args.latency_ratio),
         );
     }
     // Only what the inventory reads is analysed: the JSON-RPC half and the last LLM request.
@@ -71,8 +71,14 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         latency_ratio: args.latency_ratio,
         latency_min_us: i64::try_from(args.latency_min_ms.saturating_mul(1000)).unwrap_or(i64::MAX),
     };
-    let result = diff::diff(&a, &b, &options)
-        .map_err(|e| anyhow::anyhow!("{} vs {}: {e}", args.a.display(), args.b.display()))?;
+    let result = diff::diff(&a, &b, &options).map_err(|e| {
+        super::errors::Saying(
+            Said::new("cli_error.diff_pair")
+                .with("a", args.a.display())
+                .with("b", args.b.display())
+                .with_said("problem", e.said()),
+        )
+    })?;
     let out = if args.json {
         crate::export::diff::json(&result)
     } else {

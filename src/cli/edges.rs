@@ -9,7 +9,8 @@ use std::io::{self, Write as _};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 
 use crate::tap::paths;
 use crate::tap::recorder::{Recorder, RecorderReport};
@@ -31,7 +32,7 @@ pub(super) fn finish_recording(recorder: &Recorder) -> RecorderReport {
 
 /// The async runtime a command runs its I/O on.
 pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Runtime::new().context("cannot start the async runtime")
+    tokio::runtime::Runtime::new().within(|| Said::new("cli_error.async_runtime"))
 }
 
 /// A runtime on this thread alone, for a proxy whose every exchange is a few hops between
@@ -41,7 +42,7 @@ pub(super) fn proxy_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")
+        .within(|| Said::new("cli_error.async_runtime"))
 }
 
 /// Starts listening for Ctrl-C, SIGTERM and SIGHUP at once (call it within the runtime); the
@@ -113,7 +114,7 @@ pub(super) fn write_stdout(text: &str) -> anyhow::Result<()> {
 pub(super) fn stdout_written(written: io::Result<()>) -> anyhow::Result<()> {
     match written {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("cannot write to stdout"),
+        other => other.within(|| Said::new("cli_error.write_stdout")),
     }
 }
 

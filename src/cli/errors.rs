@@ -5,10 +5,11 @@
 //! The library's errors keep their English `Display` (logs, JSON, tests that grep them). Here
 //! each cause of an error's chain is recognised by its type and variant, never by its text:
 //! a library error that knows how to say itself ([`ScenarioError::said`]), a trace's
-//! ([`trace_error::said`], which the app says too), one whose module uses no `i18n` (`tap`)
-//! worded here from its fields, an operating system's error by
-//! its kind, and the command line's own errors raised as [`Saying`]. A cause none of these
-//! knows is printed as it is.
+//! ([`trace_error::said`], which the app says too), a failed run's ([`host_said`]: a server's,
+//! an LLM API's, the `tap`'s, which the app says too), an operating system's error by
+//! its kind, and the command line's own errors raised as [`Saying`] or wrapped in what the
+//! command was doing ([`Within`], said with [`Context::within`] where anyhow would take a
+//! `context`). A cause none of these knows is printed as it is.
 
 use std::error::Error;
 use std::fmt;
@@ -17,6 +18,7 @@ use crate::analysis::trace_error;
 use crate::host::agent::RunError;
 use crate::host::mcp::ConnectError;
 use crate::host::provider::ProviderError;
+use crate::host::said as host_said;
 use crate::host::scenario::ScenarioError;
 use crate::i18n::{Said, Words};
 use crate::tap::TapError;
@@ -34,6 +36,43 @@ impl fmt::Display for Saying {
 
 impl Error for Saying {}
 
+/// What the command line was doing when a cause failed (anyhow's `context`), as a sentence:
+/// its `Display` is the English, its source the cause, so the chain goes on after it.
+#[derive(Debug)]
+pub struct Within {
+    said: Said,
+    source: Box<dyn Error + Send + Sync + 'static>,
+}
+
+impl fmt::Display for Within {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.said.english())
+    }
+}
+
+impl Error for Within {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// anyhow's `context`, said in the command's language: the context is a [`Said`].
+pub trait Context<T> {
+    /// The error, if any, within what `said` says the command was doing.
+    fn within(self, said: impl FnOnce() -> Said) -> anyhow::Result<T>;
+}
+
+impl<T, E: Into<Box<dyn Error + Send + Sync + 'static>>> Context<T> for Result<T, E> {
+    fn within(self, said: impl FnOnce() -> Said) -> anyhow::Result<T> {
+        self.map_err(|e| {
+            anyhow::Error::new(Within {
+                said: said(),
+                source: e.into(),
+            })
+        })
+    }
+}
+
 /// `Err` of a [`Saying`] of `said`, for `?`.
 pub fn fail<T>(said: Said) -> anyhow::Result<T> {
     Err(Saying(said).into())
@@ -45,6 +84,9 @@ pub fn said(cause: &(dyn Error + 'static)) -> Option<Said> {
     if let Some(s) = cause.downcast_ref::<Saying>() {
         return Some(s.0.clone());
     }
+    if let Some(w) = cause.downcast_ref::<Within>() {
+        return Some(w.said.clone());
+    }
     if let Some(e) = cause.downcast_ref::<ScenarioError>() {
         return Some(e.said());
     }
@@ -52,84 +94,21 @@ pub fn said(cause: &(dyn Error + 'static)) -> Option<Said> {
         return Some(trace_error::said(e));
     }
     if let Some(e) = cause.downcast_ref::<RunError>() {
-        return run(e);
+        return Some(host_said::run(e));
+    }
+    if let Some(e) = cause.downcast_ref::<ProviderError>() {
+        return Some(host_said::provider(e));
     }
     if let Some(e) = cause.downcast_ref::<ConnectError>() {
-        return Some(connect(e));
+        return Some(host_said::connect(e));
     }
     if let Some(e) = cause.downcast_ref::<TapError>() {
-        return Some(tap(e));
+        return Some(host_said::tap(e));
     }
     if let Some(e) = cause.downcast_ref::<std::io::Error>() {
         return Some(Said::io(e));
     }
     None
-}
-
-fn run(e: &RunError) -> Option<Said> {
-    match e {
-        RunError::Connect(c) => Some(connect(c)),
-        RunError::Provider(ProviderError::MissingKey { variable, url }) => Some(
-            Said::new("cli_error.missing_key")
-                .with("variable", variable)
-                .with("url", url),
-        ),
-        RunError::Provider(ProviderError::Unreachable { url, detail }) => Some(
-            Said::new("cli_error.unreachable")
-                .with("url", url)
-                .with("detail", detail),
-        ),
-        _ => None,
-    }
-}
-
-fn connect(e: &ConnectError) -> Said {
-    match e {
-        ConnectError::Tap(t) => tap(t),
-        ConnectError::Socket(source) => {
-            Said::new("cli_error.socket").with_said("why", Said::io(source))
-        }
-        ConnectError::Protocol {
-            server,
-            what,
-            message,
-        } => Said::new("cli_error.protocol")
-            .with("server", server)
-            .with("what", what)
-            .with("message", message),
-        ConnectError::Timeout {
-            server,
-            request,
-            timeout,
-        } => Said::new("cli_error.timeout")
-            .with("server", server)
-            .with("request", request)
-            .with("timeout", format!("{timeout:?}")),
-    }
-}
-
-fn tap(e: &TapError) -> Said {
-    match e {
-        TapError::Spawn {
-            program, source, ..
-        } => {
-            let hint = match source.kind() {
-                std::io::ErrorKind::NotFound => Said::new("cli_error.spawn_not_found"),
-                std::io::ErrorKind::PermissionDenied if std::path::Path::new(program).is_dir() => {
-                    Said::new("cli_error.spawn_directory")
-                }
-                std::io::ErrorKind::PermissionDenied => Said::new("cli_error.spawn_permission"),
-                _ => Said::empty(),
-            };
-            Said::new("cli_error.spawn")
-                .with("program", program)
-                .with_said("why", Said::io(source))
-                .with_said("hint", hint)
-        }
-        TapError::Thread(source) => {
-            Said::new("cli_error.thread").with_said("why", Said::io(source))
-        }
-    }
 }
 
 /// The causes of a chain joined by `: ` in the language of `w`, leaving out each cause whose
@@ -210,7 +189,7 @@ mod tests {
             message: "boom".into(),
         };
         for e in [spawn, timeout, protocol] {
-            let said = connect(&e);
+            let said = host_said::connect(&e);
             assert_eq!(said.english(), e.to_string());
             assert_ne!(said.say(Words::of(Language::Pt)), e.to_string());
         }

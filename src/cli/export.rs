@@ -12,7 +12,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::{Args, ValueEnum};
 
 use super::otlp::OtlpArgs;
@@ -97,7 +98,11 @@ fn range(
     if let (Some(from), Some(to)) = (from, to)
         && from > to
     {
-        anyhow::bail!("--from {from} is after --to {to}");
+        return super::errors::fail(
+            Said::new("cli_error.from_after_to")
+                .with("from", from)
+                .with("to", to),
+        );
     }
     let start = match from {
         Some(from) => events.iter().position(|e| e.seq >= from),
@@ -114,10 +119,12 @@ fn range(
                 events.first().map_or(0, |e| e.seq),
                 events.last().map_or(0, |e| e.seq),
             );
-            anyhow::bail!(
-                "no events in the range {}..={} (the trace's events are #{first} to #{last})",
-                from.map_or(String::new(), |f| f.to_string()),
-                to.map_or(String::new(), |t| t.to_string()),
+            super::errors::fail(
+                Said::new("cli_error.empty_range")
+                    .with("from", from.map_or(String::new(), |f| f.to_string()))
+                    .with("to", to.map_or(String::new(), |t| t.to_string()))
+                    .with("first", first)
+                    .with("last", last),
             )
         }
     }
@@ -133,17 +140,17 @@ pub(super) fn check_lang(lang: Option<&str>) -> anyhow::Result<Option<&'static s
         .find(|l| l.code() == code)
     {
         Some(l) => Ok(Some(l.code())),
-        None => anyhow::bail!("unknown --lang `{code}`: use en, pt or es"),
+        None => super::errors::fail(Said::new("cli_error.unknown_lang").with("code", code)),
     }
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let lang = check_lang(args.lang.as_deref())?;
     if args.lang.is_some() && args.format == Format::Otlp {
-        anyhow::bail!("--lang is for mermaid, svg and html: OpenTelemetry spans have no words");
+        return super::errors::fail(Said::new("cli_error.lang_not_otlp"));
     }
     if args.md && args.format != Format::Handout {
-        anyhow::bail!("--md is for --format handout");
+        return super::errors::fail(Said::new("cli_error.md_handout"));
     }
     // Mermaid and SVG: the flag, else the locale; the HTML page: the flag, else the browser's.
     let words = match lang {
@@ -159,16 +166,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     }
     if args.format == Format::Html {
         if args.from.is_some() || args.to.is_some() {
-            anyhow::bail!("--from and --to are for mermaid and svg: html shows the whole trace");
+            return super::errors::fail(Said::new("cli_error.range_not_html"));
         }
         let page = html(&args.trace, &loaded, lang)?;
         return write_text(args.out.as_deref(), &page);
     }
     if args.format == Format::Handout {
         if args.from.is_some() || args.to.is_some() {
-            anyhow::bail!(
-                "--from and --to are for mermaid and svg: a handout shows the whole trace"
-            );
+            return super::errors::fail(Said::new("cli_error.range_not_handout"));
         }
         let lang = words.lang;
         let title = if loaded.header.title.is_empty() {
@@ -189,7 +194,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let sink: Box<dyn std::io::Write> = match &args.out {
         Some(path) => Box::new(
             std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?,
+                .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?,
         ),
         None => Box::new(std::io::stdout().lock()),
     };
@@ -213,7 +218,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     .and_then(|()| out.flush());
     match &args.out {
         None => super::edges::stdout_written(written)?,
-        Some(path) => written.with_context(|| format!("cannot write to {}", path.display()))?,
+        Some(path) => written
+            .within(|| Said::new("cli_error.cannot_write_to").with("path", path.display()))?,
     }
     let whole = if count == events.len() {
         "the whole trace"
@@ -280,7 +286,7 @@ fn export_otlp(
 fn write_text(out: Option<&Path>, text: &str) -> anyhow::Result<ExitCode> {
     match out {
         Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+            .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?,
         None => super::edges::write_stdout(text)?,
     }
     Ok(ExitCode::SUCCESS)
@@ -313,7 +319,8 @@ fn html(
     let bytes = if path.is_dir() {
         crate::trace::trace_bytes(&loaded.header, &loaded.events)
     } else {
-        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+        std::fs::read(path)
+            .within(|| Said::new("cli_error.cannot_read").with("path", path.display()))?
     };
     if let Err(e) = crate::export::html::fits_in_a_tab(loaded.events.len(), bytes.len() as u64) {
         anyhow::bail!(

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::tap::Recorder;
@@ -79,7 +80,7 @@ pub fn run(args: LlmProxyArgs) -> anyhow::Result<ExitCode> {
         proxy
             .serve(super::edges::stopped(), super::edges::GRACE)
             .await
-            .context("the proxy stopped")
+            .within(|| Said::new("cli_error.proxy_stopped"))
     });
     super::otlp::finish(live);
     let report = super::edges::finish_recording(&recorder);

@@ -29,7 +29,8 @@ mod wrap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
@@ -299,7 +300,7 @@ fn scripted_model(
     runtime.block_on(async {
         let model = crate::host::scripted::ScriptedModel::start(scenario.script.clone(), listen)
             .await
-            .context("cannot start the scripted model")?;
+            .within(|| Said::new("cli_error.scripted_model"))?;
         let base = model.base_url();
         println!(
             "scripted model for `{}` listening on {base}",
@@ -311,7 +312,7 @@ fn scripted_model(
         println!("press Ctrl-C to stop");
         tokio::signal::ctrl_c()
             .await
-            .context("cannot wait for Ctrl-C")?;
+            .within(|| Said::new("cli_error.ctrl_c"))?;
         model.shutdown().await;
         anyhow::Ok(())
     })?;
@@ -343,8 +344,10 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
             .into()
         }
     })?;
+    let w = crate::i18n::Words::of(lang::of_process());
     for warning in &loaded.warnings {
-        eprintln!("sightline: {}: {warning}", path.display());
+        let said = crate::analysis::trace_error::warning(warning).say(w);
+        eprintln!("sightline: {}: {said}", path.display());
     }
     Ok(loaded)
 }

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
-use anyhow::Context as _;
+use crate::cli::errors::{Context as _, Saying};
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::export::otlp::live::{Live, LiveQueue, SHUTDOWN_GRACE};
@@ -112,7 +113,8 @@ fn write_headers_file(headers: &[String]) -> anyhow::Result<PathBuf> {
     let hash = sha2::Sha256::digest(text.as_bytes());
     let name: String = hash[..6].iter().map(|b| format!("{b:02x}")).collect();
     let dir = crate::tap::paths::data_dir().join("otlp");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .within(|| Said::new("cli_error.cannot_create").with("path", dir.display()))?;
     let path = std::path::absolute(dir.join(format!("headers-{name}.txt")))?;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -120,14 +122,14 @@ fn write_headers_file(headers: &[String]) -> anyhow::Result<PathBuf> {
         .truncate(true)
         .mode(0o600)
         .open(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?;
     // An existing file keeps its mode on open: make sure only the user reads it.
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     file.write_all(
         format!("# OTLP headers for sightline proxy --otlp-headers-file (written by sightline wrap)\n{text}")
             .as_bytes(),
     )
-    .with_context(|| format!("cannot write {}", path.display()))?;
+    .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?;
     Ok(path)
 }
 
@@ -155,7 +157,7 @@ pub struct LiveArgs {
 /// `K=V` lines of a headers file (blank lines and `#` comments skipped).
 pub fn read_headers_file(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the OTLP headers file {}", path.display()))?;
+        .within(|| Said::new("cli_error.otlp_headers").with("path", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -163,7 +165,12 @@ pub fn read_headers_file(path: &std::path::Path) -> anyhow::Result<Vec<String>> 
             continue;
         }
         if !line.contains('=') {
-            anyhow::bail!("{} line {}: not KEY=VALUE", path.display(), n + 1);
+            return Err(Saying(
+                Said::new("cli_error.not_key_value")
+                    .with("path", path.display())
+                    .with("line", n + 1),
+            )
+            .into());
         }
         out.push(line.to_string());
     }
@@ -196,7 +203,7 @@ impl LiveArgs {
             }
         });
         let live = Live::start(header.clone(), self.otlp.options(), sender, on_outage)
-            .context("cannot start the OTLP exporter's thread")?;
+            .within(|| Said::new("cli_error.otlp_thread"))?;
         recorder.add_sink(Box::new(LiveSink(live.queue())));
         tracing::info!("streaming spans to {shown}");
         Ok(Some(LiveExport {

@@ -8,7 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
+
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::{Args, Subcommand};
 
 use crate::analysis::definitions::{self, Definitions, ToolList};
@@ -213,7 +216,9 @@ fn check(
     let rug_pulls = findings.iter().filter(|f| f.is_rug_pull()).count();
     if json {
         for f in &findings {
-            out.push_str(&serde_json::to_string(f).context("cannot encode a finding")?);
+            out.push_str(
+                &serde_json::to_string(f).within(|| Said::new("cli_error.encode_finding"))?,
+            );
             out.push('\n');
         }
     } else {

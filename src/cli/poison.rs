@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::analysis::poison::{self, Kind, Severity};
@@ -44,7 +45,9 @@ pub fn run(args: PoisonArgs) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     if args.json {
         for f in &findings {
-            out.push_str(&serde_json::to_string(f).context("cannot encode a finding")?);
+            out.push_str(
+                &serde_json::to_string(f).within(|| Said::new("cli_error.encode_finding"))?,
+            );
             out.push('\n');
         }
     } else {

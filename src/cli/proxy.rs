@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::{Context as _, Saying};
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::tap::http_proxy::HttpProxy;
@@ -84,8 +85,9 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     // Unbuffered handles on our stdin and stdout: each chunk goes out in one write, at once.
     let unbuffered =
         |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
-    let stdin = unbuffered(std::io::stdin().as_fd()).context("cannot use stdin")?;
-    let stdout = crate::tap::stdio::OwnStdout::new().context("cannot use stdout")?;
+    let stdin = unbuffered(std::io::stdin().as_fd()).within(|| Said::new("cli_error.use_stdin"))?;
+    let stdout =
+        crate::tap::stdio::OwnStdout::new().within(|| Said::new("cli_error.use_stdout"))?;
     for fd in [libc::STDIN_FILENO, libc::STDOUT_FILENO] {
         crate::tap::stdio::widen_pipe(fd);
     }
@@ -123,7 +125,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let upstream = args
         .upstream
         .clone()
-        .context("--http needs --upstream URL")?;
+        .ok_or_else(|| Saying(Said::new("cli_error.needs_upstream")))?;
     if !args.listen.ip().is_loopback() && !args.allow_remote {
         anyhow::bail!(
             "refusing to listen on {}, which is not a loopback address: anyone who can reach it \
@@ -167,7 +169,7 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
         proxy
             .serve(super::edges::stopped(), super::edges::GRACE)
             .await
-            .context("the proxy stopped")
+            .within(|| Said::new("cli_error.proxy_stopped"))
     });
     super::otlp::finish(live);
     let report = super::edges::finish_recording(&recorder);

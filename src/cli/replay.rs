@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::Saying;
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::analysis::compare::Difference;
@@ -58,9 +59,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let words = crate::i18n::Words::of(args.lang.language()?);
     let recorded = super::load_trace(&args.trace)?;
     let rpc = crate::trace::analyze(&recorded.events);
-    let plan = plan(&recorded.events, &rpc, args.server.as_deref())
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.trace.display()))?;
-    let lane = plan.lane.clone().context("the plan names its server")?;
+    let plan = plan(&recorded.events, &rpc, args.server.as_deref()).map_err(|e| {
+        Saying(
+            Said::new("cli_error.in_file")
+                .with("path", args.trace.display())
+                .with_said("problem", crate::host::said::plan(&e)),
+        )
+    })?;
+    let lane = (plan.lane.clone()).ok_or_else(|| anyhow::anyhow!("the plan names no server"))?;
     let name = lane.server_name().unwrap_or("server").to_string();
     let out_path = args
         .out
@@ -76,7 +82,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             name: name.clone(),
         },
         None => {
-            let (program, rest) = args.command.split_first().context("no server command")?;
+            let (program, rest) = args
+                .command
+                .split_first()
+                .ok_or_else(|| Saying(Said::new("cli_error.no_command")))?;
             Target::Command(ServerCommand::new(
                 name.clone(),
                 program.clone(),
@@ -87,13 +96,16 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let shown = target.describe();
     let recorded_replay = replay_to_file(&plan, &target, &out_path, &header, args.timeout)?;
     for warning in &recorded_replay.warnings {
-        eprintln!("sightline: warning: {warning}");
+        let said = crate::analysis::trace_error::said(warning).say(words);
+        eprintln!("{}", words.fmt("cli_error.warning", &[("message", &said)]));
     }
     let replayed = recorded_replay.replayed.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot replay {} against `{shown}`: {e} (recorded in {})",
-            args.trace.display(),
-            out_path.display()
+        Saying(
+            Said::new("cli_error.replay_failed")
+                .with("trace", args.trace.display())
+                .with("target", &shown)
+                .with_said("why", crate::host::said::replay(&e))
+                .with("path", out_path.display()),
         )
     })?;
     let new_lane = target.lane();
@@ -142,9 +154,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(failure) = replayed.failure {
-        anyhow::bail!(
-            "could not finish the replay against `{shown}`: {failure}; what was recorded is in {}",
-            out_path.display()
+        return super::errors::fail(
+            Said::new("cli_error.replay_unfinished")
+                .with("target", &shown)
+                .with_said("why", failure)
+                .with("path", out_path.display()),
         );
     }
     Ok(ExitCode::from(u8::from(!same)))

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::host::agent::{self, RunOptions};
@@ -258,12 +259,10 @@ fn keep_trace(
         );
         failed
     };
-    std::fs::rename(&staging, &target).with_context(|| {
-        format!(
-            "cannot move the trace {} to {}",
-            staging.display(),
-            target.display()
-        )
+    std::fs::rename(&staging, &target).within(|| {
+        Said::new("cli_error.move_trace")
+            .with("from", staging.display())
+            .with("to", target.display())
     })?;
     Ok(target)
 }

@@ -21,7 +21,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -94,10 +95,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
-        .with_context(|| format!("cannot listen on {listen}"))?;
+        .within(|| Said::new("cli_error.listen").with("address", listen))?;
     let addr = listener
         .local_addr()
-        .with_context(|| format!("cannot listen on {listen}"))?;
+        .within(|| Said::new("cli_error.listen").with("address", listen))?;
     let url = match &served.token {
         Some(t) if addr.ip().is_unspecified() => format!(
             "http://<this machine's address>:{}/?token={t}  (listening on every address)",
@@ -122,7 +123,7 @@ async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
     axum::serve(listener, router)
         .with_graceful_shutdown(super::edges::stopped())
         .await
-        .context("the server failed")
+        .within(|| Said::new("cli_error.server_failed"))
 }
 
 /// 32 hex digits from the operating system's random source.
@@ -268,7 +269,7 @@ async fn stream(
         for w in warnings {
             chunk.push_str(&format!(
                 "event: warning\ndata: {}\n\n",
-                warning_json(w.line, &w.message)
+                warning_json(w.line, &w.problem.to_string())
             ));
         }
         warned = follower.warnings.len();

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::Subcommand;
 
 use crate::tap::paths;
@@ -78,7 +79,7 @@ pub fn run(command: SessionCommand) -> anyhow::Result<ExitCode> {
         SessionCommand::Watch { name } => {
             let dir = paths::session_dir(&name);
             std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+                .within(|| Said::new("cli_error.cannot_create").with("path", dir.display()))?;
             crate::ui::launch(crate::ui::Start::Follow(dir))
         }
         SessionCommand::Merge { name, trace: out } => {

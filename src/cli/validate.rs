@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use crate::cli::errors::Context as _;
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::analysis::conformance::{self, Conformance};
@@ -33,7 +34,8 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let analysis = crate::trace::analyze(&loaded.events);
     let result = conformance::check(&loaded.events, &analysis);
     let out = if args.json {
-        let mut s = serde_json::to_string_pretty(&result).context("cannot write JSON")?;
+        let mut s =
+            serde_json::to_string_pretty(&result).within(|| Said::new("cli_error.write_json"))?;
         s.push('\n');
         s
     } else {

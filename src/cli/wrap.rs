@@ -16,7 +16,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use crate::cli::errors::{Context as _, Saying};
+use crate::i18n::Said;
 use clap::Args;
 
 use crate::tap::Recorder;
@@ -67,19 +68,23 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            anyhow::bail!("config file {} does not exist", path.display())
+            return Err(
+                Saying(Said::new("cli_error.no_config").with("path", path.display())).into(),
+            );
         }
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        Err(e) => {
+            return Err(e)
+                .within(|| Said::new("cli_error.cannot_read").with("path", path.display()));
+        }
     };
     let rewrite = if args.undo {
         wrap::unwrap(&text)
     } else {
-        let sightline =
-            std::env::current_exe().context("cannot find the path of this sightline executable")?;
+        let sightline = std::env::current_exe().within(|| Said::new("cli_error.self_exe"))?;
         let trace_dir = match &args.trace_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
+                    .within(|| Said::new("cli_error.cannot_create").with("path", dir.display()))?;
                 Some(std::path::absolute(dir)?.display().to_string())
             }
             None => None,
@@ -96,7 +101,7 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
             },
         )
     }
-    .with_context(|| format!("{}", path.display()))?;
+    .within(|| Said::plain(path.display().to_string()))?;
 
     for server in &rewrite.servers {
         println!("{}: {}", server.name, server.action.describe());
@@ -134,10 +139,8 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
 fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
     if args.serve {
         if routes.is_empty() {
-            anyhow::bail!(
-                "{} has no wrapped HTTP server to serve",
-                args.config.display()
-            );
+            let said = Said::new("cli_error.nothing_to_serve").with("path", args.config.display());
+            return Err(Saying(said).into());
         }
         return serve(
             routes,
@@ -189,7 +192,7 @@ fn serve(
             let listen = SocketAddr::from(([127, 0, 0, 1], route.port));
             let proxy = HttpProxy::bind(listen, &route.upstream, &name, recorder)
                 .await
-                .with_context(|| format!("server `{}`", route.name))?
+                .within(|| Said::new("cli_error.server").with("name", &route.name))?
                 .strip_prefix(&route.prefix);
             eprintln!(
                 "sightline: {}: http://{}/sightline/{} -> {shown}, recording to {}",
@@ -217,7 +220,8 @@ fn serve(
         super::edges::stopped().await;
         let _ = stop_tx.send(true);
         for task in tasks {
-            task.await.context("a proxy failed")??;
+            task.await
+                .within(|| Said::new("cli_error.proxy_failed"))??;
         }
         anyhow::Ok(())
     });
@@ -236,7 +240,8 @@ fn session_dir(args: &WrapArgs) -> anyhow::Result<Option<PathBuf>> {
         return Ok(None);
     };
     let dir = paths::session_dir(name);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .within(|| Said::new("cli_error.cannot_create").with("path", dir.display()))?;
     Ok(Some(std::path::absolute(&dir)?))
 }
 

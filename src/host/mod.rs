@@ -11,11 +11,13 @@
 //! - [`mcp`]: the host's MCP client (rmcp), connected to each server through the tap.
 //! - [`provider`]: HTTP clients for the three shapes, recording every request and response.
 //! - [`scripted`]: the scripted model, an LLM API server on 127.0.0.1 driven by a scenario.
+//! - [`said`]: the host's errors (a failed run) said in each language.
 
 pub mod agent;
 pub mod mcp;
 pub mod provider;
 pub mod replay;
+pub mod said;
 pub mod sampling;
 pub mod scenario;
 pub mod scripted;

@@ -326,9 +326,16 @@ impl Scenario {
         // The changed text has no lines of the file: say what is wrong on one line.
         if let Err(e) = toml::from_str::<Scenario>(&text) {
             let message = e.message().trim().replace('\n', " ");
+            let at = e
+                .span()
+                .and_then(|span| key_at(&text, span.start))
+                .map_or_else(Said::empty, |key| {
+                    Said::new("scenario_error.at_key").with("key", key)
+                });
             return Err(invalid(
                 Said::new("scenario_error.with_sets")
                     .with("sets", sets.join(" "))
+                    .with_said("at", at)
                     .with("message", message),
             ));
         }
@@ -416,6 +423,24 @@ impl Scenario {
 
 /// One `KEY=VALUE` of [`Scenario::load_with`] applied to the scenario's table; a key the
 /// scenario format does not have is refused here, naming the keys it has.
+/// The dotted key of the `key = value` line of TOML `text` at byte `offset` (`host.prefix`),
+/// with the `[table]` it sits under: where a value that `--set` changed fails.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let key = line.split_once('=')?.0.trim();
+    let table = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim());
+    Some(match table {
+        Some(table) if !table.is_empty() => format!("{table}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
 fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), Said> {
     let (key, value) = set
         .split_once('=')
@@ -482,6 +507,14 @@ mod tests {
         assert_eq!(*line, Some(3), "{err}");
         let pt = err.said().say(crate::i18n::Words::of(Language::Pt));
         assert!(pt.contains("linha 3"), "{pt}");
+    }
+
+    #[test]
+    fn the_key_a_set_value_fails_at_is_named_with_its_table() {
+        let text = "title = \"t\"\n\n[host]\nprefix = 3\n";
+        let at = text.find("3").expect("the value");
+        assert_eq!(key_at(text, at).as_deref(), Some("host.prefix"));
+        assert_eq!(key_at(text, 3).as_deref(), Some("title"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use base64::Engine as _;
 use chrono::{DateTime, Utc};
 
 use super::event::{Event, Header, TRACE_FORMAT_VERSION, format_time};
+pub use super::warning::{LineProblem, LoadWarning};
 
 /// Why a trace could not be read or written at all.
 #[derive(Debug, thiserror::Error)]
@@ -30,20 +31,6 @@ pub enum TraceError {
     BadHeader(String),
     #[error("trace format version {found} is newer than this Sightline understands ({supported})")]
     TooNew { found: u64, supported: u64 },
-}
-
-/// A line of a trace that could not be used. Loading goes on without it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadWarning {
-    /// 1-based line number in the file.
-    pub line: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for LoadWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
 }
 
 /// The result of loading a trace: every good event, and a warning for every bad line.
@@ -172,10 +159,10 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
         }
         match serde_json::from_slice::<Event>(buf) {
             Ok(event) => {
-                if let Some(message) = payload_problem(&event) {
+                if let Some(problem) = payload_problem(&event) {
                     warnings.push(LoadWarning {
                         line: line_no,
-                        message,
+                        problem,
                     });
                 }
                 events.push(event);
@@ -183,15 +170,16 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
             }
             Err(e) if !complete => warnings.push(LoadWarning {
                 line: line_no,
-                message: format!(
-                    "the last line is truncated ({} bytes, no newline; the recorder was probably \
-                     stopped while writing it), skipped: {e}",
-                    buf.len()
-                ),
+                problem: LineProblem::Truncated {
+                    bytes: buf.len(),
+                    detail: Some(e.to_string()),
+                },
             }),
             Err(e) => warnings.push(LoadWarning {
                 line: line_no,
-                message: format!("not a valid event, skipped: {e}"),
+                problem: LineProblem::NotEvent {
+                    detail: e.to_string(),
+                },
             }),
         }
     }
@@ -201,19 +189,17 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
 /// What is wrong with an event's payload fields, if anything: both `raw` and `raw_b64` (the
 /// event keeps `raw`), or a `raw_b64` that is not base64 (the event has no payload). The event
 /// is kept either way, so the `seq` order stays whole.
-pub(super) fn payload_problem(event: &Event) -> Option<String> {
+pub(super) fn payload_problem(event: &Event) -> Option<LineProblem> {
     let b64 = event.raw_b64.as_deref()?;
     if event.raw.is_some() {
-        return Some(
-            "the event has both `raw` and `raw_b64` (one payload field is allowed); `raw` is \
-             used"
-                .into(),
-        );
+        return Some(LineProblem::BothPayloads);
     }
     base64::engine::general_purpose::STANDARD
         .decode(b64.as_bytes())
         .err()
-        .map(|e| format!("`raw_b64` is not valid base64 ({e}); the event has no payload"))
+        .map(|e| LineProblem::BadBase64 {
+            detail: e.to_string(),
+        })
 }
 
 /// Loads a trace from any reader; see [`load`].
@@ -432,7 +418,9 @@ fn finish(
     if let Some(e) = read_error {
         warnings.push(LoadWarning {
             line: error_line,
-            message: format!("read error, stopped here: {e}"),
+            problem: LineProblem::ReadStopped {
+                detail: e.to_string(),
+            },
         });
     }
     drop(lines);
@@ -458,25 +446,23 @@ fn order_warnings(
             if event.seq != expected {
                 warnings.push(LoadWarning {
                     line,
-                    message: format!(
-                        "seq is {} where {expected} was expected: events are missing or out of \
-                         order",
-                        event.seq
-                    ),
+                    problem: LineProblem::SeqGap {
+                        seq: event.seq,
+                        expected,
+                    },
                 });
             }
             if event.time < time {
                 warnings.push(LoadWarning {
                     line,
-                    message: format!(
-                        "time {} is {:.3} ms before the event on line {previous_line} ({}): \
-                         events are out of time order, and no latency is measured across them",
-                        format_time(event.time),
-                        (time - event.time)
+                    problem: LineProblem::TimeBackwards {
+                        time: format_time(event.time),
+                        ms: (time - event.time)
                             .num_microseconds()
                             .map_or(f64::INFINITY, |us| us as f64 / 1000.0),
-                        format_time(time),
-                    ),
+                        previous_line,
+                        before: format_time(time),
+                    },
                 });
             }
         }
@@ -527,7 +513,7 @@ mod tests {
         assert_eq!(loaded.warnings.len(), 1);
         assert_eq!(loaded.warnings[0].line, 3);
         assert!(
-            loaded.warnings[0].message.contains("truncated"),
+            loaded.warnings[0].problem.to_string().contains("truncated"),
             "{}",
             loaded.warnings[0]
         );
@@ -571,8 +557,18 @@ mod tests {
             "{:?}",
             loaded.warnings
         );
-        assert!(loaded.warnings[0].message.starts_with("seq is 11 where 10"));
-        assert!(loaded.warnings[1].message.contains("not a valid event"));
+        assert!(
+            loaded.warnings[0]
+                .problem
+                .to_string()
+                .starts_with("seq is 11 where 10")
+        );
+        assert!(
+            loaded.warnings[1]
+                .problem
+                .to_string()
+                .contains("not a valid event")
+        );
     }
 
     #[test]

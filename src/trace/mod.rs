@@ -21,6 +21,7 @@ mod jsonrpc;
 mod lane;
 pub mod session;
 mod shared;
+mod warning;
 mod writer;
 
 pub use analyze::{
@@ -31,7 +32,7 @@ pub use event::{
     now, signal_name,
 };
 pub use file::{
-    LoadWarning, LoadedTrace, Loading, TraceError, load, load_from_reader, trace_bytes,
+    LineProblem, LoadWarning, LoadedTrace, Loading, TraceError, load, load_from_reader, trace_bytes,
 };
 pub use jsonrpc::{Message, MessageKind, RpcId, classify};
 pub use session::Follower;

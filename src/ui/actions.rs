@@ -201,7 +201,7 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
     .and_then(|f| {
         crate::trace::write_trace(&out, &f.header, &f.imported.events)
             .map(|()| f.imported)
-            .map_err(|e| e.to_string())
+            .map_err(|e| crate::analysis::trace_error::said(&e).say(app.tr().words()))
     });
     let imported = match written {
         Ok(imported) => imported,
@@ -312,7 +312,8 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
             app.set_notice(text, false);
         }
         Err(e) => {
-            let text = app.tr().f("app.run_failed", &[("error", format!("{e:#}"))]);
+            let error = e.say(app.tr().words());
+            let text = app.tr().f("app.run_failed", &[("error", error)]);
             app.set_notice(text, true);
         }
     }
@@ -323,6 +324,7 @@ pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, sta
     app.platform.recent.push(path);
     let text = match status {
         RunStatus::Failed(error) => {
+            let error = error.say(app.tr().words());
             let text = app.tr().f("app.run_failed", &[("error", error)]);
             return app.set_notice(text, true);
         }
@@ -400,7 +402,10 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
             false,
         ),
         Err(e) => (
-            app.tr().f("app.export_failed", &[("error", e.to_string())]),
+            app.tr().f(
+                "app.export_failed",
+                &[("error", crate::i18n::Said::io(&e).say(app.tr().words()))],
+            ),
             true,
         ),
     };

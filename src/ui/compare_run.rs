@@ -19,6 +19,7 @@ use super::scenarios::{SHIPPED, Shipped};
 use super::store::TraceStore;
 use crate::host::agent::RunOptions;
 use crate::host::scenario::Protocol;
+use crate::i18n::Said;
 
 /// The two revisions compared, in the order they are drawn (left, right): the two the host
 /// speaks.
@@ -50,10 +51,11 @@ pub fn view_menu_ui(ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
 
 /// Starts the two runs of `name`.
 pub(super) fn start(app: &mut SightlineApp, name: &str) {
-    let started = (|| -> anyhow::Result<[LiveRun; 2]> {
-        let shipped = Shipped::find(name).ok_or_else(|| anyhow::anyhow!("no scenario {name}"))?;
-        let run = |protocol: Protocol| -> anyhow::Result<LiveRun> {
-            let scenario = shipped.load()?;
+    let started = (|| -> Result<[LiveRun; 2], Said> {
+        let shipped =
+            Shipped::find(name).ok_or_else(|| Said::new("app.no_scenario").with("name", name))?;
+        let run = |protocol: Protocol| -> Result<LiveRun, Said> {
+            let scenario = shipped.load().map_err(|e| e.said())?;
             let options = RunOptions {
                 protocol: Some(protocol),
                 lang: app.lang,
@@ -76,7 +78,8 @@ pub(super) fn start(app: &mut SightlineApp, name: &str) {
             app.set_notice(text, false);
         }
         Err(e) => {
-            let text = app.tr().f("compare.failed", &[("error", format!("{e:#}"))]);
+            let error = e.say(app.tr().words());
+            let text = app.tr().f("compare.failed", &[("error", error)]);
             app.set_notice(text, true);
         }
     }
@@ -98,7 +101,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         .runs
         .iter_mut()
         .filter_map(|r| match r.wait() {
-            RunStatus::Failed(e) => Some(e),
+            RunStatus::Failed(e) => Some(e.say(app.tr().words())),
             _ => None,
         })
         .collect();
@@ -109,13 +112,21 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         return app.set_notice(text, true);
     }
     let [a, b] = &comparing.runs;
-    match open_pair(&a.trace_path, &b.trace_path) {
+    let open = |p: &Path| {
+        TraceStore::open(p).map_err(|e| {
+            Said::new("cli_error.in_file")
+                .with("path", p.display())
+                .with_said("problem", crate::analysis::trace_error::said(&e))
+        })
+    };
+    match open(&a.trace_path).and_then(|a| Ok(CompareView::new(a, open(&b.trace_path)?))) {
         Ok(view) => {
             app.compare = Some(view);
             app.notice = None;
         }
         Err(e) => {
-            let text = app.tr().f("compare.failed", &[("error", format!("{e:#}"))]);
+            let error = e.say(app.tr().words());
+            let text = app.tr().f("compare.failed", &[("error", error)]);
             app.set_notice(text, true);
         }
     }

@@ -28,12 +28,12 @@ const REPLAY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The differences `diff` finds between `a` and `b`, as compare-view notes (events as indices
 /// of each side) and side-by-side views of the changed definitions.
-pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugPull>), String> {
+pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugPull>), Said> {
     let (ia, ib) = (
         diff::inventory(&a.events, &a.report),
         diff::inventory(&b.events, &b.report),
     );
-    let found = diff::diff(&ia, &ib, &DiffOptions::default()).map_err(|e| e.to_string())?;
+    let found = diff::diff(&ia, &ib, &DiffOptions::default()).map_err(|e| e.said())?;
     let index = |store: &TraceStore, seq: Option<u64>| -> Vec<usize> {
         seq.and_then(|s| store.events.binary_search_by_key(&s, |e| e.seq).ok())
             .into_iter()
@@ -127,7 +127,7 @@ fn definition(inv: &Inventory, c: &diff::Change, a: bool) -> Option<serde_json::
 }
 
 /// The compare view of two stores, with `diff`'s findings.
-pub fn compare_view(a: TraceStore, b: TraceStore) -> Result<CompareView, String> {
+pub fn compare_view(a: TraceStore, b: TraceStore) -> Result<CompareView, Said> {
     let (notes, definitions) = diff_notes(&a, &b)?;
     let mut view = CompareView::new(a, b);
     view.notes = notes;
@@ -145,7 +145,13 @@ pub(super) fn compare_with(app: &mut SightlineApp, other: &Path) {
 }
 
 fn open_comparison(app: &mut SightlineApp, a: &Path, b: &Path) {
-    let open = |p: &Path| TraceStore::open(p).map_err(|e| format!("{}: {e}", p.display()));
+    let open = |p: &Path| {
+        TraceStore::open(p).map_err(|e| {
+            Said::new("cli_error.in_file")
+                .with("path", p.display())
+                .with_said("problem", crate::analysis::trace_error::said(&e))
+        })
+    };
     match open(a)
         .and_then(|a| Ok((a, open(b)?)))
         .and_then(|(a, b)| compare_view(a, b))
@@ -155,7 +161,8 @@ fn open_comparison(app: &mut SightlineApp, a: &Path, b: &Path) {
             app.notice = None;
         }
         Err(e) => {
-            let text = app.tr().f("compare_with.failed", &[("error", e)]);
+            let error = e.say(app.tr().words());
+            let text = app.tr().f("compare_with.failed", &[("error", error)]);
             app.set_notice(text, true);
         }
     }
@@ -173,7 +180,7 @@ struct Running {
     recorded: PathBuf,
     replay: PathBuf,
     target: String,
-    done: Receiver<Result<String, String>>,
+    done: Receiver<Result<(), Said>>,
 }
 
 impl ReplayAgainst {
@@ -223,11 +230,14 @@ pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
         let text = app.tr().t("compare_with.no_path");
         return app.set_notice(text, true);
     };
-    let planned = plan(&app.store.events, &app.store.report.rpc, None).map_err(|e| e.to_string());
+    let planned = plan(&app.store.events, &app.store.report.rpc, None);
     let plan = match planned {
         Ok(p) => p,
         Err(e) => {
-            let text = app.tr().f("compare_with.replay_failed", &[("error", e)]);
+            let error = crate::host::said::plan(&e).say(app.tr().words());
+            let text = app
+                .tr()
+                .f("compare_with.replay_failed", &[("error", error)]);
             return app.set_notice(text, true);
         }
     };
@@ -250,12 +260,12 @@ pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
         .spawn(move || {
             let header = crate::trace::Header::new(title);
             let result = match replay_to_file(&plan, &parsed, &out, &header, REPLAY_TIMEOUT) {
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(crate::analysis::trace_error::said(&e)),
                 Ok(r) => match r.replayed {
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(crate::host::said::replay(&e)),
                     Ok(done) => match done.failure {
                         Some(failure) => Err(failure),
-                        None => Ok(format!("{} message(s) sent", done.sent)),
+                        None => Ok(()),
                     },
                 },
             };
@@ -292,7 +302,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
             ctx.request_repaint_after(Duration::from_millis(100));
             return;
         }
-        Err(TryRecvError::Disconnected) => Err("the replay thread stopped".to_string()),
+        Err(TryRecvError::Disconnected) => Err(Said::new("app.replay_thread_stopped")),
     };
     let Some(running) = app.platform.replay_against.running.take() else {
         return;
@@ -300,10 +310,13 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     match result {
         Ok(_) => open_comparison(app, &running.recorded, &running.replay),
         Err(e) => {
-            let error = format!(
-                "{e} (against `{}`; what was recorded is in {})",
-                running.target,
-                running.replay.display()
+            let error = app.tr().f(
+                "compare_with.replay_failed_at",
+                &[
+                    ("error", e.say(app.tr().words())),
+                    ("target", running.target.clone()),
+                    ("path", running.replay.display().to_string()),
+                ],
             );
             let text = app
                 .tr()

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
+use crate::analysis::trace_error;
 use crate::host::agent::{self, RunOptions};
 use crate::host::scenario::Scenario;
+use crate::i18n::{Said, Words};
 use crate::tap::{MemorySink, Recorder};
 use crate::trace::{Event, Header, TraceWriter};
 
@@ -20,8 +22,9 @@ pub enum RunStatus {
     Running,
     /// Finished: the model's final answer.
     Done(String),
-    /// Ended with an error (the trace still holds everything up to it).
-    Failed(String),
+    /// Ended with an error (the trace still holds everything up to it), said in the app's
+    /// language when shown.
+    Failed(Said),
 }
 
 #[derive(Debug)]
@@ -45,19 +48,21 @@ pub struct LiveRun {
 
 impl LiveRun {
     /// Starts `scenario` with `options`, writing the trace to `trace_path`. `wake` is called
-    /// whenever the run makes progress (the app passes a repaint request).
+    /// whenever the run makes progress (the app passes a repaint request). An error is said in
+    /// the app's language when shown.
     pub fn start(
         scenario: Scenario,
         scenario_name: &str,
         options: RunOptions,
         trace_path: PathBuf,
         wake: Arc<dyn Fn() + Send + Sync>,
-    ) -> anyhow::Result<LiveRun> {
+    ) -> Result<LiveRun, Said> {
         let mut header = Header::new(scenario.title.clone());
         header
             .extra
             .insert("scenario".into(), serde_json::json!(scenario_name));
-        let writer = TraceWriter::create(&trace_path, &header)?;
+        let writer =
+            TraceWriter::create(&trace_path, &header).map_err(|e| trace_error::said(&e))?;
         let sink = MemorySink::default();
         let recorder = Recorder::start(vec![Box::new(writer), Box::new(sink.clone())]);
         let shared = Arc::new(Mutex::new(Shared {
@@ -73,7 +78,8 @@ impl LiveRun {
                     let status = run_blocking(&scenario, &options, recorder, &shared, &*wake);
                     lock(&shared).status = status;
                     wake();
-                })?
+                })
+                .map_err(|e| Said::new("app.run_thread").with_said("why", Said::io(&e)))?
         };
         Ok(LiveRun {
             title,
@@ -127,7 +133,10 @@ fn run_blocking(
 ) -> RunStatus {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
-        Err(e) => return RunStatus::Failed(format!("cannot start the async runtime: {e}")),
+        Err(e) => {
+            let said = Said::new("app.run_runtime").with_said("why", Said::io(&e));
+            return RunStatus::Failed(said);
+        }
     };
     let mut progress = |line: &str| {
         lock(shared).progress.push(line.to_string());
@@ -143,15 +152,15 @@ fn run_blocking(
     drop(runtime);
     match outcome {
         Ok(done) if report.errors.is_empty() => RunStatus::Done(done.answer),
-        Ok(_) => RunStatus::Failed(
-            report
+        Ok(_) => RunStatus::Failed(Said::each(|lang| {
+            let said: Vec<String> = report
                 .errors
                 .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
-        Err(e) => RunStatus::Failed(e.to_string()),
+                .map(|e| trace_error::said(e).say(Words::of(lang)))
+                .collect();
+            said.join("; ")
+        })),
+        Err(e) => RunStatus::Failed(crate::host::said::run(&e)),
     }
 }
 
@@ -166,4 +175,51 @@ pub fn trace_path_for(name: &str) -> PathBuf {
 pub fn is_trace_file(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Language;
+
+    /// A live run whose server does not start fails with a notice the app says in its
+    /// language: the English is the run error's own, the Portuguese and Spanish are not.
+    #[test]
+    fn a_failed_live_run_is_said_in_the_apps_language() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "title = \"t\"\nprompt = \"p\"\n\n[[servers]]\nname = \"gone\"\ncommand = \"/nonexistent/mcp-server\"\n";
+        let path = dir.path().join("gone.toml");
+        let scenario = Scenario::parse(text, &path).expect("a valid scenario");
+        let trace = dir.path().join("gone.jsonl");
+        let mut run = LiveRun::start(
+            scenario,
+            "gone",
+            RunOptions::default(),
+            trace,
+            Arc::new(|| {}),
+        )
+        .unwrap_or_else(|e| panic!("{}", e.english()));
+        let RunStatus::Failed(said) = run.wait() else {
+            panic!("the run did not fail");
+        };
+        let en = said.english();
+        assert!(
+            en.starts_with("cannot start server `/nonexistent/mcp-server`: "),
+            "{en}"
+        );
+        for (lang, start) in [
+            (
+                Language::Pt,
+                "não foi possível iniciar o servidor `/nonexistent/mcp-server`: ",
+            ),
+            (
+                Language::Es,
+                "no se pudo iniciar el servidor `/nonexistent/mcp-server`: ",
+            ),
+        ] {
+            let text = said.say(Words::of(lang));
+            assert!(text.starts_with(start), "{lang:?}: {text}");
+            assert!(!text.contains("No such file"), "{lang:?}: {text}");
+        }
+    }
 }

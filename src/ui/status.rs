@@ -49,7 +49,7 @@ pub fn status_ui(
                 .warnings
                 .iter()
                 .take(20)
-                .map(ToString::to_string)
+                .map(|w| crate::analysis::trace_error::warning(w).say(tr.words()))
                 .collect();
             ui.colored_label(ui.visuals().warn_fg_color, text)
                 .on_hover_text(list.join("\n"));

@@ -26,7 +26,7 @@ use egui::Ui;
 use super::Tr;
 use super::app::SightlineApp;
 use crate::analysis::tokens::Carried;
-use crate::trace::{Event, LoadWarning, Loading};
+use crate::trace::{Event, LineProblem, LoadWarning, Loading};
 
 /// The browser carries out no command of its own: the page is read-only.
 #[derive(Debug, Clone)]
@@ -221,10 +221,10 @@ fn within_budget(
             platform.full = true;
             warnings.push(LoadWarning {
                 line: platform.lines_seen + i + 2,
-                message: format!(
+                problem: LineProblem::Text(format!(
                     "{e}: the page shows the events before this line and no later ones; open \
                      the trace in the app"
-                ),
+                )),
             });
             lines.truncate(i);
             break;
@@ -244,7 +244,9 @@ fn parse_lines(lines: &[String], before: usize) -> (Vec<Event>, Vec<LoadWarning>
             Ok(event) => events.push(event),
             Err(e) => warnings.push(LoadWarning {
                 line: before + i + 2,
-                message: e.to_string(),
+                problem: LineProblem::NotEvent {
+                    detail: e.to_string(),
+                },
             }),
         }
     }

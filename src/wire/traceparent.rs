@@ -52,16 +52,40 @@ fn hex<const N: usize>(s: &str) -> Option<[u8; N]> {
     Some(out)
 }
 
+/// Why a `traceparent` value is not a valid W3C one. Its `Display` is the English; `analysis`
+/// says it in each language from the variant and the value quoted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// A string not of the form `00-<32 hex>-<16 hex>-<2 hex>` with ids not all zero: the
+    /// value, cut at 80 characters.
+    Malformed(String),
+    /// A JSON value that is not a string: its JSON, cut at 80 characters.
+    NotString(String),
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::Malformed(shown) => write!(
+                f,
+                "`{shown}` is not a W3C traceparent (00-<32 lower-case hex>-<16 lower-case \
+                 hex>-<2 hex>, ids not all zero); the OpenTelemetry export ignores it"
+            ),
+            Problem::NotString(shown) => write!(
+                f,
+                "`{shown}` is not a W3C traceparent (not a string); the OpenTelemetry export \
+                 ignores it"
+            ),
+        }
+    }
+}
+
 /// Why `s` is not a valid `traceparent`, or `None` when it is.
-pub fn problem(s: &str) -> Option<String> {
+pub fn problem(s: &str) -> Option<Problem> {
     if parse_traceparent(s).is_some() {
         return None;
     }
-    let shown: String = s.chars().take(80).collect();
-    Some(format!(
-        "`{shown}` is not a W3C traceparent (00-<32 lower-case hex>-<16 lower-case hex>-<2 hex>, \
-         ids not all zero); the OpenTelemetry export ignores it"
-    ))
+    Some(Problem::Malformed(s.chars().take(80).collect()))
 }
 
 #[cfg(test)]

@@ -59,6 +59,26 @@ pub enum DiffError {
     },
 }
 
+impl DiffError {
+    /// The error as a sentence each language can say (`diff_text.revisions_differ`).
+    pub fn said(&self) -> Said {
+        match self {
+            DiffError::Revisions {
+                server,
+                a,
+                a_seq,
+                b,
+                b_seq,
+            } => Said::new("diff_text.revisions_differ")
+                .with("server", server)
+                .with("a", a)
+                .with("a_seq", a_seq)
+                .with("b", b)
+                .with("b_seq", b_seq),
+        }
+    }
+}
+
 /// What happened to one thing between A and B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, bail};
+use crate::cli::errors::{Context as _, Saying};
+use crate::i18n::Said;
 
 use crate::analysis::pins::PinStore;
 
@@ -27,10 +28,7 @@ fn path_from(flag: Option<&Path>, env: Option<std::ffi::OsString>) -> anyhow::Re
     }
     match directories::ProjectDirs::from("", "", "sightline") {
         Some(dirs) => Ok(dirs.data_dir().join("pins.json")),
-        None => bail!(
-            "cannot find the user's data directory (no home directory?); pass --pins FILE \
-             or set {PINS_ENV}"
-        ),
+        None => Err(Saying(Said::new("cli_error.no_data_dir").with("variable", PINS_ENV)).into()),
     }
 }
 
@@ -39,7 +37,7 @@ pub fn open(path: &Path) -> anyhow::Result<PinStore> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(PinStore::parse(path, &text)?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(PinStore::empty(path)),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        Err(e) => Err(e).within(|| Said::new("cli_error.cannot_read").with("path", path.display())),
     }
 }
 
@@ -47,14 +45,19 @@ pub fn open(path: &Path) -> anyhow::Result<PinStore> {
 pub fn save(store: &PinStore) -> anyhow::Result<()> {
     let path = &store.path;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .within(|| Said::new("cli_error.cannot_create").with("path", dir.display()))?;
     }
-    let text = store.to_text().context("cannot encode pins")?;
+    let text = store
+        .to_text()
+        .within(|| Said::new("cli_error.encode_pins"))?;
     let mut tmp = path.clone().into_os_string();
     tmp.push(format!(".tmp-{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+    std::fs::write(&tmp, text)
+        .within(|| Said::new("cli_error.cannot_write").with("path", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .within(|| Said::new("cli_error.cannot_replace").with("path", path.display()))
 }
 
 #[cfg(test)]

@@ -34,13 +34,14 @@ pub enum ProviderError {
         status: u16,
         detail: String,
     },
-    /// 401 or 403.
-    #[error("{url} refused the API key ({status}): {message} ({hint})")]
+    /// 401 or 403. `variable` holds the key; `key_sent` says whether one was sent.
+    #[error("{url} refused the API key ({status}): {message} ({})", key_hint(*.key_sent, .variable))]
     Unauthorized {
         url: String,
         status: u16,
         message: String,
-        hint: String,
+        variable: &'static str,
+        key_sent: bool,
     },
     /// 429. `retry_after` in seconds, from `retry-after` (or `retry-after-ms`).
     #[error("rate limited by {url} (429), {}{}", retry_phrase(*.retry_after), message_suffix(.message))]
@@ -99,6 +100,13 @@ impl ProviderError {
 /// `0.3`, `30`, `1.5`: a duration in seconds without trailing zeros.
 pub(crate) fn secs(duration: Duration) -> String {
     format!("{}", duration.as_secs_f64())
+}
+
+fn key_hint(key_sent: bool, variable: &str) -> String {
+    match key_sent {
+        true => format!("check {variable}"),
+        false => format!("no API key was sent; set {variable}"),
+    }
 }
 
 fn retry_phrase(retry_after: Option<u64>) -> String {

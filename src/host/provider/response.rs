@@ -18,16 +18,14 @@ impl Provider {
             401 | 403 => {
                 let variable = self.config.shape.key_variable();
                 let sent_key = self.config.api_key.as_deref();
-                let hint = match sent_key.is_some_and(|key| !key.trim().is_empty()) {
-                    true => format!("check {variable}"),
-                    false => format!("no API key was sent; set {variable}"),
-                };
+                let key_sent = sent_key.is_some_and(|key| !key.trim().is_empty());
                 let message = error::error_message(body);
                 return Err(ProviderError::Unauthorized {
                     url,
                     status,
                     message,
-                    hint,
+                    variable,
+                    key_sent,
                 });
             }
             429 => {

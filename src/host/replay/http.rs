@@ -25,6 +25,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Answers, Connection, Listen, Outcome, Plan, Rec, ReplayError, Replayed, Step};
+use crate::i18n::Said;
 use crate::tap::http_proxy::HttpProxy;
 use crate::trace::Lane;
 use crate::wire::sse::SseParser;
@@ -258,7 +259,8 @@ async fn read_answer(
             .and_then(|m| m.pointer("/error/message"))
             .and_then(Value::as_str)
             .unwrap_or("the server cannot be reached");
-        return Outcome::Stopped(message.trim_start_matches("sightline proxy: ").to_string());
+        let message = message.trim_start_matches("sightline proxy: ").to_string();
+        return Outcome::Stopped(Said::new("replay_stop.proxy").with("message", message));
     }
     if status.as_u16() == 504 && text.contains("sightline proxy:") {
         return Outcome::Timeout;
@@ -314,7 +316,10 @@ impl Connection for Http {
             let exchange = async {
                 let response = match request.send().await {
                     Ok(r) => r,
-                    Err(e) => return Outcome::Stopped(format!("cannot reach the HTTP tap: {e}")),
+                    Err(e) => {
+                        let why = Said::new("replay_stop.no_http_tap").with("detail", e);
+                        return Outcome::Stopped(why);
+                    }
                 };
                 if let Some(s) = response.headers().get("mcp-session-id") {
                     *session = Some(s.clone());

@@ -28,6 +28,7 @@ pub use http::replay_http;
 pub use plan::{Listen, Plan, PlanError, Step, plan};
 pub use stdio::replay_stdio;
 
+use crate::i18n::Said;
 use crate::tap::{Recorder, TapError};
 use crate::trace::Lane;
 
@@ -45,8 +46,9 @@ pub struct Replayed {
     pub answered: usize,
     pub unanswerable: Vec<String>,
     /// Why the replay stopped early (the server exited, refused the recorded protocol
-    /// revision, could not be reached), naming the recorded request.
-    pub failure: Option<String>,
+    /// revision, could not be reached), naming the recorded request, in words each language
+    /// says ([`crate::host::said`]).
+    pub failure: Option<Said>,
 }
 
 /// The engine could not start.
@@ -69,7 +71,7 @@ enum Outcome {
     /// Refused without a JSON-RPC answer (an HTTP status and body).
     Rejected(String),
     /// The server is gone or cannot be reached: the replay stops.
-    Stopped(String),
+    Stopped(Said),
 }
 
 /// One way of reaching the server (stdio or Streamable HTTP).
@@ -153,9 +155,12 @@ fn drive(
             Outcome::Sent => {}
             Outcome::Answer(msg) => {
                 if let Some(why) = plan::refused_version(step, &msg) {
-                    let text = format!("{why} (to {}, recorded #{})", step.method, step.seq);
-                    note(&format!("sightline replay: {text}"));
-                    out.failure = Some(text);
+                    let said = Said::new("replay_stop.refused")
+                        .with_said("why", why)
+                        .with("method", &step.method)
+                        .with("seq", step.seq);
+                    note(&format!("sightline replay: {}", said.english()));
+                    out.failure = Some(said);
                     new_answers.insert(step.seq, msg);
                     break;
                 }
@@ -170,12 +175,12 @@ fn drive(
             }
             Outcome::Rejected(what) => out.rejected.push((step.seq, what)),
             Outcome::Stopped(why) => {
-                let text = format!(
-                    "{why} while replaying {} (recorded #{})",
-                    step.method, step.seq
-                );
-                note(&format!("sightline replay: {text}"));
-                out.failure = Some(text);
+                let said = Said::new("replay_stop.while")
+                    .with_said("why", why)
+                    .with("method", &step.method)
+                    .with("seq", step.seq);
+                note(&format!("sightline replay: {}", said.english()));
+                out.failure = Some(said);
                 break;
             }
         }
@@ -241,7 +246,7 @@ impl Target {
 pub struct RecordedReplay {
     pub replayed: Result<Replayed, ReplayError>,
     /// Trace-writing failures (the recording into the file went on where it could).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::trace::TraceError>,
 }
 
 /// Replays `plan` against `target`, recording into a new trace at `out` with `header`.
@@ -261,6 +266,6 @@ pub fn replay_to_file(
     let report = recorder.finish();
     Ok(RecordedReplay {
         replayed,
-        warnings: report.errors.iter().map(ToString::to_string).collect(),
+        warnings: report.errors,
     })
 }

@@ -11,6 +11,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
+use crate::i18n::Said;
 use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
 
 /// One message the client sent.
@@ -209,7 +210,7 @@ fn requested_version(method: &str, raw: &str) -> Option<String> {
 /// error where the recording has a result), a `server/discover` whose `supportedVersions`
 /// lacks it (or an error where the recording has a result: a server of an older revision),
 /// or an "unsupported protocol version" error (-32022) to any request.
-pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
+pub fn refused_version(step: &Step, answer: &Value) -> Option<Said> {
     let asked = step.version.as_deref()?;
     let recorded = step.recorded_answer.as_ref();
     if let Some(error) = answer.get("error") {
@@ -218,10 +219,12 @@ pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
         let handshake = matches!(step.method.as_str(), "initialize" | "server/discover");
         if code == Some(-32022) || (handshake && recorded_ok) {
             let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-            return Some(format!(
-                "the server refuses protocol version {asked}: error {} `{message}`",
-                code.map_or("?".to_string(), |c| c.to_string())
-            ));
+            return Some(
+                Said::new("replay_stop.refused_error")
+                    .with("version", asked)
+                    .with("code", code.map_or("?".to_string(), |c| c.to_string()))
+                    .with("message", message),
+            );
         }
         return None;
     }
@@ -234,17 +237,18 @@ pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
                 .and_then(Value::as_str)
                 .unwrap_or(asked);
             (got != expected).then(|| {
-                format!("the server refuses protocol version {expected}: it answered {got}")
+                Said::new("replay_stop.refused_answered")
+                    .with("version", expected)
+                    .with("got", got)
             })
         }
         "server/discover" => {
             let supported = result.get("supportedVersions")?.as_array()?;
             (!supported.iter().any(|v| v.as_str() == Some(asked))).then(|| {
                 let list: Vec<&str> = supported.iter().filter_map(Value::as_str).collect();
-                format!(
-                    "the server refuses protocol version {asked}: it supports {}",
-                    list.join(", ")
-                )
+                Said::new("replay_stop.refused_supports")
+                    .with("version", asked)
+                    .with("list", list.join(", "))
             })
         }
         _ => None,
@@ -254,6 +258,7 @@ pub fn refused_version(step: &Step, answer: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::i18n::{Language, Words};
     use serde_json::json;
 
     fn step(method: &str, raw: Value, recorded: Option<Value>) -> Step {
@@ -282,11 +287,21 @@ mod tests {
         assert_eq!(refused_version(&init, &same), None);
         let older = json!({"id": 0, "result": {"protocolVersion": "2024-11-05"}});
         assert_eq!(
-            refused_version(&init, &older).as_deref(),
+            refused_version(&init, &older)
+                .map(|s| s.english())
+                .as_deref(),
             Some("the server refuses protocol version 2025-11-25: it answered 2024-11-05")
         );
+        let pt = refused_version(&init, &older).map(|s| s.say(Words::of(Language::Pt)));
+        assert_eq!(
+            pt.as_deref(),
+            Some("o servidor recusa a versão de protocolo 2025-11-25: ele respondeu 2024-11-05")
+        );
         let error = json!({"id": 0, "error": {"code": -32602, "message": "bad version"}});
-        assert!(refused_version(&init, &error).is_some_and(|w| w.contains("-32602 `bad version`")));
+        assert!(
+            refused_version(&init, &error)
+                .is_some_and(|w| w.english().contains("-32602 `bad version`"))
+        );
 
         let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
         let discover = step(
@@ -297,6 +312,7 @@ mod tests {
         let without = json!({"id": 0, "result": {"supportedVersions": ["2025-11-25"]}});
         assert!(
             refused_version(&discover, &without)
+                .map(|s| s.english())
                 .is_some_and(|w| w.ends_with("it supports 2025-11-25"))
         );
         let legacy = json!({"id": 0, "error": {"code": -32601, "message": "Method not found"}});

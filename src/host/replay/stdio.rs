@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{Answers, Connection, Outcome, Plan, Rec, ReplayError, Replayed, Step};
+use crate::host::said;
+use crate::i18n::Said;
 use crate::tap::stdio::{InlineServer, Received};
 use crate::tap::{ServerCommand, StdioTap};
 use crate::trace::Lane;
@@ -106,10 +108,10 @@ impl Stdio {
         while self.server.read(Duration::ZERO, &mut self.inbox) == Received::Data {}
     }
 
-    fn died(&self, wait: Duration) -> String {
+    fn died(&self, wait: Duration) -> Said {
         match self.tap.wait_timeout(wait) {
-            Some(exit) => format!("the server exited with {exit}"),
-            None => "the server closed its output".to_string(),
+            Some(exit) => Said::new("replay_stop.exited").with_said("exit", said::exit(&exit)),
+            None => Said::new("replay_stop.closed"),
         }
     }
 }
@@ -127,14 +129,18 @@ impl Connection for Stdio {
             self.server.close();
             let exit = self.tap.wait_timeout(Duration::from_secs(3));
             let why = match e.kind() {
-                ErrorKind::TimedOut => format!("the server read none of it in {:?}", self.timeout),
-                _ => e.to_string(),
+                ErrorKind::TimedOut => Said::new("replay_stop.read_none")
+                    .with("timeout", format!("{:?}", self.timeout)),
+                _ => Said::io(&e),
             };
-            return Outcome::Stopped(format!(
-                "cannot send to the server ({why}){}",
-                exit.map(|x| format!("; it exited with {x}"))
-                    .unwrap_or_default()
-            ));
+            let exited = exit.map_or_else(Said::empty, |x| {
+                Said::new("replay_stop.and_exited").with_said("exit", said::exit(&x))
+            });
+            return Outcome::Stopped(
+                Said::new("replay_stop.cannot_send")
+                    .with_said("why", why)
+                    .with_said("exited", exited),
+            );
         }
         // An object's id (a batch, an array, has none to wait for).
         let Some(id) = wait

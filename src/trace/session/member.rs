@@ -7,7 +7,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
 use crate::trace::event::{Event, Header, TRACE_FORMAT_VERSION};
-use crate::trace::file::LoadWarning;
+use crate::trace::file::{LineProblem, LoadWarning};
 
 /// One file being followed.
 pub(super) struct Member {
@@ -50,6 +50,14 @@ impl Member {
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     }
 
+    /// `problem` as a problem of this file.
+    pub(super) fn in_file(&self, problem: LineProblem) -> LineProblem {
+        LineProblem::InFile {
+            file: self.file_name(),
+            problem: Box::new(problem),
+        }
+    }
+
     /// Reads what was appended since the last call and parses its complete lines.
     pub(super) fn read_new(&mut self, warnings: &mut Vec<LoadWarning>) {
         if self.rejected {
@@ -59,7 +67,8 @@ impl Member {
             match File::open(&self.path) {
                 Ok(f) => self.file = Some(f),
                 Err(e) => {
-                    self.reject(warnings, format!("cannot open: {e}"));
+                    let detail = e.to_string();
+                    self.reject(warnings, LineProblem::CannotOpen { detail });
                     return;
                 }
             }
@@ -71,12 +80,10 @@ impl Member {
         if len < self.offset {
             warnings.push(LoadWarning {
                 line: self.line_no,
-                message: format!(
-                    "{}: the file shrank from {} to {len} bytes (rewritten?); following it \
-                     from its new end",
-                    self.file_name(),
-                    self.offset
-                ),
+                problem: self.in_file(LineProblem::Shrank {
+                    from: self.offset,
+                    to: len,
+                }),
             });
             self.offset = len;
             self.partial.clear();
@@ -94,7 +101,9 @@ impl Member {
             Err(e) => {
                 warnings.push(LoadWarning {
                     line: self.line_no + 1,
-                    message: format!("{}: read error, will retry: {e}", self.file_name()),
+                    problem: self.in_file(LineProblem::ReadRetry {
+                        detail: e.to_string(),
+                    }),
                 });
             }
         }
@@ -108,17 +117,17 @@ impl Member {
             if self.header.is_none() {
                 match serde_json::from_slice::<Header>(line) {
                     Ok(h) if h.sightline_trace > TRACE_FORMAT_VERSION => {
-                        let message = format!(
-                            "trace format version {} is newer than this Sightline \
-                             understands ({TRACE_FORMAT_VERSION}); file skipped",
-                            h.sightline_trace
-                        );
-                        self.reject(warnings, message);
+                        let problem = LineProblem::TooNew {
+                            found: h.sightline_trace,
+                            supported: TRACE_FORMAT_VERSION,
+                        };
+                        self.reject(warnings, problem);
                         return;
                     }
                     Ok(h) => self.header = Some(h),
                     Err(e) => {
-                        self.reject(warnings, format!("not a Sightline trace, skipped: {e}"));
+                        let detail = e.to_string();
+                        self.reject(warnings, LineProblem::NotTrace { detail });
                         return;
                     }
                 }
@@ -131,19 +140,16 @@ impl Member {
                     {
                         warnings.push(LoadWarning {
                             line: self.line_no,
-                            message: format!(
-                                "{}: seq is {} where {} was expected: events are missing or \
-                                 out of order",
-                                self.file_name(),
-                                event.seq,
-                                last.wrapping_add(1)
-                            ),
+                            problem: self.in_file(LineProblem::SeqGap {
+                                seq: event.seq,
+                                expected: last.wrapping_add(1),
+                            }),
                         });
                     }
                     if let Some(problem) = crate::trace::file::payload_problem(&event) {
                         warnings.push(LoadWarning {
                             line: self.line_no,
-                            message: format!("{}: {problem}", self.file_name()),
+                            problem: self.in_file(problem),
                         });
                     }
                     self.last_seq = Some(event.seq);
@@ -151,18 +157,20 @@ impl Member {
                 }
                 Err(e) => warnings.push(LoadWarning {
                     line: self.line_no,
-                    message: format!("{}: not a valid event, skipped: {e}", self.file_name()),
+                    problem: self.in_file(LineProblem::NotEvent {
+                        detail: e.to_string(),
+                    }),
                 }),
             }
         }
     }
 
-    pub(super) fn reject(&mut self, warnings: &mut Vec<LoadWarning>, message: String) {
+    pub(super) fn reject(&mut self, warnings: &mut Vec<LoadWarning>, problem: LineProblem) {
         self.rejected = true;
         self.file = None;
         warnings.push(LoadWarning {
             line: self.line_no.max(1),
-            message: format!("{}: {message}", self.file_name()),
+            problem: self.in_file(problem),
         });
     }
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::event::{Event, Header};
-use super::file::{LoadWarning, LoadedTrace, TraceError};
+use super::file::{LineProblem, LoadWarning, LoadedTrace, TraceError};
 use member::Member;
 
 /// Loads a session folder: every `*.jsonl` trace in it, merged. A file that is not a trace is
@@ -33,12 +33,10 @@ pub fn load_dir(dir: &Path) -> Result<LoadedTrace, TraceError> {
         if !member.partial.is_empty() {
             warnings.push(LoadWarning {
                 line: member.line_no + 1,
-                message: format!(
-                    "{}: the last line is truncated ({} bytes, no newline; the recorder was \
-                     probably stopped while writing it), skipped",
-                    member.file_name(),
-                    member.partial.len()
-                ),
+                problem: member.in_file(LineProblem::Truncated {
+                    bytes: member.partial.len(),
+                    detail: None,
+                }),
             });
         }
     }

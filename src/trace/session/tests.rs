@@ -77,7 +77,8 @@ fn a_folder_merges_by_time_keeping_each_members_order_and_origin() {
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
     assert!(
         loaded.warnings[0]
-            .message
+            .problem
+            .to_string()
             .starts_with("junk.jsonl: not a Sightline trace")
     );
     assert_eq!(

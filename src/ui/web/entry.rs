@@ -11,7 +11,7 @@ use web_time::Instant;
 
 use super::Inbox;
 use crate::analysis::tokens::Carried;
-use crate::i18n::Language;
+use crate::i18n::{Language, Words};
 use crate::trace::Loading;
 use crate::ui::app::SightlineApp;
 use crate::ui::store::{Source, TraceStore};
@@ -271,7 +271,7 @@ fn listen(url: &str, inbox: Rc<RefCell<Inbox>>, ctx: egui::Context) -> Result<()
             {
                 inbox.borrow_mut().warnings.push(crate::trace::LoadWarning {
                     line: w.line,
-                    message: w.message,
+                    problem: crate::trace::LineProblem::Text(w.message),
                 });
             }
             wake();
@@ -393,7 +393,7 @@ impl Page {
                 .warnings
                 .iter()
                 .take(100)
-                .map(ToString::to_string)
+                .map(|w| crate::analysis::trace_error::warning(w).say(Words::of(app.lang)))
                 .collect(),
             warnings_total: store.warnings.len(),
             lang: app.lang.code(),

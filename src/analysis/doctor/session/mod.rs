@@ -274,7 +274,13 @@ impl Session<'_, '_> {
                 .exit
                 .filter(|&x| !self.stopped_by_host(x) && abnormal(ctx, x))
             {
-                return self.crashed(exit, Said::new("doctor_server.list_not_sent"));
+                // With no handshake recorded, the server died before the first request
+                // reached it: that request, not tools/list, is what it never answered.
+                let before = match handshake {
+                    Some(_) => Said::new("doctor_server.list_not_sent"),
+                    None => Said::new("doctor_server.handshake_not_sent"),
+                };
+                return self.crashed(exit, before);
             }
             let at = after.unwrap_or(self.start);
             let what = match (handshake, ctx.cut < ctx.events.len()) {
