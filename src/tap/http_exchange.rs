@@ -257,6 +257,8 @@ impl Front<'_> {
 
     /// What the upstream answered to a [`Recorded`] request: its response, or the answer to
     /// give the client instead (`504`, `502`; recorded as a note).
+    // The `Err` is the response itself, handed straight back to axum (as `send` does).
+    #[allow(clippy::result_large_err)]
     pub(crate) fn answered<R>(
         &self,
         recorded: Recorded,
