@@ -93,6 +93,10 @@ fn serve_one(
     }
     let _ = hung.send(None);
     count.fetch_add(1, Ordering::SeqCst);
+    if request_line.contains(" /burst") {
+        burst(stream);
+        return;
+    }
     let (kind, body): (&str, &[u8]) = if request_line.contains(" /sse") {
         ("text/event-stream", SSE_BODY)
     } else {
@@ -107,6 +111,49 @@ fn serve_one(
     );
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(body);
+}
+
+/// How many SSE events `/burst` sends at once.
+const BURST: usize = 50;
+
+/// The SSE event `i` of `/burst`.
+fn burst_event(i: usize) -> String {
+    format!(
+        "id: {i}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{i}}}}}\n\n"
+    )
+}
+
+/// `/burst`: [`BURST`] SSE events, each its own HTTP chunk, in one write; the body ends only
+/// 300 ms later, so what the proxy passes on before then is what it took from one read.
+fn burst(mut stream: TcpStream) {
+    let mut out = String::from(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\
+         connection: close\r\n\r\n",
+    );
+    for i in 0..BURST {
+        let event = burst_event(i);
+        out.push_str(&format!("{:x}\r\n{event}\r\n", event.len()));
+    }
+    let _ = stream.write_all(out.as_bytes());
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = stream.write_all(b"0\r\n\r\n");
+}
+
+/// The chunks of a `transfer-encoding: chunked` body.
+fn chunks(mut body: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&body[..end])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok())
+            .expect("a chunk size");
+        if size == 0 {
+            break;
+        }
+        out.push(body[end + 2..end + 2 + size].to_vec());
+        body = &body[end + 2 + size + 2..];
+    }
+    out
 }
 
 /// A proxy process killed when dropped.
@@ -388,4 +435,43 @@ fn sse_data_that_is_not_utf8_is_recorded_exactly() {
         .find(|e| e.raw_b64.is_some())
         .expect("an event in raw_b64");
     assert!(first.raw.is_none());
+}
+
+#[test]
+fn sse_events_already_read_go_on_in_one_write_and_each_is_recorded() {
+    let up = upstream();
+    let dir = util::tempdir();
+    let trace = dir.path().join("t.jsonl");
+    let proxy = mcp_proxy(&up, &trace, &[]);
+    let head = format!(
+        "POST /burst HTTP/1.1\r\nhost: 127.0.0.1:{}\r\naccept: text/event-stream",
+        proxy.port
+    );
+    let (status, body) = send(proxy.port, &head, b"{}");
+    assert_eq!(status, 200);
+    let chunks = chunks(&body);
+    let events: String = (0..BURST).map(burst_event).collect();
+    assert_eq!(
+        String::from_utf8_lossy(&chunks.concat()),
+        events,
+        "the client gets the bytes unchanged, in order"
+    );
+    // One read upstream brought every event: they go on together, not one write each.
+    assert!(
+        chunks.len() <= 3,
+        "{BURST} events already read were passed on in {} writes",
+        chunks.len()
+    );
+    proxy.stop();
+    let loaded = util::load(&trace);
+    let recorded: Vec<String> = loaded
+        .events
+        .iter()
+        .filter(|e| {
+            e.channel == Channel::Http && e.http.as_ref().is_some_and(|h| h.method.is_none())
+        })
+        .map(|e| e.text().into_owned())
+        .collect();
+    assert_eq!(recorded.len(), BURST, "each event is recorded");
+    assert!(recorded[BURST - 1].contains(&format!("\"progress\":{}", BURST - 1)));
 }

@@ -111,14 +111,7 @@ pub(crate) fn without_userinfo(upstream: &str) -> String {
 
 /// A transport error and its causes, without the URL.
 pub(crate) fn describe(err: &reqwest::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
+    describe_chain(err)
 }
 
 /// Whether `name` is a header the proxy never forwards.
@@ -339,12 +332,11 @@ impl Drop for ClientLeft {
     }
 }
 
-/// Answers `request` with what the upstream sent, giving up after `timeout` (when given).
-pub(crate) async fn send_with_timeout(
-    request: reqwest::RequestBuilder,
+/// Waits for `sent` (the upstream's response headers), giving up after `timeout` (when given).
+pub(crate) async fn send_with_timeout<T>(
+    sent: impl std::future::Future<Output = Result<T, String>>,
     timeout: Option<std::time::Duration>,
-) -> Result<reqwest::Response, SendError> {
-    let sent = request.send();
+) -> Result<T, SendError> {
     match timeout {
         Some(limit) => match tokio::time::timeout(limit, sent).await {
             Ok(result) => result.map_err(SendError::Transport),
@@ -355,8 +347,21 @@ pub(crate) async fn send_with_timeout(
 }
 
 pub(crate) enum SendError {
-    Transport(reqwest::Error),
+    /// Why the upstream could not be reached, without the URL (credentials not yet scrubbed).
+    Transport(String),
     Timeout(std::time::Duration),
+}
+
+/// An error and its causes, each after a colon.
+pub(crate) fn describe_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use super::http_common::{
 };
 use crate::trace::{Channel, Lane};
 use crate::wire::redact::scrub_secret_str;
+use axum::body::Bytes;
 
 /// The largest request body accepted (the Anthropic API's own limit).
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
@@ -111,8 +112,8 @@ pub(crate) fn json_answer(status: StatusCode, body: &serde_json::Value) -> Respo
 
 /// A request recorded and sent: the upstream's response (headers received), and what
 /// recording the response needs.
-pub(crate) struct Sent {
-    pub response: reqwest::Response,
+pub(crate) struct Sent<R = reqwest::Response> {
+    pub response: R,
     /// Credentials of the request, kept out of every record of the response.
     pub secrets: Vec<String>,
     /// The upstream URL with credential query parameters redacted.
@@ -121,15 +122,57 @@ pub(crate) struct Sent {
     pub request_seq: u64,
 }
 
+/// A request checked, read and recorded, ready to go upstream.
+pub(crate) struct Recorded {
+    /// The headers to send: the client's, without hop-by-hop headers and `Host`.
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    /// How long to wait for the response headers.
+    pub timeout: Option<Duration>,
+    secrets: Vec<String>,
+    recorded_url: String,
+    request_seq: u64,
+    left: ClientLeft,
+}
+
 impl Front<'_> {
-    /// Checks, reads, records and sends one request to `url`; `Err` is the answer to give the
-    /// client instead (already recorded).
+    /// Checks, reads, records and sends one request to `url` with the link's client; `Err` is
+    /// the answer to give the client instead (already recorded).
     pub(crate) async fn send(
         &self,
         parts: &Parts,
         url: &str,
         body: Body,
     ) -> Result<Sent, Response> {
+        let mut recorded = self.record(parts, url, body).await?;
+        let request = self
+            .link
+            .client
+            .request(parts.method.clone(), url)
+            .headers(std::mem::take(&mut recorded.headers))
+            .body(std::mem::take(&mut recorded.body));
+        let sent = send_with_timeout(
+            async {
+                request
+                    .send()
+                    .await
+                    .map_err(|err| describe(&err.without_url()))
+            },
+            recorded.timeout,
+        )
+        .await;
+        self.answered(recorded, sent)
+    }
+
+    /// Checks, reads and records one request to `url`; `Err` is the answer to give the client
+    /// instead (already recorded). Send it, then hand what came back to
+    /// [`answered`](Front::answered).
+    pub(crate) async fn record(
+        &self,
+        parts: &Parts,
+        url: &str,
+        body: Body,
+    ) -> Result<Recorded, Response> {
         let (client, upstream) = (&self.client_lane, &self.upstream_lane);
         if let Some(why) = refuse_foreign(&parts.headers, self.link.listen) {
             let message = format!(
@@ -197,17 +240,38 @@ impl Front<'_> {
             upstream.clone(),
             format!("{}: {} {recorded_url}", self.name, parts.method),
         );
-        let request = self
-            .link
-            .client
-            .request(parts.method.clone(), url)
-            .headers(headers)
-            .body(body);
         let timeout = self
             .link
             .header_timeout
             .filter(|_| header_timeout_applies(&parts.method));
-        let sent = send_with_timeout(request, timeout).await;
+        Ok(Recorded {
+            headers,
+            body,
+            timeout,
+            secrets,
+            recorded_url,
+            request_seq,
+            left,
+        })
+    }
+
+    /// What the upstream answered to a [`Recorded`] request: its response, or the answer to
+    /// give the client instead (`504`, `502`; recorded as a note).
+    // The `Err` is the response itself, handed straight back to axum (as `send` does).
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn answered<R>(
+        &self,
+        recorded: Recorded,
+        sent: Result<R, SendError>,
+    ) -> Result<Sent<R>, Response> {
+        let (client, upstream) = (&self.client_lane, &self.upstream_lane);
+        let Recorded {
+            secrets,
+            recorded_url,
+            request_seq,
+            left,
+            ..
+        } = recorded;
         left.disarm();
         match sent {
             Ok(response) => Ok(Sent {
@@ -228,8 +292,7 @@ impl Front<'_> {
                     .record_note(upstream.clone(), client.clone(), &message);
                 Err((self.error)(StatusCode::GATEWAY_TIMEOUT, &message))
             }
-            Err(SendError::Transport(err)) => {
-                let mut detail = describe(&err.without_url());
+            Err(SendError::Transport(mut detail)) => {
                 for secret in &secrets {
                     scrub_secret_str(&mut detail, secret);
                 }

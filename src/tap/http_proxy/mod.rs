@@ -43,22 +43,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use serde_json::json;
 
+use futures_util::{Stream, TryStreamExt};
+
 use super::Recorder;
-use super::http_common::header_pairs;
+use super::http_common::{describe, header_pairs, is_loopback_host, send_with_timeout};
 use super::http_exchange::{Front, Link, Sent, client_for, host_and_port, json_answer, pass_on};
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::redact_headers;
 use crate::wire::sse::SseParser;
 
 mod stream;
+mod upstream;
 
 use stream::{Held, Mode, RecordingStream};
+use upstream::Upstream;
 
 /// Why the proxy could not start.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +86,9 @@ struct Shared {
     server: Lane,
     /// Taken off the start of request paths (empty: none).
     prefix: String,
+    /// A loopback `http://` upstream, reached over connections run on each exchange's task
+    /// (see [`upstream`]); `None`: through the link's client.
+    direct: Option<Arc<Upstream>>,
 }
 
 /// The proxy, bound and ready: [`serve`](HttpProxy::serve) runs it.
@@ -117,6 +125,12 @@ impl HttpProxy {
         let _ = parsed.set_username("");
         let _ = parsed.set_password(None);
         let upstream_host = host_and_port(&parsed);
+        let direct = (parsed.scheme() == "http" && is_loopback_host(&host))
+            .then(|| parsed.socket_addrs(|| Some(80)).ok())
+            .flatten()
+            .filter(|addrs| !addrs.is_empty())
+            .and_then(|addrs| Upstream::new(addrs, &upstream_host))
+            .map(Arc::new);
         let client = client_for(&host).map_err(|err| HttpProxyError::Client(err.to_string()))?;
         let bind_err = |source| HttpProxyError::Bind {
             addr: listen,
@@ -134,6 +148,7 @@ impl HttpProxy {
                 upstream: parsed,
                 server: Lane::server(name),
                 prefix: String::new(),
+                direct,
             },
         })
     }
@@ -195,6 +210,19 @@ fn upstream_url(upstream: &reqwest::Url, path_and_query: &str) -> String {
     format!("{origin}{path_and_query}")
 }
 
+/// The upstream's response body as it reaches the proxy; `Err` says why it was cut.
+type UpstreamBytes = std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, String>> + Send>>;
+
+/// The upstream's response: status, headers and the body to read.
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: UpstreamBytes,
+    /// Whether the body comes from another task (the pooled client's connection), so what
+    /// is already waiting shows only after yielding to it.
+    yield_for_more: bool,
+}
+
 /// One exchange: record the request, forward it, stream the response back while recording it.
 async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
@@ -210,18 +238,25 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         channel: Channel::Http,
         error: error_response,
     };
+    let sent = match &shared.direct {
+        Some(direct) => send_direct(&front, direct, &parts, &url, body).await,
+        None => send_pooled(&front, &parts, &url, body).await,
+    };
     let Sent {
-        response: upstream,
+        response: answer,
         secrets,
         recorded_url,
         request_seq,
-    } = match front.send(&parts, &url, body).await {
+    } = match sent {
         Ok(sent) => sent,
         Err(refused) => return refused,
     };
-
-    let status = upstream.status();
-    let received = upstream.headers().clone();
+    let Answer {
+        status,
+        headers: received,
+        body: inner,
+        yield_for_more,
+    } = answer;
     let mut response_headers = header_pairs(&received);
     redact_headers(&mut response_headers);
     let mode = if is_event_stream(&received) {
@@ -230,7 +265,8 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         Mode::Whole(Vec::new())
     };
     let copy = RecordingStream {
-        inner: Box::pin(upstream.bytes_stream()),
+        inner,
+        yield_for_more,
         mode,
         received: 0,
         expected: upstream_content_length(&received),
@@ -252,6 +288,69 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         yields: 0,
     };
     pass_on(status, &received, Body::from_stream(copy))
+}
+
+/// Records and sends one request over a connection run on this task (see [`upstream`]).
+async fn send_direct(
+    front: &Front<'_>,
+    direct: &Arc<Upstream>,
+    parts: &Parts,
+    url: &str,
+    body: Body,
+) -> Result<Sent<Answer>, Response> {
+    let mut recorded = front.record(parts, url, body).await?;
+    let target = reqwest::Url::parse(url).map_or_else(
+        |_| "/".to_string(),
+        |u| match u.query() {
+            Some(query) => format!("{}?{query}", u.path()),
+            None => u.path().to_string(),
+        },
+    );
+    let headers = std::mem::take(&mut recorded.headers);
+    let body = std::mem::take(&mut recorded.body);
+    let sending = direct.send(parts.method.clone(), &target, headers, body);
+    let sent = send_with_timeout(sending, recorded.timeout).await;
+    let sent = front.answered(recorded, sent)?;
+    let (head, body) = sent.response;
+    let head = head.into_parts().0;
+    Ok(Sent {
+        response: Answer {
+            status: head.status,
+            headers: head.headers,
+            body: Box::pin(body),
+            yield_for_more: false,
+        },
+        secrets: sent.secrets,
+        recorded_url: sent.recorded_url,
+        request_seq: sent.request_seq,
+    })
+}
+
+/// Records and sends one request with the link's pooled client.
+async fn send_pooled(
+    front: &Front<'_>,
+    parts: &Parts,
+    url: &str,
+    body: Body,
+) -> Result<Sent<Answer>, Response> {
+    let sent = front.send(parts, url, body).await?;
+    let upstream = sent.response;
+    let status = upstream.status();
+    let headers = upstream.headers().clone();
+    let body = upstream
+        .bytes_stream()
+        .map_err(|err| describe(&err.without_url()));
+    Ok(Sent {
+        response: Answer {
+            status,
+            headers,
+            body: Box::pin(body),
+            yield_for_more: true,
+        },
+        secrets: sent.secrets,
+        recorded_url: sent.recorded_url,
+        request_seq: sent.request_seq,
+    })
 }
 
 fn is_event_stream(headers: &HeaderMap) -> bool {

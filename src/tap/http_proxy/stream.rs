@@ -12,7 +12,7 @@ use futures_util::Stream;
 use serde_json::{Map, Value};
 
 use crate::tap::Recorder;
-use crate::tap::http_common::{describe, scrub};
+use crate::tap::http_common::scrub;
 use crate::trace::{Channel, HttpInfo, Lane};
 use crate::wire::redact::scrub_secret_str;
 use crate::wire::sse::{SseEvent, SseParser};
@@ -26,7 +26,10 @@ pub(super) enum Mode {
 
 /// The upstream body, passed on chunk by chunk while it is recorded.
 pub(super) struct RecordingStream {
-    pub(super) inner: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
+    pub(super) inner: super::UpstreamBytes,
+    /// Whether the body comes from another task, so that what is already waiting shows only
+    /// after yielding to it (see [`RecordingStream::poll_next`]).
+    pub(super) yield_for_more: bool,
     pub(super) mode: Mode,
     pub(super) received: u64,
     /// The upstream's `Content-Length`: reaching it records the body before its last chunk is
@@ -211,11 +214,13 @@ impl Stream for RecordingStream {
     /// events they complete in one write, and passes them on as one chunk: the same bytes in
     /// the same order, in fewer writes.
     ///
-    /// The upstream's body reaches this task one chunk at a time through its connection's task
-    /// (hyper hands over a chunk only once the last one was taken), so "already waiting" is
-    /// seen only after that task has run: when a chunk was taken and the upstream has nothing
-    /// more yet, this task yields once (it wakes itself and returns `Pending`, holding the
-    /// bytes) and passes on what it holds as soon as a yield brings nothing new, or after
+    /// From a connection run on this task (a loopback `http://` upstream), the body is
+    /// `Pending` only when the socket has nothing more, so "already waiting" is exact. From the
+    /// pooled client, the body reaches this task one chunk at a time through its connection's
+    /// task (hyper hands over a chunk only once the last one was taken), so "already waiting"
+    /// is seen only after that task has run: when a chunk was taken and the upstream has
+    /// nothing more yet, this task yields once (it wakes itself and returns `Pending`, holding
+    /// the bytes) and passes on what it holds as soon as a yield brings nothing new, or after
     /// [`YIELDS`] yields. A body that is complete is passed on at once.
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if self.held.len() == 0
@@ -232,11 +237,10 @@ impl Stream for RecordingStream {
                     self.held.push(chunk);
                     took = true;
                 }
-                Poll::Ready(Some(Err(err))) => {
+                Poll::Ready(Some(Err(detail))) => {
                     let problem = format!(
-                        "the upstream cut the response body after {} bytes: {}",
-                        self.received,
-                        describe(&err.without_url())
+                        "the upstream cut the response body after {} bytes: {detail}",
+                        self.received
                     );
                     self.end(Some(problem.clone()));
                     self.ending = Some(Some(Err(io::Error::other(problem))));
@@ -247,7 +251,8 @@ impl Stream for RecordingStream {
                 }
             }
         }
-        let waiting = self.ending.is_none()
+        let waiting = self.yield_for_more
+            && self.ending.is_none()
             && !self.done
             && self.held.len() < COALESCE
             && self.yields < YIELDS;
