@@ -58,6 +58,9 @@ pub(crate) fn compiled_on_this_thread() -> usize {
 /// The schemas, each parsed on first use.
 static SCHEMAS: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
 
+/// The draft of the one-line schemas validators are compiled from ([`Schema::compile`]).
+const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+
 /// Each schema's document in a registry, where the validators' one-line schemas find it.
 static REGISTRIES: [OnceLock<Registry<'static>>; 5] = [const { OnceLock::new() }; 5];
 
@@ -219,8 +222,12 @@ impl Schema {
         v
     }
 
-    /// A schema that is a `$ref` to the definition in the document's registry (with the
-    /// document's `$schema`, so that it is read in the document's draft); compiled offline.
+    /// A schema that is a `$ref` to the definition in the document's registry; compiled
+    /// offline. The one-line schema says it is draft-07 whatever the document's draft: the
+    /// definition it refers to is compiled in its own document's draft all the same, and only
+    /// the one-line schema is checked against its meta-schema, whose validator the browser's
+    /// build of `jsonschema` makes anew on every compile (draft-07's is one small document,
+    /// 2020-12's eight).
     pub(super) fn compile(&self, name: &str) -> Validator {
         #[cfg(test)]
         COMPILED.with(|n| n.set(n.get() + 1));
@@ -230,9 +237,7 @@ impl Schema {
             .expect("a shipped revision");
         let registry = prepare_at(at);
         let mut root = serde_json::Map::new();
-        if let Some(draft) = self.document.get("$schema") {
-            root.insert("$schema".into(), draft.clone());
-        }
+        root.insert("$schema".into(), DRAFT_07.into());
         let target = format!("{}#/{}/{name}", document_uri(self.revision), self.defs_key);
         root.insert("$ref".into(), Value::String(target));
         jsonschema::options()

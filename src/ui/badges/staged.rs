@@ -31,7 +31,8 @@ pub struct Slices {
     /// Events of the schema check and of the definitions' reading (few: the schema check
     /// compiles a validator the first time it meets a message of its kind).
     pub events: usize,
-    /// Tool lists of the poisoning scan and of the rug pulls.
+    /// Tool lists of the poisoning scan and of the rug pulls (one: a list of new tools takes
+    /// the scan a few milliseconds a tool).
     pub lists: usize,
     /// Servers or tools of the doctor's verdicts (a tool's may compile its schema).
     pub verdicts: usize,
@@ -44,7 +45,7 @@ impl Default for Slices {
         Slices {
             doctor: 1024,
             events: 8,
-            lists: 4,
+            lists: 1,
             verdicts: 1,
             marks: 256,
         }
