@@ -6,8 +6,8 @@
 //! tool at a time; the schema check (with the trace-context check), as many slices of events
 //! as it takes, each schema it parses and each validator it compiles in a step of its own
 //! (one a step); the reading of the tool definitions, a slice of events at a time; the
-//! poisoning scan of those definitions and the rug pulls among them, a few tool lists at a
-//! time; the filing of every finding under its event, a few hundred at a time. Every
+//! poisoning scan of those definitions (a tool list or an `instructions` text at a time) and
+//! the rug pulls among them (a tool list at a time); the filing of every finding under its event, a few hundred at a time. Every
 //! stage's step looks at the clock after each slice, so a step lasts its budget and one
 //! slice at most.
 

@@ -81,11 +81,13 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         let whole = Findings::compute(&events, &report);
         assert_eq!(format!("{sliced:?}"), format!("{whole:?}"), "{name}");
         let n = events.len();
-        let lists = definitions::definitions(&events, &report.rpc).lists.len();
+        let defs = definitions::definitions(&events, &report.rpc);
+        let (lists, instructions) = (defs.lists.len(), defs.instructions.len());
         assert!(n > 0 && lists > 0, "{name}");
         // One step per event for the passes over the trace, one per list for the scans (and
-        // one for the `instructions`), one per server and per tool for the doctor's verdicts
-        // (and one for the catalog they are judged against), one per finding for the index.
+        // one per `instructions`, at least one), one per server and per tool for the doctor's
+        // verdicts (and one for the catalog they are judged against), one per finding for
+        // the index.
         assert_eq!(steps["doctor"], n, "{name}");
         let (servers, tools) = (whole.diagnosis.servers.len(), whole.diagnosis.tools.len());
         assert!(servers > 0, "{name}");
@@ -95,7 +97,11 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         assert_eq!(steps["index"], marks.max(1), "{name}");
         assert_eq!(steps["schema check"], n, "{name}");
         assert_eq!(steps["definitions"], n, "{name}");
-        assert_eq!(steps["poisoning scan"], lists + 1, "{name}");
+        assert_eq!(
+            steps["poisoning scan"],
+            lists + instructions.max(1),
+            "{name}"
+        );
         assert_eq!(steps["rug pulls"], lists, "{name}");
         // Each of the five schemas is parsed once a process, in a step of its own.
         assert!(steps["schemas"] <= 5, "{name}: {steps:?}");
