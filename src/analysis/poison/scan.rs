@@ -209,7 +209,7 @@ pub struct Scanner {
     seen: HashSet<(Lane, String)>,
     /// The `instructions` texts scanned so far: (lane, text).
     seen_text: HashSet<(Lane, String)>,
-    /// Each lane's argument names, for its `instructions`.
+    /// Each lane's argument names, for its `instructions` (gathered with its lists).
     params: HashMap<Lane, Vec<String>>,
     out: Vec<Finding>,
 }
@@ -241,6 +241,8 @@ impl Scanner {
                 for tool in &list.tools {
                     if self.seen.insert((list.lane.clone(), tool.sha256.clone())) {
                         scan_tool(list, tool, &all_tools, &mut self.out);
+                        let names = self.params.entry(list.lane.clone()).or_default();
+                        add_params(names, tool);
                     }
                 }
             }
@@ -255,7 +257,7 @@ impl Scanner {
                 from..end,
                 &all_tools,
                 &mut self.seen_text,
-                &mut self.params,
+                &self.params,
                 &mut self.out,
             );
         }
@@ -275,13 +277,13 @@ impl Scanner {
 
 /// The `instructions` texts `range` of the trace's, each distinct text of each lane scanned
 /// once (`seen_text` holds those scanned in earlier calls; `params` each lane's argument names,
-/// gathered once).
+/// gathered while its lists were scanned).
 fn scan_instructions(
     defs: &Definitions,
     range: std::ops::Range<usize>,
     all_tools: &[(&str, &str)],
     seen_text: &mut HashSet<(Lane, String)>,
-    params: &mut HashMap<Lane, Vec<String>>,
+    params: &HashMap<Lane, Vec<String>>,
     out: &mut Vec<Finding>,
 ) {
     for ins in &defs.instructions[range] {
@@ -289,9 +291,7 @@ fn scan_instructions(
             continue;
         }
         let server = ins.server.name.as_str();
-        let names = params
-            .entry(ins.lane.clone())
-            .or_insert_with(|| lane_params(defs, &ins.lane));
+        let names = params.get(&ins.lane).map_or(&[][..], Vec::as_slice);
         let ctx = Context {
             server,
             tool: None,
@@ -315,19 +315,19 @@ fn scan_instructions(
     }
 }
 
-/// The argument names of every tool `lane` listed, each once, in order of first listing (a
-/// trace that lists its tools again and again would have a text searched for the same names
-/// as many times).
-fn lane_params(defs: &Definitions, lane: &Lane) -> Vec<String> {
-    let mut named: HashSet<&str> = HashSet::new();
-    defs.lists
-        .iter()
-        .filter(|l| l.lane == *lane)
-        .flat_map(|l| &l.tools)
-        .filter_map(|t| t.definition.pointer("/inputSchema/properties"))
-        .filter_map(Value::as_object)
-        .flat_map(|p| p.keys().map(String::as_str))
-        .filter(|name| named.insert(name))
-        .map(str::to_string)
-        .collect()
+/// Adds the argument names of `tool` that `names` does not have yet, in order. Called with
+/// each distinct definition of a lane in order of first listing, it gives the argument names of
+/// every tool the lane listed, each once, in order of first listing (a trace that lists its
+/// tools again and again would otherwise have its `instructions` searched for the same names as
+/// many times, and gathering them anew for each text took longer than a frame).
+fn add_params(names: &mut Vec<String>, tool: &ToolDef) {
+    let properties = tool
+        .definition
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object);
+    for name in properties.into_iter().flat_map(|p| p.keys()) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
 }
