@@ -18,6 +18,7 @@ use crate::analysis::{Report, definitions, pins, poison};
 use crate::i18n::Language;
 use crate::trace::Event;
 
+mod index;
 mod staged;
 pub use staged::Staged;
 
@@ -112,79 +113,6 @@ impl Findings {
             if let Some(findings) = staged.step(events, report, Duration::MAX) {
                 return findings;
             }
-        }
-    }
-
-    /// Every finding indexed by its event.
-    fn index(
-        events: &[Event],
-        diagnosis: Diagnosis,
-        violations: Vec<Violation>,
-        poison: Vec<poison::Finding>,
-        rug_pulls: Vec<RugPull>,
-    ) -> Findings {
-        let index_of = |seq: u64| events.binary_search_by_key(&seq, |e| e.seq).ok();
-        let mut by_event: BTreeMap<usize, Vec<Mark>> = BTreeMap::new();
-        let mut mark = |seq: Option<u64>, kind: MarkKind, text: String, why| {
-            if let Some(i) = seq.and_then(index_of) {
-                by_event
-                    .entry(i)
-                    .or_default()
-                    .push(Mark { kind, text, why });
-            }
-        };
-        for s in diagnosis.servers.iter() {
-            if let Some(code) = s.code {
-                mark(
-                    s.seq,
-                    MarkKind::Doctor,
-                    format!("{}: {code}", s.server),
-                    None,
-                );
-            }
-        }
-        for t in diagnosis.tools.iter().filter(|t| noteworthy(t)) {
-            let server = t.server.as_deref().unwrap_or("?");
-            let text = format!("{server}/{}: {}", t.tool, t.code);
-            mark(t.seq, MarkKind::Doctor, text, None);
-        }
-        for v in &violations {
-            // Names only (the pointer and the keyword); the panel says the rest.
-            let text = format!("{} {}", pointer(v), v.rule);
-            mark(Some(v.seq), MarkKind::Violation, text, None);
-        }
-        for f in &poison {
-            let tool = f.tool.as_deref().unwrap_or("instructions");
-            let text = format!(
-                "{}/{tool} {}: {} ({})",
-                f.server,
-                f.field,
-                f.kind.code(),
-                f.severity.as_str()
-            );
-            mark(Some(f.seq), MarkKind::Poison, text, Some(f.said.clone()));
-        }
-        for r in &rug_pulls {
-            mark(
-                Some(r.after_seq),
-                MarkKind::RugPull,
-                // Names and events only: the badge says what it is in the reader's language.
-                format!(
-                    "{}/{}: #{} -> #{}",
-                    r.server, r.tool, r.before_seq, r.after_seq
-                ),
-                None,
-            );
-        }
-        for marks in by_event.values_mut() {
-            marks.sort_by_key(|m| std::cmp::Reverse(m.kind));
-        }
-        Findings {
-            diagnosis,
-            violations,
-            poison,
-            rug_pulls,
-            by_event,
         }
     }
 

@@ -70,6 +70,8 @@ pub mod words;
 use repeat::Outcome;
 pub(crate) use repeat::Shape;
 
+#[cfg(test)]
+pub(crate) use schema::compiled_on_this_thread;
 use schema::{Schema, known_schema, schema_for};
 
 /// The revision a message is checked under when its own is unknown.
@@ -147,13 +149,13 @@ pub struct Checker {
 
 impl Checker {
     /// Checks the next `count` events (at most); true once every event has been checked.
-    /// A step stops before an event whose schema is not parsed yet, unless that event is its
-    /// first (see [`Self::parse_pending`]).
+    /// A step stops before an event that needs a schema parsed or a validator compiled first,
+    /// unless that event is its first (see [`Self::prepare`]).
     pub fn step(&mut self, events: &[Event], analysis: &Analysis, count: usize) -> bool {
         let end = self.next.saturating_add(count).min(events.len());
         let first = self.next;
         for index in first..end {
-            if index > first && pending(events, analysis, index).is_some() {
+            if index > first && self.needs(events, analysis, index).is_some() {
                 break;
             }
             self.one(events, analysis, index);
@@ -164,19 +166,44 @@ impl Checker {
         self.next == events.len()
     }
 
-    /// Whether checking the next event needs a schema that is not parsed yet.
-    pub fn schema_pending(&self, events: &[Event], analysis: &Analysis) -> bool {
-        pending(events, analysis, self.next).is_some()
+    /// What checking the next event needs done first, if anything: a schema parsed or a
+    /// validator compiled (each takes a while: a caller that spreads the checking over frames
+    /// gives each a step of its own, [`Self::prepare`]).
+    pub fn pending(&self, events: &[Event], analysis: &Analysis) -> Option<Pending> {
+        self.needs(events, analysis, self.next).map(|n| match n {
+            Needs::Schema(_) => Pending::Schema,
+            Needs::Validator(..) => Pending::Validator,
+        })
     }
 
-    /// Parses one schema the next event needs, if any is not parsed yet (a step of its own
-    /// for a caller that spreads the checking over frames); true if it parsed one.
-    pub fn parse_pending(&mut self, events: &[Event], analysis: &Analysis) -> bool {
-        let schema = pending(events, analysis, self.next);
-        if let Some(at) = schema {
-            schema::schema_at(at);
+    /// Does one thing the next event needs first (parses one schema, or compiles one
+    /// validator), if any; what it did.
+    pub fn prepare(&mut self, events: &[Event], analysis: &Analysis) -> Option<Pending> {
+        match self.needs(events, analysis, self.next)? {
+            Needs::Schema(at) => {
+                schema::prepare_at(at);
+                Some(Pending::Schema)
+            }
+            Needs::Validator(revision, definition) => {
+                revision.validator(definition);
+                Some(Pending::Validator)
+            }
         }
-        schema.is_some()
+    }
+
+    /// What checking event `index` needs first: a schema its revision (or its `initialize`
+    /// exchange) needs parsed, else the validator of the definition it is checked against, if
+    /// not compiled yet.
+    fn needs(&self, events: &[Event], analysis: &Analysis, index: usize) -> Option<Needs> {
+        if let Some(at) = pending(events, analysis, index) {
+            return Some(Needs::Schema(at));
+        }
+        match self.plan(events, analysis, index)? {
+            (revision, Plan::Validate(definition, _)) if !revision.compiled(definition) => {
+                Some(Needs::Validator(revision, definition))
+            }
+            _ => None,
+        }
     }
 
     /// The outcome, once [`Self::step`] has said the trace is checked.
@@ -186,12 +213,20 @@ impl Checker {
         self.out
     }
 
-    fn one(&mut self, events: &[Event], analysis: &Analysis, index: usize) {
+    /// The revision event `index` is checked under and what it is checked as, decided before
+    /// it is read (only a message that is validated can repeat one checked before, see
+    /// `repeat`); `None` for an event that is not checked.
+    fn plan(
+        &self,
+        events: &[Event],
+        analysis: &Analysis,
+        index: usize,
+    ) -> Option<(&'static Schema, Plan)> {
         let (Some(event), Some(d)) = (events.get(index), analysis.derived.get(index)) else {
-            return;
+            return None;
         };
         if !checkable(event, d) {
-            return;
+            return None;
         }
         let from_server = event.from.is_server();
         let method = d.method.as_deref().unwrap_or_default();
@@ -199,8 +234,6 @@ impl Checker {
         if method == "initialize" && matches!(d.kind, Kind::Request | Kind::Response) {
             revision = initialize_revision(events, analysis, index, revision);
         }
-        // What the message is checked as, decided before it is read: only a message that is
-        // validated can repeat one checked before (see `repeat`).
         let plan = match d.kind {
             Kind::Request => {
                 let table = if from_server {
@@ -251,6 +284,17 @@ impl Checker {
             }
             _ => Plan::Validate(revision.error_definition, ""),
         };
+        Some((revision, plan))
+    }
+
+    fn one(&mut self, events: &[Event], analysis: &Analysis, index: usize) {
+        let Some((revision, plan)) = self.plan(events, analysis, index) else {
+            return;
+        };
+        let (Some(event), Some(d)) = (events.get(index), analysis.derived.get(index)) else {
+            return;
+        };
+        let method = d.method.as_deref().unwrap_or_default();
         let violation = |definition: &str, pointer: String, rule: &str, message: Said| Violation {
             event: index,
             seq: event.seq,
@@ -369,7 +413,8 @@ impl Checker {
     }
 }
 
-/// What a message is checked as (see [`Checker::one`]).
+/// What a message is checked as (see [`Checker::plan`]).
+#[derive(Clone, Copy)]
 enum Plan {
     /// Validated against this definition, at this prefix (`""` or `"/result"`).
     Validate(&'static str, &'static str),
@@ -381,6 +426,23 @@ enum Plan {
     Unpaired,
     /// An answer to a server request the revision does not allow (the request was reported).
     Nothing,
+}
+
+/// What the next event needs before it is checked ([`Checker::pending`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pending {
+    /// A schema parsed.
+    Schema,
+    /// A validator compiled.
+    Validator,
+}
+
+/// [`Pending`], with what exactly.
+enum Needs {
+    /// The schema at this position.
+    Schema(usize),
+    /// This definition's validator in this revision.
+    Validator(&'static Schema, &'static str),
 }
 
 /// Whether an event is a JSON-RPC message between the host and a server, of a kind that is

@@ -2,11 +2,16 @@
 //! tables (method -> definition, request -> result) read from its unions, and a cache of
 //! compiled validators, one per definition, compiled on first use. Apart from the checking
 //! (`super`), which only asks for a revision's schema and a definition's validator.
+//!
+//! A definition's validator is compiled from a one-line schema that refers to the definition in
+//! its document, which sits in a registry prepared once with the schema: compiling one then
+//! neither copies the whole document nor checks all of it against its meta-schema again (each
+//! of which took longer than the definition's own compiling, and a browser's frame).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use jsonschema::Validator;
+use jsonschema::{Registry, Validator};
 use serde_json::Value;
 
 use super::DEFAULT_REVISION;
@@ -37,17 +42,53 @@ pub(super) struct Schema {
     pub(super) validators: Mutex<HashMap<String, Arc<Validator>>>,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many validators this thread compiled (the tests of the staged findings check that
+    /// a step compiles one at most).
+    static COMPILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many validators this thread has compiled.
+#[cfg(test)]
+pub(crate) fn compiled_on_this_thread() -> usize {
+    COMPILED.with(std::cell::Cell::get)
+}
+
 /// The schemas, each parsed on first use.
 static SCHEMAS: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
+
+/// The draft of the one-line schemas validators are compiled from ([`Schema::compile`]).
+const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+
+/// Each schema's document in a registry, where the validators' one-line schemas find it.
+static REGISTRIES: [OnceLock<Registry<'static>>; 5] = [const { OnceLock::new() }; 5];
 
 pub(super) fn schema_at(i: usize) -> &'static Schema {
     SCHEMAS[i].get_or_init(|| Schema::load(REVISIONS[i], SCHEMA_TEXTS[i]))
 }
 
-/// Whether the schema at `i` is parsed already (parsing one takes a while: a caller that
-/// spreads the checking over frames gives each parse a step of its own).
+/// The schema at `i`, parsed, and its document's registry, prepared (once).
+pub(super) fn prepare_at(i: usize) -> &'static Registry<'static> {
+    REGISTRIES[i].get_or_init(|| {
+        let schema = schema_at(i);
+        Registry::new()
+            .add(document_uri(schema.revision), &schema.document)
+            .and_then(|builder| builder.prepare())
+            .unwrap_or_else(|e| panic!("the shipped {} schema: {e}", schema.revision))
+    })
+}
+
+/// Whether the schema at `i` is parsed and its registry prepared already (that takes a while:
+/// a caller that spreads the checking over frames gives it a step of its own).
 pub(super) fn parsed(i: usize) -> bool {
-    SCHEMAS[i].get().is_some()
+    REGISTRIES[i].get().is_some()
+}
+
+/// The URI a schema's document has in its registry (never fetched: the validators are
+/// compiled offline).
+fn document_uri(revision: &str) -> String {
+    format!("https://sightline.invalid/mcp-schema/{revision}/schema.json")
 }
 
 /// Where the schema [`schema_for`] gives for `revision` is, without parsing it.
@@ -159,6 +200,14 @@ impl Schema {
             .map_or("Result", String::as_str)
     }
 
+    /// Whether the validator of `name` is compiled already.
+    pub(super) fn compiled(&self, name: &str) -> bool {
+        self.validators
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains_key(name)
+    }
+
     /// The compiled validator of one definition, compiled on first use.
     pub(super) fn validator(&self, name: &str) -> Arc<Validator> {
         let mut cache = self
@@ -173,15 +222,29 @@ impl Schema {
         v
     }
 
-    /// The whole document with a root `$ref` to the definition, so that every internal
-    /// reference resolves; compiled offline.
+    /// A schema that is a `$ref` to the definition in the document's registry; compiled
+    /// offline. The one-line schema says it is draft-07 whatever the document's draft: the
+    /// definition it refers to is compiled in its own document's draft all the same, and only
+    /// the one-line schema is checked against its meta-schema, whose validator the browser's
+    /// build of `jsonschema` makes anew on every compile (draft-07's is one small document,
+    /// 2020-12's eight).
     pub(super) fn compile(&self, name: &str) -> Validator {
-        let mut root = self.document.clone();
-        root["$ref"] = Value::String(format!("#/{}/{name}", self.defs_key));
+        #[cfg(test)]
+        COMPILED.with(|n| n.set(n.get() + 1));
+        let at = REVISIONS
+            .iter()
+            .position(|r| *r == self.revision)
+            .expect("a shipped revision");
+        let registry = prepare_at(at);
+        let mut root = serde_json::Map::new();
+        root.insert("$schema".into(), DRAFT_07.into());
+        let target = format!("{}#/{}/{name}", document_uri(self.revision), self.defs_key);
+        root.insert("$ref".into(), Value::String(target));
         jsonschema::options()
             .offline()
             .should_validate_formats(true)
-            .build(&root)
+            .with_registry(registry)
+            .build(&Value::Object(root))
             .unwrap_or_else(|e| {
                 panic!(
                     "the shipped {} schema's {name} does not compile: {e}",

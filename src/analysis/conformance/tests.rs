@@ -384,3 +384,15 @@ fn repeated_messages_have_the_outcome_of_checking_them_afresh() {
     );
     assert!(cached.violations.len() >= 8, "{:#?}", cached.violations);
 }
+
+#[test]
+fn the_shipped_schemas_are_valid_json_schemas() {
+    // The validators are compiled from a reference into each document, which is no longer
+    // checked against its meta-schema on every compile: it is checked here.
+    for (i, revision) in crate::analysis::explain::REVISIONS.iter().enumerate() {
+        let document = &schema_at(i).document;
+        if let Err(e) = jsonschema::meta::validate(document) {
+            panic!("{revision}: {e}");
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! handshakes and `tools/list` requests, stderr lines, `list_changed` notifications), and the
 //! host's notes and `tools/call`s. [`Reader`] collects them a slice of events at a time, so a
 //! caller without threads (the browser) spreads the pass over frames; what is left afterwards
-//! ([`Reader::finish`]) reads only those events, never the whole trace again.
+//! ([`Reader::finish`]) reads only those events, never the whole trace again, and can be done a
+//! server or a tool at a time too ([`Reader::finish_step`]).
 
 use std::collections::HashMap;
 
@@ -57,6 +58,16 @@ pub struct Reader {
     pub(super) host_notes: Vec<usize>,
     /// The last `tools/call` to each (server, tool).
     pub(super) calls: HashMap<(String, String), usize>,
+    /// The verdicts so far, once the pass is over ([`Reader::finish_step`]).
+    finishing: Option<Finishing>,
+}
+
+/// The verdicts of [`Reader::finish_step`] so far.
+enum Finishing {
+    /// The servers read so far, lane by lane.
+    Servers(Vec<super::session::Server>),
+    /// Every server read; the tools judged so far.
+    Tools(Box<super::tools::Judging>),
 }
 
 impl Reader {
@@ -76,6 +87,47 @@ impl Reader {
         let ctx = super::Ctx::new(events, report, self);
         let sessions = super::session::servers(&ctx);
         super::tools::diagnose(&ctx, sessions, options)
+    }
+
+    /// [`Self::finish`] a little at a time, for a caller that spreads the doctor over frames:
+    /// reads `count` servers at most, or builds what the tools are judged against, or judges
+    /// `count` tools at most; the diagnosis once all is done (equal to [`Self::finish`]'s).
+    /// Only once [`Self::step`] has said the trace is read.
+    pub fn finish_step(
+        &mut self,
+        events: &[Event],
+        report: &Report,
+        options: &DoctorOptions,
+        count: usize,
+    ) -> Option<Diagnosis> {
+        let state = self
+            .finishing
+            .take()
+            .unwrap_or_else(|| Finishing::Servers(Vec::new()));
+        let ctx = super::Ctx::new(events, report, self);
+        let next = match state {
+            Finishing::Servers(mut servers) if servers.len() < self.lanes.len() => {
+                for _ in 0..count.max(1) {
+                    match super::session::server_at(&ctx, servers.len()) {
+                        Some(server) => servers.push(server),
+                        None => break,
+                    }
+                }
+                Finishing::Servers(servers)
+            }
+            Finishing::Servers(servers) => {
+                let judging = super::tools::Judging::new(&ctx, servers, options);
+                Finishing::Tools(Box::new(judging))
+            }
+            Finishing::Tools(mut judging) => {
+                if judging.step(&ctx, count.max(1)) {
+                    return Some(judging.finish(&ctx, options));
+                }
+                Finishing::Tools(judging)
+            }
+        };
+        self.finishing = Some(next);
+        None
     }
 
     /// The slot of a server lane, added when first seen.
@@ -189,6 +241,18 @@ mod tests {
             }
             assert_eq!(steps, events.len(), "trace {t}");
             assert_eq!(reader.finish(events, &report, &options), whole, "trace {t}");
+            // The verdicts a server or a tool at a time: one step per server, one for the
+            // catalog, one per listed tool (at least one).
+            let mut steps = 1;
+            let finished = loop {
+                match reader.finish_step(events, &report, &options, 1) {
+                    Some(d) => break d,
+                    None => steps += 1,
+                }
+            };
+            assert_eq!(finished, whole, "trace {t}");
+            let listed: usize = whole.servers.iter().map(|s| s.listed).sum();
+            assert_eq!(steps, whole.servers.len() + 1 + listed.max(1), "trace {t}");
             tools += whole.tools.len();
         }
         assert!(tools > 0);

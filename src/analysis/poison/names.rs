@@ -20,11 +20,17 @@ pub(super) fn identifier_like(name: &str) -> bool {
 
 pub(super) fn tool_references(v: &View, ctx: &Context<'_>, out: &mut Vec<Hit>) {
     let mut done: HashSet<&str> = HashSet::new();
+    // The server's own names, once (a trace with many servers has many tools to look at).
+    let own: HashSet<&str> = ctx
+        .tools
+        .iter()
+        .filter(|&&(s, _)| s == ctx.server)
+        .map(|&(_, n)| n)
+        .collect();
     for &(server, name) in &ctx.tools {
         // A name the server itself has refers to its own tool (even when another server has
         // one of the same name).
-        let same_server =
-            server == ctx.server || ctx.tools.iter().any(|&(s, n)| s == ctx.server && n == name);
+        let same_server = server == ctx.server || own.contains(name);
         if same_server && (ctx.instructions || Some(name) == ctx.tool) {
             continue;
         }

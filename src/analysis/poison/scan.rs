@@ -1,7 +1,7 @@
 //! A whole trace: every definition and `instructions` text scanned once, findings placed
 //! at the server, tool and field they are about.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -202,25 +202,28 @@ pub struct Scanner {
     /// Every (server, tool) name of the trace, once each, in order of first listing: what a
     /// name may be confused with (gathered by the first step).
     all_tools: Option<Vec<(String, String)>>,
-    /// The next list to scan; past the lists, the `instructions`.
+    /// The next list to scan; past the lists, the next `instructions` (counted from the
+    /// number of lists).
     next: usize,
     /// The definitions scanned so far: (lane, sha256).
     seen: HashSet<(Lane, String)>,
+    /// The `instructions` texts scanned so far: (lane, text).
+    seen_text: HashSet<(Lane, String)>,
+    /// Each lane's argument names, for its `instructions` (gathered with its lists).
+    params: HashMap<Lane, Vec<String>>,
     out: Vec<Finding>,
 }
 
 impl Scanner {
-    /// Scans the next `count` tool lists (at most), then, in a step of their own, the
-    /// `instructions`; true once everything is scanned.
+    /// Scans the next `count` tool lists (at most), then, in steps of their own, the next
+    /// `count` `instructions` (at least one step); true once everything is scanned.
     pub fn step(&mut self, defs: &Definitions, count: usize) -> bool {
         let names = self.all_tools.get_or_insert_with(|| {
             let mut all: Vec<(String, String)> = Vec::new();
+            let mut known: HashSet<(&str, &str)> = HashSet::new();
             for list in &defs.lists {
                 for tool in &list.tools {
-                    let known = all
-                        .iter()
-                        .any(|(s, t)| *s == list.server.name && *t == tool.name);
-                    if !known {
+                    if known.insert((list.server.name.as_str(), tool.name.as_str())) {
                         all.push((list.server.name.clone(), tool.name.clone()));
                     }
                 }
@@ -238,17 +241,28 @@ impl Scanner {
                 for tool in &list.tools {
                     if self.seen.insert((list.lane.clone(), tool.sha256.clone())) {
                         scan_tool(list, tool, &all_tools, &mut self.out);
+                        let names = self.params.entry(list.lane.clone()).or_default();
+                        add_params(names, tool);
                     }
                 }
             }
             self.next = end;
             return false;
         }
-        if self.next == lists {
-            scan_instructions(defs, &all_tools, &mut self.out);
-            self.next += 1;
+        let from = self.next - lists;
+        let end = from.saturating_add(count).min(defs.instructions.len());
+        if from < end {
+            scan_instructions(
+                defs,
+                from..end,
+                &all_tools,
+                &mut self.seen_text,
+                &self.params,
+                &mut self.out,
+            );
         }
-        true
+        self.next = lists + end;
+        end == defs.instructions.len()
     }
 
     /// The findings, in order of event, once [`Self::step`] has said everything is scanned.
@@ -261,27 +275,27 @@ impl Scanner {
     }
 }
 
-/// Each distinct `instructions` text of each lane, scanned once.
-fn scan_instructions(defs: &Definitions, all_tools: &[(&str, &str)], out: &mut Vec<Finding>) {
-    let mut seen_text: HashSet<(&Lane, &str)> = HashSet::new();
-    for ins in &defs.instructions {
-        if !seen_text.insert((&ins.lane, ins.text.as_str())) {
+/// The `instructions` texts `range` of the trace's, each distinct text of each lane scanned
+/// once (`seen_text` holds those scanned in earlier calls; `params` each lane's argument names,
+/// gathered while its lists were scanned).
+fn scan_instructions(
+    defs: &Definitions,
+    range: std::ops::Range<usize>,
+    all_tools: &[(&str, &str)],
+    seen_text: &mut HashSet<(Lane, String)>,
+    params: &HashMap<Lane, Vec<String>>,
+    out: &mut Vec<Finding>,
+) {
+    for ins in &defs.instructions[range] {
+        if !seen_text.insert((ins.lane.clone(), ins.text.clone())) {
             continue;
         }
         let server = ins.server.name.as_str();
-        let params: Vec<&str> = defs
-            .lists
-            .iter()
-            .filter(|l| l.lane == ins.lane)
-            .flat_map(|l| &l.tools)
-            .filter_map(|t| t.definition.pointer("/inputSchema/properties"))
-            .filter_map(Value::as_object)
-            .flat_map(|p| p.keys().map(String::as_str))
-            .collect();
+        let names = params.get(&ins.lane).map_or(&[][..], Vec::as_slice);
         let ctx = Context {
             server,
             tool: None,
-            params,
+            params: names.iter().map(String::as_str).collect(),
             tools: all_tools.to_vec(),
             instructions: true,
             parameter: None,
@@ -298,5 +312,22 @@ fn scan_instructions(defs: &Definitions, all_tools: &[(&str, &str)], out: &mut V
             &ins.text,
             scan_text(&ins.text, &ctx),
         );
+    }
+}
+
+/// Adds the argument names of `tool` that `names` does not have yet, in order. Called with
+/// each distinct definition of a lane in order of first listing, it gives the argument names of
+/// every tool the lane listed, each once, in order of first listing (a trace that lists its
+/// tools again and again would otherwise have its `instructions` searched for the same names as
+/// many times, and gathering them anew for each text took longer than a frame).
+fn add_params(names: &mut Vec<String>, tool: &ToolDef) {
+    let properties = tool
+        .definition
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object);
+    for name in properties.into_iter().flat_map(|p| p.keys()) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
     }
 }

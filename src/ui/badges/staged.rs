@@ -2,19 +2,22 @@
 //! spreads the analyses over frames so that none stops for the whole trace.
 //!
 //! Each [`Staged::step`] works for about the time it is given on one stage: the doctor's pass
-//! over the events (its verdicts then read only the few events they cite); the schema check
-//! (with the trace-context check), as many slices of events as it takes, each schema it
-//! parses in a step of its own; the reading of the tool definitions, the same; the poisoning
-//! scan of those definitions and the rug pulls among them, a few tool lists at a time; the
-//! index of every finding by its event. Every stage's step looks at the clock after each
-//! slice, so a step lasts its budget and one slice at most.
+//! over the events; its verdicts, which read only the few events they cite, a server or a
+//! tool at a time; the schema check (with the trace-context check), as many slices of events
+//! as it takes, each schema it parses and each validator it compiles in a step of its own
+//! (one a step); the reading of the tool definitions, a slice of events at a time; the
+//! poisoning scan of those definitions (a tool list or an `instructions` text at a time) and
+//! the rug pulls among them (a tool list at a time); the filing of every finding under its event, a few hundred at a time. Every
+//! stage's step looks at the clock after each slice, so a step lasts its budget and one
+//! slice at most.
 
 use std::time::Duration;
 
 use web_time::Instant;
 
+use super::index::Index;
 use super::{Findings, RugPull, rug_pull};
-use crate::analysis::conformance::{Checker, Violation};
+use crate::analysis::conformance::{Checker, Pending, Violation};
 use crate::analysis::definitions::{Definitions, Reader};
 use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
 use crate::analysis::{Report, pins, poison};
@@ -28,8 +31,13 @@ pub struct Slices {
     /// Events of the schema check and of the definitions' reading (few: the schema check
     /// compiles a validator the first time it meets a message of its kind).
     pub events: usize,
-    /// Tool lists of the poisoning scan and of the rug pulls.
+    /// Tool lists of the poisoning scan and of the rug pulls (one: a list of new tools takes
+    /// the scan a few milliseconds a tool).
     pub lists: usize,
+    /// Servers or tools of the doctor's verdicts (a tool's may compile its schema).
+    pub verdicts: usize,
+    /// Findings filed under their events.
+    pub marks: usize,
 }
 
 impl Default for Slices {
@@ -37,16 +45,20 @@ impl Default for Slices {
         Slices {
             doctor: 1024,
             events: 8,
-            lists: 4,
+            lists: 1,
+            verdicts: 1,
+            marks: 256,
         }
     }
 }
 
-/// The stages, in order (for [`Staged::longest`]); "schemas" is the parsing of a schema the
-/// schema check meets, between its slices.
-pub const STAGES: [&str; 7] = [
+/// The stages, in order (for [`Staged::longest`]); "schemas" and "validators" are the parsing
+/// of a schema and the compiling of a validator the schema check meets, between its slices.
+pub const STAGES: [&str; 9] = [
     "doctor",
+    "verdicts",
     "schemas",
+    "validators",
     "schema check",
     "definitions",
     "poisoning scan",
@@ -55,12 +67,14 @@ pub const STAGES: [&str; 7] = [
 ];
 
 const DOCTOR: usize = 0;
-const SCHEMAS: usize = 1;
-const CHECK: usize = 2;
-const DEFINITIONS: usize = 3;
-const POISON: usize = 4;
-const RUG_PULLS: usize = 5;
-const INDEX: usize = 6;
+const VERDICTS: usize = 1;
+const SCHEMAS: usize = 2;
+const VALIDATORS: usize = 3;
+const CHECK: usize = 4;
+const DEFINITIONS: usize = 5;
+const POISON: usize = 6;
+const RUG_PULLS: usize = 7;
+const INDEX: usize = 8;
 
 #[cfg(test)]
 mod tests;
@@ -74,6 +88,8 @@ pub struct Staged {
     /// How many steps each stage took so far.
     steps: [usize; STAGES.len()],
     doctor: Option<doctor::Reader>,
+    /// Whether the doctor's pass is over (its verdicts then).
+    doctor_read: bool,
     diagnosis: Option<Diagnosis>,
     checker: Option<Checker>,
     violations: Option<Vec<Violation>>,
@@ -84,6 +100,7 @@ pub struct Staged {
     comparer: Option<pins::Comparer>,
     found_rug_pulls: Vec<RugPull>,
     rug_pulls: Option<Vec<RugPull>>,
+    index: Option<Index>,
 }
 
 impl Staged {
@@ -95,7 +112,8 @@ impl Staged {
         }
     }
 
-    /// Works on the analyses for about `budget` (at least one slice, or one schema parsed);
+    /// Works on the analyses for about `budget` (at least one slice, or one schema parsed, or
+    /// one validator compiled);
     /// the findings once the last stage has run.
     pub fn step(
         &mut self,
@@ -130,32 +148,46 @@ impl Staged {
         budget: Duration,
         started: Instant,
     ) -> (usize, Option<Findings>) {
+        if self.index.is_some() {
+            return self.file_marks(events, budget, started);
+        }
         let out_of_time = || started.elapsed() >= budget;
         let slices = self.slices;
         if self.diagnosis.is_none() {
             let reader = self.doctor.get_or_insert_with(doctor::Reader::default);
-            while !reader.step(events, report, slices.doctor) {
-                if out_of_time() {
-                    return (DOCTOR, None);
+            if !self.doctor_read {
+                while !reader.step(events, report, slices.doctor) {
+                    if out_of_time() {
+                        return (DOCTOR, None);
+                    }
                 }
+                self.doctor_read = true;
+                return (DOCTOR, None);
             }
             let options = DoctorOptions::default();
-            self.diagnosis = self
-                .doctor
-                .take()
-                .map(|r| r.finish(events, report, &options));
-            return (DOCTOR, None);
+            loop {
+                if let Some(d) = reader.finish_step(events, report, &options, slices.verdicts) {
+                    self.diagnosis = Some(d);
+                    self.doctor = None;
+                    return (VERDICTS, None);
+                }
+                if out_of_time() {
+                    return (VERDICTS, None);
+                }
+            }
         }
         if self.violations.is_none() {
             let checker = self.checker.get_or_insert_with(Checker::default);
             let mut first = true;
             loop {
-                if checker.schema_pending(events, &report.rpc) {
+                if checker.pending(events, &report.rpc).is_some() {
                     if !first {
                         return (CHECK, None);
                     }
-                    checker.parse_pending(events, &report.rpc);
-                    return (SCHEMAS, None);
+                    return match checker.prepare(events, &report.rpc) {
+                        Some(Pending::Validator) => (VALIDATORS, None),
+                        _ => (SCHEMAS, None),
+                    };
                 }
                 if checker.step(events, &report.rpc, slices.events) {
                     break;
@@ -208,17 +240,32 @@ impl Staged {
             self.rug_pulls = Some(std::mem::take(&mut self.found_rug_pulls));
             return (RUG_PULLS, None);
         }
-        let findings = match (
+        if let (Some(diagnosis), Some(violations), Some(poison), Some(rug_pulls)) = (
             self.diagnosis.take(),
             self.violations.take(),
             self.poison.take(),
             self.rug_pulls.take(),
         ) {
-            (Some(diagnosis), Some(violations), Some(poison), Some(rug_pulls)) => Some(
-                Findings::index(events, diagnosis, violations, poison, rug_pulls),
-            ),
-            _ => None,
+            self.index = Some(Index::new(diagnosis, violations, poison, rug_pulls));
+        }
+        self.file_marks(events, budget, started)
+    }
+
+    /// Files the findings under their events, for about `budget` since `started`.
+    fn file_marks(
+        &mut self,
+        events: &[Event],
+        budget: Duration,
+        started: Instant,
+    ) -> (usize, Option<Findings>) {
+        let Some(index) = self.index.as_mut() else {
+            return (INDEX, None);
         };
-        (INDEX, findings)
+        while !index.step(events, self.slices.marks) {
+            if started.elapsed() >= budget {
+                return (INDEX, None);
+            }
+        }
+        (INDEX, self.index.take().map(Index::finish))
     }
 }

@@ -33,6 +33,11 @@ pub(super) fn servers(ctx: &Ctx) -> Vec<Server> {
     ctx.index.lanes.iter().map(|ix| server(ctx, ix)).collect()
 }
 
+/// The server of the `at`th server lane, if there is one.
+pub(super) fn server_at(ctx: &Ctx, at: usize) -> Option<Server> {
+    ctx.index.lanes.get(at).map(|ix| server(ctx, ix))
+}
+
 fn str_at<'v>(v: &'v Value, pointer: &str) -> Option<&'v str> {
     v.pointer(pointer).and_then(Value::as_str)
 }

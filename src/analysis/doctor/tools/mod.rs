@@ -25,76 +25,139 @@ use crate::wire::convert;
 
 mod verdict;
 
-pub(super) fn diagnose(ctx: &Ctx, mut servers: Vec<Server>, options: &DoctorOptions) -> Diagnosis {
-    let last = ctx.report.llm.last();
-    let basis = match last {
-        Some(x) => Basis::LastRequest {
-            seq: ctx.seq(x.request),
-            shape: x.shape.unwrap_or(options.provider),
-        },
-        None => Basis::WouldBe {
-            shape: options.provider,
-        },
-    };
-    let lists: Vec<(String, Vec<Value>)> = servers
-        .iter()
-        .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
-        .collect();
-    let catalog = Catalog::build(basis.shape(), &lists, &CatalogOptions::default());
-    let notes: Vec<(usize, String)> = ctx
-        .index
-        .host_notes
-        .iter()
-        .copied()
-        .take_while(|&i| i < ctx.cut.min(ctx.events.len()))
-        .filter(|&i| ctx.events[i].to == Lane::Host)
-        .map(|i| (i, ctx.events[i].text().into_owned()))
-        .collect();
-    let judge = Judge {
-        ctx,
-        basis,
-        last,
-        catalog: &catalog,
-        lists: &lists,
-        notes,
-        calls: &ctx.index.calls,
-    };
+pub(super) fn diagnose(ctx: &Ctx, servers: Vec<Server>, options: &DoctorOptions) -> Diagnosis {
+    let mut judging = Judging::new(ctx, servers, options);
+    while !judging.step(ctx, usize::MAX) {}
+    judging.finish(ctx, options)
+}
 
-    let mut tools: Vec<(ToolFinding, Option<String>)> = Vec::new();
-    for server in &mut servers {
-        let Some((listed, result)) = &server.listing else {
-            continue;
+/// The verdicts on the listed tools, a few tools at a time ([`Judging::step`]), for a caller
+/// that spreads the doctor over frames (a verdict may compile the tool's schema).
+pub(super) struct Judging {
+    basis: Basis,
+    catalog: Catalog,
+    lists: Vec<(String, Vec<Value>)>,
+    /// Host -> host notes before the cut: index and text.
+    notes: Vec<(usize, String)>,
+    servers: Vec<Server>,
+    tools: Vec<(ToolFinding, Option<String>)>,
+    /// The next server and the next of its tools to judge, and how many of its tools judged
+    /// so far are visible.
+    server: usize,
+    tool: usize,
+    visible: usize,
+}
+
+impl Judging {
+    /// What the verdicts are judged against: the basis, the catalog a host would build, the
+    /// host's notes.
+    pub(super) fn new(ctx: &Ctx, servers: Vec<Server>, options: &DoctorOptions) -> Judging {
+        let basis = match ctx.report.llm.last() {
+            Some(x) => Basis::LastRequest {
+                seq: ctx.seq(x.request),
+                shape: x.shape.unwrap_or(options.provider),
+            },
+            None => Basis::WouldBe {
+                shape: options.provider,
+            },
         };
-        let mut visible = 0;
-        for tool in listed {
-            let (finding, api_name) = judge.tool(&server.name, tool, *result);
-            visible += usize::from(finding.visible);
-            tools.push((finding, api_name));
+        let lists: Vec<(String, Vec<Value>)> = servers
+            .iter()
+            .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
+            .collect();
+        let catalog = Catalog::build(basis.shape(), &lists, &CatalogOptions::default());
+        let notes: Vec<(usize, String)> = ctx
+            .index
+            .host_notes
+            .iter()
+            .copied()
+            .take_while(|&i| i < ctx.cut.min(ctx.events.len()))
+            .filter(|&i| ctx.events[i].to == Lane::Host)
+            .map(|i| (i, ctx.events[i].text().into_owned()))
+            .collect();
+        Judging {
+            basis,
+            catalog,
+            lists,
+            notes,
+            servers,
+            tools: Vec::new(),
+            server: 0,
+            tool: 0,
+            visible: 0,
         }
-        server.finding.visible = visible;
     }
-    for name in &options.expect {
-        let mut known = false;
-        for (f, api) in &mut tools {
-            let same = f.tool == *name
-                || api.as_deref() == Some(name.as_str())
-                || f.server
-                    .as_ref()
-                    .is_some_and(|s| *name == format!("{s}/{}", f.tool));
-            if same {
-                f.expected = true;
-                known = true;
+
+    /// Judges the next `count` listed tools (at most); true once every one is judged.
+    pub(super) fn step(&mut self, ctx: &Ctx, count: usize) -> bool {
+        let judge = Judge {
+            ctx,
+            basis: self.basis,
+            last: ctx.report.llm.last(),
+            catalog: &self.catalog,
+            lists: &self.lists,
+            notes: &self.notes,
+            calls: &ctx.index.calls,
+        };
+        let mut left = count;
+        while let Some(server) = self.servers.get_mut(self.server) {
+            let listed = server.listing.as_ref();
+            match listed.and_then(|(tools, result)| Some((tools.get(self.tool)?, *result))) {
+                Some((tool, result)) => {
+                    if left == 0 {
+                        return false;
+                    }
+                    left -= 1;
+                    let (finding, api_name) = judge.tool(&server.name, tool, result);
+                    self.visible += usize::from(finding.visible);
+                    self.tools.push((finding, api_name));
+                    self.tool += 1;
+                }
+                None => {
+                    if listed.is_some() {
+                        server.finding.visible = self.visible;
+                    }
+                    self.server += 1;
+                    self.tool = 0;
+                    self.visible = 0;
+                }
             }
         }
-        if !known {
-            let finding = expected(ctx, &servers, &tools, name);
-            tools.push((finding, None));
-        }
+        true
     }
-    Diagnosis {
-        tools: tools.into_iter().map(|(f, _)| f).collect(),
-        servers: servers.into_iter().map(|s| s.finding).collect(),
-        basis,
+
+    /// The diagnosis, once [`Self::step`] has judged every listed tool: with a finding for
+    /// each expected tool no server listed.
+    pub(super) fn finish(self, ctx: &Ctx, options: &DoctorOptions) -> Diagnosis {
+        let Judging {
+            basis,
+            servers,
+            mut tools,
+            ..
+        } = self;
+        for name in &options.expect {
+            let mut known = false;
+            for (f, api) in &mut tools {
+                let same = f.tool == *name
+                    || api.as_deref() == Some(name.as_str())
+                    || f.server
+                        .as_ref()
+                        .is_some_and(|s| *name == format!("{s}/{}", f.tool));
+                if same {
+                    f.expected = true;
+                    known = true;
+                }
+            }
+            if !known {
+                let finding = expected(ctx, &servers, &tools, name);
+                tools.push((finding, None));
+            }
+        }
+        Diagnosis {
+            tools: tools.into_iter().map(|(f, _)| f).collect(),
+            servers: servers.into_iter().map(|s| s.finding).collect(),
+            basis,
+        }
     }
 }
 
@@ -105,7 +168,7 @@ struct Judge<'a, 'c> {
     catalog: &'c Catalog,
     lists: &'c [(String, Vec<Value>)],
     /// Host -> host notes before the cut: index and text.
-    notes: Vec<(usize, String)>,
+    notes: &'c [(usize, String)],
     /// The last tools/call of each (server, tool).
     calls: &'c HashMap<(String, String), usize>,
 }

@@ -1,5 +1,6 @@
 //! The staged findings equal the whole computation, however thin the slices, and every stage
-//! takes the steps its slices call for (a stage skipped or cut short shows in both).
+//! takes the steps its slices call for (a stage skipped or cut short shows in both); no step
+//! compiles more than one validator, and only the validators' steps compile any.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -33,14 +34,30 @@ fn traces() -> Vec<(String, Vec<Event>)> {
 }
 
 /// Runs `staged` to the end with no time to spare; the findings and the steps per stage.
+/// Checks that a step of the "validators" stage compiles one validator at most and that no
+/// other step compiles any (validators are compiled once a process: those compiled before,
+/// by another test, are compiled by no step).
 fn run(
     mut staged: Staged,
     events: &[Event],
     report: &Report,
 ) -> (Findings, HashMap<&'static str, usize>) {
+    use crate::analysis::conformance::compiled_on_this_thread;
     loop {
-        if let Some(found) = staged.step(events, report, Duration::ZERO) {
-            return (found, staged.steps().collect());
+        let before: HashMap<&'static str, usize> = staged.steps().collect();
+        let compiled = compiled_on_this_thread();
+        let found = staged.step(events, report, Duration::ZERO);
+        let compiled = compiled_on_this_thread() - compiled;
+        let steps: HashMap<&'static str, usize> = staged.steps().collect();
+        let stage = steps
+            .iter()
+            .find(|(k, n)| before[*k] != **n)
+            .map(|(k, _)| *k)
+            .expect("a step of some stage");
+        let most = usize::from(stage == "validators");
+        assert!(compiled <= most, "a {stage} step compiled {compiled}");
+        if let Some(found) = found {
+            return (found, steps);
         }
     }
 }
@@ -51,27 +68,49 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         doctor: 1,
         events: 1,
         lists: 1,
+        verdicts: 1,
+        marks: 1,
     };
     let mut rug_pulls = 0;
     let mut listed = 0;
     for (name, events) in traces() {
         let report = report(&events);
-        let whole = Findings::compute(&events, &report);
+        // Sliced first: the validators it needs are compiled in its steps (unless another
+        // test compiled them first), not by the whole computation.
         let (sliced, steps) = run(Staged::sliced(one), &events, &report);
+        let whole = Findings::compute(&events, &report);
         assert_eq!(format!("{sliced:?}"), format!("{whole:?}"), "{name}");
         let n = events.len();
-        let lists = definitions::definitions(&events, &report.rpc).lists.len();
+        let defs = definitions::definitions(&events, &report.rpc);
+        let (lists, instructions) = (defs.lists.len(), defs.instructions.len());
         assert!(n > 0 && lists > 0, "{name}");
         // One step per event for the passes over the trace, one per list for the scans (and
-        // one for the `instructions`), one for the index.
+        // one per `instructions`, at least one), one per server and per tool for the doctor's
+        // verdicts (and one for the catalog they are judged against), one per finding for
+        // the index.
         assert_eq!(steps["doctor"], n, "{name}");
+        let (servers, tools) = (whole.diagnosis.servers.len(), whole.diagnosis.tools.len());
+        assert!(servers > 0, "{name}");
+        assert_eq!(steps["verdicts"], servers + 1 + tools.max(1), "{name}");
+        let marks =
+            servers + tools + whole.violations.len() + whole.poison.len() + whole.rug_pulls.len();
+        assert_eq!(steps["index"], marks.max(1), "{name}");
         assert_eq!(steps["schema check"], n, "{name}");
         assert_eq!(steps["definitions"], n, "{name}");
-        assert_eq!(steps["poisoning scan"], lists + 1, "{name}");
+        assert_eq!(
+            steps["poisoning scan"],
+            lists + instructions.max(1),
+            "{name}"
+        );
         assert_eq!(steps["rug pulls"], lists, "{name}");
-        assert_eq!(steps["index"], 1, "{name}");
         // Each of the five schemas is parsed once a process, in a step of its own.
         assert!(steps["schemas"] <= 5, "{name}: {steps:?}");
+        // Each validator is compiled once a process, in a step of its own.
+        let checked = crate::analysis::conformance::check(&events, &report.rpc);
+        assert!(
+            steps["validators"] <= checked.definitions.len() * 5,
+            "{name}: {steps:?}"
+        );
         rug_pulls += whole.rug_pulls.len();
         listed += whole.diagnosis.tools.len();
     }
@@ -87,11 +126,12 @@ fn the_default_slices_find_the_same_in_fewer_steps() {
     assert_eq!(format!("{sliced:?}"), format!("{whole:?}"), "{name}");
     let slices = Slices::default();
     assert_eq!(steps["doctor"], events.len().div_ceil(slices.doctor));
-    // A slice stops before an event whose schema is not parsed yet (parsed the step after).
+    // A slice stops before an event whose schema is not parsed yet or whose validator is not
+    // compiled yet (the step after does that).
     let check = events.len().div_ceil(slices.events);
     assert!(steps["schema check"] >= check, "{steps:?}");
     assert!(
-        steps["schema check"] <= check + steps["schemas"],
+        steps["schema check"] <= check + steps["schemas"] + steps["validators"],
         "{steps:?}"
     );
 }
