@@ -1,6 +1,8 @@
 //! Reading `llm-http` events: the shape, the tools offered, the calls made, the stop reason.
 
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::trace::{Channel, Event, Lane};
 use crate::wire::api::{ApiShape, SAMPLING_HEADER};
@@ -94,13 +96,14 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
     let mut out: Vec<LlmExchange> = Vec::new();
     // Exchanges still waiting for a response; a response answers the latest of them.
     let mut open: Vec<usize> = Vec::new();
+    let mut last = LastTools::default();
     for (i, e) in events.iter().enumerate() {
         if e.channel != Channel::LlmHttp {
             continue;
         }
         if e.from == Lane::Host && e.to == Lane::Llm {
             open.push(out.len());
-            out.push(read_request(i, e));
+            out.push(read_request_with(i, e, &mut last));
         } else if e.from == Lane::Llm && e.to == Lane::Host {
             let Some(x) = open.pop().map(|n| &mut out[n]) else {
                 continue;
@@ -120,6 +123,7 @@ pub(super) struct LlmPairs {
     /// Exchanges still waiting for a response (sampling or not, index); a response answers the
     /// latest of them.
     open: Vec<(bool, usize)>,
+    last: LastTools,
 }
 
 impl LlmPairs {
@@ -135,7 +139,7 @@ impl LlmPairs {
             return None;
         }
         if e.from == Lane::Host && e.to == Lane::Llm {
-            let x = read_request(i, e);
+            let x = read_request_with(i, e, &mut self.last);
             let part = if x.sampling_for.is_some() {
                 &mut *sampling
             } else {
@@ -188,6 +192,76 @@ fn request_head(e: &Event) -> (Option<String>, Option<String>) {
 /// Reads the request half of an exchange (event `i`). The body is parsed once; its `tools`
 /// array is moved out of it, not copied.
 pub(super) fn read_request(i: usize, e: &Event) -> LlmExchange {
+    read_request_with(i, e, &mut LastTools::default())
+}
+
+/// The `tools` parameter of the last request read, by its JSON text: an agent loop sends the
+/// same tools with every request (kilobytes of schemas, most of a request), so a run of
+/// requests parses them once and copies them after.
+#[derive(Debug, Default)]
+pub(super) struct LastTools {
+    text: String,
+    entries: Vec<Value>,
+}
+
+/// A request body: every member as a [`Value`] but `tools`, kept as its JSON text (the last
+/// one where it repeats, as a [`Value`] keeps it).
+struct Body<'a> {
+    members: Map<String, Value>,
+    tools: Option<&'a RawValue>,
+}
+
+impl<'de> Deserialize<'de> for Body<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Body<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body<'de>, A::Error> {
+                let mut body = Body {
+                    members: Map::new(),
+                    tools: None,
+                };
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "tools" {
+                        body.tools = Some(map.next_value()?);
+                    } else {
+                        let value = map.next_value()?;
+                        body.members.insert(key, value);
+                    }
+                }
+                Ok(body)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A request's body as a [`Value`] object, its `tools` taken from `last` when they are the
+/// same text; `None` where it is not a JSON object (nothing is read from it then).
+fn request_body(text: &str, last: &mut LastTools) -> Option<Value> {
+    let Body { mut members, tools } = serde_json::from_str::<Body<'_>>(text).ok()?;
+    if let Some(raw) = tools {
+        let tools = if raw.get() == last.text {
+            Value::Array(last.entries.clone())
+        } else {
+            let tools = serde_json::from_str::<Value>(raw.get()).ok()?;
+            if let Value::Array(entries) = &tools {
+                last.text = raw.get().to_string();
+                last.entries = entries.clone();
+            }
+            tools
+        };
+        // Where it stood among the members does not matter: it is read by name and moved out.
+        members.insert("tools".to_string(), tools);
+    }
+    Some(Value::Object(members))
+}
+
+/// [`read_request`] with the tools of the last request read.
+pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> LlmExchange {
     let (url, sampling_for) = request_head(e);
     let shape = url.as_deref().and_then(shape_of);
     let mut x = LlmExchange {
@@ -197,7 +271,9 @@ pub(super) fn read_request(i: usize, e: &Event) -> LlmExchange {
         sampling_for,
         ..LlmExchange::default()
     };
-    if let (Some(shape), Ok(mut body)) = (shape, serde_json::from_str::<Value>(&e.text())) {
+    if let Some(shape) = shape
+        && let Some(mut body) = request_body(&e.text(), last)
+    {
         x.tools = convert::tool_names_in_request(shape, &body);
         x.tool_results = convert::tool_result_ids_in_request(shape, &body);
         x.model = body
@@ -248,5 +324,43 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
                 .collect();
         }
         Err(problem) => x.problem = Some(problem),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Requests read in a run (their repeated tools copied) read as each read alone does, and
+    /// a body's `tools` reads as a `Value` reads it: repeated (the last one), null, or in a
+    /// body that is not an object.
+    #[test]
+    fn repeated_tools_read_as_each_request_alone() {
+        let mut requests = 0;
+        for text in crate::analysis::fixtures::RECORDINGS {
+            let events = crate::trace::load_from_reader(text.as_bytes())
+                .expect("fixture")
+                .events;
+            for x in llm_exchanges(&events) {
+                let alone = read_request(x.request, &events[x.request]);
+                assert_eq!(x.tool_entries, alone.tool_entries);
+                assert_eq!(x.tools, alone.tools);
+                requests += usize::from(!x.tool_entries.is_empty());
+            }
+        }
+        assert!(requests >= 4, "{requests}");
+        let mut last = LastTools::default();
+        for body in [
+            r#"{"tools":[{"name":"a"}],"model":"m","tools":[{"name":"b"}]}"#,
+            r#"{"model":"m","tools":[{"name":"b"}]}"#,
+            r#"{"tools":null}"#,
+            r#"[{"tools":[]}]"#,
+            r#"{"tools":[{"name":"b"}],"x":1}"#,
+        ] {
+            let value = serde_json::from_str::<Value>(body).expect("json");
+            let expected = value.is_object().then(|| value.get("tools").cloned());
+            let read = request_body(body, &mut last).map(|v| v.get("tools").cloned());
+            assert_eq!(read, expected, "{body}");
+        }
     }
 }
