@@ -457,3 +457,64 @@ fn why_a_message_is_invalid_is_said_in_the_language_asked() {
         }
     }
 }
+
+/// `import` says what it skipped, that the times are made up and what it wrote, in the language
+/// asked; the importer's own words about a bad line are quoted, not translated.
+#[test]
+fn import_says_its_warnings_and_notes_in_the_language_asked() {
+    let dir = tempdir();
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/mcp-server-weather.log");
+    let history = dir.path().join("history.json");
+    std::fs::write(
+        &history,
+        r#"[{"request":"{\"method\":\"tools/list\"}","response":"{\"tools\":[]}"}]"#,
+    )
+    .expect("write history");
+    let out = dir.path().join("out.jsonl");
+    let (log, history, out) = (
+        log.to_str().expect("utf-8 path"),
+        history.to_str().expect("utf-8 path"),
+        out.to_str().expect("utf-8 path"),
+    );
+    let said = |lang: &str| {
+        let skipped = both(&["import", "claude-desktop", log, "--trace", out], lang).1;
+        let timeless = both(&["import", "inspector", history, "--trace", out], lang).1;
+        format!("{skipped}{timeless}")
+    };
+    let en = said("en");
+    for english in [
+        "mcp-server-weather.log: line 9: ",
+        " (skipped)",
+        "history.json has no times: ",
+        "10 events from ",
+        "2 events from ",
+    ] {
+        assert!(en.contains(english), "{english}: {en}");
+    }
+    for (lang, present) in [
+        (
+            "pt",
+            [
+                "mcp-server-weather.log: linha 9 ignorada: o importador diz “",
+                "history.json não tem horários: ",
+                "10 eventos de ",
+            ],
+        ),
+        (
+            "es",
+            [
+                "mcp-server-weather.log: línea 9 omitida: el importador dice “",
+                "history.json no tiene horas: ",
+                "10 eventos de ",
+            ],
+        ),
+    ] {
+        says(
+            lang,
+            &said(lang),
+            &present,
+            &["(skipped)", "has no times", "written to"],
+        );
+    }
+}
