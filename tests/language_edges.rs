@@ -1,7 +1,8 @@
 //! What a Portuguese or Spanish class still read in English after `language_errors` (issue 16,
 //! Language), third part: the loader's warnings about lines it skipped, a `traceparent` that
 //! `validate` rejects, an LLM API that refuses the run, a file a command cannot write, and the
-//! doctor's detail about a server that dies before the host's `initialize` reaches it. Each test
+//! doctor's detail about a server that dies before the host's `initialize` reaches it, why a
+//! message is not valid JSON-RPC (in `summary` and the narration). Each test
 //! runs the same input in English too and requires the English there, so the translated words
 //! cannot pass by saying nothing.
 
@@ -13,9 +14,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use sightline::analysis::narration::narrate;
+use sightline::analysis::report;
+use sightline::i18n::{Language, Strings};
+
+use crate::language::english_sentences;
 use crate::language_errors::{both, json_edit, says};
 use crate::language_gaps::{edit, trace};
-use crate::util::tempdir;
+use crate::util::{load, tempdir};
 
 /// The lines of `text` that carry `mark`, joined.
 fn lines_with(text: &str, mark: &str) -> String {
@@ -371,4 +377,144 @@ fn validates_json_keeps_the_english() {
             .contains("`12` is not a W3C traceparent (not a string)"),
         "{v}"
     );
+}
+
+/// A trace whose server and host send lines that are not valid JSON-RPC: bytes that are not
+/// UTF-8, a request with `id: null`, a response with both `result` and `error`, a message
+/// without `jsonrpc`. `summary` and the narration say why each is invalid in the language asked.
+#[test]
+fn why_a_message_is_invalid_is_said_in_the_language_asked() {
+    let dir = tempdir();
+    let path = dir.path().join("invalid.jsonl");
+    let event = |seq: u32, from: &str, to: &str, payload: &str| {
+        format!(
+            r#"{{"seq":{seq},"time":"2026-11-29T12:00:00.00{seq}000Z","from":"{from}","to":"{to}","channel":"stdio",{payload}}}"#
+        )
+    };
+    let lines = [
+        r#"{"sightline_trace":1,"created":"2026-11-29T12:00:00.000000Z","sightline_version":"0.1.0","title":"x"}"#.to_string(),
+        event(0, "server:w", "host", r#""raw_b64":"//4gaGk=""#),
+        event(1, "host", "server:w", r#""raw":"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}""#),
+        event(2, "server:w", "host", r#""raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}}""#),
+        event(3, "host", "server:w", r#""raw":"{\"id\":2,\"method\":\"ping\"}""#),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write trace");
+    let file = path.to_str().expect("utf-8 path");
+    let english = [
+        "not UTF-8 text",
+        "a request with `id: null`",
+        "a response with both `result` and `error`",
+        "JSON, but not JSON-RPC 2.0 (no `jsonrpc` member)",
+    ];
+    let invalid = |lang: &str| lines_with(&both(&["summary", file], lang).0, "!! ");
+    let en = invalid("en");
+    for e in english {
+        assert!(en.contains(e), "{e}: {en}");
+    }
+    for (lang, present) in [
+        (
+            "pt",
+            [
+                "não é texto UTF-8",
+                "uma requisição com `id: null`",
+                "uma resposta com `result` e `error` ao mesmo tempo",
+                "falta o campo `jsonrpc`",
+            ],
+        ),
+        (
+            "es",
+            [
+                "no es texto UTF-8",
+                "una solicitud con `id: null`",
+                "una respuesta con `result` y `error` a la vez",
+                "falta el campo `jsonrpc`",
+            ],
+        ),
+    ] {
+        says(lang, &invalid(lang), &present, &english);
+    }
+
+    // The narration quotes the same reasons.
+    let trace = load(&path);
+    let r = report(&trace.events);
+    let strings = Strings::embedded();
+    let told = |lang| {
+        (0..trace.events.len())
+            .map(|i| narrate(&trace.events, &r, i, &strings, lang))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let en = told(Language::En);
+    for e in english {
+        assert!(en.contains(e), "{e}: {en}");
+    }
+    for lang in [Language::Pt, Language::Es] {
+        let text = told(lang);
+        let found = english_sentences(&text);
+        assert!(found.is_empty(), "{lang:?}: English {found:?} in:\n{text}");
+        for e in english {
+            assert!(!text.contains(e), "{lang:?}: {e:?} in:\n{text}");
+        }
+    }
+}
+
+/// `import` says what it skipped, that the times are made up and what it wrote, in the language
+/// asked; the importer's own words about a bad line are quoted, not translated.
+#[test]
+fn import_says_its_warnings_and_notes_in_the_language_asked() {
+    let dir = tempdir();
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/mcp-server-weather.log");
+    let history = dir.path().join("history.json");
+    std::fs::write(
+        &history,
+        r#"[{"request":"{\"method\":\"tools/list\"}","response":"{\"tools\":[]}"}]"#,
+    )
+    .expect("write history");
+    let out = dir.path().join("out.jsonl");
+    let (log, history, out) = (
+        log.to_str().expect("utf-8 path"),
+        history.to_str().expect("utf-8 path"),
+        out.to_str().expect("utf-8 path"),
+    );
+    let said = |lang: &str| {
+        let skipped = both(&["import", "claude-desktop", log, "--trace", out], lang).1;
+        let timeless = both(&["import", "inspector", history, "--trace", out], lang).1;
+        format!("{skipped}{timeless}")
+    };
+    let en = said("en");
+    for english in [
+        "mcp-server-weather.log: line 9: ",
+        " (skipped)",
+        "history.json has no times: ",
+        "10 events from ",
+        "2 events from ",
+    ] {
+        assert!(en.contains(english), "{english}: {en}");
+    }
+    for (lang, present) in [
+        (
+            "pt",
+            [
+                "mcp-server-weather.log: linha 9 ignorada: o importador diz “",
+                "history.json não tem horários: ",
+                "10 eventos de ",
+            ],
+        ),
+        (
+            "es",
+            [
+                "mcp-server-weather.log: línea 9 omitida: el importador dice “",
+                "history.json no tiene horas: ",
+                "10 eventos de ",
+            ],
+        ),
+    ] {
+        says(
+            lang,
+            &said(lang),
+            &present,
+            &["(skipped)", "has no times", "written to"],
+        );
+    }
 }

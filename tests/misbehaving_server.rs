@@ -98,7 +98,10 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
             format!(
                 "{}: {}",
                 events[i].text(),
-                analysis.derived[i].problem().unwrap_or_default()
+                analysis.derived[i]
+                    .problem()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
             )
         })
         .collect();

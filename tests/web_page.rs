@@ -250,3 +250,48 @@ fn serve_streams_a_growing_trace_and_refuses_other_hosts_on_the_loopback() {
     let first: sightline::trace::Event = serde_json::from_str(lines[1]).expect("event");
     assert!(body.contains(&serde_json::to_string(&first).expect("json")));
 }
+
+/// A served trace with a line that is not an event: the stream carries the warning typed, not
+/// as English text, so the page says it in the page's language (issue 16, Language).
+#[test]
+fn serve_sends_the_loaders_warnings_typed_for_the_page_to_say() {
+    use sightline::analysis::trace_error::warning;
+    use sightline::i18n::{Language, Words};
+    use sightline::trace::{LineProblem, LoadWarning};
+
+    let dir = tempdir();
+    let trace = dir.path().join("weather.jsonl");
+    run_scenario_to("weather", &trace, &[]);
+    let mut text = std::fs::read_to_string(&trace).expect("trace");
+    let bad = text.lines().count() + 1;
+    text.push_str("not an event\n");
+    std::fs::write(&trace, text).expect("write");
+    let served = serve(&trace, "127.0.0.1:0");
+    let host = format!("127.0.0.1:{}", served.port);
+    let (status, body) = get(served.port, "/events", &host, |b| {
+        b.contains("event: warning\ndata: ") && b.ends_with("\n\n")
+    });
+    assert_eq!(status, 200);
+    let data = body
+        .split("event: warning\ndata: ")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or_else(|| panic!("no warning in {body}"));
+    assert!(!data.contains("not a valid event"), "English sent: {data}");
+    let w: LoadWarning = serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}"));
+    assert_eq!(w.line, bad);
+    let problem = match &w.problem {
+        LineProblem::InFile { problem, .. } => problem.as_ref(),
+        other => other,
+    };
+    assert!(matches!(problem, LineProblem::NotEvent { .. }), "{w:?}");
+    let en = warning(&w).say(Words::of(Language::En));
+    assert!(en.starts_with(&format!("line {bad}: ")), "{en}");
+    assert!(en.contains("not a valid event, skipped: "), "{en}");
+    for (lang, start) in [(Language::Pt, "linha"), (Language::Es, "línea")] {
+        let said = warning(&w).say(Words::of(lang));
+        assert!(said.starts_with(&format!("{start} {bad}: ")), "{said}");
+        let english = crate::language::english_sentences(&said);
+        assert!(english.is_empty(), "{lang:?}: {english:?} in {said}");
+    }
+}

@@ -5,7 +5,7 @@
 //! (the JSON reader's complaint, the system's) is quoted as it is.
 
 use crate::i18n::Said;
-use crate::trace::{LineProblem, LoadWarning, TraceError};
+use crate::trace::{Invalidity, LineProblem, LoadWarning, Problem, TraceError};
 
 /// `e` as a sentence each language can say (`cli_error.trace_*`).
 pub fn said(e: &TraceError) -> Said {
@@ -28,6 +28,28 @@ pub fn said(e: &TraceError) -> Said {
             .with("found", found)
             .with("supported", supported),
     }
+}
+
+/// Why a payload is not a valid JSON-RPC message, as words each language can say
+/// (`invalid_message.*`); the JSON reader's complaint and the `jsonrpc` member are quoted.
+pub fn invalid(problem: &Problem) -> Said {
+    let key = match problem.why {
+        Invalidity::NotUtf8 => "invalid_message.not_utf8",
+        Invalidity::Batch => "invalid_message.batch",
+        Invalidity::NotObject => "invalid_message.not_object",
+        Invalidity::EmptyLine => "invalid_message.empty_line",
+        Invalidity::NotJson => "invalid_message.not_json",
+        Invalidity::WrongVersion => "invalid_message.wrong_version",
+        Invalidity::NoVersion => "invalid_message.no_version",
+        Invalidity::BadId => "invalid_message.bad_id",
+        Invalidity::MethodNotString => "invalid_message.method_not_string",
+        Invalidity::NullIdRequest => "invalid_message.null_id_request",
+        Invalidity::ResultAndError => "invalid_message.result_and_error",
+        Invalidity::Neither => "invalid_message.neither",
+        Invalidity::ResultWithoutId => "invalid_message.result_without_id",
+        Invalidity::NoPayload => "invalid_message.no_payload",
+    };
+    Said::new(key).with("detail", problem.detail())
 }
 
 /// A load warning as a sentence each language can say (`trace_warning.*`): `line N: …`.
@@ -85,6 +107,44 @@ pub fn line_problem(problem: &LineProblem) -> Said {
 mod tests {
     use super::*;
     use crate::i18n::{Language, Words};
+
+    #[test]
+    fn each_reason_a_message_is_invalid_is_said_and_english_is_the_traces_own() {
+        let payloads: [&[u8]; 13] = [
+            b"\xff\xfe not utf8",
+            b"[1,2]",
+            b"3",
+            b"  ",
+            b"debug: hello",
+            br#"{"jsonrpc":"1.0","id":1,"method":"a"}"#,
+            br#"{"id":1,"method":"a"}"#,
+            br#"{"jsonrpc":"2.0","id":{},"method":"a"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+            br#"{"jsonrpc":"2.0","id":null,"method":"a"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1}"#,
+            br#"{"jsonrpc":"2.0","result":{}}"#,
+        ];
+        let mut seen = std::collections::HashSet::new();
+        let problems = payloads
+            .iter()
+            .map(|bytes| crate::trace::classify(bytes).problem.expect("invalid"))
+            .chain([Problem::new(Invalidity::NoPayload)]);
+        for problem in problems {
+            assert!(seen.insert(problem.why), "{problem}");
+            assert_eq!(invalid(&problem).english(), problem.to_string());
+            for lang in [Language::Pt, Language::Es] {
+                let text = invalid(&problem).say(Words::of(lang));
+                assert_ne!(text, problem.to_string(), "{lang:?}");
+                assert!(
+                    !["not ", "without", "must", "request", "both"]
+                        .iter()
+                        .any(|w| text.contains(w)),
+                    "{lang:?}: {text}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn each_language_says_why_a_trace_did_not_open_and_english_is_the_errors_own() {

@@ -1,14 +1,17 @@
-//! `sightline import FORMAT FILE --trace OUT [--name NAME]`: other tools' recordings as traces.
+//! `sightline import FORMAT FILE --trace OUT [--name NAME] [--lang LANG]`: other tools' recordings
+//! as traces.
 //!
 //! Reading and parsing is [`crate::trace::import::import_file`] (the app's File > Import uses
 //! it too), with the provider's credential redaction and SSE parser as the HTTP hooks; this
-//! reports skipped lines on stderr and writes the trace.
+//! reports skipped lines on stderr and writes the trace, saying both in the language asked
+//! (`import_text.*`; what the importer found wrong is its own words, quoted).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
+use crate::i18n::{Said, Words};
 use crate::trace::import;
 use crate::trace::write_trace;
 
@@ -49,6 +52,8 @@ pub struct ImportArgs {
     /// host (HAR).
     #[arg(long)]
     name: Option<String>,
+    #[command(flatten)]
+    lang: super::lang::LangArg,
 }
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
@@ -59,22 +64,26 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         args.name.as_deref(),
         crate::host::provider::import_hooks(),
     )?;
+    let w = Words::of(args.lang.language()?);
     for warning in &file.imported.warnings {
-        eprintln!("sightline: {}: {warning} (skipped)", path.display());
+        let key = match warning.unit {
+            "entry" => "import_text.skipped_entry",
+            _ => "import_text.skipped_line",
+        };
+        let said = Said::new(key)
+            .with("number", warning.number)
+            .with("detail", &warning.message);
+        eprintln!("sightline: {}: {}", path.display(), said.say(w));
     }
     if file.imported.synthetic_times {
-        eprintln!(
-            "sightline: {} has no times: the events get the file's modification time plus 1 ms \
-             each (marked `synthetic_times` in the trace header)",
-            path.display()
-        );
+        let said = Said::new("import_text.synthetic_times").with("path", path.display());
+        eprintln!("sightline: {}", said.say(w));
     }
     write_trace(&args.trace, &file.header, &file.imported.events)?;
-    eprintln!(
-        "sightline: {} events from {} written to {}",
-        file.imported.events.len(),
-        path.display(),
-        args.trace.display()
-    );
+    let said = Said::new("import_text.written")
+        .with("count", file.imported.events.len())
+        .with("path", path.display())
+        .with("trace", args.trace.display());
+    eprintln!("sightline: {}", said.say(w));
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,5 @@
 //! `--lang`: the language a command prints in. One flag for `run`, `summary`, `doctor`,
-//! `export`, `open`, `check`, `diff`, `validate`, `replay` and `poison`, one rule: the flag, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`),
+//! `export`, `open`, `check`, `diff`, `validate`, `replay`, `poison` and `import`, one rule: the flag, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`),
 //! else English; an unknown code is a one-line error naming the three there are.
 
 use clap::Args;

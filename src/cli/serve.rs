@@ -5,7 +5,8 @@
 //! writes, with the event stream's URL in place of the trace) and `/events` is a Server-Sent
 //! Events stream: the trace's header (`event: header`), then every event as one trace line
 //! (`id:` its index, so a reconnecting browser resumes where it was), then each new one as
-//! [`crate::trace::Follower`] reads it (every 100 ms), and bad lines as `event: warning`;
+//! [`crate::trace::Follower`] reads it (every 100 ms), and bad lines as `event: warning` (a
+//! typed [`LoadWarning`], which the page words in its own language);
 //! before the events that hold LLM requests, their tools' exact token counts (`event: tokens`,
 //! [`Carried`]: the viewer links no tokenizer).
 //! Nothing the page can send starts a process or writes a file: there is nothing to send to.
@@ -31,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use clap::Args;
 
 use crate::analysis::tokens::{Carried, Tiktoken};
-use crate::trace::{Event, Follower};
+use crate::trace::{Event, Follower, LineProblem, LoadWarning, TraceError};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -210,9 +211,12 @@ async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Respon
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
     let path = served.path.clone();
     tokio::spawn(async move {
-        if let Err(e) = stream(&path, resume, &tx).await {
+        if let Err(problem) = stream(&path, resume, &tx).await {
             let _ = tx
-                .send(format!("event: warning\ndata: {}\n\n", warning_json(0, &e)))
+                .send(format!(
+                    "event: warning\ndata: {}\n\n",
+                    warning_json(0, problem)
+                ))
                 .await;
         }
     });
@@ -236,8 +240,13 @@ async fn stream(
     path: &Path,
     resume: usize,
     tx: &tokio::sync::mpsc::Sender<String>,
-) -> Result<(), String> {
-    let mut follower = Follower::new(path).map_err(|e| e.to_string())?;
+) -> Result<(), LineProblem> {
+    let mut follower = Follower::new(path).map_err(|e| LineProblem::CannotOpen {
+        detail: match e {
+            TraceError::Open { source, .. } => source.to_string(),
+            other => other.to_string(),
+        },
+    })?;
     let mut sent = 0usize;
     let mut warned = 0usize;
     let mut title = None;
@@ -246,7 +255,9 @@ async fn stream(
         let new = follower.poll();
         let header = follower.header();
         if title.as_ref() != Some(&header.title) {
-            let json = serde_json::to_string(&header).map_err(|e| e.to_string())?;
+            let json = serde_json::to_string(&header).map_err(|e| LineProblem::ReadStopped {
+                detail: e.to_string(),
+            })?;
             title = Some(header.title);
             if tx
                 .send(format!("event: header\ndata: {json}\n\n"))
@@ -261,7 +272,9 @@ async fn stream(
         let counts = Carried::of(&new, &Tiktoken);
         let mut chunk = String::new();
         if !counts.is_empty() {
-            let json = serde_json::to_string(&counts).map_err(|e| e.to_string())?;
+            let json = serde_json::to_string(&counts).map_err(|e| LineProblem::ReadStopped {
+                detail: e.to_string(),
+            })?;
             chunk.push_str(&format!("event: tokens\ndata: {json}\n\n"));
         }
         chunk.push_str(&frame(&new, &mut sent, resume));
@@ -269,7 +282,7 @@ async fn stream(
         for w in warnings {
             chunk.push_str(&format!(
                 "event: warning\ndata: {}\n\n",
-                warning_json(w.line, &w.problem.to_string())
+                warning_json(w.line, w.problem.clone())
             ));
         }
         warned = follower.warnings.len();
@@ -304,9 +317,9 @@ fn frame(events: &[Event], sent: &mut usize, resume: usize) -> String {
     out
 }
 
-/// A bad line, as the page's status bar lists it (`line` 0: the stream itself failed).
-fn warning_json(line: usize, message: &str) -> String {
-    serde_json::json!({ "line": line, "message": message }).to_string()
+/// A bad line, typed: the page says it in its own language (`line` 0: the stream itself failed).
+fn warning_json(line: usize, problem: LineProblem) -> String {
+    serde_json::to_string(&LoadWarning { line, problem }).unwrap_or_default()
 }
 
 #[cfg(test)]

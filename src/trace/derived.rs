@@ -3,7 +3,7 @@
 //! computes it.
 
 use super::event::Lane;
-use super::jsonrpc::RpcId;
+use super::jsonrpc::{Problem, RpcId};
 use super::shared::Shared;
 
 /// What an event is, once interpreted.
@@ -88,7 +88,7 @@ pub struct Derived {
 /// The parts of a [`Derived`] that most events lack, boxed together.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(super) struct Rare {
-    pub(super) problem: Option<Shared>,
+    pub(super) problem: Option<Problem>,
     pub(super) error: Option<(i64, String)>,
     pub(super) retry_of: Option<u64>,
     pub(super) subscription: Option<u64>,
@@ -110,8 +110,8 @@ impl Derived {
     }
 
     /// What is wrong with an invalid payload.
-    pub fn problem(&self) -> Option<&str> {
-        self.rare.as_ref()?.problem.as_deref()
+    pub fn problem(&self) -> Option<&Problem> {
+        self.rare.as_ref()?.problem.as_ref()
     }
 
     /// For error responses: the JSON-RPC error code and message.

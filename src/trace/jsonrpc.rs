@@ -63,6 +63,86 @@ pub enum MessageKind {
     Invalid,
 }
 
+/// Why a payload is not a valid JSON-RPC message. `Display` says it in Sightline's English (the
+/// trace, JSON outputs); `analysis::trace_error::invalid` says it in each language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Invalidity {
+    NotUtf8,
+    /// An array; the detail is the number of items.
+    Batch,
+    NotObject,
+    EmptyLine,
+    /// The detail is the JSON reader's complaint.
+    NotJson,
+    /// The detail is the `jsonrpc` member, as JSON.
+    WrongVersion,
+    NoVersion,
+    BadId,
+    MethodNotString,
+    NullIdRequest,
+    ResultAndError,
+    Neither,
+    ResultWithoutId,
+    /// An event with neither `raw` nor a valid `raw_b64`.
+    NoPayload,
+}
+
+/// What is wrong with an invalid payload: the reason and the one detail some reasons carry.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Problem {
+    pub why: Invalidity,
+    pub detail: Option<Shared>,
+}
+
+impl Problem {
+    pub fn new(why: Invalidity) -> Self {
+        Problem { why, detail: None }
+    }
+
+    fn with(why: Invalidity, detail: impl ToString) -> Self {
+        Problem {
+            why,
+            detail: Some(Shared::new(detail.to_string())),
+        }
+    }
+
+    /// The detail, or nothing.
+    pub fn detail(&self) -> &str {
+        self.detail.as_deref().unwrap_or("")
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.detail();
+        match self.why {
+            Invalidity::NotUtf8 => f.write_str("not UTF-8 text"),
+            Invalidity::Batch => write!(
+                f,
+                "a JSON-RPC batch of {d} messages (batches were allowed only in MCP 2025-03-26)"
+            ),
+            Invalidity::NotObject => f.write_str("JSON, but not a JSON-RPC object"),
+            Invalidity::EmptyLine => f.write_str("an empty line"),
+            Invalidity::NotJson => write!(f, "not JSON ({d})"),
+            Invalidity::WrongVersion => write!(f, "`jsonrpc` is {d}, not \"2.0\""),
+            Invalidity::NoVersion => {
+                f.write_str("JSON, but not JSON-RPC 2.0 (no `jsonrpc` member)")
+            }
+            Invalidity::BadId => f.write_str("`id` must be a string or a number"),
+            Invalidity::MethodNotString => f.write_str("`method` is not a string"),
+            Invalidity::NullIdRequest => f.write_str("a request with `id: null`"),
+            Invalidity::ResultAndError => f.write_str("a response with both `result` and `error`"),
+            Invalidity::Neither => {
+                f.write_str("neither a request (`method`) nor a response (`result`/`error`)")
+            }
+            Invalidity::ResultWithoutId => f.write_str("a result without an `id`"),
+            Invalidity::NoPayload => {
+                f.write_str("no payload (neither `raw` nor a valid `raw_b64`)")
+            }
+        }
+    }
+}
+
 /// One payload, classified, with the members correlation reads (borrowed from the payload
 /// where they have no escapes; see [`super::envelope`]).
 #[derive(Debug, Clone, Default)]
@@ -70,8 +150,8 @@ pub struct Message<'a> {
     pub kind: MessageKind,
     pub method: Option<Cow<'a, str>>,
     pub id: Option<RpcId>,
-    /// For invalid payloads: what is wrong, in words.
-    pub problem: Option<String>,
+    /// For invalid payloads: what is wrong.
+    pub problem: Option<Problem>,
     /// What `params` holds (empty when it is absent or not an object).
     pub params: Params<'a>,
     /// `result`, when present (empty when it is not an object).
@@ -82,9 +162,9 @@ pub struct Message<'a> {
 
 impl<'a> Message<'a> {
     /// An invalid message.
-    pub fn invalid(problem: impl Into<String>) -> Self {
+    pub fn invalid(problem: Problem) -> Self {
         Message {
-            problem: Some(problem.into()),
+            problem: Some(problem),
             ..Message::default()
         }
     }
@@ -94,21 +174,19 @@ impl<'a> Message<'a> {
 pub fn classify(bytes: &[u8]) -> Message<'_> {
     // Bytes that are not UTF-8 are never JSON (its strings are UTF-8, and so is its syntax).
     let Ok(text) = std::str::from_utf8(bytes) else {
-        return Message::invalid("not UTF-8 text");
+        return Message::invalid(Problem::new(Invalidity::NotUtf8));
     };
     let envelope = match serde_json::from_str::<Top<'_>>(text) {
         Ok(Top::Object(envelope)) => envelope,
         Ok(Top::Array(items)) => {
-            return Message::invalid(format!(
-                "a JSON-RPC batch of {items} messages (batches were allowed only in MCP 2025-03-26)"
-            ));
+            return Message::invalid(Problem::with(Invalidity::Batch, items));
         }
-        Ok(Top::Scalar) => return Message::invalid("JSON, but not a JSON-RPC object"),
+        Ok(Top::Scalar) => return Message::invalid(Problem::new(Invalidity::NotObject)),
         Err(e) => {
             return Message::invalid(if bytes.iter().all(u8::is_ascii_whitespace) {
-                "an empty line".to_string()
+                Problem::new(Invalidity::EmptyLine)
             } else {
-                format!("not JSON ({e})")
+                Problem::with(Invalidity::NotJson, e)
             });
         }
     };
@@ -122,22 +200,24 @@ pub fn classify(bytes: &[u8]) -> Message<'_> {
     } = *envelope;
     match jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
-        Some(other) => return Message::invalid(format!("`jsonrpc` is {other}, not \"2.0\"")),
-        None => return Message::invalid("JSON, but not JSON-RPC 2.0 (no `jsonrpc` member)"),
+        Some(other) => return Message::invalid(Problem::with(Invalidity::WrongVersion, other)),
+        None => return Message::invalid(Problem::new(Invalidity::NoVersion)),
     }
     let id = id_value.as_ref().and_then(RpcId::from_value);
     let bad_id = matches!(&id_value, Some(v) if !v.is_null() && id.is_none());
     if bad_id {
-        return Message::invalid("`id` must be a string or a number");
+        return Message::invalid(Problem::new(Invalidity::BadId));
     }
 
     if let Some(method) = method {
         let Some(method) = method else {
-            return Message::invalid("`method` is not a string");
+            return Message::invalid(Problem::new(Invalidity::MethodNotString));
         };
         let kind = match (&id, &id_value) {
             (Some(_), _) => MessageKind::Request,
-            (None, Some(Value::Null)) => return Message::invalid("a request with `id: null`"),
+            (None, Some(Value::Null)) => {
+                return Message::invalid(Problem::new(Invalidity::NullIdRequest));
+            }
             (None, _) => MessageKind::Notification,
         };
         return Message {
@@ -153,15 +233,13 @@ pub fn classify(bytes: &[u8]) -> Message<'_> {
     let kind = match (result.is_some(), error.is_some()) {
         (true, false) => MessageKind::Response,
         (false, true) => MessageKind::Error,
-        (true, true) => return Message::invalid("a response with both `result` and `error`"),
+        (true, true) => return Message::invalid(Problem::new(Invalidity::ResultAndError)),
         (false, false) => {
-            return Message::invalid(
-                "neither a request (`method`) nor a response (`result`/`error`)",
-            );
+            return Message::invalid(Problem::new(Invalidity::Neither));
         }
     };
     if id.is_none() && kind == MessageKind::Response {
-        return Message::invalid("a result without an `id`");
+        return Message::invalid(Problem::new(Invalidity::ResultWithoutId));
     }
     Message {
         kind,
@@ -228,12 +306,13 @@ mod tests {
     #[test]
     fn invalid_lines_say_why() {
         let m = classify(b"\xff\xfe not utf8");
-        assert_eq!(m.problem.as_deref(), Some("not UTF-8 text"));
+        let problem = m.problem.expect("a problem");
+        assert_eq!(problem.why, Invalidity::NotUtf8);
+        assert_eq!(problem.to_string(), "not UTF-8 text");
         let m = classify(br#"[1,2]"#);
         assert!(
             m.problem
-                .as_deref()
-                .is_some_and(|p| p.contains("batch of 2"))
+                .is_some_and(|p| p.why == Invalidity::Batch && p.to_string().contains("batch of 2"))
         );
     }
 }
@@ -306,11 +385,12 @@ mod members_tests {
             let m = classify(text.as_bytes());
             let not_json = m
                 .problem
-                .as_deref()
-                .is_some_and(|p| p.starts_with("not JSON"));
+                .as_ref()
+                .is_some_and(|p| p.why == Invalidity::NotJson);
             assert_eq!(not_json, value.is_err(), "{text}: {:?}", m.problem);
             if let Err(e) = value {
-                assert_eq!(m.problem, Some(format!("not JSON ({e})")), "{text}");
+                let said = m.problem.as_ref().map(ToString::to_string);
+                assert_eq!(said, Some(format!("not JSON ({e})")), "{text}");
             }
         }
         let error = classify(br#"{"jsonrpc":"2.0","id":1,"error":"down"}"#);

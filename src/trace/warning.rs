@@ -2,15 +2,18 @@
 //!
 //! A class reads these warnings in its own language, but `trace` uses no other module (no
 //! `i18n`). So each warning is a [`LineProblem`] whose variant and fields say what happened;
-//! its `Display` is the English (logs, `serve`'s stream, tests), and the edges that show it to
+//! its `Display` is the English (logs, tests), and the edges that show it to
 //! a participant (the command line, the app) word it from the variant, as they do for
-//! [`super::TraceError`].
+//! [`super::TraceError`]. Both travel as JSON (`serve`'s `event: warning`), so the page that
+//! receives them words them in its own language.
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// A line of a trace that could not be used, or an event that was kept but is odd. Loading goes
 /// on either way.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadWarning {
     /// 1-based line number in the file.
     pub line: usize,
@@ -25,7 +28,8 @@ impl fmt::Display for LoadWarning {
 
 /// What is wrong with one line (see the module documentation). The texts a library wrote
 /// (`detail`: the JSON reader's, the system's) are kept as they are.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LineProblem {
     /// The last line has no newline: the recorder stopped while writing it. `detail` is the
     /// JSON reader's complaint, when the line was read.

@@ -141,7 +141,8 @@ impl Inspector {
                     .map(str::to_string),
                 s => Some(s.as_str().to_string()),
             }),
-            d.problem().map(str::to_string),
+            d.problem()
+                .map(|p| crate::analysis::trace_error::invalid(p).say(tr.words())),
         ];
         for problem in problems.into_iter().flatten() {
             let text = tr.f(

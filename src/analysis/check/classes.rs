@@ -208,12 +208,15 @@ pub fn find(
         Class::Invalid => {
             for (e, d) in events.iter().zip(derived) {
                 if d.kind == Kind::Invalid {
-                    let problem = d.problem().unwrap_or("not JSON-RPC");
+                    let problem = d.problem().map_or_else(
+                        || "not JSON-RPC".to_string(),
+                        |p| crate::analysis::trace_error::invalid(p).say(w),
+                    );
                     out.push(finding(
                         e,
                         w.fmt(
                             "check_text.invalid",
-                            &[("seq", &e.seq.to_string()), ("problem", problem)],
+                            &[("seq", &e.seq.to_string()), ("problem", &problem)],
                         ),
                     ));
                 }

@@ -211,12 +211,14 @@ impl Context<'_> {
             }
             _ => {
                 status = Status::Invalid;
-                let problem = d.problem().unwrap_or("not JSON-RPC");
+                let problem = d
+                    .problem()
+                    .map_or_else(|| "not JSON-RPC".to_string(), ToString::to_string);
                 // "not JSON (expected value at line 1 column 1)": the head in the label, the
                 // rest in the detail after the line itself.
                 let (short, why) = match problem.split_once(" (") {
                     Some((head, rest)) => (head, rest.strip_suffix(')').unwrap_or(rest)),
-                    None => (problem, ""),
+                    None => (problem.as_str(), ""),
                 };
                 parts.add(format!("\"{}\"", visible(&e.text(), 50)));
                 parts.add(why);

@@ -178,7 +178,11 @@ impl Narrator<'_> {
         let from = self.who(&self.event.from);
         match d.kind {
             Kind::Invalid => {
-                let problem = quote(d.problem().unwrap_or("?"), 120);
+                let problem = d.problem().map_or_else(
+                    || "?".to_string(),
+                    |p| crate::analysis::trace_error::invalid(p).say(self.words()),
+                );
+                let problem = quote(&problem, 120);
                 vec![say!(self, "invalid", from = from, problem = problem)]
             }
             Kind::Request => self.request(&from),

@@ -49,7 +49,7 @@ pub fn write_json_lines(
             "orphan": d.pairing == Pairing::Orphan,
             "revision": d.revision,
             "detail": d.detail,
-            "problem": d.problem(),
+            "problem": d.problem().map(ToString::to_string),
             "error": d.error().map(|(code, message)| json!({"code": code, "message": message})),
             "retry_of": d.retry_of(),
             "input_required": d.input_required,

@@ -233,7 +233,10 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
         Kind::Invalid => format!(
             "{arrow}  {}: {}: {}",
             words.get("summary.invalid"),
-            d.problem().unwrap_or("?"),
+            d.problem().map_or_else(
+                || "?".to_string(),
+                |p| crate::analysis::trace_error::invalid(p).say(words)
+            ),
             preview(&e.text())
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),

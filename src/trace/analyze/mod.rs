@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 
 pub use super::derived::{Analysis, Derived, Kind, PENDING_AT_END, Pairing, Session};
 use super::event::{Channel, Event, Lane};
-use super::jsonrpc::{Message, MessageKind, RpcId, classify};
+use super::jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify};
 use super::shared::Shared;
 
 mod exchange;
@@ -105,9 +105,7 @@ impl Analyzer {
                     let bytes = event.bytes();
                     let msg = match &bytes {
                         Some(bytes) => classify(bytes),
-                        None => {
-                            Message::invalid("no payload (neither `raw` nor a valid `raw_b64`)")
-                        }
+                        None => Message::invalid(Problem::new(Invalidity::NoPayload)),
                     };
                     state.message(index, event, msg, events, derived)
                 }
@@ -210,8 +208,13 @@ impl State {
         });
         d.method = self.opt_text(msg.method.as_deref());
         d.id = msg.id.clone();
-        if let Some(problem) = msg.problem.as_deref() {
-            d.rare().problem = Some(self.text(problem));
+        if let Some(problem) = &msg.problem {
+            // The detail is one of the trace's texts, shared like the others.
+            let detail = problem.detail.as_deref().map(|t| self.text(t));
+            d.rare().problem = Some(Problem {
+                why: problem.why,
+                detail,
+            });
         }
         d.revision = session_revision;
 

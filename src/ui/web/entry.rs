@@ -259,20 +259,13 @@ fn listen(url: &str, inbox: Rc<RefCell<Inbox>>, ctx: egui::Context) -> Result<()
         let inbox = inbox.clone();
         let wake = wake.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |m: web_sys::MessageEvent| {
-            #[derive(Deserialize)]
-            struct Served {
-                line: usize,
-                message: String,
-            }
+            // Typed (`trace::LoadWarning`): the status bar words it in the page's language.
             if let Some(w) = m
                 .data()
                 .as_string()
-                .and_then(|w| serde_json::from_str::<Served>(&w).ok())
+                .and_then(|w| serde_json::from_str::<crate::trace::LoadWarning>(&w).ok())
             {
-                inbox.borrow_mut().warnings.push(crate::trace::LoadWarning {
-                    line: w.line,
-                    problem: crate::trace::LineProblem::Text(w.message),
-                });
+                inbox.borrow_mut().warnings.push(w);
             }
             wake();
         })
