@@ -63,11 +63,66 @@ pub fn name_rule() -> Said {
 
 /// Why `schema` is not a valid JSON Schema (compiled offline, draft from `$schema`, else
 /// 2020-12 as MCP says), or `None`.
+///
+/// `jsonschema::options().build` checks a schema against its meta-schema with a validator it
+/// builds anew on every call in the browser (and, natively, beside a registry of the draft's
+/// meta-schemas it prepares each time): that was most of a step of the doctor's verdicts. A
+/// schema that passes [`fast_check`] is valid; anything else is judged by `build` as before,
+/// so the words of a problem are the same.
 pub fn schema_problem(schema: &Value) -> Option<Said> {
+    if fast_check(schema) {
+        return None;
+    }
     let error = jsonschema::options().build(schema).err()?;
     // Checking a schema is validating it against its meta-schema: the instance path is the
     // place in the tool's schema.
     Some(crate::analysis::conformance::words::said_at(&error))
+}
+
+/// The base URI `build` gives a schema without `$id`, so relative references resolve alike.
+const DEFAULT_BASE: &str = "json-schema:///";
+
+/// Whether `schema` is certainly valid: checked against its meta-schema by the crate's cached
+/// validator, then compiled behind a one-line draft-07 schema that refers to it, which is the
+/// only document checked against a meta-schema on the way (draft-07's, one small document).
+/// A schema that declares `$schema` below its root is left to `build` (each embedded resource
+/// is checked against its own meta-schema there), and so is any failure.
+fn fast_check(schema: &Value) -> bool {
+    fn nested_dialect(v: &Value) -> bool {
+        match v {
+            Value::Object(map) => map
+                .iter()
+                .any(|(k, child)| k == "$schema" || nested_dialect(child)),
+            Value::Array(items) => items.iter().any(nested_dialect),
+            _ => false,
+        }
+    }
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    if map.values().any(nested_dialect)
+        || jsonschema::meta::validate_for::<jsonschema::json::SerdeJson>(schema).is_err()
+    {
+        return false;
+    }
+    let resource = jsonschema::Resource::from_contents(schema.clone());
+    let Ok(registry) = jsonschema::Registry::new()
+        .add(DEFAULT_BASE, resource)
+        .and_then(|r| r.prepare())
+    else {
+        return false;
+    };
+    let mut root = serde_json::Map::new();
+    root.insert(
+        "$schema".into(),
+        "http://json-schema.org/draft-07/schema#".into(),
+    );
+    root.insert("$ref".into(), DEFAULT_BASE.into());
+    jsonschema::options()
+        .with_base_uri("json-schema:///sightline-root")
+        .with_registry(&registry)
+        .build(&Value::Object(root))
+        .is_ok()
 }
 
 /// A problem the provider would refuse the tool for that the host's catalog does not check:
@@ -248,6 +303,43 @@ mod tests {
         // A remote reference is reported, not fetched.
         let remote = json!({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/s.json"}}});
         assert!(schema_problem(&remote).is_some());
+    }
+
+    /// The quick check passes the usual valid schemas (else it saves nothing) and never one
+    /// that `build` refuses (else a problem would go unreported).
+    #[test]
+    fn the_quick_check_agrees_with_build() {
+        let valid = [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"type": "object", "$defs": {"x": {"type": "integer"}},
+                   "properties": {"a": {"$ref": "#/$defs/x"}}}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "properties": {"a": {"exclusiveMinimum": 1}}}),
+            json!({"$id": "https://example.com/t.json", "type": "object",
+                   "$defs": {"b": {"$id": "b.json", "type": "string"}},
+                   "properties": {"a": {"$ref": "b.json"}}}),
+        ];
+        for s in &valid {
+            assert!(jsonschema::options().build(s).is_ok(), "{s}");
+            assert!(fast_check(s), "{s} takes the quick way");
+        }
+        let invalid = [
+            json!({"type": "object", "properties": {"a": {"type": "strin"}}}),
+            json!({"type": "object", "properties": {"a": {"pattern": "(("}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "other.json"}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}),
+            json!({"type": "object", "properties": {"a": {"minLength": -1}}}),
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+                   "properties": {"a": {"exclusiveMaximum": 5}}}),
+            json!({"$schema": "https://example.com/custom", "type": "object"}),
+        ];
+        for s in &invalid {
+            let error = jsonschema::options().build(s).err();
+            assert!(!fast_check(s), "{s} is left to build");
+            let words = error.map(|e| crate::analysis::conformance::words::said_at(&e));
+            assert!(words.is_some(), "{s} is invalid");
+            assert_eq!(schema_problem(s), words, "{s}: the same words");
+        }
     }
 
     #[test]
