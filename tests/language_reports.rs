@@ -228,3 +228,51 @@ fn the_doctors_details_follow_the_language_in_doctor_and_check() {
         }
     }
 }
+
+/// `export` warns when a Mermaid text or an SVG grows past what their readers cope with; the
+/// warning is said in the language asked (English too, so the judge can fail).
+#[test]
+fn exports_size_warnings_are_said_in_the_language_asked() {
+    let dir = tempdir();
+    let path = dir.path().join("long.jsonl");
+    let mut text = String::from(
+        "{\"sightline_trace\":1,\"created\":\"2026-12-02T10:00:00Z\",\"sightline_version\":\"0.1.0\",\"title\":\"long\"}\n",
+    );
+    for seq in 0..5_001u32 {
+        let (s, ms) = (seq / 1000, seq % 1000);
+        text.push_str(&format!(
+            "{{\"seq\":{seq},\"time\":\"2026-12-02T10:00:{s:02}.{ms:03}Z\",\"from\":\"server:weather\",\"to\":\"host\",\"channel\":\"stdio\",\"raw\":\"{{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"method\\\":\\\"notifications/progress\\\",\\\"params\\\":{{\\\"progressToken\\\":1,\\\"progress\\\":{seq}}}}}\"}}\n"
+        ));
+    }
+    std::fs::write(&path, text).expect("write trace");
+    let trace = path.to_str().expect("utf-8 path");
+    let out = dir.path().join("out");
+    let out = out.to_str().expect("utf-8 path");
+    for format in ["mermaid", "svg"] {
+        let warning = |lang: &str| {
+            let args = [
+                "export", trace, "--format", format, "--out", out, "--lang", lang,
+            ];
+            let run = sightline(&args, "C.UTF-8");
+            assert!(run.status.success(), "{format} {lang}: {run:?}");
+            String::from_utf8_lossy(&run.stderr).into_owned()
+        };
+        let en = warning("en");
+        let english = if format == "mermaid" {
+            "sightline: the Mermaid text of the whole trace (5001 events) is "
+        } else {
+            "sightline: the SVG of the whole trace (5001 events) is "
+        };
+        assert!(en.contains(english), "{format}: {en}");
+        assert!(!english_sentences(&en).is_empty(), "{format}: {en}");
+        for (lang, said) in [
+            ("pt", "do trace inteiro (5001 eventos)"),
+            ("es", "del trace entero (5001 eventos)"),
+        ] {
+            let text = warning(lang);
+            assert!(text.contains(said), "{format} {lang}: {text}");
+            let english = english_sentences(&text);
+            assert!(english.is_empty(), "{format} {lang}: {english:?} in {text}");
+        }
+    }
+}

@@ -99,7 +99,14 @@ pub fn line_problem(problem: &LineProblem) -> Said {
         LineProblem::InFile { file, problem } => Said::new("trace_warning.in_file")
             .with("file", file)
             .with_said("problem", line_problem(problem)),
-        LineProblem::Text(text) => Said::plain(text.clone()),
+        LineProblem::TabFull {
+            events,
+            needed_mb,
+            budget_mb,
+        } => Said::new("trace_warning.tab_full")
+            .with("events", events)
+            .with("needed_mb", needed_mb)
+            .with("budget_mb", budget_mb),
     }
 }
 
@@ -218,6 +225,11 @@ mod tests {
                 file: "a.jsonl".into(),
                 problem: Box::new(LineProblem::NotEvent { detail: detail() }),
             },
+            LineProblem::TabFull {
+                events: 4_000_000,
+                needed_mb: 3_200,
+                budget_mb: 3_072,
+            },
         ];
         for problem in problems {
             let w = LoadWarning {
@@ -230,7 +242,9 @@ mod tests {
                 assert_ne!(text, w.to_string(), "{lang:?}");
                 assert!(!text.starts_with("line 7"), "{lang:?}: {text}");
                 assert!(
-                    !text.contains("skipped") && !text.contains("is not"),
+                    !text.contains("skipped")
+                        && !text.contains("is not")
+                        && !text.contains("no later ones"),
                     "{lang:?}: {text}"
                 );
             }

@@ -221,24 +221,39 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         Some(path) => written
             .within(|| Said::new("cli_error.cannot_write_to").with("path", path.display()))?,
     }
-    let whole = if count == events.len() {
-        "the whole trace"
+    let whole = words.get(if count == events.len() {
+        "cli_error.of_whole_trace"
     } else {
-        "this range"
-    };
+        "cli_error.of_this_range"
+    });
     match args.format {
         Format::Mermaid if out.bytes > MERMAID_MAX_TEXT => eprintln!(
-            "sightline: the Mermaid text of {whole} ({count} events) is {} characters; Mermaid \
-             renderers (GitHub's too) refuse more than {MERMAID_MAX_TEXT} by default: export \
-             fewer events with --from SEQ --to SEQ",
-            out.bytes
+            "{}",
+            words.fmt(
+                "cli_error.mermaid_too_long",
+                &[
+                    ("what", whole),
+                    ("count", &count.to_string()),
+                    ("chars", &out.bytes.to_string()),
+                    ("max", &MERMAID_MAX_TEXT.to_string()),
+                ],
+            )
         ),
         Format::Svg if count > SVG_MAX_ROWS => eprintln!(
-            "sightline: the SVG of {whole} ({count} events) is {:.1} MB and {} px tall; \
-             browsers and slide tools struggle past {SVG_MAX_ROWS} rows: export fewer events \
-             with --from SEQ --to SEQ, or open the trace in the app",
-            out.bytes as f64 / 1e6,
-            (count as f64 * crate::export::svg::ROW_H) as u64
+            "{}",
+            words.fmt(
+                "cli_error.svg_too_tall",
+                &[
+                    ("what", whole),
+                    ("count", &count.to_string()),
+                    ("mb", &format!("{:.1}", out.bytes as f64 / 1e6)),
+                    (
+                        "px",
+                        &((count as f64 * crate::export::svg::ROW_H) as u64).to_string(),
+                    ),
+                    ("max", &SVG_MAX_ROWS.to_string()),
+                ],
+            )
         ),
         _ => {}
     }
@@ -323,9 +338,12 @@ fn html(
             .within(|| Said::new("cli_error.cannot_read").with("path", path.display()))?
     };
     if let Err(e) = crate::export::html::fits_in_a_tab(loaded.events.len(), bytes.len() as u64) {
-        anyhow::bail!(
-            "{}: {e}; export a part of it, or open it in the app",
-            path.display()
+        return super::errors::fail(
+            Said::new("cli_error.html_too_large")
+                .with("path", path.display())
+                .with("events", e.events)
+                .with("needed_mb", e.needed_mb)
+                .with("budget_mb", e.budget_mb),
         );
     }
     let title = if loaded.header.title.is_empty() {

@@ -69,8 +69,13 @@ pub enum LineProblem {
         file: String,
         problem: Box<LineProblem>,
     },
-    /// Any other text, in English (a page's stream, what it could not hold).
-    Text(String),
+    /// A web page took in no more lines from here: `events` events would need about
+    /// `needed_mb` MB of the tab's memory, past the viewer's `budget_mb`.
+    TabFull {
+        events: usize,
+        needed_mb: u64,
+        budget_mb: u64,
+    },
 }
 
 impl fmt::Display for LineProblem {
@@ -129,7 +134,16 @@ impl fmt::Display for LineProblem {
                  ({supported}); file skipped"
             ),
             LineProblem::InFile { file, problem } => write!(f, "{file}: {problem}"),
-            LineProblem::Text(text) => f.write_str(text),
+            LineProblem::TabFull {
+                events,
+                needed_mb,
+                budget_mb,
+            } => write!(
+                f,
+                "{events} events need about {needed_mb} MB in the browser, more than a tab's \
+                 WebAssembly memory allows ({budget_mb} MB of its 4096): the page shows the \
+                 events before this line and no later ones; open the trace in the app"
+            ),
         }
     }
 }

@@ -221,10 +221,11 @@ fn within_budget(
             platform.full = true;
             warnings.push(LoadWarning {
                 line: platform.lines_seen + i + 2,
-                problem: LineProblem::Text(format!(
-                    "{e}: the page shows the events before this line and no later ones; open \
-                     the trace in the app"
-                )),
+                problem: LineProblem::TabFull {
+                    events: e.events,
+                    needed_mb: e.needed_mb,
+                    budget_mb: e.budget_mb,
+                },
             });
             lines.truncate(i);
             break;
