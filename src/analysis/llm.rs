@@ -1,5 +1,7 @@
 //! Reading `llm-http` events: the shape, the tools offered, the calls made, the stop reason.
 
+use std::sync::Arc;
+
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -28,8 +30,10 @@ pub struct LlmExchange {
     pub status: Option<u16>,
     /// Names in the request's `tools` parameter.
     pub tools: Vec<String>,
-    /// The request's `tools` entries as sent.
-    pub tool_entries: Vec<Value>,
+    /// The request's `tools` entries as sent; one list shared by the requests of a run that
+    /// repeat it (an agent loop sends the same tools every turn: on a tool-heavy trace, copies
+    /// were most of what the app held beside the trace's own text).
+    pub tool_entries: Arc<[Value]>,
     /// Ids of the tool results the request returns to the model.
     pub tool_results: Vec<String>,
     /// The tool calls of the response: id, name, arguments (parsed when they parse).
@@ -197,11 +201,11 @@ pub(super) fn read_request(i: usize, e: &Event) -> LlmExchange {
 
 /// The `tools` parameter of the last request read, by its JSON text: an agent loop sends the
 /// same tools with every request (kilobytes of schemas, most of a request), so a run of
-/// requests parses them once and copies them after.
+/// requests parses them once and shares them after.
 #[derive(Debug, Default)]
 pub(super) struct LastTools {
     text: String,
-    entries: Vec<Value>,
+    entries: Arc<[Value]>,
 }
 
 /// A request body: every member as a [`Value`] but `tools`, kept as its JSON text (the last
@@ -239,25 +243,25 @@ impl<'de> Deserialize<'de> for Body<'de> {
     }
 }
 
-/// A request's body as a [`Value`] object, its `tools` taken from `last` when they are the
-/// same text; `None` where it is not a JSON object (nothing is read from it then).
-fn request_body(text: &str, last: &mut LastTools) -> Option<Value> {
-    let Body { mut members, tools } = serde_json::from_str::<Body<'_>>(text).ok()?;
-    if let Some(raw) = tools {
-        let tools = if raw.get() == last.text {
-            Value::Array(last.entries.clone())
-        } else {
-            let tools = serde_json::from_str::<Value>(raw.get()).ok()?;
-            if let Value::Array(entries) = &tools {
+/// A request's body as a [`Value`] object without its `tools`, and the entries of `tools`
+/// when it is an array (shared with `last` when they are the same text); `None` where the
+/// body is not a JSON object or its `tools` not JSON (nothing is read from it then).
+fn request_body(text: &str, last: &mut LastTools) -> Option<(Value, Arc<[Value]>)> {
+    let Body { members, tools } = serde_json::from_str::<Body<'_>>(text).ok()?;
+    let entries = match tools {
+        None => Arc::default(),
+        Some(raw) if raw.get() == last.text => Arc::clone(&last.entries),
+        Some(raw) => match serde_json::from_str::<Value>(raw.get()).ok()? {
+            Value::Array(entries) => {
+                let entries: Arc<[Value]> = entries.into();
                 last.text = raw.get().to_string();
-                last.entries = entries.clone();
+                last.entries = Arc::clone(&entries);
+                entries
             }
-            tools
-        };
-        // Where it stood among the members does not matter: it is read by name and moved out.
-        members.insert("tools".to_string(), tools);
-    }
-    Some(Value::Object(members))
+            _ => Arc::default(),
+        },
+    };
+    Some((Value::Object(members), entries))
 }
 
 /// [`read_request`] with the tools of the last request read.
@@ -272,9 +276,9 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
         ..LlmExchange::default()
     };
     if let Some(shape) = shape
-        && let Some(mut body) = request_body(&e.text(), last)
+        && let Some((body, entries)) = request_body(&e.text(), last)
     {
-        x.tools = convert::tool_names_in_request(shape, &body);
+        x.tools = convert::tool_names(shape, &entries);
         x.tool_results = convert::tool_result_ids_in_request(shape, &body);
         x.model = body
             .get("model")
@@ -285,10 +289,7 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
             .find_map(|k| body.get(*k).and_then(Value::as_u64));
         x.temperature = body.get("temperature").and_then(Value::as_f64);
         x.top_p = body.get("top_p").and_then(Value::as_f64);
-        x.tool_entries = match body.get_mut("tools").map(Value::take) {
-            Some(Value::Array(tools)) => tools,
-            _ => Vec::new(),
-        };
+        x.tool_entries = entries;
     }
     x
 }
@@ -331,7 +332,7 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
 mod tests {
     use super::*;
 
-    /// Requests read in a run (their repeated tools copied) read as each read alone does, and
+    /// Requests read in a run (their repeated tools shared) read as each read alone does, and
     /// a body's `tools` reads as a `Value` reads it: repeated (the last one), null, or in a
     /// body that is not an object.
     #[test]
@@ -358,8 +359,11 @@ mod tests {
             r#"{"tools":[{"name":"b"}],"x":1}"#,
         ] {
             let value = serde_json::from_str::<Value>(body).expect("json");
-            let expected = value.is_object().then(|| value.get("tools").cloned());
-            let read = request_body(body, &mut last).map(|v| v.get("tools").cloned());
+            let expected = value.is_object().then(|| {
+                let entries = value.get("tools").and_then(Value::as_array);
+                entries.cloned().unwrap_or_default()
+            });
+            let read = request_body(body, &mut last).map(|(_, entries)| entries.to_vec());
             assert_eq!(read, expected, "{body}");
         }
     }

@@ -33,7 +33,7 @@ mod results;
 mod tools;
 
 pub use request::{
-    request_body, tool_names_in_request, tool_result_ids_in_request, tool_results_message,
+    request_body, tool_names, tool_names_in_request, tool_result_ids_in_request, tool_results_message,
     user_message,
 };
 pub use response::{

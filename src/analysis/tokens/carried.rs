@@ -53,7 +53,7 @@ impl Carried {
             };
             out.encodings
                 .insert(model.unwrap_or_default().to_string(), encoding.to_string());
-            for entry in &x.tool_entries {
+            for entry in x.tool_entries.iter() {
                 let text = entry_text(entry);
                 if let Some(n) = bpe.count(encoding, &text) {
                     out.counts.insert(key(encoding, &text), n);

@@ -168,6 +168,11 @@ pub fn tool_names_in_request(shape: ApiShape, request_body: &Value) -> Vec<Strin
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
+    tool_names(shape, tools)
+}
+
+/// The names of a request's `tools` entries, in order (entries without one are left out).
+pub fn tool_names(shape: ApiShape, tools: &[Value]) -> Vec<String> {
     tools
         .iter()
         .filter_map(|tool| match shape {
