@@ -49,12 +49,27 @@ impl EventSink for TraceWriter {
         self.append(event)
     }
 
+    /// The batch's bytes are checked for UTF-8 once (its lines are cut at `\n`s, so each is
+    /// UTF-8 when the whole is), not line by line; a batch that is not is written line by line.
     fn write_lines(&mut self, b: &LineBatch) -> Result<(), TraceError> {
-        (b.first_seq..)
-            .zip(b.lines.iter())
-            .try_for_each(|(seq, line)| {
+        let seqs = b.first_seq..;
+        match std::str::from_utf8(&b.lines.data) {
+            Ok(text) => {
+                seqs.zip(&b.lines.spans)
+                    .try_for_each(|(seq, span)| match text.get(span.clone()) {
+                        Some(line) => {
+                            self.append_text(seq, b.time, &b.from, &b.to, &b.channel, line)
+                        }
+                        None => {
+                            let line = &b.lines.data[span.clone()];
+                            self.append_bytes(seq, b.time, &b.from, &b.to, &b.channel, line)
+                        }
+                    })
+            }
+            Err(_) => seqs.zip(b.lines.iter()).try_for_each(|(seq, line)| {
                 self.append_bytes(seq, b.time, &b.from, &b.to, &b.channel, line)
-            })
+            }),
+        }
     }
 
     fn write_long(&mut self, b: &LongBatch<'_>) -> Result<(), TraceError> {

@@ -47,51 +47,76 @@ fn escape_flags(w: u64) -> u64 {
 ///
 /// Eight bytes are tested at a time and the first one that needs escaping is found from the
 /// word's flags, so a JSON line (a quote every few bytes) costs one word test per escape, not a
-/// table lookup per byte.
+/// table lookup per byte. The output is written straight into `out`'s spare capacity (each word
+/// is stored whole before it is tested; only its clean part is kept), never through
+/// `extend_from_slice`: on JSON, whose escapes are a few bytes apart, a call per clean run
+/// cost more than the escaping itself.
 pub fn escape_into(out: &mut Vec<u8>, text: &[u8]) {
-    out.reserve(text.len() + text.len() / 8 + 2);
-    let mut start = 0;
-    let mut i = 0;
-    while let Some(word) = text.get(i..i + 8) {
-        let flags = escape_flags(u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
-        if flags == 0 {
-            i += 8;
-            continue;
+    // At most 6 bytes out per byte in (`\u00xx`), and a whole word may be stored ahead.
+    out.reserve(text.len() * 6 + 8);
+    let len = out.len();
+    let n = text.len();
+    // SAFETY: `out` has room for `6 * n + 8` more bytes. Before input byte `i` is read, at most
+    // `6 * i` bytes were written (no byte grows to more than 6), so the word store at that
+    // point (8 bytes) and an escape (at most 6) stay within that room. Reads of `text` stay
+    // below `n`. Exactly the bytes written up to `end` are then counted into `out`.
+    unsafe {
+        let src = text.as_ptr();
+        let start = out.as_mut_ptr().add(len);
+        let mut end = start;
+        let mut i = 0;
+        while i + 8 <= n {
+            let word = src.add(i).cast::<u64>().read_unaligned();
+            end.cast::<u64>().write_unaligned(word);
+            let flags = escape_flags(u64::from_le(word));
+            if flags == 0 {
+                i += 8;
+                end = end.add(8);
+                continue;
+            }
+            let clean = (flags.trailing_zeros() / 8) as usize;
+            end = write_escape(end.add(clean), *src.add(i + clean));
+            i += clean + 1;
         }
-        let at = i + (flags.trailing_zeros() / 8) as usize;
-        let b = text[at];
-        out.extend_from_slice(&text[start..at]);
-        push_escape(out, b, ESCAPE[b as usize]);
-        start = at + 1;
-        i = at + 1;
-    }
-    while i < text.len() {
-        let b = text[i];
-        let escape = ESCAPE[b as usize];
-        if escape != 0 {
-            out.extend_from_slice(&text[start..i]);
-            push_escape(out, b, escape);
-            start = i + 1;
+        while i < n {
+            let b = *src.add(i);
+            if ESCAPE[b as usize] == 0 {
+                end.write(b);
+                end = end.add(1);
+            } else {
+                end = write_escape(end, b);
+            }
+            i += 1;
         }
-        i += 1;
+        out.set_len(len + end.offset_from(start) as usize);
     }
-    out.extend_from_slice(&text[start..]);
 }
 
+/// Writes the escape of `b` (a byte that needs one) at `at`; returns the end of what it wrote.
+///
+/// # Safety
+/// `at` must have room for 6 bytes.
 #[inline]
-fn push_escape(out: &mut Vec<u8>, b: u8, escape: u8) {
+unsafe fn write_escape(at: *mut u8, b: u8) -> *mut u8 {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    if escape == b'u' {
-        out.extend_from_slice(&[
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[(b >> 4) as usize],
-            HEX[(b & 0xf) as usize],
-        ]);
-    } else {
-        out.extend_from_slice(&[b'\\', escape]);
+    let escape = ESCAPE[b as usize];
+    // SAFETY: the caller gives room for 6 bytes.
+    unsafe {
+        if escape == b'u' {
+            let bytes = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xf) as usize],
+            ];
+            at.copy_from_nonoverlapping(bytes.as_ptr(), 6);
+            at.add(6)
+        } else {
+            at.copy_from_nonoverlapping([b'\\', escape].as_ptr(), 2);
+            at.add(2)
+        }
     }
 }
 
@@ -138,6 +163,29 @@ mod tests {
                     let text = format!("{}{}{}xyz", "a".repeat(pad), a as char, b as char);
                     let serde = serde_json::to_string(&text).expect("serde");
                     assert_eq!(ours(&text), serde, "{a:#04x} {b:#04x} after {pad}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn worst_case_growth_fits_and_matches_serde_json() {
+        // Every byte a `\u00xx` (six out per one in), and mixes, appended to buffers with no
+        // spare room and with some: every length across the word loop and the tail.
+        for n in 0..70 {
+            for text in [
+                "\u{1}".repeat(n),
+                "\u{1f}\"a".repeat(n),
+                "é\u{0}\\".repeat(n),
+            ] {
+                for before in [0, 5] {
+                    let mut out = vec![b'x'; before];
+                    out.shrink_to_fit();
+                    escape_into(&mut out, text.as_bytes());
+                    let serde = serde_json::to_string(&text).expect("serde");
+                    let inner = &serde.as_bytes()[1..serde.len() - 1];
+                    assert_eq!(&out[..before], &b"xxxxx"[..before]);
+                    assert_eq!(&out[before..], inner, "{n} of {text:?}");
                 }
             }
         }

@@ -184,6 +184,21 @@ impl TraceWriter {
         self.map_err(result)
     }
 
+    /// Like [`append_bytes`](Self::append_bytes) for bytes already known to be UTF-8 (the
+    /// lines of a batch checked at once).
+    pub fn append_text(
+        &mut self,
+        seq: u64,
+        time: DateTime<Utc>,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+        text: &str,
+    ) -> Result<(), TraceError> {
+        let result = self.append_fast(seq, time, from, to, channel, Payload::Text(text));
+        self.map_err(result)
+    }
+
     /// Like [`append_bytes`](Self::append_bytes) for bytes read from `bytes` (a line kept in a
     /// temporary file), `utf8` saying whether they are UTF-8: they are read, escaped and
     /// written in pieces, never all in memory.
@@ -487,6 +502,12 @@ mod tests {
             let line = serde_json::to_string(e).expect("serde") + "\n";
             expected.push_str(&line);
             expected.push_str(&line);
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                writer
+                    .append_text(e.seq, e.time, &e.from, &e.to, &e.channel, text)
+                    .expect("append_text");
+                expected.push_str(&line);
+            }
         }
         writer.flush().expect("flush");
         assert!(
