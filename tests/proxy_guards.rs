@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use serde_json::json;
 use sightline::trace::Channel;
 
 use crate::util::{self, free_port};
@@ -116,11 +117,24 @@ fn serve_one(
 /// How many SSE events `/burst` sends at once.
 const BURST: usize = 50;
 
-/// The SSE event `i` of `/burst`.
+/// The SSE event `i` of `/burst`: every third names its type, the third sets `retry`.
 fn burst_event(i: usize) -> String {
+    let kind = if i % 3 == 1 { "event: message\n" } else { "" };
+    let retry = if i == 2 { "retry: 1500\n" } else { "" };
     format!(
-        "id: {i}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{i}}}}}\n\n"
+        "id: {i}\n{kind}{retry}data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":{i}}}}}\n\n"
     )
+}
+
+/// The SSE fields of a recorded event, in the order they are in its `http` object.
+fn sse_fields(line: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    line["http"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| !matches!(key.as_str(), "status" | "headers"))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
 }
 
 /// `/burst`: [`BURST`] SSE events, each its own HTTP chunk, in one write; the body ends only
@@ -474,4 +488,32 @@ fn sse_events_already_read_go_on_in_one_write_and_each_is_recorded() {
         .collect();
     assert_eq!(recorded.len(), BURST, "each event is recorded");
     assert!(recorded[BURST - 1].contains(&format!("\"progress\":{}", BURST - 1)));
+    // Each event's SSE fields, then the request it answers, in this order, as the file has them.
+    let request = loaded
+        .events
+        .iter()
+        .find(|e| e.http.as_ref().is_some_and(|h| h.method.is_some()))
+        .expect("the request is recorded")
+        .seq;
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .expect("the trace")
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .filter(|line: &serde_json::Value| {
+            line["http"].is_object() && line["http"].get("method").is_none()
+        })
+        .collect();
+    assert_eq!(lines.len(), BURST);
+    for (i, line) in lines.iter().enumerate() {
+        let mut expected = vec![("sse_id".to_string(), json!(i.to_string()))];
+        if i % 3 == 1 {
+            expected.push(("sse_event".into(), json!("message")));
+        }
+        if i == 2 {
+            expected.push(("retry".into(), json!(1500)));
+        }
+        expected.push(("in_reply_to".into(), json!(request)));
+        assert_eq!(sse_fields(line), expected, "the SSE fields of event {i}");
+        assert_eq!(line["http"].get("status").is_some(), i == 0);
+    }
 }

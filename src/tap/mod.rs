@@ -28,5 +28,7 @@ pub mod stdio;
 pub mod wrap;
 
 pub use lines::Lines;
-pub use recorder::{Batch, EventSink, LineBatch, LongBatch, MemorySink, Recorder, RecorderReport};
+pub use recorder::{
+    Batch, EventSink, HttpRecord, LineBatch, LongBatch, MemorySink, Recorder, RecorderReport,
+};
 pub use stdio::{ExitOutcome, ServerCommand, StdioTap, TapError};

@@ -30,6 +30,20 @@ pub trait EventSink: Send {
         batch.events().try_for_each(|event| self.write(&event))
     }
 
+    /// Writes an HTTP event; the default builds the [`Event`].
+    fn write_http(&mut self, record: &HttpRecord<'_>) -> Result<(), TraceError> {
+        let mut event = Event::with_bytes(
+            record.seq,
+            record.time,
+            record.from.clone(),
+            record.to.clone(),
+            record.channel.clone(),
+            record.body.to_vec(),
+        );
+        event.http = Some(Box::new(record.info.clone()));
+        self.write(&event)
+    }
+
     /// Writes the event of a line kept in a temporary file; the default reads it into memory.
     fn write_long(&mut self, line: &LongBatch<'_>) -> Result<(), TraceError> {
         let bytes = line.line.to_vec().map_err(TraceError::Spilled)?;
@@ -82,6 +96,10 @@ impl EventSink for TraceWriter {
             b.line.is_utf8(),
             &mut b.line.reader(),
         )
+    }
+
+    fn write_http(&mut self, r: &HttpRecord<'_>) -> Result<(), TraceError> {
+        self.append_http(r.seq, r.time, r.from, r.to, r.channel, r.info, r.body)
     }
 
     fn flush(&mut self) -> Result<(), TraceError> {
@@ -166,6 +184,17 @@ pub struct LongBatch<'a> {
     pub to: &'a Lane,
     pub channel: &'a Channel,
     pub line: &'a LongLine,
+}
+
+/// One HTTP message that crossed (see [`Recorder::record_http`]), as the sinks get it.
+pub struct HttpRecord<'a> {
+    pub seq: u64,
+    pub time: DateTime<Utc>,
+    pub from: &'a Lane,
+    pub to: &'a Lane,
+    pub channel: &'a Channel,
+    pub info: &'a HttpInfo,
+    pub body: &'a [u8],
 }
 
 /// What the recorder did, reported when recording finishes.
@@ -389,9 +418,19 @@ impl Batch<'_> {
         body: Vec<u8>,
     ) -> u64 {
         let seq = self.state.take_seq(1);
-        let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, body);
-        event.http = Some(Box::new(info));
-        self.state.write(&event);
+        if !self.state.finished {
+            let record = HttpRecord {
+                seq,
+                time: crate::trace::now(),
+                from: &from,
+                to: &to,
+                channel: &channel,
+                info: &info,
+                body: &body,
+            };
+            self.state.each_sink(|sink| sink.write_http(&record));
+            self.state.report.events += 1;
+        }
         seq
     }
 

@@ -17,7 +17,7 @@ use base64::Engine as _;
 use chrono::{DateTime, Utc};
 
 use super::escape::{escape_into, quoted_into};
-use super::event::{Channel, Event, Header, Lane, format_time};
+use super::event::{Channel, Event, Header, HttpInfo, Lane, format_time};
 use super::file::TraceError;
 
 /// A buffer this full is written out before more is added.
@@ -196,6 +196,33 @@ impl TraceWriter {
         text: &str,
     ) -> Result<(), TraceError> {
         let result = self.append_fast(seq, time, from, to, channel, Payload::Text(text));
+        self.map_err(result)
+    }
+
+    /// Appends an HTTP event, exactly as [`append`](Self::append) would write the [`Event`] of
+    /// `bytes` (`Event::with_bytes`) with `http` as its details, without building one: the HTTP
+    /// proxy records every SSE event this way.
+    #[allow(clippy::too_many_arguments)]
+    pub fn append_http(
+        &mut self,
+        seq: u64,
+        time: DateTime<Utc>,
+        from: &Lane,
+        to: &Lane,
+        channel: &Channel,
+        http: &HttpInfo,
+        bytes: &[u8],
+    ) -> Result<(), TraceError> {
+        let payload = match std::str::from_utf8(bytes) {
+            Ok(text) => Payload::Text(text),
+            Err(_) => Payload::Binary(bytes),
+        };
+        self.begin(seq, time, from, to, channel);
+        let result = self.payload(payload).and_then(|()| {
+            self.out.buf.extend_from_slice(b",\"http\":");
+            serde_json::to_writer(&mut self.out, http)?;
+            self.end()
+        });
         self.map_err(result)
     }
 
@@ -492,6 +519,23 @@ mod tests {
         for e in &detailed {
             writer.append(e).expect("append");
             expected.push_str(&(serde_json::to_string(e).expect("serde") + "\n"));
+        }
+        // HTTP events written without building an `Event`, as `append` writes the `Event`.
+        let info = detailed[0].http.clone().expect("http");
+        for body in [&b"{\"a\":\"\n\"}"[..], b"", b"\xff\x00x"] {
+            let mut e = Event::with_bytes(
+                15,
+                crate::trace::now(),
+                Lane::server("w"),
+                Lane::Host,
+                Channel::Http,
+                body.to_vec(),
+            );
+            e.http = Some(info.clone());
+            writer
+                .append_http(e.seq, e.time, &e.from, &e.to, &e.channel, &info, body)
+                .expect("append_http");
+            expected.push_str(&(serde_json::to_string(&e).expect("serde") + "\n"));
         }
         for e in &events {
             writer.append(e).expect("append");

@@ -33,8 +33,8 @@ mod results;
 mod tools;
 
 pub use request::{
-    request_body, tool_names, tool_names_in_request, tool_result_ids_in_request, tool_results_message,
-    user_message,
+    request_body, tool_names, tool_names_in_request, tool_result_ids_in_request,
+    tool_results_message, user_message,
 };
 pub use response::{
     ArgumentsError, ModelToolCall, ModelTurn, ResponseError, parse_arguments, parse_response,

@@ -107,15 +107,25 @@ impl SseParser {
         self.reconnection_time
     }
 
+    /// Handles the line gathered so far; its buffer is kept (emptied) for the next line, so a
+    /// stream of events allocates no buffer per line.
     fn end_line(&mut self, out: &mut Vec<SseEvent>) {
-        let bytes = std::mem::take(&mut self.line);
-        let exact = std::str::from_utf8(&bytes).is_ok();
-        let mut line = String::from_utf8_lossy(&bytes).into_owned();
+        let mut bytes = std::mem::take(&mut self.line);
+        self.handle_line(&bytes, out);
+        bytes.clear();
+        self.line = bytes;
+    }
+
+    fn handle_line(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) {
+        let lossy = String::from_utf8_lossy(bytes);
+        // Borrowed exactly when the line is valid UTF-8.
+        let exact = matches!(lossy, std::borrow::Cow::Borrowed(_));
+        let mut line: &str = &lossy;
         let bom = !self.first_line_seen && bytes.starts_with("\u{feff}".as_bytes());
         if !self.first_line_seen {
             self.first_line_seen = true;
             if let Some(stripped) = line.strip_prefix('\u{feff}') {
-                line = stripped.to_string();
+                line = stripped;
             }
         }
         if line.is_empty() {
@@ -127,7 +137,7 @@ impl SseParser {
         }
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line.as_str(), ""),
+            None => (line, ""),
         };
         match field {
             "event" => self.event = Some(value.to_string()),

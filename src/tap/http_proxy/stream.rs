@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use axum::body::Bytes;
 use futures_util::Stream;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::tap::Recorder;
 use crate::tap::http_common::scrub;
@@ -113,14 +113,26 @@ const COALESCE: usize = 256 * 1024;
 const YIELDS: u8 = 16;
 
 impl RecordingStream {
-    /// Records one event; the first one recorded carries the status and headers.
-    fn record(&mut self, extra: Map<String, Value>, mut body: Vec<u8>) {
+    /// Records one event (with the SSE fields of `sse`, when it is one); the first one recorded
+    /// carries the status and headers.
+    fn record(&mut self, sse: Option<&SseEvent>, mut body: Vec<u8>) {
         let redacted = scrub(&mut body, &self.secrets);
         let mut info = self.first.take().unwrap_or_default();
         info.redacted = redacted;
-        info.extra.extend(extra);
-        info.extra
-            .insert("in_reply_to".into(), Value::from(self.request_seq));
+        // Straight into the event's map, in this order: one map per event, each key hashed once.
+        let extra = &mut info.extra;
+        if let Some(event) = sse {
+            if let Some(id) = &event.id {
+                extra.insert("sse_id".into(), Value::String(id.clone()));
+            }
+            if let Some(kind) = &event.event {
+                extra.insert("sse_event".into(), Value::String(kind.clone()));
+            }
+            if let Some(retry) = event.retry {
+                extra.insert("retry".into(), Value::from(retry));
+            }
+        }
+        extra.insert("in_reply_to".into(), Value::from(self.request_seq));
         self.queued.push(Queued::Http(info, body));
     }
 
@@ -143,20 +155,13 @@ impl RecordingStream {
         });
     }
 
-    fn record_sse(&mut self, event: SseEvent) {
-        let mut extra = Map::new();
-        if let Some(id) = event.id {
-            extra.insert("sse_id".into(), Value::String(id));
-        }
-        if let Some(kind) = event.event {
-            extra.insert("sse_event".into(), Value::String(kind));
-        }
-        if let Some(retry) = event.retry {
-            extra.insert("retry".into(), Value::from(retry));
-        }
+    fn record_sse(&mut self, mut event: SseEvent) {
         // Exact bytes: data that is not UTF-8 is recorded as it came (`raw_b64`).
-        let data = event.raw_data.unwrap_or_else(|| event.data.into_bytes());
-        self.record(extra, data);
+        let data = match event.raw_data.take() {
+            Some(raw) => raw,
+            None => std::mem::take(&mut event.data).into_bytes(),
+        };
+        self.record(Some(&event), data);
     }
 
     fn chunk(&mut self, chunk: &[u8]) {
@@ -186,14 +191,14 @@ impl RecordingStream {
         }
         self.done = true;
         match std::mem::replace(&mut self.mode, Mode::Whole(Vec::new())) {
-            Mode::Whole(body) => self.record(Map::new(), body),
+            Mode::Whole(body) => self.record(None, body),
             Mode::Sse(parser) => {
                 if let Some(event) = parser.finish() {
                     self.record_sse(event);
                 }
                 if self.first.is_some() {
                     // A stream that ended without any event: its status still shows.
-                    self.record(Map::new(), Vec::new());
+                    self.record(None, Vec::new());
                 }
             }
         }
