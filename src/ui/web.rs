@@ -80,6 +80,8 @@ struct FrameWork {
     started: Option<(web_time::Instant, f64)>,
     /// How long the last frame's work lasted, in milliseconds.
     last_ms: f64,
+    /// When the reader last did something (egui's clock, in seconds).
+    last_input: Option<f64>,
 }
 
 /// The frame our work and the drawing share: 60 Hz's 16.7 ms, less what the browser needs
@@ -87,8 +89,11 @@ struct FrameWork {
 const FRAME_MS: f64 = 12.0;
 /// At least this much of every frame goes to our work, however long the drawing.
 const MIN_WORK_MS: f64 = 1.0;
-/// At most this much, however short the drawing.
+/// At most this much, however short the drawing (and this much while nobody acts).
 const MAX_WORK_MS: f64 = 6.0;
+/// How long after the reader's last input the frames are kept short (a wheel step scrolls
+/// smoothly over the frames after it, with no input of their own).
+const QUIET_S: f64 = 0.5;
 
 impl Platform {
     /// Token counts: those the page carries (the web build links no tokenizer).
@@ -101,13 +106,25 @@ impl Platform {
         self.inbox.is_some() || self.loading.is_some()
     }
 
-    /// Starts this frame's work: its time is what the drawing left of the last frame.
-    fn begin_work(&mut self) {
+    /// Starts this frame's work: its time is what the drawing left of the last frame while
+    /// the reader scrolls, points or types (or did within [`QUIET_S`]), else [`MAX_WORK_MS`]:
+    /// a frame nobody acts in may be long, and the findings are ready sooner.
+    fn begin_work(&mut self, ctx: &egui::Context) {
+        let (now, input) = ctx.input(|i| (i.time, !i.events.is_empty()));
+        if input {
+            self.work.last_input = Some(now);
+        }
+        let quiet = self.work.last_input.is_none_or(|t| now - t > QUIET_S);
         let drawing = (self.last_frame_ms.unwrap_or(0.0) - self.work.last_ms).max(0.0);
-        let allowed = (FRAME_MS - drawing).clamp(MIN_WORK_MS, MAX_WORK_MS);
+        let allowed = if quiet {
+            MAX_WORK_MS
+        } else {
+            (FRAME_MS - drawing).clamp(MIN_WORK_MS, MAX_WORK_MS)
+        };
         self.work = FrameWork {
             started: Some((web_time::Instant::now(), allowed)),
             last_ms: 0.0,
+            last_input: self.work.last_input,
         };
     }
 
@@ -191,7 +208,7 @@ const READ_LINES: usize = 32;
 /// Reads more of an exported trace, or takes in the lines the stream delivered since the last
 /// frame.
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
-    app.platform.begin_work();
+    app.platform.begin_work(ctx);
     let left = app.platform.work_left();
     if let Some(loading) = &mut app.platform.loading {
         // The first frame draws the first events at once; the next ones read the rest, each
