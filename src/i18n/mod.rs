@@ -141,6 +141,8 @@ impl Strings {
     /// The texts shipped in `assets/i18n/`. They are checked by this module's tests, so a
     /// failure here is a build defect, not a user error.
     pub fn embedded() -> Self {
+        #[cfg(test)]
+        EMBEDDED_PARSED.with(|n| n.set(n.get() + 1));
         match Strings::parse(FILES[0], FILES[1], FILES[2]) {
             Ok(strings) => strings,
             Err(err) => panic!("embedded assets/i18n file: {err}"),
@@ -186,6 +188,19 @@ impl Strings {
     pub fn keys(&self, lang: Language) -> impl Iterator<Item = &str> {
         self.tables[lang.index()].keys().map(String::as_str)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread parsed the embedded texts (the app's tests check that it
+    /// uses [`shared`]'s, which the findings use too).
+    static EMBEDDED_PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread has parsed the embedded texts.
+#[cfg(test)]
+pub(crate) fn embedded_parsed_on_this_thread() -> usize {
+    EMBEDDED_PARSED.with(std::cell::Cell::get)
 }
 
 /// The embedded texts, parsed once for the whole process.

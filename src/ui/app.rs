@@ -73,7 +73,9 @@ impl SightlineApp {
         SightlineApp {
             store,
             selected: None,
-            strings: Strings::embedded(),
+            // The texts the analyses say their findings with (`Said`), parsed once for the
+            // process: parsing them again for the findings took the browser 30 ms of a frame.
+            strings: crate::i18n::shared().clone(),
             lang: Language::En,
             tab: Tab::Inspector,
             diagram: DiagramView::default(),
@@ -192,7 +194,8 @@ impl SightlineApp {
         if !self.store.findings.is_ready() {
             // The findings of a big trace are computed in the background: look again soon. With
             // no threads (the browser), each frame after the first works on them a few ms.
-            if ctx.cumulative_pass_nr() > 0 && self.store.findings.step() {
+            let findings = &self.store.findings;
+            if ctx.cumulative_pass_nr() > 0 && self.platform.work(|left| findings.step(left)) {
                 ctx.request_repaint();
             } else {
                 ctx.request_repaint_after(std::time::Duration::from_millis(100));

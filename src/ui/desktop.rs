@@ -122,6 +122,12 @@ impl Platform {
         self.live.is_some() || self.following.is_some() || self.comparing.is_some()
     }
 
+    /// `work` (the findings, where no thread computes them) with a frame's
+    /// [`super::store::STEP_BUDGET`]; what it returns.
+    pub fn work(&mut self, work: impl FnOnce(std::time::Duration) -> bool) -> bool {
+        work(super::store::STEP_BUDGET)
+    }
+
     /// The File menu.
     pub fn file_menu_ui(&mut self, ui: &mut Ui, has_trace: bool, tr: Tr<'_>) -> Option<Command> {
         self.menu.file_menu_ui(ui, &self.recent, has_trace, tr)

@@ -47,9 +47,10 @@ pub const BACKGROUND_FINDINGS_FROM: usize = 20_000;
 /// ([`ByteSets`]): below it, a text filter reads every row in a few milliseconds.
 pub const BYTE_SETS_FROM: usize = 20_000;
 
-/// How long a frame works on the findings where there are no threads ([`LazyFindings::step`]):
+/// How long a frame works on the findings where there are no threads ([`LazyFindings::step`])
+/// and the platform does not say (the browser gives them what the drawing leaves of a frame):
 /// half of a 60 Hz frame, the other half left to drawing it.
-const STEP_BUDGET: std::time::Duration = std::time::Duration::from_millis(8);
+pub const STEP_BUDGET: std::time::Duration = std::time::Duration::from_millis(8);
 
 /// The findings of a store: ready, being computed on a background thread, or (where there are
 /// no threads: the browser) waiting to be computed by [`Self::step`], a few milliseconds of
@@ -160,9 +161,9 @@ impl LazyFindings {
         self.cell.get().is_some()
     }
 
-    /// Works on the analyses left to this thread for about [`STEP_BUDGET`], if any are left;
-    /// true when there were (so the caller asks for another frame).
-    pub fn step(&self) -> bool {
+    /// Works on the analyses left to this thread for about `budget` (one slice of a stage at
+    /// least), if any are left; true when there were (so the caller asks for another frame).
+    pub fn step(&self, budget: std::time::Duration) -> bool {
         let Some(pending) = &self.pending else {
             return false;
         };
@@ -177,7 +178,7 @@ impl LazyFindings {
             events,
             report,
         } = &mut *p;
-        if let Some(findings) = staged.step(events, report, STEP_BUDGET) {
+        if let Some(findings) = staged.step(events, report, budget) {
             let _ = self.cell.set(findings);
         }
         true

@@ -65,7 +65,35 @@ pub struct Platform {
     pub(super) tokens: Carried,
     /// The longest time a frame spent reading and taking in events, in milliseconds.
     pub(super) longest_read_ms: f64,
+    /// What the last frame took in all (eframe's measure), set by the page before each frame.
+    pub(super) last_frame_ms: Option<f64>,
+    /// This frame's time for our own work: reading the trace, then the findings.
+    work: FrameWork,
 }
+
+/// A frame's time for our own work ([`Platform::work_left`]): what is left of a frame of
+/// [`FRAME_MS`] once the drawing has had what it took the frame before (the rows drawn change
+/// little from one frame to the next), between [`MIN_WORK_MS`] and [`MAX_WORK_MS`].
+#[derive(Default)]
+struct FrameWork {
+    /// When this frame's work began, and how long it may last.
+    started: Option<(web_time::Instant, f64)>,
+    /// How long the last frame's work lasted, in milliseconds.
+    last_ms: f64,
+    /// When the reader last did something (egui's clock, in seconds).
+    last_input: Option<f64>,
+}
+
+/// The frame our work and the drawing share: 60 Hz's 16.7 ms, less what the browser needs
+/// around them.
+const FRAME_MS: f64 = 12.0;
+/// At least this much of every frame goes to our work, however long the drawing.
+const MIN_WORK_MS: f64 = 1.0;
+/// At most this much, however short the drawing (and this much while nobody acts).
+const MAX_WORK_MS: f64 = 6.0;
+/// How long after the reader's last input the frames are kept short (a wheel step scrolls
+/// smoothly over the frames after it, with no input of their own).
+const QUIET_S: f64 = 0.5;
 
 impl Platform {
     /// Token counts: those the page carries (the web build links no tokenizer).
@@ -78,9 +106,53 @@ impl Platform {
         self.inbox.is_some() || self.loading.is_some()
     }
 
+    /// Starts this frame's work: its time is what the drawing left of the last frame while
+    /// the reader scrolls, points or types (or did within [`QUIET_S`]), else [`MAX_WORK_MS`]:
+    /// a frame nobody acts in may be long, and the findings are ready sooner.
+    fn begin_work(&mut self, ctx: &egui::Context) {
+        let (now, input) = ctx.input(|i| (i.time, !i.events.is_empty()));
+        if input {
+            self.work.last_input = Some(now);
+        }
+        let quiet = self.work.last_input.is_none_or(|t| now - t > QUIET_S);
+        let drawing = (self.last_frame_ms.unwrap_or(0.0) - self.work.last_ms).max(0.0);
+        let allowed = if quiet {
+            MAX_WORK_MS
+        } else {
+            (FRAME_MS - drawing).clamp(MIN_WORK_MS, MAX_WORK_MS)
+        };
+        self.work = FrameWork {
+            started: Some((web_time::Instant::now(), allowed)),
+            last_ms: 0.0,
+            last_input: self.work.last_input,
+        };
+    }
+
+    /// What is left of this frame's time for our work.
+    fn work_left(&self) -> std::time::Duration {
+        let Some((started, allowed)) = self.work.started else {
+            return std::time::Duration::from_secs_f64(MAX_WORK_MS / 1000.0);
+        };
+        std::time::Duration::from_secs_f64(allowed / 1000.0).saturating_sub(started.elapsed())
+    }
+
+    /// `work` (the findings) with what is left of this frame's time, none when nothing is
+    /// left (the next frame goes on); what it returns, true when there was nothing to do.
+    pub fn work(&mut self, work: impl FnOnce(std::time::Duration) -> bool) -> bool {
+        let left = self.work_left();
+        let more = left.is_zero() || work(left);
+        if let Some((started, _)) = self.work.started {
+            self.work.last_ms = started.elapsed().as_secs_f64() * 1000.0;
+        }
+        more
+    }
+
     fn note_read(&mut self, started: web_time::Instant) {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         self.longest_read_ms = self.longest_read_ms.max(ms);
+        if let Some((started, _)) = self.work.started {
+            self.work.last_ms = started.elapsed().as_secs_f64() * 1000.0;
+        }
     }
 
     /// The browser has no File menu.
@@ -126,17 +198,18 @@ pub(super) fn apply(_app: &mut SightlineApp, command: Command) {
     match command {}
 }
 
-/// How long a frame reads an exported trace that is still being read and takes its events in,
-/// and how much it reads between looks at the clock: a part of a 60 Hz frame, the rest left
-/// to drawing it (reading and analysing a line take about 50 µs in a loaded browser).
-const READ_BUDGET: std::time::Duration = std::time::Duration::from_millis(6);
-const READ_STEP: usize = 8 << 10;
+/// How much of an exported trace that is still being read a frame reads between looks at
+/// the clock (reading and analysing a line take about 50 µs in a loaded browser: some 20
+/// lines); it reads for the frame's time for our work ([`Platform::work_left`]).
+const READ_STEP: usize = 4 << 10;
 /// Lines of a served trace parsed between looks at the clock.
 const READ_LINES: usize = 32;
 
 /// Reads more of an exported trace, or takes in the lines the stream delivered since the last
 /// frame.
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
+    app.platform.begin_work(ctx);
+    let left = app.platform.work_left();
     if let Some(loading) = &mut app.platform.loading {
         // The first frame draws the first events at once; the next ones read the rest, each
         // a few milliseconds, and take in what they read as a followed trace takes in what its
@@ -147,7 +220,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         }
         let started = web_time::Instant::now();
         let mut done = false;
-        while !done && started.elapsed() < READ_BUDGET {
+        while !done && started.elapsed() < left {
             done = loading.step(READ_STEP);
             let (events, warnings) = loading.take();
             app.store.grow(events);
@@ -187,7 +260,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     // big session gets all of it at once); the findings once all are in.
     let started = web_time::Instant::now();
     let platform = &mut app.platform;
-    while !platform.queued.is_empty() && started.elapsed() < READ_BUDGET {
+    while !platform.queued.is_empty() && !platform.work_left().is_zero() {
         let before = platform.lines_seen - platform.queued.len();
         let n = platform.queued.len().min(READ_LINES);
         let some: Vec<String> = platform.queued.drain(..n).collect();

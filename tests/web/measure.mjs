@@ -20,6 +20,10 @@
 // each line with the browser's own reader and clears a WebGL2 canvas once: the least a page
 // that shows the trace must do. For scrolling, frames of the same page while the pointer
 // moves over the same rows without scrolling. Figures go to ARTIFACTS/measurements.json.
+// With SIGHTLINE_BASELINE_BUNDLE=DIR (a tools/build-web.sh output of another commit, e.g.
+// main's), the same pages carrying that bundle instead are measured in the same run too,
+// interleaved: the weather page's findings and the scrolling during loading ("main").
+
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -27,6 +31,7 @@ import { launch, open, run, status, until, click, syntheticTrace, scrollFrames }
 
 const [binary, work, artifacts, runsArg] = process.argv.slice(2);
 const RUNS = Number(runsArg || 5);
+const mainBundle = process.env.SIGHTLINE_BASELINE_BUNDLE || null;
 const N = 100000;
 fs.mkdirSync(artifacts, { recursive: true });
 
@@ -59,6 +64,22 @@ gl.clearColor(0.1, 0.1, 0.1, 1);
 gl.clear(gl.COLOR_BUFFER_BIT);
 requestAnimationFrame(() => { window.done = { events, at: performance.now() }; });
 </script></body></html>`);
+}
+
+/** `html` (an exported page) with the viewer of the bundle in `dir` instead of its own. */
+function withBundle(html, dir, file) {
+  const page = fs.readFileSync(html, 'utf8');
+  const wasm = fs.readFileSync(path.join(dir, 'sightline_bg.wasm.gz')).toString('base64');
+  // As export::html's script_text writes the glue into the page.
+  const js = fs.readFileSync(path.join(dir, 'sightline.js'), 'utf8').replace(/<(?=\/script|!--|script)/gi, '\\u003c');
+  const wasmAt = page.indexOf('<script type="text/plain" id="sightline-wasm">');
+  const wasmEnd = page.indexOf('</script>', wasmAt);
+  const moduleAt = page.indexOf('<script type="module">\n') + '<script type="module">\n'.length;
+  const boot = page.indexOf('\n;(async () => {', moduleAt);
+  if (wasmAt < 0 || moduleAt < 0 || boot < 0) throw new Error('withBundle: the page is not shaped as expected');
+  const out = page.slice(0, wasmAt) + '<script type="text/plain" id="sightline-wasm">' + wasm
+    + page.slice(wasmEnd, moduleAt) + js + page.slice(boot);
+  fs.writeFileSync(file, out);
 }
 
 async function baseline(browser, file) {
@@ -113,6 +134,7 @@ async function viewer(browser, file, { scroll = false, doctor = false } = {}) {
   }, 60000);
   r.findings_ready = times.start + found.findings_ms;
   r.longest_frame_meanwhile = found.max_recent_cpu_ms;
+  r.findings_steps = Object.fromEntries(found.findings_steps_ms);
   if (scroll) {
     r.still = await scrollFrames(page, 60, 0);
     r.scroll = await scrollFrames(page, 120);
@@ -143,10 +165,14 @@ async function main() {
     const base = path.join(work, `${name}-baseline.html`);
     if (name !== 'invalid') baselinePage(trace, base);
     pages[name] = { html, base, trace_bytes: fs.statSync(trace).size, html_bytes: fs.statSync(html).size };
+    if (mainBundle) {
+      pages[name].main = path.join(work, `${name}-main.html`);
+      withBundle(html, mainBundle, pages[name].main);
+    }
   }
 
   const browser = await launch();
-  const got = { weather: [], big: [], big_loading: [], invalid: [], weather_base: [], big_base: [] };
+  const got = { weather: [], big: [], big_loading: [], invalid: [], weather_base: [], big_base: [], weather_main: [], big_loading_main: [] };
   try {
     for (let i = 0; i < RUNS; i++) {
       // Interleaved, so that a busy moment of the machine falls on both.
@@ -155,6 +181,10 @@ async function main() {
       got.big_base.push(await baseline(browser, pages.big.base));
       got.big.push(await viewer(browser, pages.big.html, { scroll: true }));
       got.big_loading.push(await viewer(browser, pages.big.html, { scroll: 'loading' }));
+      if (mainBundle) {
+        got.weather_main.push(await viewer(browser, pages.weather.main));
+        got.big_loading_main.push(await viewer(browser, pages.big.main, { scroll: 'loading' }));
+      }
       got.invalid.push(await viewer(browser, pages.invalid.html, { doctor: true }));
     }
   } finally {
@@ -172,6 +202,7 @@ async function main() {
     m.html_bytes = pages[name].html_bytes;
     m.trace_bytes = pages[name].trace_bytes;
     m.memory = median(runs.map((r) => r.memory));
+    m.findings_steps = Object.fromEntries(Object.keys(runs[0].findings_steps).map((k) => [k, Math.max(...runs.map((r) => r.findings_steps[k] ?? 0))]));
     m.events = runs[0].events;
     m.first_events = runs[0].first_events;
     out[name] = m;
@@ -182,14 +213,25 @@ async function main() {
     median: quantile(scroll, 0.5), p95: quantile(scroll, 0.95), max: Math.max(...scroll), frames: scroll.length,
     still_median: quantile(still, 0.5), still_p95: quantile(still, 0.95), still_max: Math.max(...still),
   };
-  const loading = got.big_loading.flatMap((r) => r.frames);
-  out.scroll_loading = {
-    median: quantile(loading, 0.5), p95: quantile(loading, 0.95), max: Math.max(...loading), frames: loading.length,
-    over_16ms: loading.filter((x) => x > 16).length, from_events: got.big_loading[0].from_events,
-    to_events: got.big_loading[0].events, findings: got.big_loading.every((r) => r.findings),
-    longest_read: Math.max(...got.big_loading.map((r) => r.longest_read)),
-    findings_steps: Object.fromEntries(Object.keys(got.big_loading[0].findings_steps).map((k) => [k, Math.max(...got.big_loading.map((r) => r.findings_steps[k]))])),
+  const duringLoading = (runs) => {
+    const loading = runs.flatMap((r) => r.frames);
+    return {
+      median: quantile(loading, 0.5), p95: quantile(loading, 0.95), max: Math.max(...loading), frames: loading.length,
+      over_16ms: loading.filter((x) => x > 16).length, from_events: runs[0].from_events,
+      to_events: runs[0].events, findings: runs.every((r) => r.findings),
+      longest_read: Math.max(...runs.map((r) => r.longest_read)),
+      findings_steps: Object.fromEntries(Object.keys(runs[0].findings_steps).map((k) => [k, Math.max(...runs.map((r) => r.findings_steps[k]))])),
+    };
   };
+  out.scroll_loading = duringLoading(got.big_loading);
+  if (mainBundle) {
+    out.scroll_loading_main = duringLoading(got.big_loading_main);
+    out.weather_main = {
+      findings_ready: median(got.weather_main.map((r) => r.findings_ready)),
+      longest_frame_meanwhile: median(got.weather_main.map((r) => r.longest_frame_meanwhile)),
+      findings_steps: Object.fromEntries(Object.keys(got.weather_main[0].findings_steps).map((k) => [k, Math.max(...got.weather_main.map((r) => r.findings_steps[k] ?? 0))])),
+    };
+  }
   out.scroll.over_16ms = scroll.filter((x) => x > 16).length;
   out.scroll.still_over_16ms = still.filter((x) => x > 16).length;
   const doctor = got.invalid.flatMap((r) => r.doctor);
@@ -213,10 +255,18 @@ async function main() {
     console.log(`    eframe start, 1st frame${ms(m.first_frame).padStart(8)}   (the diagram of the first ${m.first_events} events)`);
     console.log(`  every event shown        ${ms(m.loaded).padStart(8)}`);
     console.log(`  findings ready           ${ms(m.findings_ready).padStart(8)}   longest frame meanwhile ${ms(m.longest_frame_meanwhile)}`);
+    console.log(`    their longest step per stage: ${Object.entries(m.findings_steps).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}`);
   }
-  const l = out.scroll_loading;
-  console.log(`\nscrolling DURING loading: from the first diagram (${l.from_events} events) while the rest is read and the findings computed, until they are${l.findings ? '' : ' (NOT reached)'} (${l.frames} frames): median ${l.median.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, ${l.over_16ms} over 16 ms`);
-  console.log(`  our own work in those frames at most: reading and taking in events ${l.longest_read.toFixed(1)} ms; the findings' stages: ${Object.entries(l.findings_steps).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}`);
+  const during = (l, who) => {
+    console.log(`\n${who}scrolling DURING loading: from the first diagram (${l.from_events} events) while the rest is read and the findings computed, until they are${l.findings ? '' : ' (NOT reached)'} (${l.frames} frames): median ${l.median.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, ${l.over_16ms} over 16 ms`);
+    console.log(`  our own work in those frames at most: reading and taking in events ${l.longest_read.toFixed(1)} ms; the findings' stages: ${Object.entries(l.findings_steps).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}`);
+  };
+  during(out.scroll_loading, '');
+  if (mainBundle) {
+    during(out.scroll_loading_main, `main's bundle (${mainBundle}), same run: `);
+    const w = out.weather_main;
+    console.log(`  main's bundle, weather: findings ready ${ms(w.findings_ready)}, longest frame meanwhile ${ms(w.longest_frame_meanwhile)} (this build: ${ms(out.weather.findings_ready)}, ${ms(out.weather.longest_frame_meanwhile)}); longest step per stage: ${Object.entries(w.findings_steps).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}`);
+  }
   const s = out.scroll;
   console.log(`scrolling AFTER loading: all 100,000 events read, findings ready (${s.frames} frames): median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms, ${s.over_16ms} over 16 ms`);
   console.log(`  against the same rows standing still: median ${s.still_median.toFixed(1)} ms (${ratio(s.median, s.still_median)}), p95 ${s.still_p95.toFixed(1)} ms (${ratio(s.p95, s.still_p95)}), max ${s.still_max.toFixed(1)} ms, ${s.still_over_16ms} over 16 ms`);

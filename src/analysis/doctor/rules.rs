@@ -79,6 +79,17 @@ pub fn schema_problem(schema: &Value) -> Option<Said> {
     Some(crate::analysis::conformance::words::said_at(&error))
 }
 
+/// Compiles, once a process, what [`schema_problem`] checks every schema with (the crate's
+/// cached meta-validators): called where the doctor's verdicts build their catalog, a step of
+/// its own where the browser spreads them over frames, so the first tool judged does not
+/// pay for it.
+pub fn prepare_schema_check() {
+    static PREPARED: std::sync::Once = std::sync::Once::new();
+    PREPARED.call_once(|| {
+        let _ = fast_check(&serde_json::json!({ "type": "object" }));
+    });
+}
+
 /// The base URI `build` gives a schema without `$id`, so relative references resolve alike.
 const DEFAULT_BASE: &str = "json-schema:///";
 

@@ -215,9 +215,13 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    /// Scans the next `count` tool lists (at most), then, in steps of their own, the next
-    /// `count` `instructions` (at least one step); true once everything is scanned.
+    /// Gathers every tool's name (a step of its own, where there are lists and `count` is not
+    /// `usize::MAX`), then scans the next `count` tool lists (at most), then, in steps of
+    /// their own, the next `count` `instructions` (at least one step); true once everything
+    /// is scanned.
     pub fn step(&mut self, defs: &Definitions, count: usize) -> bool {
+        // Gathering the names reads every list: a step of its own when there are lists.
+        let gathering = self.all_tools.is_none() && !defs.lists.is_empty();
         let names = self.all_tools.get_or_insert_with(|| {
             let mut all: Vec<(String, String)> = Vec::new();
             let mut known: HashSet<(&str, &str)> = HashSet::new();
@@ -230,6 +234,9 @@ impl Scanner {
             }
             all
         });
+        if gathering && count != usize::MAX {
+            return false;
+        }
         let all_tools: Vec<(&str, &str)> = names
             .iter()
             .map(|(s, t)| (s.as_str(), t.as_str()))

@@ -28,8 +28,9 @@ use crate::trace::Event;
 pub struct Slices {
     /// Events of the doctor's pass (a few comparisons each).
     pub doctor: usize,
-    /// Events of the schema check and of the definitions' reading (few: the schema check
-    /// compiles a validator the first time it meets a message of its kind).
+    /// Events of the schema check and of the definitions' reading (one: a message met for
+    /// the first time is parsed and validated, a `tools/list` result read and hashed, each
+    /// up to a millisecond in the browser).
     pub events: usize,
     /// Tool lists of the poisoning scan and of the rug pulls (one: a list of new tools takes
     /// the scan a few milliseconds a tool).
@@ -43,8 +44,8 @@ pub struct Slices {
 impl Default for Slices {
     fn default() -> Self {
         Slices {
-            doctor: 1024,
-            events: 8,
+            doctor: 256,
+            events: 1,
             lists: 1,
             verdicts: 1,
             marks: 256,

@@ -325,6 +325,7 @@ impl eframe::App for Page {
                 self.cpu.pop_front();
             }
             self.cpu.push_back(f64::from(cpu) * 1000.0);
+            self.app.platform.last_frame_ms = Some(f64::from(cpu) * 1000.0);
         }
         self.app.ui(ui);
         if self.app.platform.inbox.is_some() {

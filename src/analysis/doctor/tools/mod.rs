@@ -66,6 +66,7 @@ impl Judging {
             .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
             .collect();
         let catalog = Catalog::build(basis.shape(), &lists, &CatalogOptions::default());
+        super::rules::prepare_schema_check();
         let notes: Vec<(usize, String)> = ctx
             .index
             .host_notes
