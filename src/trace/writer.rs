@@ -94,6 +94,16 @@ enum Payload<'a> {
     Reader(&'a mut dyn io::Read, bool),
 }
 
+impl<'a> Payload<'a> {
+    /// Bytes as [`Event::with_bytes`] stores them: text when UTF-8, else base64.
+    fn of(bytes: &'a [u8]) -> Self {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Payload::Text(text),
+            Err(_) => Payload::Binary(bytes),
+        }
+    }
+}
+
 impl TraceWriter {
     /// Creates (or truncates) `path` and writes the header line.
     pub fn create(path: &Path, header: &Header) -> Result<Self, TraceError> {
@@ -176,11 +186,7 @@ impl TraceWriter {
         channel: &Channel,
         bytes: &[u8],
     ) -> Result<(), TraceError> {
-        let payload = match std::str::from_utf8(bytes) {
-            Ok(text) => Payload::Text(text),
-            Err(_) => Payload::Binary(bytes),
-        };
-        let result = self.append_fast(seq, time, from, to, channel, payload);
+        let result = self.append_fast(seq, time, from, to, channel, Payload::of(bytes));
         self.map_err(result)
     }
 
@@ -213,12 +219,8 @@ impl TraceWriter {
         http: &HttpInfo,
         bytes: &[u8],
     ) -> Result<(), TraceError> {
-        let payload = match std::str::from_utf8(bytes) {
-            Ok(text) => Payload::Text(text),
-            Err(_) => Payload::Binary(bytes),
-        };
         self.begin(seq, time, from, to, channel);
-        let result = self.payload(payload).and_then(|()| {
+        let result = self.payload(Payload::of(bytes)).and_then(|()| {
             self.out.buf.extend_from_slice(b",\"http\":");
             serde_json::to_writer(&mut self.out, http)?;
             self.end()
