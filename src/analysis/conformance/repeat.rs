@@ -183,12 +183,15 @@ impl Seen {
     }
 }
 
+/// An event read by [`Repeats`]: its index, where its `id` lies, and what it gave.
+type Read<T> = (usize, Option<(usize, usize)>, T);
+
 /// What was read out of messages, by their [`Shape`]: a message that repeats one read before
 /// (byte for byte, but for a plain `id`) takes what that one gave, without being parsed. Only for
 /// what does not depend on the `id` value. At most [`LIMIT`] distinct messages are remembered.
 pub(crate) struct Repeats<T> {
     /// By [`Shape::hash`]: the event read, where its `id` lies, and what it gave.
-    entries: HashMap<u64, Vec<(usize, Option<(usize, usize)>, T)>>,
+    entries: HashMap<u64, Vec<Read<T>>>,
     count: usize,
     limit: usize,
 }

@@ -138,6 +138,9 @@ pub fn inventory_of(events: &[Event]) -> Inventory {
     inventory_from(events, &rpc, last.as_ref(), Memory::default())
 }
 
+/// A listing's result: whether a page follows, and its entries (`None`: no `result`).
+type Listing = Option<(bool, Vec<Value>)>;
+
 /// What was read out of the messages met so far, for the messages that repeat them: a trace
 /// repeats itself (run after run, the same calls, answers and listings), and each distinct
 /// message (but for its id) is parsed once.
@@ -149,7 +152,7 @@ struct Memory {
     answers: Repeats<Outcome>,
     /// A listing's result, one memory per primitive (the same text may answer two methods):
     /// whether a page follows and the entries (`None`: no `result`).
-    listings: [Repeats<Option<(bool, Vec<Value>)>>; 4],
+    listings: [Repeats<Listing>; 4],
     /// Whether a listing request asks for a next page (has a `cursor`).
     cursors: Repeats<bool>,
 }
