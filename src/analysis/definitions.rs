@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::canonical::{canonical_json, canonical_json_pretty, sha256_hex, shape_hash};
+use super::conformance::Repeats;
 use super::links::Seqs;
 use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
 
@@ -155,6 +156,18 @@ pub struct Reader {
     out: Definitions,
     /// The next event to read.
     next: usize,
+    memory: Memory,
+}
+
+/// What was read out of the messages met so far, for the messages that repeat them (the same
+/// `tools/list` answer, run after run).
+#[derive(Default)]
+struct Memory {
+    /// A `tools/list` result: its tools (each as of `seq` 0) and whether a page follows;
+    /// `None` when the message has no `result`.
+    listings: Repeats<Option<(Vec<ToolDef>, bool)>>,
+    /// Whether a `tools/list` request asks for a next page (has a `cursor`).
+    cursors: Repeats<bool>,
 }
 
 impl Reader {
@@ -163,7 +176,14 @@ impl Reader {
         let end = self.next.saturating_add(count).min(events.len());
         let seqs = self.seqs.get_or_insert_with(|| Seqs::new(events));
         for i in self.next..end {
-            read(events, rpc, seqs, &mut self.lanes, &mut self.out, i);
+            read(
+                events,
+                rpc,
+                seqs,
+                (&mut self.lanes, &mut self.memory),
+                &mut self.out,
+                i,
+            );
         }
         self.next = end;
         end == events.len()
@@ -180,7 +200,7 @@ fn read(
     events: &[Event],
     rpc: &Analysis,
     seqs: &Seqs,
-    lanes: &mut HashMap<Lane, LaneState>,
+    (lanes, memory): (&mut HashMap<Lane, LaneState>, &mut Memory),
     out: &mut Definitions,
     i: usize,
 ) {
@@ -214,32 +234,39 @@ fn read(
     if !matches!(method, "initialize" | "server/discover" | "tools/list") {
         return;
     }
-    let Some(mut result) = parse(event).and_then(|mut v| v.get_mut("result").map(Value::take))
-    else {
-        return;
-    };
-    let lane = event.from.clone();
-    let state = lanes.entry(lane.clone()).or_default();
     if method == "tools/list" {
+        let Some((mut tools, more)) = memory.listings.read(events, i, |e| {
+            let mut result = parse(e).and_then(|mut v| v.get_mut("result").map(Value::take))?;
+            let tools: Vec<ToolDef> = match result.get_mut("tools").map(Value::take) {
+                Some(Value::Array(tools)) => tools
+                    .into_iter()
+                    .filter(Value::is_object)
+                    .map(|t| ToolDef::new(t, 0))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
+            Some((tools, more))
+        }) else {
+            return;
+        };
+        for tool in &mut tools {
+            tool.seq = event.seq;
+        }
+        let lane = event.from.clone();
+        let state = lanes.entry(lane.clone()).or_default();
         let cursor = match d.pairing {
-            Pairing::Answers(seq) => seqs
-                .index(events, seq)
-                .and_then(|r| parse(&events[r]))
-                .and_then(|v| v.pointer("/params/cursor").cloned())
-                .filter(|c| !c.is_null()),
-            _ => None,
+            Pairing::Answers(seq) => seqs.index(events, seq).is_some_and(|r| {
+                memory.cursors.read(events, r, |e| {
+                    parse(e)
+                        .and_then(|v| v.pointer("/params/cursor").cloned())
+                        .is_some_and(|c| !c.is_null())
+                })
+            }),
+            _ => false,
         };
-        let tools: Vec<ToolDef> = match result.get_mut("tools").map(Value::take) {
-            Some(Value::Array(tools)) => tools
-                .into_iter()
-                .filter(Value::is_object)
-                .map(|t| ToolDef::new(t, event.seq))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
         match (cursor, state.open) {
-            (Some(_), Some(open)) => {
+            (true, Some(open)) => {
                 let list = &mut out.lists[open];
                 list.tools.extend(tools);
                 list.complete = !more;
@@ -260,6 +287,11 @@ fn read(
         }
         return;
     }
+    let Some(result) = parse(event).and_then(|mut v| v.get_mut("result").map(Value::take)) else {
+        return;
+    };
+    let lane = event.from.clone();
+    let state = lanes.entry(lane.clone()).or_default();
     let name = result
         .pointer("/serverInfo/name")
         .or_else(|| {
@@ -279,5 +311,37 @@ fn read(
             text: text.to_string(),
             seq: event.seq,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Listings that repeat an earlier one (but for their id) read as each read afresh does:
+    /// two identical ones and one that differs, each with its own `seq`, and the drift between
+    /// them still there.
+    #[test]
+    fn remembered_listings_read_as_fresh_ones() {
+        let events = crate::analysis::fixtures::repeated_messages();
+        let rpc = crate::trace::analyze(&events);
+        let remembered = definitions(&events, &rpc);
+        let mut fresh = Reader {
+            memory: Memory {
+                listings: Repeats::none(),
+                cursors: Repeats::none(),
+            },
+            ..Reader::default()
+        };
+        while !fresh.step(&events, &rpc, 1) {}
+        assert_eq!(remembered, fresh.finish());
+        let seqs: Vec<(u64, u64)> = remembered
+            .lists
+            .iter()
+            .map(|l| (l.seq, l.tools[0].seq))
+            .collect();
+        assert_eq!(seqs, [(1, 1), (3, 3), (11, 11)]);
+        let [a, b, c] = [0, 1, 2].map(|n| &remembered.lists[n].tools[0].sha256);
+        assert!(a == b && b != c, "{remembered:#?}");
     }
 }

@@ -36,6 +36,8 @@ pub struct Incremental {
     lists: std::collections::VecDeque<Listed>,
     /// How many events have been analysed.
     seen: usize,
+    /// The tool names of the `tools/list` answers read so far, by their text.
+    names: links::Names,
 }
 
 fn is_incomplete(c: &CallChain) -> bool {
@@ -159,7 +161,7 @@ impl Incremental {
         for r in from..events.len() {
             if let Pairing::Answers(seq) = rpc.derived[r].pairing
                 && let Some(i) = self.seqs.index(events, seq)
-                && let Some(list) = links::tools_list(events, rpc, &self.seqs, i)
+                && let Some(list) = links::tools_list(events, rpc, &self.seqs, &mut self.names, i)
             {
                 self.lists.push_back(list);
             }

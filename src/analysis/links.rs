@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::conformance::Repeats;
 use super::llm::LlmExchange;
 use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
 use crate::wire::convert;
@@ -133,8 +134,9 @@ pub fn link(
     // Every tools/list result, read once, in the order the results arrived. Only the lists
     // before the last LLM request can matter (none without LLM exchanges).
     let last_request = llm.iter().map(|x| x.request).max();
+    let mut names = Names::default();
     let mut lists: Vec<Listed> = (0..last_request.unwrap_or(0))
-        .filter_map(|i| tools_list(events, rpc, &seqs, i))
+        .filter_map(|i| tools_list(events, rpc, &seqs, &mut names, i))
         .collect();
     lists.sort_by_key(|(r, _, _)| *r);
 
@@ -258,11 +260,16 @@ pub(super) fn chains_of(
 /// A server's `tools/list` result: its index, the server, the names of the tools listed.
 pub(super) type Listed = (usize, String, Vec<String>);
 
+/// The names of the tools a `tools/list` answer lists, by its text: a trace repeats the same
+/// answer run after run, and each distinct one is parsed once.
+pub(super) type Names = Repeats<Vec<String>>;
+
 /// What request `i` listed, when it is an answered `tools/list` to a server.
 pub(super) fn tools_list(
     events: &[Event],
     rpc: &Analysis,
     seqs: &Seqs,
+    names: &mut Names,
     i: usize,
 ) -> Option<Listed> {
     let d = &rpc.derived[i];
@@ -272,14 +279,16 @@ pub(super) fn tools_list(
     let (Some(server), Some(r)) = (events[i].to.server_name(), answer(events, rpc, seqs, i)) else {
         return None;
     };
-    let message = json(&events[r]);
-    let names = message
-        .as_ref()
-        .and_then(|v| v.pointer("/result/tools").and_then(Value::as_array))
-        .map_or(&[][..], Vec::as_slice)
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
-        .collect();
+    let names = names.read(events, r, |e| {
+        let message = json(e);
+        message
+            .as_ref()
+            .and_then(|v| v.pointer("/result/tools").and_then(Value::as_array))
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
+            .collect()
+    });
     Some((r, server.to_string(), names))
 }
 
@@ -341,5 +350,28 @@ fn tool_view(x: &LlmExchange, latest: &[(String, (usize, Vec<String>))]) -> Tool
         request: x.request,
         sent,
         not_sent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tools/list` answers that repeat an earlier one (but for their id) list what each
+    /// read afresh lists.
+    #[test]
+    fn remembered_listings_list_what_fresh_ones_do() {
+        let events = crate::analysis::fixtures::repeated_messages();
+        let rpc = crate::trace::analyze(&events);
+        let seqs = Seqs::new(&events);
+        let mut names = Names::default();
+        let mut listed = Vec::new();
+        for i in 0..events.len() {
+            let remembered = tools_list(&events, &rpc, &seqs, &mut names, i);
+            let fresh = tools_list(&events, &rpc, &seqs, &mut Names::none(), i);
+            assert_eq!(remembered, fresh, "event {i}");
+            listed.extend(remembered.map(|(r, _, names)| (r, names.len())));
+        }
+        assert_eq!(listed, [(1, 1), (3, 1), (11, 2)]);
     }
 }

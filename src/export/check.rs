@@ -23,20 +23,39 @@ pub type EventLines = HashMap<u64, usize>;
 
 /// The line of each event in a trace file's text (lines that start with `{"seq":N`).
 pub fn event_lines(text: &str) -> EventLines {
+    event_lines_read(text.as_bytes()).unwrap_or_default()
+}
+
+/// [`event_lines`] of a trace file read a line at a time (the file is never all in memory:
+/// a SARIF report of a large trace re-read it whole, most of the report's time). A file that
+/// is not UTF-8 is an `InvalidData` error, as reading it into a `String` is.
+pub fn event_lines_read(mut read: impl std::io::BufRead) -> std::io::Result<EventLines> {
     let mut out = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let Some(rest) = line.strip_prefix("{\"seq\":") else {
+    let mut line = Vec::new();
+    let mut n = 0;
+    loop {
+        line.clear();
+        if read.read_until(b'\n', &mut line)? == 0 {
+            return Ok(out);
+        }
+        n += 1;
+        if std::str::from_utf8(&line).is_err() {
+            return Err(std::io::ErrorKind::InvalidData.into());
+        }
+        let Some(rest) = line.strip_prefix(b"{\"seq\":") else {
             continue;
         };
         let end = rest
-            .bytes()
+            .iter()
             .position(|b| !b.is_ascii_digit())
             .unwrap_or(rest.len());
-        if let Ok(seq) = rest[..end].parse() {
-            out.insert(seq, n + 1);
+        if let Some(seq) = std::str::from_utf8(&rest[..end])
+            .ok()
+            .and_then(|digits| digits.parse().ok())
+        {
+            out.insert(seq, n);
         }
     }
-    out
 }
 
 fn at(seq: Option<u64>) -> String {

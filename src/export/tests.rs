@@ -38,3 +38,20 @@ fn exports_show_the_http_labels() {
         assert!(summary.contains(line), "summary lacks {line}:\n{summary}");
     }
 }
+
+/// A trace file's event lines, read a line at a time through a small buffer, are the lines of
+/// its text: CRLF endings, a last line without a newline, lines that are no event; a file that
+/// is not UTF-8 is an error, as reading it into a `String` is.
+#[test]
+fn event_lines_read_a_line_at_a_time_are_those_of_the_text() {
+    use crate::export::check::{event_lines, event_lines_read};
+    let text = "{\"sightline_trace\":1}\r\n{\"seq\":0,\"x\":1}\r\n{\"seq\":12}\n\nnot an event {\"seq\":3}\n{\"seq\":7,\"raw\":\"é\"}";
+    let lines = event_lines(text);
+    let expected: crate::export::check::EventLines = [(0, 2), (12, 3), (7, 6)].into();
+    assert_eq!(lines, expected);
+    let small = std::io::BufReader::with_capacity(4, text.as_bytes());
+    assert_eq!(event_lines_read(small).expect("utf-8"), expected);
+    let mut bytes = text.as_bytes().to_vec();
+    bytes.extend_from_slice(b"\n{\"seq\":8}\xff\n");
+    assert!(event_lines_read(&bytes[..]).is_err());
+}

@@ -68,8 +68,9 @@ mod tests;
 pub mod words;
 
 use repeat::Outcome;
-pub(crate) use repeat::Shape;
+pub(crate) use repeat::{Repeats, Shape};
 
+pub(crate) use schema::DRAFT_07;
 #[cfg(test)]
 pub(crate) use schema::compiled_on_this_thread;
 use schema::{Schema, known_schema, schema_for};

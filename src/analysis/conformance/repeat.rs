@@ -9,6 +9,10 @@
 //! alike and pass or fail alike. A failure's words can quote the whole message (its `id` with
 //! it), so a failure is taken over only from a message with the same `id`, or for a result
 //! (whose checked part has no `id`).
+//!
+//! [`Repeats`] is the same memory for anything else read out of a message whose `id` does not
+//! matter to it (a `tools/list` result's tools, a `tools/call`'s tool and arguments): `diff`'s
+//! inventory, the tool definitions and the links read each distinct message once.
 
 use std::collections::HashMap;
 use std::hash::{Hash as _, Hasher as _};
@@ -179,6 +183,74 @@ impl Seen {
     }
 }
 
+/// An event read by [`Repeats`]: its index, where its `id` lies, and what it gave.
+type Read<T> = (usize, Option<(usize, usize)>, T);
+
+/// What was read out of messages, by their [`Shape`]: a message that repeats one read before
+/// (byte for byte, but for a plain `id`) takes what that one gave, without being parsed. Only for
+/// what does not depend on the `id` value. At most [`LIMIT`] distinct messages are remembered.
+pub(crate) struct Repeats<T> {
+    /// By [`Shape::hash`]: the event read, where its `id` lies, and what it gave.
+    entries: HashMap<u64, Vec<Read<T>>>,
+    count: usize,
+    limit: usize,
+}
+
+impl<T> Default for Repeats<T> {
+    fn default() -> Self {
+        Repeats {
+            entries: HashMap::new(),
+            count: 0,
+            limit: LIMIT,
+        }
+    }
+}
+
+impl<T: Clone> Repeats<T> {
+    /// Remembers nothing: every message is read afresh (what the memory must not change).
+    #[cfg(test)]
+    pub(crate) fn none() -> Repeats<T> {
+        Repeats {
+            limit: 0,
+            ..Repeats::default()
+        }
+    }
+
+    /// What `read` gives for event `index`: taken from an earlier event it repeats, else read
+    /// (and remembered).
+    pub(crate) fn read(
+        &mut self,
+        events: &[Event],
+        index: usize,
+        read: impl FnOnce(&Event) -> T,
+    ) -> T {
+        let event = &events[index];
+        let Some(shape) = Shape::of(event) else {
+            return read(event);
+        };
+        if let Some(entries) = self.entries.get(&shape.hash) {
+            let known = entries.iter().find(|(at, id, _)| {
+                events
+                    .get(*at)
+                    .and_then(|e| e.raw.as_deref())
+                    .is_some_and(|other| shape.repeats(other.as_bytes(), *id, false))
+            });
+            if let Some((_, _, value)) = known {
+                return value.clone();
+            }
+        }
+        let value = read(event);
+        if self.count < self.limit {
+            self.count += 1;
+            self.entries
+                .entry(shape.hash)
+                .or_default()
+                .push((index, shape.id, value.clone()));
+        }
+        value
+    }
+}
+
 /// An `id` every revision accepts as it is, and that parses as any other of its kind: `0`, an
 /// integer of at most 18 digits without a leading zero, or a string without escapes or
 /// control characters.
@@ -271,6 +343,27 @@ fn top_level_id(b: &[u8]) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A message that repeats one read before (but for a plain id) is not read again; one that
+    /// differs anywhere else is, and so is every message when nothing is remembered.
+    #[test]
+    fn repeated_messages_are_read_once() {
+        let events = crate::analysis::fixtures::repeated_messages();
+        for (mut memory, expected) in [(Repeats::default(), 7), (Repeats::none(), 14)] {
+            let mut reads = 0;
+            let lengths: Vec<usize> = (0..events.len())
+                .map(|i| {
+                    memory.read(&events, i, |e| {
+                        reads += 1;
+                        e.text().len()
+                    })
+                })
+                .collect();
+            assert_eq!(reads, expected);
+            assert_eq!(lengths[3], lengths[1]);
+            assert_ne!(lengths[11], lengths[1]);
+        }
+    }
 
     #[test]
     fn the_top_level_id_is_found_and_nested_ones_are_not() {

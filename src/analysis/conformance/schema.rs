@@ -58,8 +58,9 @@ pub(crate) fn compiled_on_this_thread() -> usize {
 /// The schemas, each parsed on first use.
 static SCHEMAS: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
 
-/// The draft of the one-line schemas validators are compiled from ([`Schema::compile`]).
-const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+/// The draft of the one-line schemas validators are compiled from ([`Schema::compile`], and
+/// the doctor's check of a tool's schema): draft-07's meta-schema is one small document.
+pub(crate) const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
 
 /// Each schema's document in a registry, where the validators' one-line schemas find it.
 static REGISTRIES: [OnceLock<Registry<'static>>; 5] = [const { OnceLock::new() }; 5];

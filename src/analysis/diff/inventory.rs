@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use crate::analysis::canonical::canonical_json;
+use crate::analysis::conformance::Repeats;
 use crate::analysis::{LlmExchange, Report};
 use crate::i18n::Said;
 use crate::trace::{Analysis, Event, Kind, Lane, Pairing};
@@ -123,7 +124,7 @@ impl Inventory {
 /// Reads a trace's [`Inventory`].
 pub fn inventory(events: &[Event], report: &Report) -> Inventory {
     let last = report.llm.iter().rev().find(|x| x.shape.is_some());
-    inventory_from(events, &report.rpc, last)
+    inventory_from(events, &report.rpc, last, Memory::default())
 }
 
 /// [`inventory`] of a trace nothing else has analysed yet: its JSON-RPC half and, of the LLM
@@ -134,17 +135,60 @@ pub fn inventory_of(events: &[Event]) -> Inventory {
         || crate::trace::analyze(events),
         || crate::analysis::last_loop_request(events),
     );
-    inventory_from(events, &rpc, last.as_ref())
+    inventory_from(events, &rpc, last.as_ref(), Memory::default())
 }
 
-fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) -> Inventory {
+/// A listing's result: whether a page follows, and its entries (`None`: no `result`).
+type Listing = Option<(bool, Vec<Value>)>;
+
+/// What was read out of the messages met so far, for the messages that repeat them: a trace
+/// repeats itself (run after run, the same calls, answers and listings), and each distinct
+/// message (but for its id) is parsed once.
+#[derive(Default)]
+struct Memory {
+    /// A `tools/call` request: tool and canonical arguments (`None`: not JSON).
+    requests: Repeats<Option<(String, String)>>,
+    /// The answer to a `tools/call`.
+    answers: Repeats<Outcome>,
+    /// A listing's result, one memory per primitive (the same text may answer two methods):
+    /// whether a page follows and the entries (`None`: no `result`).
+    listings: [Repeats<Listing>; 4],
+    /// Whether a listing request asks for a next page (has a `cursor`).
+    cursors: Repeats<bool>,
+}
+
+impl Memory {
+    /// Remembers nothing: every message is parsed (what the memory must not change).
+    #[cfg(test)]
+    fn none() -> Memory {
+        Memory {
+            requests: Repeats::none(),
+            answers: Repeats::none(),
+            listings: std::array::from_fn(|_| Repeats::none()),
+            cursors: Repeats::none(),
+        }
+    }
+}
+
+fn inventory_from(
+    events: &[Event],
+    rpc: &Analysis,
+    last: Option<&LlmExchange>,
+    memory: Memory,
+) -> Inventory {
+    let Memory {
+        mut requests,
+        mut answers,
+        mut listings,
+        mut cursors,
+    } = memory;
     let index_of: HashMap<u64, usize> =
         events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
     let derived = &rpc.derived;
     let mut lanes: Vec<(Lane, Server)> = Vec::new();
     // (lane, primitive) -> listing being filled by pages, and whether it is still open.
     let mut filling: HashMap<(Lane, &'static str), (Vec<Entry>, bool)> = HashMap::new();
-    let json = |i: usize| serde_json::from_str::<Value>(&events[i].text()).ok();
+    let json = |e: &Event| serde_json::from_str::<Value>(&e.text()).ok();
     for (i, (event, d)) in events.iter().zip(derived).enumerate() {
         if !event.channel.carries_jsonrpc() {
             continue;
@@ -173,21 +217,26 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
         let server = &mut lanes[at].1;
         let method = d.method.as_deref().unwrap_or_default();
         if !from_server && d.kind == Kind::Request && method == "tools/call" {
-            let Some(msg) = json(i) else { continue };
-            let tool = msg
-                .pointer("/params/name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let arguments =
-                canonical_json(msg.pointer("/params/arguments").unwrap_or(&Value::Null));
+            let Some((tool, arguments)) = requests.read(events, i, |e| {
+                let msg = json(e)?;
+                let tool = msg
+                    .pointer("/params/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let arguments =
+                    canonical_json(msg.pointer("/params/arguments").unwrap_or(&Value::Null));
+                Some((tool, arguments))
+            }) else {
+                continue;
+            };
             let answer = match d.pairing {
                 Pairing::AnsweredBy(seq) => index_of.get(&seq).copied(),
                 _ => None,
             };
             let outcome = match answer {
                 None => Outcome::Unanswered,
-                Some(a) => outcome(json(a), &derived[a]),
+                Some(a) => answers.read(events, a, |e| outcome(json(e), &derived[a])),
             };
             server.calls.push(Call {
                 tool,
@@ -203,7 +252,8 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
             continue;
         }
         if matches!(method, "initialize" | "server/discover") {
-            let Some(mut result) = json(i).and_then(|mut v| v.get_mut("result").map(Value::take))
+            let Some(mut result) =
+                json(event).and_then(|mut v| v.get_mut("result").map(Value::take))
             else {
                 continue;
             };
@@ -223,25 +273,30 @@ fn inventory_from(events: &[Event], rpc: &Analysis, last: Option<&LlmExchange>) 
                 .map(str::to_string);
             continue;
         }
-        let Some(&(kind, _, member, key)) = PRIMITIVES.iter().find(|p| p.1 == method) else {
+        let Some(p) = PRIMITIVES.iter().position(|p| p.1 == method) else {
             continue;
         };
-        let Some(mut result) = json(i).and_then(|mut v| v.get_mut("result").map(Value::take))
-        else {
+        let (kind, _, member, key) = PRIMITIVES[p];
+        let Some((more, listed)) = listings[p].read(events, i, |e| {
+            let mut result = json(e).and_then(|mut v| v.get_mut("result").map(Value::take))?;
+            let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
+            let listed = match result.get_mut(member).map(Value::take) {
+                Some(Value::Array(listed)) => listed,
+                _ => Vec::new(),
+            };
+            Some((more, listed))
+        }) else {
             continue;
         };
         let continues = match d.pairing {
-            Pairing::Answers(seq) => index_of
-                .get(&seq)
-                .and_then(|&r| json(r))
-                .and_then(|v| v.pointer("/params/cursor").cloned())
-                .is_some_and(|c| !c.is_null()),
+            Pairing::Answers(seq) => index_of.get(&seq).is_some_and(|&r| {
+                cursors.read(events, r, |e| {
+                    json(e)
+                        .and_then(|v| v.pointer("/params/cursor").cloned())
+                        .is_some_and(|c| !c.is_null())
+                })
+            }),
             _ => false,
-        };
-        let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
-        let listed = match result.get_mut(member).map(Value::take) {
-            Some(Value::Array(listed)) => listed,
-            _ => Vec::new(),
         };
         let entries = listed.into_iter().map(|def| Entry {
             key: def
@@ -332,5 +387,26 @@ mod tests {
             );
         }
         assert!(with_model_tools >= 3, "{with_model_tools}");
+    }
+
+    /// Messages that repeat earlier ones (but for their id) read as each read afresh does: two
+    /// identical listings and one that differs, a prompts/list answered with a tools/list's
+    /// text, calls answered alike and then not.
+    #[test]
+    fn remembered_messages_read_as_fresh_ones() {
+        let events = crate::analysis::fixtures::repeated_messages();
+        let rpc = crate::trace::analyze(&events);
+        let remembered = super::inventory_from(&events, &rpc, None, super::Memory::default());
+        let fresh = super::inventory_from(&events, &rpc, None, super::Memory::none());
+        assert_eq!(remembered, fresh);
+        let server = &remembered.servers[0];
+        assert_eq!(server.lists["tool"][0].seq, 11, "{server:#?}");
+        assert!(server.lists["prompt"].is_empty(), "{server:#?}");
+        let outcomes: Vec<(u64, bool)> = server
+            .calls
+            .iter()
+            .map(|c| (c.answer.unwrap_or_default(), c.outcome.failed()))
+            .collect();
+        assert_eq!(outcomes, [(5, false), (7, false), (13, true)]);
     }
 }

@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use super::Code;
+use crate::analysis::conformance::DRAFT_07;
 use crate::i18n::Said;
 use crate::wire::api::ApiShape;
 use crate::wire::convert::API_NAME_PATTERN;
@@ -124,10 +125,7 @@ fn fast_check(schema: &Value) -> bool {
         return false;
     };
     let mut root = serde_json::Map::new();
-    root.insert(
-        "$schema".into(),
-        "http://json-schema.org/draft-07/schema#".into(),
-    );
+    root.insert("$schema".into(), DRAFT_07.into());
     root.insert("$ref".into(), DEFAULT_BASE.into());
     jsonschema::options()
         .with_base_uri("json-schema:///sightline-root")
