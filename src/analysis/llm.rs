@@ -337,19 +337,29 @@ mod tests {
     /// body that is not an object.
     #[test]
     fn repeated_tools_read_as_each_request_alone() {
-        let mut requests = 0;
+        let (mut requests, mut shared) = (0, 0);
         for text in crate::analysis::fixtures::RECORDINGS {
             let events = crate::trace::load_from_reader(text.as_bytes())
                 .expect("fixture")
                 .events;
+            let mut previous: Option<Arc<[Value]>> = None;
             for x in llm_exchanges(&events) {
                 let alone = read_request(x.request, &events[x.request]);
                 assert_eq!(x.tool_entries, alone.tool_entries);
                 assert_eq!(x.tools, alone.tools);
                 requests += usize::from(!x.tool_entries.is_empty());
+                // A request that repeats the last one's tools holds the same list, not a copy.
+                if let Some(p) = previous.as_ref().filter(|p| !p.is_empty())
+                    && **p == *x.tool_entries
+                {
+                    assert!(Arc::ptr_eq(p, &x.tool_entries), "a copy at #{}", x.request);
+                    shared += 1;
+                }
+                previous = Some(Arc::clone(&x.tool_entries));
             }
         }
         assert!(requests >= 4, "{requests}");
+        assert!(shared >= 2, "{shared}");
         let mut last = LastTools::default();
         for body in [
             r#"{"tools":[{"name":"a"}],"model":"m","tools":[{"name":"b"}]}"#,

@@ -136,8 +136,9 @@ impl Platform {
         std::time::Duration::from_secs_f64(allowed / 1000.0).saturating_sub(started.elapsed())
     }
 
-    /// `work` (the findings) with what is left of this frame's time, none when nothing is
-    /// left (the next frame goes on); what it returns, true when there was nothing to do.
+    /// `work` (the findings) with what is left of this frame's time; when nothing is left it
+    /// is not called and the next frame goes on. True while work is left (the caller asks
+    /// for another frame), as `work` returns.
     pub fn work(&mut self, work: impl FnOnce(std::time::Duration) -> bool) -> bool {
         let left = self.work_left();
         let more = left.is_zero() || work(left);
