@@ -6,18 +6,13 @@
 //! runs the same input in English too and requires the English there, so the translated words
 //! cannot pass by saying nothing.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-
 use serde_json::Value;
 
 use sightline::analysis::narration::narrate;
 use sightline::analysis::report;
 use sightline::i18n::{Language, Strings};
 
+use crate::host_runs::provider_errors::{FakeApi, fake_api};
 use crate::language::english_sentences;
 use crate::language_errors::{both, json_edit, says};
 use crate::language_gaps::{edit, trace};
@@ -103,44 +98,13 @@ fn a_bad_traceparent_is_said_in_the_language_asked() {
 }
 
 /// An LLM API on 127.0.0.1 that answers every request with 401 until the test ends.
-struct Refusing {
-    port: u16,
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for Refusing {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-}
-
-fn refusing_api() -> Refusing {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-    let port = listener.local_addr().expect("local addr").port();
-    listener.set_nonblocking(true).expect("nonblocking");
-    let stop = Arc::new(AtomicBool::new(false));
-    let stopped = stop.clone();
-    std::thread::spawn(move || {
-        let body = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
-        let response = format!(
-            "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        while !stopped.load(Ordering::SeqCst) {
-            match listener.accept() {
-                Ok((mut stream, _)) => {
-                    let _ = stream.set_nonblocking(false);
-                    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-                    let mut buf = [0u8; 65536];
-                    let _ = stream.read(&mut buf);
-                    let _ = stream.write_all(response.as_bytes());
-                    let _ = stream.shutdown(std::net::Shutdown::Both);
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
-        }
-    });
-    Refusing { port, stop }
+fn refusing_api() -> FakeApi {
+    let body =
+        r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+    fake_api(format!(
+        "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    ))
 }
 
 /// A run the LLM API refuses, and an export to a folder that does not exist: the errors are

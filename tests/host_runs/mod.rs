@@ -33,7 +33,7 @@ macro_rules! ensure {
 mod bodies;
 mod facts;
 mod invalid_tool_name;
-mod provider_errors;
+pub(crate) mod provider_errors;
 mod provider_shapes;
 mod run_options;
 mod scenarios;

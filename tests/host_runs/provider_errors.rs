@@ -21,8 +21,8 @@ const SECRET: &str = "sk-test-SECRET-123";
 
 /// A one-shot LLM API on 127.0.0.1: every connection gets the same canned response; each
 /// request received (headers and body) is sent back to the test.
-struct FakeApi {
-    port: u16,
+pub(crate) struct FakeApi {
+    pub(crate) port: u16,
     requests: mpsc::Receiver<Vec<u8>>,
     stop: Arc<AtomicBool>,
 }
@@ -33,7 +33,7 @@ impl Drop for FakeApi {
     }
 }
 
-fn fake_api(response: String) -> FakeApi {
+pub(crate) fn fake_api(response: String) -> FakeApi {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     let port = listener.local_addr().expect("local addr").port();
     listener.set_nonblocking(true).expect("nonblocking");
