@@ -239,9 +239,18 @@ impl State {
     }
 
     fn write(&mut self, event: &Event) {
+        self.write_events(1, |sink| sink.write(event));
+    }
+
+    /// Has every sink write `events` events with `f`, unless recording has finished.
+    fn write_events(
+        &mut self,
+        events: u64,
+        f: impl FnMut(&mut dyn EventSink) -> Result<(), TraceError>,
+    ) {
         if !self.finished {
-            self.each_sink(|sink| sink.write(event));
-            self.report.events += 1;
+            self.each_sink(f);
+            self.report.events += events;
         }
     }
 
@@ -325,11 +334,8 @@ impl Recorder {
             channel: channel.clone(),
             lines,
         };
-        if !state.finished {
-            state.each_sink(|sink| sink.write_lines(&batch));
-            state.report.events += batch.lines.len() as u64;
-            state.flush();
-        }
+        state.write_events(batch.lines.len() as u64, |sink| sink.write_lines(&batch));
+        state.flush();
     }
 
     /// Records one line kept in a temporary file (a line longer than the splitter holds): it
@@ -344,11 +350,8 @@ impl Recorder {
             channel,
             line,
         };
-        if !state.finished {
-            state.each_sink(|sink| sink.write_long(&batch));
-            state.report.events += 1;
-            state.flush();
-        }
+        state.write_events(1, |sink| sink.write_long(&batch));
+        state.flush();
     }
 
     /// Records an HTTP message (an LLM API request or response, an MCP POST): `info` carries the
@@ -418,19 +421,16 @@ impl Batch<'_> {
         body: Vec<u8>,
     ) -> u64 {
         let seq = self.state.take_seq(1);
-        if !self.state.finished {
-            let record = HttpRecord {
-                seq,
-                time: crate::trace::now(),
-                from: &from,
-                to: &to,
-                channel: &channel,
-                info: &info,
-                body: &body,
-            };
-            self.state.each_sink(|sink| sink.write_http(&record));
-            self.state.report.events += 1;
-        }
+        let record = HttpRecord {
+            seq,
+            time: crate::trace::now(),
+            from: &from,
+            to: &to,
+            channel: &channel,
+            info: &info,
+            body: &body,
+        };
+        self.state.write_events(1, |sink| sink.write_http(&record));
         seq
     }
 
