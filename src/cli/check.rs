@@ -125,9 +125,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Junit => crate::export::check::junit(&result, &trace, Words::of(lang)),
         Format::Sarif => {
             let lines = if args.trace.is_file() {
+                let wanted = crate::export::check::finding_seqs(&result);
                 std::fs::File::open(&args.trace)
-                    .map(|f| std::io::BufReader::with_capacity(1 << 20, f))
-                    .and_then(crate::export::check::event_lines_read)
+                    .and_then(|f| crate::export::check::event_lines_of(f, Some(&wanted)))
                     .unwrap_or_default()
             } else {
                 Default::default()

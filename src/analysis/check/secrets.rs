@@ -32,13 +32,25 @@ const AWS: &str = "secret_kind.aws";
 const PRIVATE_KEY: &str = "secret_kind.private_key";
 const BEARER_TOKEN: &str = "secret_kind.bearer";
 
+/// The bytes a pattern starts with.
+const STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let starts = b"sgxA-PBb";
+    let mut i = 0;
+    while i < starts.len() {
+        t[starts[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// What kind of credential `text` seems to hold, if any, as the key of its words
 /// (`secret_kind.*`, "an Anthropic API key (sk-ant-…)"): the first kind in this file's order
 /// (the prefixed keys, an AWS key id, a private key, a bearer token) that occurs anywhere.
 ///
 /// One pass over the text (a check reads every recorded byte, so a pass per pattern was most
 /// of `--fail-on secret`): each byte that can start a pattern is tried against the patterns
-/// it starts, and the best-ranked hit so far is kept.
+/// that start with it, and only those, and the best-ranked hit so far is kept.
 pub fn find_secret(text: &str) -> Option<&'static str> {
     const AKIA: usize = PREFIXED.len();
     const PRIVATE: usize = AKIA + 1;
@@ -47,39 +59,51 @@ pub fn find_secret(text: &str) -> Option<&'static str> {
     let mut best = usize::MAX;
     let (mut begin, mut private) = (false, false);
     for (i, &b) in bytes.iter().enumerate() {
-        if !matches!(b, b's' | b'g' | b'x' | b'A' | b'-' | b'P' | b'B' | b'b') {
+        if !STARTS[usize::from(b)] {
             continue;
         }
         let here = &bytes[i..];
-        let before_ok = i == 0 || !token_char(bytes[i - 1]);
-        for (rank, (prefix, min, _)) in PREFIXED.iter().enumerate().take(best.min(AKIA)) {
-            if before_ok
-                && here.starts_with(prefix.as_bytes())
-                && run(&here[prefix.len()..]) >= *min
+        // The second byte first: most places a pattern could start are not one.
+        let second = here.get(1).copied();
+        match b {
+            b'-' => begin |= second == Some(b'-') && here.starts_with(b"-----BEGIN"),
+            b'P' => private |= second == Some(b'R') && here.starts_with(b"PRIVATE KEY-----"),
+            b'B' | b'b'
+                if best > BEARER
+                    && second == Some(b'e')
+                    && here[1..].starts_with(b"earer ")
+                    && run(&here[7..]) >= 24 =>
             {
-                best = rank;
-                break;
+                best = BEARER;
             }
-        }
-        if best == 0 {
-            break;
-        }
-        if best > AKIA && before_ok && here.starts_with(b"AKIA") {
-            let n = here[4..]
-                .iter()
-                .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-                .count();
-            if n == 16 {
-                best = AKIA;
+            b's' | b'g' | b'x' | b'A' => {
+                // Keys start a token: not inside a word.
+                if i > 0 && token_char(bytes[i - 1]) {
+                    continue;
+                }
+                for (rank, (prefix, min, _)) in PREFIXED.iter().enumerate().take(best.min(AKIA)) {
+                    if prefix.as_bytes()[0] == b
+                        && here.starts_with(prefix.as_bytes())
+                        && run(&here[prefix.len()..]) >= *min
+                    {
+                        best = rank;
+                        break;
+                    }
+                }
+                if best == 0 {
+                    break;
+                }
+                if b == b'A' && best > AKIA && here.starts_with(b"AKIA") {
+                    let n = here[4..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                        .count();
+                    if n == 16 {
+                        best = AKIA;
+                    }
+                }
             }
-        }
-        begin |= here.starts_with(b"-----BEGIN");
-        private |= here.starts_with(b"PRIVATE KEY-----");
-        if best > BEARER
-            && (here.starts_with(b"Bearer ") || here.starts_with(b"bearer "))
-            && run(&here[7..]) >= 24
-        {
-            best = BEARER;
+            _ => {}
         }
     }
     if best > PRIVATE && begin && private {
@@ -177,6 +201,12 @@ mod tests {
             "EC PRIVATE KEY-----".to_string(),
             key("Bearer ", 24),
             key("bearer ", 23),
+            key("bearer ", 24),
+            key("xBearer ", 24),
+            key("ssk-", 32),
+            key("-gho_", 30),
+            "B".to_string(),
+            "x-----BEGIN".to_string(),
             key("é_sk-", 40),
             "plain words, ünïcode".to_string(),
         ];
