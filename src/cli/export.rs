@@ -162,7 +162,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let rows = range(events, args.from, args.to)?;
     let report = crate::analysis::report(events);
     if args.format == Format::Otlp {
-        return export_otlp(&args, &loaded, &report);
+        let status = export_otlp(&args, &loaded, &report);
+        super::edges::leave((loaded, report));
+        return status;
     }
     if args.format == Format::Html {
         if args.from.is_some() || args.to.is_some() {
@@ -191,15 +193,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let diagram = crate::analysis::diagram::build(events, &report);
     let count = rows.len();
 
-    let sink: Box<dyn std::io::Write> = match &args.out {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?,
-        ),
-        None => Box::new(std::io::stdout().lock()),
-    };
     let mut out = Counting {
-        inner: std::io::BufWriter::with_capacity(1 << 16, sink),
+        inner: sink(args.out.as_deref())?,
         bytes: 0,
     };
     let written = match args.format {
@@ -216,11 +211,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     .and_then(|()| out.flush());
-    match &args.out {
-        None => super::edges::stdout_written(written)?,
-        Some(path) => written
-            .within(|| Said::new("cli_error.cannot_write_to").with("path", path.display()))?,
-    }
+    sunk(args.out.as_deref(), written)?;
     let whole = words.get(if count == events.len() {
         "cli_error.of_whole_trace"
     } else {
@@ -257,7 +248,31 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         ),
         _ => {}
     }
+    super::edges::leave((loaded, report, diagram));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where a streamed export goes, buffered: the file `out` (created now), else stdout.
+fn sink(out: Option<&Path>) -> anyhow::Result<std::io::BufWriter<Box<dyn std::io::Write>>> {
+    let sink: Box<dyn std::io::Write> = match out {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    Ok(std::io::BufWriter::with_capacity(1 << 16, sink))
+}
+
+/// What writing a [`sink`] came to: on stdout a reader that went away ends the output
+/// quietly; a file that could not be written is an error naming it.
+fn sunk(out: Option<&Path>, written: std::io::Result<()>) -> anyhow::Result<()> {
+    match out {
+        None => super::edges::stdout_written(written),
+        Some(path) => {
+            written.within(|| Said::new("cli_error.cannot_write_to").with("path", path.display()))
+        }
+    }
 }
 
 /// `--format otlp`: the spans to a file or stdout (one ExportTraceServiceRequest per line, as
@@ -289,12 +304,18 @@ fn export_otlp(
             }
         };
     }
-    let mut text = String::new();
-    for request in &requests {
-        text.push_str(&otlp::to_json(request));
-        text.push('\n');
-    }
-    write_text(args.out.as_deref(), &text)
+    // A request at a time: a million events make gigabytes of JSON, never held whole.
+    let mut out = sink(args.out.as_deref())?;
+    let written = requests
+        .iter()
+        .try_for_each(|request| {
+            serde_json::to_writer(&mut out, request)?;
+            out.write_all(b"\n")
+        })
+        .and_then(|()| out.flush());
+    sunk(args.out.as_deref(), written)?;
+    super::edges::leave(requests);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `text` to `out`, or to stdout (a closed pipe is not an error).

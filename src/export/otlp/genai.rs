@@ -59,6 +59,14 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
         let calls = turns.entry(chain.asked_in).or_default();
         calls.extend(chain.tools_call.into_iter().chain(chain.tools_result));
     }
+    // The exchange whose response asked for each chain's call (the first, as a search from
+    // the start finds it), looked up once per chain rather than searched for.
+    let mut asking_of: HashMap<usize, usize> = HashMap::new();
+    for (n, x) in llm.iter().enumerate() {
+        if let Some(response) = x.response {
+            asking_of.entry(response).or_insert(n);
+        }
+    }
     ctx.report
         .chains
         .iter()
@@ -90,7 +98,7 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
             // sends a turn's calls before its next LLM request). A call the server never
             // answered (it exited, the host cancelled) is complete: it ends where the file's
             // export ends it. The asking exchange and the turn's calls are kept to map it again.
-            let asking = llm.iter().position(|x| x.response == Some(chain.asked_in));
+            let asking = asking_of.get(&chain.asked_in).copied();
             let in_flight = match chain.tools_call {
                 Some(call) => {
                     chain.tools_result.is_none()
