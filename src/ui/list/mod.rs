@@ -29,7 +29,8 @@ struct Cached {
     /// The store's generation, event count and buffer (another trace's results are stale).
     generation: u64,
     which: (usize, usize),
-    /// The matching event indices, and where each one's payload holds the text.
+    /// The matching event indices, and where each one's payload holds the text (none when no
+    /// payload was read: all [`NOT_READ`]).
     hits: Vec<usize>,
     found: Vec<Found>,
 }
@@ -91,7 +92,7 @@ impl MessageList {
             let hits = |from: usize, to: usize| -> (Vec<usize>, Vec<Found>) {
                 match previous {
                     Some(before) => scan::matching(store, filter, &needle, to - from, |k| {
-                        let found = before.found[from + k];
+                        let found = before.found.get(from + k).copied().unwrap_or(NOT_READ);
                         let start = match resume {
                             Some(back) if found != NOT_READ => {
                                 (found as usize).saturating_sub(back)

@@ -7,13 +7,15 @@
 use super::filter::{Filter, Found, Labels, Needle};
 use crate::ui::store::TraceStore;
 
-/// How many rows ahead a payload is asked for: a row takes a few hundred nanoseconds (its
-/// payload read from memory), a read from memory about a hundred.
+/// How many rows ahead a payload is asked for (and twice that, the event itself): a row takes
+/// a hundred nanoseconds or more (its payload read from memory), a read from memory about as
+/// long.
 const AHEAD: usize = 12;
 
 /// The events among `count` candidates that pass `filter` with the text prepared as `needle`,
-/// and where each one's payload holds it. `at(k)` is the `k`th candidate (in increasing
-/// order) and the byte its payload need be searched from.
+/// and where each one's payload holds it (none when no payload is read: all
+/// [`NOT_READ`](super::NOT_READ)). `at(k)` is the `k`th candidate (in increasing order) and
+/// the byte its payload need be searched from.
 pub(super) fn matching(
     store: &TraceStore,
     filter: &Filter,
@@ -23,9 +25,14 @@ pub(super) fn matching(
 ) -> (Vec<usize>, Vec<Found>) {
     let mut labels = Labels::default();
     let (mut hits, mut found) = (Vec::new(), Vec::new());
-    // The byte sets settle a needle of one listed byte: no payload is read then.
-    let reads = !needle.is_empty() && !needle.needs.exact;
+    // The byte sets, once made, settle a needle of one listed byte: no payload is read then.
+    let settled =
+        needle.needs.exact && (store.byte_sets.get()).is_some_and(|sets| sets.len() >= store.len());
+    let reads = !needle.is_empty() && !settled;
     for k in 0..count {
+        if reads && k + 2 * AHEAD < count {
+            prefetch_row(store, at(k + 2 * AHEAD).0);
+        }
         if reads && k + AHEAD < count {
             let (ahead, from) = at(k + AHEAD);
             prefetch_payload(store, needle, ahead, from);
@@ -33,10 +40,30 @@ pub(super) fn matching(
         let (i, from) = at(k);
         if let Some(place) = filter.matches(store, i, needle, from, &mut labels) {
             hits.push(i);
-            found.push(place);
+            if reads {
+                found.push(place);
+            }
         }
     }
     (hits, found)
+}
+
+/// Asks for what [`prefetch_payload`] and [`Filter::matches`] read of event `i` before its
+/// payload: where the payload is, and the event's analysis.
+fn prefetch_row(store: &TraceStore, i: usize) {
+    if let Some(e) = store.events.get(i) {
+        // Every line of the event, wherever in a line it begins.
+        let (start, size) = (
+            (&raw const *e).cast::<u8>(),
+            size_of::<crate::trace::Event>(),
+        );
+        for offset in (0..size).step_by(64).chain([size - 1]) {
+            prefetch(start.wrapping_add(offset));
+        }
+    }
+    if let Some(d) = store.report.rpc.derived.get(i) {
+        prefetch((&raw const *d).cast());
+    }
 }
 
 /// Asks for event `i`'s payload from byte `from`, when its byte set (if made) says the needle
@@ -51,7 +78,14 @@ fn prefetch_payload(store: &TraceStore, needle: &Needle, i: usize, from: usize) 
     if !may_hold {
         return;
     }
-    if let Some(raw) = store.events.get(i).and_then(|e| e.raw.as_deref()) {
+    let Some(e) = store.events.get(i) else {
+        return;
+    };
+    // An HTTP event's status decides which label it has (`diagram::has_message_label`).
+    if let Some(http) = e.http.as_deref() {
+        prefetch((&raw const http.status).cast());
+    }
+    if let Some(raw) = e.raw.as_deref() {
         let bytes = raw.as_bytes();
         for line in [from, from + 64] {
             if let Some(b) = bytes.get(line) {
