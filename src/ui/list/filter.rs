@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::index::Needs;
+use super::index::{LabelKey, Needs, OWN_LABEL};
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
@@ -61,21 +61,24 @@ impl Filter {
             return Some(NOT_READ);
         }
         // What the byte sets say settles most rows without reading them.
-        let (in_payload, in_label) = match store.byte_sets.get().and_then(|sets| sets.get(i)) {
-            Some(&[payload, label]) => {
-                let needs = needle.needs.classes;
-                let (in_payload, in_label) = (payload & needs == needs, label & needs == needs);
-                if needle.needs.exact || !(in_payload || in_label) {
-                    return (in_payload || in_label).then_some(NOT_READ);
+        let made = store.byte_sets.with_labels();
+        let (in_payload, in_label, number) =
+            match made.and_then(|(sets, numbers)| Some((sets.get(i)?, numbers.get(i)?))) {
+                Some((&[payload, label], &number)) => {
+                    let needs = needle.needs.classes;
+                    let (in_payload, in_label) = (payload & needs == needs, label & needs == needs);
+                    if needle.needs.exact || !(in_payload || in_label) {
+                        return (in_payload || in_label).then_some(NOT_READ);
+                    }
+                    (in_payload, in_label, Some(number))
                 }
-                (in_payload, in_label)
-            }
-            None => (true, true),
-        };
+                None => (true, true, None),
+            };
         // A label shared by many rows is looked at once per search: before the payload, which
         // is not read when the label holds the needle. A row's own label is made now: after.
-        let shared = diagram::has_message_label(e, d);
-        if in_label && shared && shared_label_matches(store, i, needle, labels) {
+        // Which it has, the byte sets say without reading the event.
+        let shared = number.map_or_else(|| diagram::has_message_label(e, d), |n| n != OWN_LABEL);
+        if in_label && shared && shared_label_matches(store, i, number, needle, labels) {
             return Some(NOT_READ);
         }
         if in_payload && let Some(at) = needle.find(&e.text(), from) {
@@ -185,10 +188,15 @@ impl Needle {
     }
 }
 
-/// Whether labels shared by many rows hold the needle: (kind, method, qualifier,
-/// input_required) -> (without `isError`, with it). Looked up once per row of a search, so
-/// hashed by a multiply rather than SipHash (the keys are the search's own, nobody else's).
-pub type Labels = HashMap<(u8, usize, usize, bool), (bool, bool), BuildHasherDefault<KeyHasher>>;
+/// Whether labels shared by many rows hold the needle (without `isError`, with it): by their
+/// number in the byte sets (bit 0: known) when those are made, else by (kind, method,
+/// qualifier, input_required). Looked up once per row of a search, so hashed by a multiply
+/// rather than SipHash (the keys are the search's own, nobody else's).
+#[derive(Default)]
+pub struct Labels {
+    by_number: Vec<u8>,
+    by_key: HashMap<LabelKey, (bool, bool), BuildHasherDefault<KeyHasher>>,
+}
 
 /// A hasher for [`Labels`]' keys (pointers and small numbers): a multiply and a rotate per word.
 #[derive(Default)]
@@ -237,29 +245,49 @@ fn commonness(b: u8) -> u8 {
         .map_or(0, |p| (ORDER.len() - p) as u8)
 }
 
-/// Whether the label of event `i`'s row, a [`diagram::message_label`], holds the needle. Those
-/// labels repeat (method and qualifier), so each distinct one is looked at once.
+/// Whether the label of event `i`'s row, a [`diagram::message_label`] (numbered `number` in the
+/// byte sets, if made), holds the needle. Those labels repeat (method and qualifier), so each
+/// distinct one is looked at once.
 fn shared_label_matches(
     store: &TraceStore,
     i: usize,
+    number: Option<u32>,
     needle: &Needle,
     labels: &mut Labels,
 ) -> bool {
     let e = &store.events[i];
     let d = &store.report.rpc.derived[i];
-    let ptr = |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
-    let key = (
-        d.kind as u8,
-        ptr(&d.method),
-        ptr(&d.detail),
-        d.input_required,
-    );
-    let (plain, flagged) = *labels.entry(key).or_insert_with(|| {
+    let read = || {
         (
             needle.in_text(&diagram::message_label(d, false)),
             needle.in_text(&diagram::message_label(d, true)),
         )
-    });
+    };
+    let number = number.filter(|&n| n != OWN_LABEL);
+    let (plain, flagged) = match number.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => {
+            if labels.by_number.len() <= n {
+                labels.by_number.resize(n + 1, 0);
+            }
+            if labels.by_number[n] == 0 {
+                let (plain, flagged) = read();
+                labels.by_number[n] = 1 | u8::from(plain) << 1 | u8::from(flagged) << 2;
+            }
+            let known = labels.by_number[n];
+            (known & 2 != 0, known & 4 != 0)
+        }
+        None => {
+            let ptr =
+                |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
+            let key = (
+                d.kind as u8,
+                ptr(&d.method),
+                ptr(&d.detail),
+                d.input_required,
+            );
+            *labels.by_key.entry(key).or_insert_with(read)
+        }
+    };
     if plain == flagged || !diagram::tool_result_is_error(e) {
         plain
     } else {

@@ -29,13 +29,16 @@ pub(super) fn matching(
     let settled =
         needle.needs.exact && (store.byte_sets.get()).is_some_and(|sets| sets.len() >= store.len());
     let reads = !needle.is_empty() && !settled;
+    // With the byte sets made, a row's label is known without its event or analysis: only
+    // where its payload is needs asking for.
+    let light = store.byte_sets.get().is_some();
     for k in 0..count {
         if reads && k + 2 * AHEAD < count {
-            prefetch_row(store, at(k + 2 * AHEAD).0);
+            prefetch_row(store, at(k + 2 * AHEAD).0, light);
         }
         if reads && k + AHEAD < count {
             let (ahead, from) = at(k + AHEAD);
-            prefetch_payload(store, needle, ahead, from);
+            prefetch_payload(store, needle, ahead, from, light);
         }
         let (i, from) = at(k);
         if let Some(place) = filter.matches(store, i, needle, from, &mut labels) {
@@ -49,17 +52,25 @@ pub(super) fn matching(
 }
 
 /// Asks for what [`prefetch_payload`] and [`Filter::matches`] read of event `i` before its
-/// payload: where the payload is, and the event's analysis.
-fn prefetch_row(store: &TraceStore, i: usize) {
-    if let Some(e) = store.events.get(i) {
-        // Every line of the event, wherever in a line it begins.
-        let (start, size) = (
-            (&raw const *e).cast::<u8>(),
-            size_of::<crate::trace::Event>(),
-        );
-        for offset in (0..size).step_by(64).chain([size - 1]) {
-            prefetch(start.wrapping_add(offset));
-        }
+/// payload: where the payload is, and unless `light`, the event's label's inputs (the event
+/// and its analysis).
+fn prefetch_row(store: &TraceStore, i: usize, light: bool) {
+    let Some(e) = store.events.get(i) else {
+        return;
+    };
+    if light {
+        let raw = (&raw const e.raw).cast::<u8>();
+        prefetch(raw);
+        prefetch(raw.wrapping_add(size_of::<Option<Box<str>>>() - 1));
+        return;
+    }
+    // Every line of the event, wherever in a line it begins.
+    let (start, size) = (
+        (&raw const *e).cast::<u8>(),
+        size_of::<crate::trace::Event>(),
+    );
+    for offset in (0..size).step_by(64).chain([size - 1]) {
+        prefetch(start.wrapping_add(offset));
     }
     if let Some(d) = store.report.rpc.derived.get(i) {
         prefetch((&raw const *d).cast());
@@ -68,7 +79,7 @@ fn prefetch_row(store: &TraceStore, i: usize) {
 
 /// Asks for event `i`'s payload from byte `from`, when its byte set (if made) says the needle
 /// may be in it.
-fn prefetch_payload(store: &TraceStore, needle: &Needle, i: usize, from: usize) {
+fn prefetch_payload(store: &TraceStore, needle: &Needle, i: usize, from: usize, light: bool) {
     let needs = needle.needs.classes;
     let may_hold = store
         .byte_sets
@@ -82,7 +93,7 @@ fn prefetch_payload(store: &TraceStore, needle: &Needle, i: usize, from: usize) 
         return;
     };
     // An HTTP event's status decides which label it has (`diagram::has_message_label`).
-    if let Some(http) = e.http.as_deref() {
+    if let Some(http) = e.http.as_deref().filter(|_| !light) {
         prefetch((&raw const http.status).cast());
     }
     if let Some(raw) = e.raw.as_deref() {
