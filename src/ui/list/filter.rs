@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::index::Needs;
+use super::index::{LabelKey, Needs, OWN_LABEL};
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
@@ -26,15 +26,18 @@ impl Filter {
         *self != Filter::default()
     }
 
-    /// Whether event `i` passes. `needle` is the text, prepared ([`Needle::new`]); `labels`
-    /// remembers, for the labels that repeat, whether they hold it.
+    /// Whether event `i` passes: `None` when not, else where in its payload the text begins
+    /// ([`Found`]). `needle` is the text, prepared ([`Needle::new`]); the payload need only be
+    /// searched from byte `from` on (see [`Needle::find`]); `labels` remembers, for the labels
+    /// that repeat, whether they hold it.
     pub fn matches(
         &self,
         store: &TraceStore,
         i: usize,
         needle: &Needle,
+        from: usize,
         labels: &mut Labels,
-    ) -> bool {
+    ) -> Option<Found> {
         let e = &store.events[i];
         let d = &store.report.rpc.derived[i];
         if self
@@ -42,34 +45,56 @@ impl Filter {
             .as_ref()
             .is_some_and(|l| e.from != *l && e.to != *l)
         {
-            return false;
+            return None;
         }
         if self.kind.is_some_and(|k| d.kind != k) {
-            return false;
+            return None;
         }
         if self
             .method
             .as_ref()
             .is_some_and(|m| d.method.as_deref() != Some(m.as_str()))
         {
-            return false;
+            return None;
         }
-        if !needle.is_empty() {
-            // What the byte sets say settles most rows without reading them.
-            if let Some(&[payload, label]) = store.byte_sets.get().and_then(|sets| sets.get(i)) {
-                let needs = needle.needs.classes;
-                let (in_payload, in_label) = (payload & needs == needs, label & needs == needs);
-                if needle.needs.exact {
-                    return in_payload || in_label;
+        if needle.is_empty() {
+            return Some(NOT_READ);
+        }
+        // What the byte sets say settles most rows without reading them.
+        let made = store.byte_sets.with_labels();
+        let (in_payload, in_label, number) =
+            match made.and_then(|(sets, numbers)| Some((sets.get(i)?, numbers.get(i)?))) {
+                Some((&[payload, label], &number)) => {
+                    let needs = needle.needs.classes;
+                    let (in_payload, in_label) = (payload & needs == needs, label & needs == needs);
+                    if needle.needs.exact || !(in_payload || in_label) {
+                        return (in_payload || in_label).then_some(NOT_READ);
+                    }
+                    (in_payload, in_label, Some(number))
                 }
-                return (in_payload && needle.in_text(&e.text()))
-                    || (in_label && label_matches(store, i, needle, labels));
-            }
-            return needle.in_text(&e.text()) || label_matches(store, i, needle, labels);
+                None => (true, true, None),
+            };
+        // A label shared by many rows is looked at once per search: before the payload, which
+        // is not read when the label holds the needle. A row's own label is made now: after.
+        // Which it has, the byte sets say without reading the event.
+        let shared = number.map_or_else(|| diagram::has_message_label(e, d), |n| n != OWN_LABEL);
+        if in_label && shared && shared_label_matches(store, i, number, needle, labels) {
+            return Some(NOT_READ);
         }
-        true
+        if in_payload && let Some(at) = needle.find(&e.text(), from) {
+            return Some(at);
+        }
+        (in_label && !shared && own_label_matches(store, i, needle)).then_some(NOT_READ)
     }
 }
+
+/// Where a matching event's payload holds the text: the byte its first occurrence (in ASCII,
+/// either case) begins at, or [`NOT_READ`].
+pub type Found = u32;
+
+/// Found without a place in the payload: by a label, the byte sets, a character that
+/// lowercases to ASCII, or with nothing to find.
+pub const NOT_READ: Found = u32::MAX;
 
 /// The text looked for, prepared once per search: in lower case, and the byte of it to look
 /// for first (its rarest, see [`commonness`]).
@@ -118,34 +143,60 @@ impl Needle {
     /// Case-insensitive `contains` (as `hay.to_lowercase().contains(needle)`), see
     /// [`contains_folded`].
     pub fn in_text(&self, hay: &str) -> bool {
+        self.find(hay, 0).is_some()
+    }
+
+    /// [`Needle::in_text`], and where: `from` is a byte the needle's first ASCII occurrence
+    /// (in either case) is known not to begin before (where a text it begins with was found:
+    /// typing one more character, see [`Needle::resumes`]), so the search starts there.
+    pub fn find(&self, hay: &str, from: usize) -> Option<Found> {
         let Some((at, lower, upper)) = self.rare else {
-            return hay.to_lowercase().contains(&self.lower);
+            return hay.to_lowercase().contains(&self.lower).then_some(NOT_READ);
         };
         let needle = self.lower.as_bytes();
         let bytes = hay.as_bytes();
-        if let Some(last_start) = bytes.len().checked_sub(needle.len()) {
+        if let Some(last_start) = bytes.len().checked_sub(needle.len())
+            && from <= last_start
+        {
             // Only where the needle would fit around the rare byte.
-            let window = &bytes[at..last_start + at + 1];
-            if memchr::memchr2_iter(lower, upper, window)
-                .any(|p| bytes[p..p + needle.len()].eq_ignore_ascii_case(needle))
+            let window = &bytes[from + at..last_start + at + 1];
+            if let Some(p) = memchr::memchr2_iter(lower, upper, window)
+                .map(|p| from + p)
+                .find(|&p| bytes[p..p + needle.len()].eq_ignore_ascii_case(needle))
             {
-                return true;
+                return Some(Found::try_from(p).unwrap_or(NOT_READ));
             }
         }
         // An ASCII match in the lowered text comes from ASCII in the text, except where a
         // character lowercases to ASCII: the Kelvin sign (to `k`) and `İ` (to `i` and a dot),
         // whose UTF-8 begins with 0xE2 and 0xC4.
-        memchr::memchr2_iter(0xe2, 0xc4, bytes).any(|p| {
+        let folds = memchr::memchr2_iter(0xe2, 0xc4, bytes).any(|p| {
             bytes[p..].starts_with("\u{212a}".as_bytes())
                 || bytes[p..].starts_with("\u{130}".as_bytes())
-        }) && hay.to_lowercase().contains(&self.lower)
+        });
+        (folds && hay.to_lowercase().contains(&self.lower)).then_some(NOT_READ)
+    }
+
+    /// How far before where `shorter` (a text this one holds) was found this one may begin,
+    /// when both are ASCII: its first place in this one. `None` when the search must start
+    /// over (`Found`s say nothing of where a non-ASCII needle is).
+    pub fn resumes(&self, shorter: &str) -> Option<usize> {
+        let shorter = shorter.to_lowercase();
+        (self.rare.is_some() && !shorter.is_empty())
+            .then(|| self.lower.find(&shorter))
+            .flatten()
     }
 }
 
-/// Whether labels shared by many rows hold the needle: (kind, method, qualifier,
-/// input_required) -> (without `isError`, with it). Looked up once per row of a search, so
-/// hashed by a multiply rather than SipHash (the keys are the search's own, nobody else's).
-pub type Labels = HashMap<(u8, usize, usize, bool), (bool, bool), BuildHasherDefault<KeyHasher>>;
+/// Whether labels shared by many rows hold the needle (without `isError`, with it): by their
+/// number in the byte sets (bit 0: known) when those are made, else by (kind, method,
+/// qualifier, input_required). Looked up once per row of a search, so hashed by a multiply
+/// rather than SipHash (the keys are the search's own, nobody else's).
+#[derive(Default)]
+pub struct Labels {
+    by_number: Vec<u8>,
+    by_key: HashMap<LabelKey, (bool, bool), BuildHasherDefault<KeyHasher>>,
+}
 
 /// A hasher for [`Labels`]' keys (pointers and small numbers): a multiply and a rotate per word.
 #[derive(Default)]
@@ -194,33 +245,61 @@ fn commonness(b: u8) -> u8 {
         .map_or(0, |p| (ORDER.len() - p) as u8)
 }
 
-/// Whether the label of event `i`'s row holds the needle. The labels of requests, results and
-/// notifications repeat (method and qualifier), so each distinct one is looked at once.
-fn label_matches(store: &TraceStore, i: usize, needle: &Needle, labels: &mut Labels) -> bool {
+/// Whether the label of event `i`'s row, a [`diagram::message_label`] (numbered `number` in the
+/// byte sets, if made), holds the needle. Those labels repeat (method and qualifier), so each
+/// distinct one is looked at once.
+fn shared_label_matches(
+    store: &TraceStore,
+    i: usize,
+    number: Option<u32>,
+    needle: &Needle,
+    labels: &mut Labels,
+) -> bool {
     let e = &store.events[i];
     let d = &store.report.rpc.derived[i];
-    let ptr = |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
-    if !diagram::has_message_label(e, d) {
-        return store
-            .diagram
-            .row_of_event(i)
-            .is_some_and(|r| needle.in_text(&store.row_label(r)));
-    }
-    let key = (
-        d.kind as u8,
-        ptr(&d.method),
-        ptr(&d.detail),
-        d.input_required,
-    );
-    let (plain, flagged) = *labels.entry(key).or_insert_with(|| {
+    let read = || {
         (
             needle.in_text(&diagram::message_label(d, false)),
             needle.in_text(&diagram::message_label(d, true)),
         )
-    });
+    };
+    let number = number.filter(|&n| n != OWN_LABEL);
+    let (plain, flagged) = match number.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => {
+            if labels.by_number.len() <= n {
+                labels.by_number.resize(n + 1, 0);
+            }
+            if labels.by_number[n] == 0 {
+                let (plain, flagged) = read();
+                labels.by_number[n] = 1 | u8::from(plain) << 1 | u8::from(flagged) << 2;
+            }
+            let known = labels.by_number[n];
+            (known & 2 != 0, known & 4 != 0)
+        }
+        None => {
+            let ptr =
+                |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
+            let key = (
+                d.kind as u8,
+                ptr(&d.method),
+                ptr(&d.detail),
+                d.input_required,
+            );
+            *labels.by_key.entry(key).or_insert_with(read)
+        }
+    };
     if plain == flagged || !diagram::tool_result_is_error(e) {
         plain
     } else {
         flagged
     }
+}
+
+/// Whether the label of event `i`'s row, one of its own (no [`diagram::has_message_label`]),
+/// holds the needle.
+fn own_label_matches(store: &TraceStore, i: usize, needle: &Needle) -> bool {
+    store
+        .diagram
+        .row_of_event(i)
+        .is_some_and(|r| needle.in_text(&store.row_label(r)))
 }

@@ -1,11 +1,12 @@
 //! Which bytes each row holds, so a text filter over a million events need not read them all.
 //!
 //! For every event, two 64-bit sets of the byte classes (ASCII letters folded, digits, common
-//! punctuation, one bit for the rest) that occur in its payload and in its row's label: 16
-//! bytes per event, built on a background thread after a big trace opens. A needle holding a
-//! class a set lacks is not in that text, which is then neither read nor made; a needle of
-//! one letter, digit or listed symbol is in exactly the texts whose set holds it. What the
-//! sets say is what [`super::Filter::matches`] would find (the tests compare them).
+//! punctuation, one bit for the rest) that occur in its payload and in its row's label, and
+//! the number of its label when many rows share it: 20 bytes per event, built on a background
+//! thread after a big trace opens. A needle holding a class a set lacks is not in that text,
+//! which is then neither read nor made; a needle of one letter, digit or listed symbol is in
+//! exactly the texts whose set holds it. What the sets say is what [`super::Filter::matches`]
+//! would find (the tests compare them).
 
 use std::sync::{Arc, OnceLock};
 
@@ -72,8 +73,24 @@ impl Needs {
 /// The byte sets of a store's events, once a background thread has made them.
 #[derive(Clone, Default)]
 pub struct ByteSets {
-    sets: Arc<OnceLock<Vec<[u64; 2]>>>,
+    sets: Arc<OnceLock<Made>>,
 }
+
+/// What the background thread makes: the sets, and which shared label each row has.
+struct Made {
+    sets: Vec<[u64; 2]>,
+    /// Per event: the [`diagram::message_label`] it has, numbered from 0 in the order they
+    /// first occur (as they read with and without `isError`), or [`OWN_LABEL`]. A filter then
+    /// looks at each distinct one once without reading the event or its analysis.
+    labels: Vec<u32>,
+}
+
+/// What tells shared labels apart: (kind, method, qualifier, input_required), the strings by
+/// where they are (a shared string is one key).
+pub(super) type LabelKey = (u8, usize, usize, bool);
+
+/// A row whose label is its own (no [`diagram::has_message_label`]).
+pub const OWN_LABEL: u32 = u32::MAX;
 
 impl ByteSets {
     /// Starts making the sets of `events` (analysed as `report`) on a background thread;
@@ -84,50 +101,64 @@ impl ByteSets {
         let _ = std::thread::Builder::new()
             .name("sightline-byte-sets".into())
             .spawn(move || {
-                let _ = slot.set(make(&ev, &rep));
+                let (sets, labels) = make(&ev, &rep);
+                let _ = slot.set(Made { sets, labels });
             });
         sets
     }
 
     /// The sets (payload, label), one pair per event from the first, when they are ready.
     pub fn get(&self) -> Option<&[[u64; 2]]> {
-        self.sets.get().map(Vec::as_slice)
+        self.sets.get().map(|m| m.sets.as_slice())
+    }
+
+    /// The sets, and the number of each event's shared label (or [`OWN_LABEL`]).
+    pub(super) fn with_labels(&self) -> Option<(&[[u64; 2]], &[u32])> {
+        self.sets
+            .get()
+            .map(|m| (m.sets.as_slice(), m.labels.as_slice()))
     }
 }
 
-/// The sets of every event: its payload's classes and its label's.
-pub(super) fn make(events: &[Event], report: &Report) -> Vec<[u64; 2]> {
+/// The sets of every event (its payload's classes and its label's), and its shared label's
+/// number (see [`Made::labels`]).
+pub(super) fn make(events: &[Event], report: &Report) -> (Vec<[u64; 2]>, Vec<u32>) {
     // Labels of requests, results and notifications repeat: each distinct one is read once,
     // both as it reads with `isError` and without.
-    let mut sets: std::collections::HashMap<(u8, usize, usize, bool), (u64, u64)> =
+    let mut sets: std::collections::HashMap<LabelKey, (u64, u64, u32)> =
         std::collections::HashMap::new();
     let ptr = |t: &Option<Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
     let mut out = Vec::with_capacity(events.len());
+    let mut numbers = Vec::with_capacity(events.len());
     for (i, e) in events.iter().enumerate() {
         let payload = classes(&e.text());
         let d = &report.rpc.derived[i];
-        let label = if diagram::has_message_label(e, d) {
+        let (label, number) = if diagram::has_message_label(e, d) {
             let key = (
                 d.kind as u8,
                 ptr(&d.method),
                 ptr(&d.detail),
                 d.input_required,
             );
-            let (plain, flagged) = *sets.entry(key).or_insert_with(|| {
+            let next = u32::try_from(sets.len()).unwrap_or(OWN_LABEL);
+            let (plain, flagged, number) = *sets.entry(key).or_insert_with(|| {
                 (
                     classes(&diagram::message_label(d, false)),
                     classes(&diagram::message_label(d, true)),
+                    next,
                 )
             });
-            if plain == flagged || !diagram::tool_result_is_error(e) {
+            let set = if plain == flagged || !diagram::tool_result_is_error(e) {
                 plain
             } else {
                 flagged
-            }
+            };
+            (set, number)
         } else {
-            classes(&diagram::row_text(events, report, i).0)
+            (classes(&diagram::row_text(events, report, i).0), OWN_LABEL)
         };
         out.push([payload, label]);
+        numbers.push(number);
     }
-    out
+    (out, numbers)
 }

@@ -6,6 +6,7 @@
 
 mod filter;
 mod index;
+mod scan;
 
 use egui::{Align, ComboBox, Sense, TextEdit, Ui};
 use egui_extras::{Column, TableBuilder};
@@ -15,15 +16,24 @@ use super::command::Command;
 use super::store::TraceStore;
 use super::visible;
 use crate::trace::{Kind, Lane};
-pub use filter::{Filter, Labels, Needle};
+pub use filter::{Filter, Found, Labels, NOT_READ, Needle};
 pub use index::ByteSets;
 
 /// Text filters over at least this many events run on two threads.
 const PARALLEL_FILTER_FROM: usize = 20_000;
 
-/// A filter's result: the filter, the store's generation, its event count and buffer (another
-/// trace's results are stale), the matching event indices.
-type Cached = (Filter, u64, (usize, usize), Vec<usize>);
+/// A filter's result.
+#[derive(Debug)]
+struct Cached {
+    filter: Filter,
+    /// The store's generation, event count and buffer (another trace's results are stale).
+    generation: u64,
+    which: (usize, usize),
+    /// The matching event indices, and where each one's payload holds the text (none when no
+    /// payload was read: all [`NOT_READ`]).
+    hits: Vec<usize>,
+    found: Vec<Found>,
+}
 
 /// UI memory of the list.
 #[derive(Debug, Default)]
@@ -52,8 +62,8 @@ impl MessageList {
         // Results of another trace, or of fewer events, are stale.
         let which = (store.len(), store.events.as_ptr() as usize);
         self.cache
-            .retain(|(_, g, n, _)| *g == store.generation && *n == which);
-        if let Some(at) = self.cache.iter().position(|(f, ..)| *f == self.filter) {
+            .retain(|c| c.generation == store.generation && c.which == which);
+        if let Some(at) = self.cache.iter().position(|c| c.filter == self.filter) {
             // A filter typed before (a backspace): its result again.
             let hit = self.cache.remove(at);
             self.cache.push(hit);
@@ -61,58 +71,65 @@ impl MessageList {
             let needle = Needle::new(&self.filter.text);
             let filter = &self.filter;
             // Typing one more character narrows the filter: only what matched a filter the
-            // new one contains can match; the narrowest of them is looked at.
-            let previous: Option<&[usize]> = self
+            // new one contains can match; the narrowest of them is looked at. Where it was
+            // found in a payload, the new text is not before (less how far into it the old
+            // one begins).
+            let previous: Option<&Cached> = self
                 .cache
                 .iter()
-                .filter(|(f, ..)| {
+                .filter(|c| {
                     Filter {
                         text: self.filter.text.clone(),
-                        ..f.clone()
+                        ..c.filter.clone()
                     } == self.filter
-                        && needle.as_str().contains(&f.text.to_lowercase())
+                        && needle.as_str().contains(&c.filter.text.to_lowercase())
                 })
-                .map(|c| c.3.as_slice())
-                .min_by_key(|hits| hits.len());
-            let hits = |range: std::ops::Range<usize>| -> Vec<usize> {
-                let mut labels = Labels::default();
+                .min_by_key(|c| c.hits.len());
+            let resume = previous.and_then(|c| needle.resumes(&c.filter.text));
+            // The candidates: every event, or the previous result's. A big trace's are looked
+            // at on two threads, half of them each.
+            let count = previous.map_or(store.len(), |c| c.hits.len());
+            let hits = |from: usize, to: usize| -> (Vec<usize>, Vec<Found>) {
                 match previous {
-                    Some(before) => {
-                        let from = before.partition_point(|&i| i < range.start);
-                        let to = before.partition_point(|&i| i < range.end);
-                        before[from..to]
-                            .iter()
-                            .copied()
-                            .filter(|&i| filter.matches(store, i, &needle, &mut labels))
-                            .collect()
-                    }
-                    None => range
-                        .filter(|&i| filter.matches(store, i, &needle, &mut labels))
-                        .collect(),
+                    Some(before) => scan::matching(store, filter, &needle, to - from, |k| {
+                        let found = before.found.get(from + k).copied().unwrap_or(NOT_READ);
+                        let start = match resume {
+                            Some(back) if found != NOT_READ => {
+                                (found as usize).saturating_sub(back)
+                            }
+                            _ => 0,
+                        };
+                        (before.hits[from + k], start)
+                    }),
+                    None => scan::matching(store, filter, &needle, to - from, |k| (from + k, 0)),
                 }
             };
-            // Labels are computed on demand, so a text filter over a big trace reads every
-            // row's label: on two threads.
-            let n = store.len();
-            let hits = if n >= PARALLEL_FILTER_FROM && !needle.is_empty() {
-                let (mut first, rest) =
-                    crate::trace::halves::join(|| hits(0..n / 2), || hits(n / 2..n));
-                first.extend(rest);
-                first
+            let (hits, found) = if count >= PARALLEL_FILTER_FROM && !needle.is_empty() {
+                let half = count / 2;
+                let ((mut hits, mut found), (more, more_found)) =
+                    crate::trace::halves::join(|| hits(0, half), || hits(half, count));
+                hits.extend(more);
+                found.extend(more_found);
+                (hits, found)
             } else {
-                hits(0..n)
+                hits(0, count)
             };
-            self.cache
-                .push((self.filter.clone(), store.generation, which, hits));
+            self.cache.push(Cached {
+                filter: self.filter.clone(),
+                generation: store.generation,
+                which,
+                hits,
+                found,
+            });
             // Keep what fits in twice the events' count of indices, the newest at least.
             let budget = 2 * store.len().max(1024);
             while self.cache.len() > 1
-                && self.cache.iter().map(|c| c.3.len()).sum::<usize>() > budget
+                && self.cache.iter().map(|c| c.hits.len()).sum::<usize>() > budget
             {
                 self.cache.remove(0);
             }
         }
-        self.cache.last().map(|c| c.3.as_slice())
+        self.cache.last().map(|c| c.hits.as_slice())
     }
 
     /// Draws the filters and the table. `upto` hides events after it (teaching mode).

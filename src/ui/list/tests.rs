@@ -239,3 +239,110 @@ fn byte_sets_agree_with_reading_the_rows() {
     }
     assert!(some > 40, "{some} needles found something");
 }
+
+/// Only what matched a filter the new one contains can match it: a backspace to a filter never
+/// typed, a replaced character or another lane must look at every event again, not at the
+/// previous result.
+#[test]
+fn edits_that_do_not_extend_the_text_do_not_narrow() {
+    let t0 = now();
+    let s = Lane::server("s");
+    let events: Vec<Event> = ["abx", "acx", "abc", "xyz"]
+        .iter()
+        .enumerate()
+        .map(|(seq, word)| {
+            let raw = format!(r#"{{"jsonrpc":"2.0","method":"notifications/{word}"}}"#);
+            let (from, to) = if seq == 3 {
+                (Lane::User, Lane::Host)
+            } else {
+                (Lane::Host, s.clone())
+            };
+            Event::with_bytes(seq as u64, t0, from, to, Channel::Stdio, raw.into_bytes())
+        })
+        .collect();
+    let store = TraceStore::new("t".into(), Source::Memory, events);
+    let mut list = MessageList::default();
+    let expect = |list: &mut MessageList, text: &str, hits: &[usize]| {
+        list.filter.text = text.into();
+        let found = list.matches(&store).map(<[usize]>::to_vec);
+        assert_eq!(
+            found,
+            Some(hits.to_vec()),
+            "{text:?} after the filters before"
+        );
+    };
+    expect(&mut list, "ABC", &[2]);
+    // A backspace to a filter never typed: more than "abc" matched.
+    expect(&mut list, "ab", &[0, 2]);
+    // A replaced character: not within "ab"'s result.
+    expect(&mut list, "ac", &[1]);
+    // Typing on narrows (and finds the same).
+    expect(&mut list, "acx", &[1]);
+    // Another lane: "x" within the server's events, then the text extended without the lane.
+    list.filter.lane = Some(s.clone());
+    expect(&mut list, "x", &[0, 1]);
+    list.filter.lane = None;
+    expect(&mut list, "xy", &[3]);
+    // And the other way: a lane with no such events, then all lanes.
+    list.filter.lane = Some(Lane::Llm);
+    expect(&mut list, "xyz", &[]);
+    list.filter.lane = None;
+    expect(&mut list, "xyz", &[3]);
+}
+
+/// Typing on searches each payload from where the shorter text was found (less how far into
+/// the new text it begins, when typed in front): what a plain scan finds, whether the first
+/// place of the shorter text is the longer one's or not.
+#[test]
+fn narrowing_resumes_where_the_shorter_text_was_found() {
+    let t0 = now();
+    let data = [
+        "summarize",
+        "sum, summary, SUMMARIZE",
+        "s u m",
+        "\u{212a}elvin, kelvin",
+        "\u{212a}ELVIN",
+        "ize, rize, ARIZE",
+    ];
+    let events: Vec<Event> = data
+        .iter()
+        .enumerate()
+        .map(|(seq, data)| {
+            let raw = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{data}"}}}}"#
+            );
+            let s = Lane::server("s");
+            Event::with_bytes(seq as u64, t0, s, Lane::Host, Channel::Stdio, raw.into_bytes())
+        })
+        .collect();
+    let store = TraceStore::new("t".into(), Source::Memory, events);
+    let plain = |needle: &str| -> Vec<usize> {
+        (0..store.len())
+            .filter(|&i| {
+                store.events[i].text().to_lowercase().contains(needle)
+                    || store.row_label(i).to_lowercase().contains(needle)
+            })
+            .collect()
+    };
+    let typed = [
+        "s",
+        "su",
+        "sum",
+        "summ",
+        "summa",
+        "summar",
+        "summari",
+        "summariz",
+        "summarize",
+    ];
+    let in_front = ["ize", "rize", "arize", "marize", "mmarize"];
+    let kelvin = ["k", "ke", "kel", "kelvin"];
+    for words in [&typed[..], &in_front, &kelvin] {
+        let mut list = MessageList::default();
+        for word in words {
+            list.filter.text = word.to_string();
+            let hits = list.matches(&store).map(<[usize]>::to_vec);
+            assert_eq!(hits, Some(plain(word)), "{word:?} after {words:?}");
+        }
+    }
+}
