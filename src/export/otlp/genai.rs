@@ -7,7 +7,7 @@ use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind};
 use serde_json::{Value, json};
 
 use super::{Ctx, Mapped, Val, error_status, ids, kv, nanos, opt, server_address};
-use crate::analysis::LlmExchange;
+use crate::analysis::{LlmExchange, LlmRole};
 use crate::trace::{Header, PENDING_AT_END, Pairing};
 use crate::wire::api::ApiShape;
 
@@ -59,14 +59,6 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
         let calls = turns.entry(chain.asked_in).or_default();
         calls.extend(chain.tools_call.into_iter().chain(chain.tools_result));
     }
-    // The exchange whose response asked for each chain's call (the first, as a search from
-    // the start finds it), looked up once per chain rather than searched for.
-    let mut asking_of: HashMap<usize, usize> = HashMap::new();
-    for (n, x) in llm.iter().enumerate() {
-        if let Some(response) = x.response {
-            asking_of.entry(response).or_insert(n);
-        }
-    }
     ctx.report
         .chains
         .iter()
@@ -98,7 +90,10 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
             // sends a turn's calls before its next LLM request). A call the server never
             // answered (it exited, the host cancelled) is complete: it ends where the file's
             // export ends it. The asking exchange and the turn's calls are kept to map it again.
-            let asking = asking_of.get(&chain.asked_in).copied();
+            let asking = match ctx.report.llm_of(chain.asked_in) {
+                Some((n, LlmRole::Response)) => Some(n),
+                _ => None,
+            };
             let in_flight = match chain.tools_call {
                 Some(call) => {
                     chain.tools_result.is_none()

@@ -134,20 +134,23 @@ fn mixed_events() -> Vec<Event> {
     events
 }
 
+/// The events whose payload or row label holds `needle` (in lower case), each read whole.
+fn plain_scan(store: &TraceStore, needle: &str) -> Vec<usize> {
+    (0..store.len())
+        .filter(|&i| {
+            store.events[i].text().to_lowercase().contains(needle)
+                || store.row_label(i).to_lowercase().contains(needle)
+        })
+        .collect()
+}
+
 /// Typing, narrowing and the shared labels find what a plain scan of every payload and
 /// every label finds, `isError` results and HTTP statuses included.
 #[test]
 fn typed_filters_match_a_plain_scan() {
     let events = mixed_events();
     let store = TraceStore::new("t".into(), Source::Memory, events);
-    let plain = |needle: &str| -> Vec<usize> {
-        (0..store.len())
-            .filter(|&i| {
-                store.events[i].text().to_lowercase().contains(needle)
-                    || store.row_label(i).to_lowercase().contains(needle)
-            })
-            .collect()
-    };
+    let plain = |needle: &str| plain_scan(&store, needle);
     for word in [
         "result tools/call echo iserror",
         "404 not",
@@ -205,14 +208,7 @@ fn byte_sets_agree_with_reading_the_rows() {
         assert!(std::time::Instant::now() < deadline, "no byte sets");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    let plain = |needle: &str| -> Vec<usize> {
-        (0..store.len())
-            .filter(|&i| {
-                store.events[i].text().to_lowercase().contains(needle)
-                    || store.row_label(i).to_lowercase().contains(needle)
-            })
-            .collect()
-    };
+    let plain = |needle: &str| plain_scan(&store, needle);
     let mut needles: Vec<String> = (0x20u8..0x7f).map(|b| (b as char).to_string()).collect();
     needles.extend(
         [
@@ -316,14 +312,7 @@ fn narrowing_resumes_where_the_shorter_text_was_found() {
         })
         .collect();
     let store = TraceStore::new("t".into(), Source::Memory, events);
-    let plain = |needle: &str| -> Vec<usize> {
-        (0..store.len())
-            .filter(|&i| {
-                store.events[i].text().to_lowercase().contains(needle)
-                    || store.row_label(i).to_lowercase().contains(needle)
-            })
-            .collect()
-    };
+    let plain = |needle: &str| plain_scan(&store, needle);
     let typed = [
         "s",
         "su",
