@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::index::{LabelKey, Needs, OWN_LABEL};
+use super::index::{LabelKey, Needs, OWN_LABEL, as_read, label_key};
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
@@ -276,23 +276,9 @@ fn shared_label_matches(
             let known = labels.by_number[n];
             (known & 2 != 0, known & 4 != 0)
         }
-        None => {
-            let ptr =
-                |t: &Option<crate::trace::Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
-            let key = (
-                d.kind as u8,
-                ptr(&d.method),
-                ptr(&d.detail),
-                d.input_required,
-            );
-            *labels.by_key.entry(key).or_insert_with(read)
-        }
+        None => *labels.by_key.entry(label_key(d)).or_insert_with(read),
     };
-    if plain == flagged || !diagram::tool_result_is_error(e) {
-        plain
-    } else {
-        flagged
-    }
+    as_read(e, plain, flagged)
 }
 
 /// Whether the label of event `i`'s row, one of its own (no [`diagram::has_message_label`]),

@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use super::filter::Needle;
 use crate::analysis::Report;
 use crate::analysis::diagram;
-use crate::trace::{Event, Shared};
+use crate::trace::{Derived, Event, Shared};
 use crate::ui::events::Events;
 
 /// Symbols with a class of their own (after `a`-`z` and `0`-`9`).
@@ -89,6 +89,27 @@ struct Made {
 /// where they are (a shared string is one key).
 pub(super) type LabelKey = (u8, usize, usize, bool);
 
+/// The key of event `d`'s shared label (a [`diagram::message_label`]).
+pub(super) fn label_key(d: &Derived) -> LabelKey {
+    let ptr = |t: &Option<Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
+    (
+        d.kind as u8,
+        ptr(&d.method),
+        ptr(&d.detail),
+        d.input_required,
+    )
+}
+
+/// Of what is known of a shared label as it reads without `isError` and with it, what event
+/// `e`'s row has.
+pub(super) fn as_read<T: PartialEq>(e: &Event, plain: T, flagged: T) -> T {
+    if plain == flagged || !diagram::tool_result_is_error(e) {
+        plain
+    } else {
+        flagged
+    }
+}
+
 /// A row whose label is its own (no [`diagram::has_message_label`]).
 pub const OWN_LABEL: u32 = u32::MAX;
 
@@ -127,19 +148,13 @@ pub(super) fn make(events: &[Event], report: &Report) -> (Vec<[u64; 2]>, Vec<u32
     // both as it reads with `isError` and without.
     let mut sets: std::collections::HashMap<LabelKey, (u64, u64, u32)> =
         std::collections::HashMap::new();
-    let ptr = |t: &Option<Shared>| t.as_deref().map_or(0, |s| s.as_ptr() as usize);
     let mut out = Vec::with_capacity(events.len());
     let mut numbers = Vec::with_capacity(events.len());
     for (i, e) in events.iter().enumerate() {
         let payload = classes(&e.text());
         let d = &report.rpc.derived[i];
         let (label, number) = if diagram::has_message_label(e, d) {
-            let key = (
-                d.kind as u8,
-                ptr(&d.method),
-                ptr(&d.detail),
-                d.input_required,
-            );
+            let key = label_key(d);
             let next = u32::try_from(sets.len()).unwrap_or(OWN_LABEL);
             let (plain, flagged, number) = *sets.entry(key).or_insert_with(|| {
                 (
@@ -148,12 +163,7 @@ pub(super) fn make(events: &[Event], report: &Report) -> (Vec<[u64; 2]>, Vec<u32
                     next,
                 )
             });
-            let set = if plain == flagged || !diagram::tool_result_is_error(e) {
-                plain
-            } else {
-                flagged
-            };
-            (set, number)
+            (as_read(e, plain, flagged), number)
         } else {
             (classes(&diagram::row_text(events, report, i).0), OWN_LABEL)
         };
