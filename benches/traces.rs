@@ -152,7 +152,7 @@ fn over_http(mut e: Event, port: u16) -> Event {
     let mut info = HttpInfo::default();
     if e.from == Lane::Host {
         info.method = Some("POST".into());
-        info.url = Some(format!("http://127.0.0.1:{port}/mcp"));
+        info.url = Some(format!("http://127.0.0.1:{port}/mcp").into());
         info.headers = vec![
             ("content-type".into(), "application/json".into()),
             (

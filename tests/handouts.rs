@@ -90,7 +90,7 @@ fn normalize(events: Vec<Event>) -> Vec<Event> {
             && let Some(rest) = url.strip_prefix("http://127.0.0.1:")
             && let Some(slash) = rest.find('/')
         {
-            *url = format!("http://127.0.0.1:8788{}", &rest[slash..]);
+            *url = format!("http://127.0.0.1:8788{}", &rest[slash..]).into();
         }
     }
     ordered

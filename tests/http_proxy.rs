@@ -320,8 +320,8 @@ fn a_wrapped_http_server_is_served_recorded_and_restored() {
         .filter_map(|e| e.http.as_ref())
         .map(|h| {
             (
-                h.method.clone().unwrap_or_default(),
-                h.url.clone().unwrap_or_default(),
+                h.method.as_deref().unwrap_or_default().to_string(),
+                h.url.as_deref().unwrap_or_default().to_string(),
             )
         })
         .collect();

@@ -180,9 +180,9 @@ pub(crate) fn outgoing(
     let mut recorded_body = body.to_vec();
     let redacted = scrub(&mut recorded_body, &secrets);
     let info = crate::trace::HttpInfo {
-        method: Some(method.to_string()),
-        url: Some(recorded_url.clone()),
-        headers: recorded_headers,
+        method: Some(method.as_str().into()),
+        url: Some(recorded_url.as_str().into()),
+        headers: crate::trace::HttpInfo::headers_of(recorded_headers),
         redacted,
         ..crate::trace::HttpInfo::default()
     };

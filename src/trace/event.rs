@@ -9,6 +9,7 @@ use std::fmt;
 use std::sync::LazyLock;
 
 pub use super::lane::{Channel, Lane};
+use super::shared::Shared;
 
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -96,22 +97,36 @@ pub struct ProcessInfo {
 pub struct HttpInfo {
     /// For requests: `POST`, `GET`, `DELETE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
+    pub method: Option<Shared>,
     /// For requests: the full URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub url: Option<Shared>,
     /// For responses: the status code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     /// `[name, value]` pairs, in order, duplicates kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub headers: Vec<(String, String)>,
+    pub headers: Vec<(Shared, Shared)>,
     /// Where a credential was replaced by `[redacted]` in the payload, as `[start, end)` byte
     /// ranges of the recorded bytes: outside them the payload is exactly what crossed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<[usize; 2]>,
+    /// The other fields, kept as they were: an SSE event's `sse_id`, `sse_event` and `retry`,
+    /// and those this version does not know.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
+}
+
+impl HttpInfo {
+    /// Header pairs as a record keeps them: each name and value shared with the equal ones
+    /// made before on this thread ([`super::shared::intern`]), as a trace read from a file has them.
+    pub fn headers_of(pairs: Vec<(String, String)>) -> Vec<(Shared, Shared)> {
+        use super::shared::intern;
+        pairs
+            .into_iter()
+            .map(|(name, value)| (intern(&name), intern(&value)))
+            .collect()
+    }
 }
 
 /// The fields of an event this version does not know, kept as they were. Nearly every event

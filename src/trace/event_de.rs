@@ -15,6 +15,7 @@ use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::event::{Channel, Event, HttpInfo, Lane, ProcessInfo, time_serde};
+use super::shared::Shared;
 
 /// A member name, borrowed when it has no escapes.
 struct Key<'de>(Cow<'de, str>);
@@ -150,8 +151,8 @@ impl FromMembers for HttpInfo {
         let (mut headers, mut redacted) = (None, None);
         let extra = members(&mut map, |key, map| {
             match key {
-                "method" => once(&mut method, "method", map.next_value::<Option<String>>()?)?,
-                "url" => once(&mut url, "url", map.next_value::<Option<String>>()?)?,
+                "method" => once(&mut method, "method", map.next_value::<Option<Shared>>()?)?,
+                "url" => once(&mut url, "url", map.next_value::<Option<Shared>>()?)?,
                 "status" => once(&mut status, "status", map.next_value::<Option<u16>>()?)?,
                 "headers" => once(&mut headers, "headers", map.next_value()?)?,
                 "redacted" => once(&mut redacted, "redacted", map.next_value()?)?,
@@ -165,7 +166,7 @@ impl FromMembers for HttpInfo {
             status: status.flatten(),
             headers: headers.unwrap_or_default(),
             redacted: redacted.unwrap_or_default(),
-            extra,
+            extra: extra.into(),
         })
     }
 }
@@ -226,7 +227,7 @@ mod tests {
         )
         .expect("http");
         assert_eq!(http.status, Some(200));
-        assert_eq!(http.headers, vec![("a".to_string(), "b".to_string())]);
+        assert_eq!(http.headers, vec![("a".into(), "b".into())]);
         assert_eq!(http.extra.get("sse_event"), Some(&Value::from("message")));
         assert!(http.url.is_none() && http.method.is_none() && http.redacted.is_empty());
         assert_eq!(

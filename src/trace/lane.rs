@@ -4,13 +4,12 @@
 //! Kept apart from [`super::event`] because both are read a million times on load: lane names
 //! are interned so the events of one lane share one copy.
 
-use std::cell::RefCell;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::event::map_str;
-use super::shared::Shared;
+use super::shared::{Shared, intern};
 
 /// A participant in the diagram. Serialized as `"user"`, `"host"`, `"llm"` or `"server:<name>"`.
 ///
@@ -56,33 +55,9 @@ impl fmt::Display for Lane {
     }
 }
 
-/// How many lane names each thread remembers for [`intern`].
-const INTERNED_NAMES: usize = 64;
-
-thread_local! {
-    /// Lane names seen lately on this thread, so equal names share one allocation.
-    static NAMES: RefCell<Vec<Shared>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A shared copy of `name`: the one this thread made before, or a new one it remembers (up
-/// to [`INTERNED_NAMES`]; a trace with more lanes than that still loads, with copies).
-fn intern(name: &str) -> Shared {
-    NAMES.with(|names| {
-        let mut names = names.borrow_mut();
-        if let Some(known) = names.iter().find(|n| **n == *name) {
-            return known.clone();
-        }
-        let new = Shared::from(name);
-        if names.len() < INTERNED_NAMES {
-            names.push(new.clone());
-        }
-        new
-    })
-}
-
 impl From<&str> for Lane {
     /// Parses a lane; server and unknown names are shared with the lanes of the same name made
-    /// before on this thread.
+    /// before on this thread ([`intern`]).
     fn from(s: &str) -> Self {
         match s {
             "user" => Lane::User,

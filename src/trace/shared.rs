@@ -2,12 +2,18 @@
 //!
 //! A trace has a handful of distinct names and a million events that carry them, so each
 //! distinct text is allocated once and shared. The handle is one pointer wide (an `Arc` of a
-//! `String`, not an `Arc<str>`): it sits in every event and every derived record.
+//! `String`, not an `Arc<str>`): it sits in every event and every derived record. Texts read
+//! from a file ([`intern`], which `Deserialize` uses) share the copy made before on the same
+//! thread: lane names, HTTP methods, URLs, header names and values.
 
 use std::borrow::Borrow;
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
+
+use rustc_hash::FxBuildHasher;
 
 /// A shared, immutable text; dereferences to `str`, compares and hashes like one.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -90,6 +96,40 @@ impl serde::Serialize for Shared {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Shared {
+    /// Reads a text as [`intern`] shares it.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::event::map_str(d, intern)
+    }
+}
+
+/// How many distinct texts each thread remembers for [`intern`]; when one more comes, it
+/// forgets them all and starts again, so texts that never repeat (a request id in a header)
+/// cannot make it grow without end, and those that do repeat are shared again at once.
+const INTERNED: usize = 4096;
+
+thread_local! {
+    /// Texts seen lately on this thread, so equal texts share one allocation.
+    static TEXTS: RefCell<HashSet<Shared, FxBuildHasher>> = RefCell::new(HashSet::default());
+}
+
+/// A shared copy of `text`: the one this thread made before, or a new one it remembers (up to
+/// [`INTERNED`] of them).
+pub fn intern(text: &str) -> Shared {
+    TEXTS.with(|texts| {
+        let mut texts = texts.borrow_mut();
+        if let Some(known) = texts.get(text) {
+            return known.clone();
+        }
+        if texts.len() >= INTERNED {
+            texts.clear();
+        }
+        let new = Shared::from(text);
+        texts.insert(new.clone());
+        new
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +146,23 @@ mod tests {
         assert_eq!(format!("{a} {a:?}"), "tools/list \"tools/list\"");
         let set: std::collections::HashSet<Shared> = [a].into_iter().collect();
         assert!(set.contains("tools/list"));
+    }
+
+    #[test]
+    fn texts_read_alike_share_one_copy_and_the_memory_stays_bounded() {
+        let [a, b]: [Shared; 2] =
+            serde_json::from_str(r#"["content-type", "content\u002dtype"]"#).expect("read");
+        assert_eq!(a, "content-type");
+        assert!(
+            Shared::ptr_eq(&a, &b),
+            "an escaped spelling is the same text"
+        );
+        assert!(!Shared::ptr_eq(&a, &intern("accept")));
+        // Texts that never repeat fill the table, which then starts again: still correct.
+        for i in 0..INTERNED + 10 {
+            assert_eq!(intern(&format!("x-request-{i}")), *format!("x-request-{i}"));
+        }
+        TEXTS.with(|t| assert!(t.borrow().len() <= INTERNED));
+        assert!(Shared::ptr_eq(&intern("accept"), &intern("accept")));
     }
 }

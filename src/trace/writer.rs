@@ -505,7 +505,11 @@ mod tests {
         detailed[0].http = Some(Box::new(crate::trace::HttpInfo {
             status: Some(200),
             headers: vec![("content-type".into(), "text/event-stream\u{1}".into())],
-            extra: serde_json::from_str(r#"{"sse_id":"7","in_reply_to":3,"z":null}"#).expect("map"),
+            extra: serde_json::from_str::<serde_json::Map<_, _>>(
+                r#"{"sse_id":"7","in_reply_to":3,"z":null}"#,
+            )
+            .expect("map")
+            .into(),
             ..Default::default()
         }));
         detailed[0]

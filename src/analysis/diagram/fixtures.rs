@@ -201,7 +201,7 @@ impl Trace {
         let ms = self.0.len() as i64;
         let e = self.push(ms, from, to, Channel::Http, body);
         let (method, url, status) = match line {
-            Line::Request(m, u) => (Some(m.to_string()), Some(u.to_string()), None),
+            Line::Request(m, u) => (Some(m.into()), Some(u.into()), None),
             Line::Status(s) => (None, None, Some(s)),
             Line::Neither => (None, None, None),
         };
@@ -211,9 +211,9 @@ impl Trace {
             status,
             headers: headers
                 .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .map(|(n, v)| ((*n).into(), (*v).into()))
                 .collect(),
-            extra: extra.as_object().cloned().unwrap_or_default(),
+            extra: extra.as_object().cloned().unwrap_or_default().into(),
             ..HttpInfo::default()
         }));
     }

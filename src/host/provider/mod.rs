@@ -35,7 +35,7 @@ use tokio::time::{Instant, timeout_at};
 pub use error::ProviderError;
 
 use crate::tap::Recorder;
-use crate::trace::{Channel, HttpInfo, Lane};
+use crate::trace::{Channel, HttpInfo, Lane, Shared};
 use crate::wire::api::ApiShape;
 use crate::wire::redact::{self, REDACTED, is_credential_header, redact_headers};
 use crate::wire::sse;
@@ -243,7 +243,7 @@ impl Provider {
         headers.push(("content-length".into(), bytes.len().to_string()));
         let request_info = HttpInfo {
             method: Some("POST".into()),
-            url: Some(self.url.clone()),
+            url: Some(self.url.as_str().into()),
             headers: self.recorded(headers),
             redacted,
             ..HttpInfo::default()
@@ -348,14 +348,14 @@ impl Provider {
     }
 
     /// Headers as they are recorded: credentials redacted, the key scrubbed from the rest.
-    fn recorded(&self, mut headers: Vec<(String, String)>) -> Vec<(String, String)> {
+    fn recorded(&self, mut headers: Vec<(String, String)>) -> Vec<(Shared, Shared)> {
         redact_headers(&mut headers);
         for secret in &self.secrets {
             for (_, value) in headers.iter_mut() {
                 redact::scrub_secret_str(value, secret);
             }
         }
-        headers
+        HttpInfo::headers_of(headers)
     }
 
     /// Scrubs the key (and the URL's credentials) out of a body; returns where.

@@ -27,7 +27,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::{Answers, Connection, Listen, Outcome, Plan, Rec, ReplayError, Replayed, Step};
 use crate::i18n::Said;
 use crate::tap::http_proxy::HttpProxy;
-use crate::trace::Lane;
+use crate::trace::{Lane, Shared};
 use crate::wire::sse::SseParser;
 
 /// Recorded headers not sent again: the old connection's and session's.
@@ -80,7 +80,7 @@ fn is_event_stream(response: &reqwest::Response) -> bool {
 }
 
 impl Http {
-    fn headers(&self, recorded: &[(String, String)]) -> HeaderMap {
+    fn headers(&self, recorded: &[(Shared, Shared)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (name, value) in recorded {
             let lower = name.to_ascii_lowercase();

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use crate::i18n::Said;
-use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing, Shared};
 
 /// One message the client sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +30,7 @@ pub struct Step {
     /// (a `subscriptions/listen` stream) is not waited for.
     pub answered: bool,
     /// The HTTP request's headers as recorded (empty on stdio).
-    pub headers: Vec<(String, String)>,
+    pub headers: Vec<(Shared, Shared)>,
     /// The protocol revision the request asks for: `initialize`'s `protocolVersion`, or a
     /// 2026-07-28 request's `_meta` one.
     pub version: Option<String>,
@@ -60,7 +60,7 @@ pub struct Listen {
     /// How many steps were sent before it.
     pub after: usize,
     /// Its recorded headers.
-    pub headers: Vec<(String, String)>,
+    pub headers: Vec<(Shared, Shared)>,
 }
 
 /// A recording that cannot be replayed.

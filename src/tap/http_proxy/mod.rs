@@ -272,7 +272,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         expected: upstream_content_length(&received),
         first: Some(HttpInfo {
             status: Some(status.as_u16()),
-            headers: response_headers,
+            headers: HttpInfo::headers_of(response_headers),
             ..HttpInfo::default()
         }),
         done: false,

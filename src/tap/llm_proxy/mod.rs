@@ -194,7 +194,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             recorder: shared.link.recorder.clone(),
             info: HttpInfo {
                 status: Some(status.as_u16()),
-                headers: response_headers,
+                headers: HttpInfo::headers_of(response_headers),
                 ..HttpInfo::default()
             },
             secrets,

@@ -109,9 +109,9 @@ fn import_entry(
         request_body.as_bytes().to_vec(),
     );
     request_event.http = Some(Box::new(HttpInfo {
-        method: Some(method.to_string()),
-        url: Some(redact_url(url, hooks)),
-        headers,
+        method: Some(method.into()),
+        url: Some(redact_url(url, hooks).into()),
+        headers: HttpInfo::headers_of(headers),
         ..HttpInfo::default()
     }));
     events.push(request_event);
@@ -174,7 +174,7 @@ fn import_entry(
         e.http = Some(Box::new(HttpInfo {
             status: Some(status),
             headers: if i == 0 {
-                std::mem::take(&mut headers)
+                HttpInfo::headers_of(std::mem::take(&mut headers))
             } else {
                 Vec::new()
             },

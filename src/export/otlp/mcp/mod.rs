@@ -101,11 +101,10 @@ pub(super) fn error_of(ctx: &Ctx<'_>, r: usize) -> Option<(String, String)> {
 
 fn session_id(events: [Option<&Event>; 2]) -> Option<String> {
     events.into_iter().flatten().find_map(|e| {
-        e.http
-            .as_ref()?
-            .headers
-            .iter()
-            .find_map(|(k, v)| k.eq_ignore_ascii_case("mcp-session-id").then(|| v.clone()))
+        e.http.as_ref()?.headers.iter().find_map(|(k, v)| {
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.to_string())
+        })
     })
 }
 
