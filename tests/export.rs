@@ -324,11 +324,11 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
     assert_eq!(d.direct_model_server, 0);
     assert_eq!(d.rows.len(), events.len());
     for (i, row) in d.rows.iter().enumerate() {
-        assert_eq!(row.event, i);
+        assert_eq!(row.event(), i);
         assert_eq!(d.row_of_event(i), Some(i));
         assert!(row.status.is_ok(), "{row:?}");
         // No arrow ever joins the model and a server.
-        let kinds = (d.lanes[row.from].kind, d.lanes[row.to].kind);
+        let kinds = (d.lanes[row.from()].kind, d.lanes[row.to()].kind);
         assert!(
             !matches!(
                 kinds,
@@ -344,8 +344,8 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
     for (i, row) in d.rows.iter().enumerate() {
         match row.style {
             Style::Request | Style::LlmRequest => {
-                let p = row.pair.expect("answered");
-                assert_eq!(d.rows[p].pair, Some(i));
+                let p = row.pair().expect("answered");
+                assert_eq!(d.rows[p].pair(), Some(i));
                 let want = if row.style == Style::Request {
                     Style::Response
                 } else {
@@ -354,8 +354,8 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
                 assert_eq!(d.rows[p].style, want);
                 assert!(p > i);
             }
-            Style::Response | Style::LlmResponse => assert!(row.pair.is_some()),
-            _ => assert_eq!(row.pair, None, "{row:?}"),
+            Style::Response | Style::LlmResponse => assert!(row.pair().is_some()),
+            _ => assert_eq!(row.pair(), None, "{row:?}"),
         }
     }
 
@@ -403,7 +403,7 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
     assert_eq!(label(back + 1), "end_turn");
     let call = r.chains[1].tools_call.unwrap();
     assert_eq!(label(call), "tools/call get_weather");
-    assert_eq!((d.rows[call].from, d.rows[call].to), (1, 4));
+    assert_eq!((d.rows[call].from(), d.rows[call].to()), (1, 4));
     assert!(
         texts[call]
             .detail
@@ -416,7 +416,7 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
         .rows
         .iter()
         .filter(|r| r.style == Style::Response)
-        .map(|r| label(r.event))
+        .map(|r| label(r.event()))
         .collect();
     assert!(
         results.contains(&"result initialize 2025-11-25"),
@@ -429,11 +429,11 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
         .filter(|r| r.style == Style::Note && !r.is_arrow())
         .collect();
     assert_eq!(notes.len(), 2);
-    assert!(notes.iter().all(|r| r.from == 1));
+    assert!(notes.iter().all(|r| r.from() == 1));
     assert!(
-        label(notes[0].event).starts_with("host shows tool `get_weather`"),
+        label(notes[0].event()).starts_with("host shows tool `get_weather`"),
         "{}",
-        label(notes[0].event)
+        label(notes[0].event())
     );
     // Stderr and process rows sit on their server's lifeline.
     for row in d
@@ -441,8 +441,8 @@ fn two_servers_diagram_lanes_pairs_and_chains() {
         .iter()
         .filter(|r| matches!(r.style, Style::Stderr | Style::Process))
     {
-        assert_eq!(row.from, row.to);
-        assert!(row.from >= 3);
+        assert_eq!(row.from(), row.to());
+        assert!(row.from() >= 3);
     }
     assert!(d.rows.iter().all(|r| r.status != Status::Unanswered));
 }
@@ -458,7 +458,7 @@ fn model_turn_labels_name_each_api_shape() {
         let events = load(&trace).events;
         let d = diagram_of(&events);
         let texts = d.texts(&events, &report(&events));
-        let label = |r: &diagram::Row| texts[r.event].label.as_str();
+        let label = |r: &diagram::Row| texts[r.event()].label.as_str();
         let labels: Vec<&str> = d.rows.iter().map(label).collect();
         let expected_path = match provider {
             "openai" => "POST /v1/responses (1 tool)",

@@ -226,8 +226,8 @@ fn events_out_of_time_order_are_a_warning_not_a_negative_latency() {
         loaded.warnings[0]
     );
     let analysis = sightline::trace::analyze(&loaded.events);
-    assert_eq!(analysis.derived[1].latency_us, None);
-    assert_eq!(analysis.derived[0].latency_us, None);
+    assert_eq!(analysis.derived[1].latency_us(), None);
+    assert_eq!(analysis.derived[0].latency_us(), None);
 
     // The command line shows the warning and no negative latency.
     let dir = tempdir();

@@ -41,11 +41,11 @@ fn arrow(app: &SightlineApp, label: &str) -> (usize, String) {
         .diagram
         .rows
         .iter()
-        .find(|r| store.row_label(r.event) == label)
+        .find(|r| store.row_label(r.event()) == label)
         .unwrap_or_else(|| panic!("no row labelled {label:?}"));
     (
-        row.event,
-        format!("#{} {label}", store.events[row.event].seq),
+        row.event(),
+        format!("#{} {label}", store.events[row.event()].seq),
     )
 }
 
@@ -64,7 +64,7 @@ fn the_app_opens_a_trace_and_labels_every_visible_arrow() {
     // The weather trace fits in the window: every row is on screen and exposed.
     let store = h.state().store();
     for (i, row) in store.diagram.rows.iter().enumerate() {
-        let seq = store.events[row.event].seq;
+        let seq = store.events[row.event()].seq;
         let label = format!("#{seq} {}", store.row_label(i));
         assert!(
             h.query_by_label(&label).is_some(),
@@ -124,7 +124,7 @@ fn teaching_mode_reveals_the_next_event_with_its_narration() {
             let store = h.state().store();
             format!(
                 "#{} {}",
-                store.events[rows[i].event].seq,
+                store.events[rows[i].event()].seq,
                 store.row_label(i)
             )
         })

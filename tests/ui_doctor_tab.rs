@@ -37,7 +37,7 @@ fn the_doctor_tab_lists_tool_poisoning_and_the_tools_list_arrow_carries_a_badge(
         .diagram
         .rows
         .iter()
-        .find(|r| r.event == event)
+        .find(|r| r.event() == event)
         .expect("the finding's row")
         .clone();
     let row_label = store.row_label(event);
@@ -47,7 +47,7 @@ fn the_doctor_tab_lists_tool_poisoning_and_the_tools_list_arrow_carries_a_badge(
     );
     let marks = store.findings.marks(event).len();
     assert!(marks >= 1);
-    let badge = format!("#{} {row_label} ⚠ {marks}", store.events[row.event].seq);
+    let badge = format!("#{} {row_label} ⚠ {marks}", store.events[row.event()].seq);
     app.apply(Command::Select(event));
     let mut h = harness(app);
     assert!(

@@ -80,19 +80,40 @@ pub enum LaneKind {
 }
 
 /// One event, drawn.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// There is one per event, so it is kept small (20 bytes): the indices are `u32`s, read
+/// through methods that give `usize`s. A trace of more than `u32::MAX` events or lanes
+/// would not fit in memory as events anyway.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Row {
-    /// Index into the trace's events (its `seq` and time are the event's; see [`offset_us`]).
-    pub event: usize,
-    /// Lane indices of the arrow. `from == to` for a note on one lifeline: stderr lines,
-    /// process spawns and exits (on the server's lifeline), notes the host writes to itself.
-    pub from: usize,
-    pub to: usize,
+    event: u32,
+    from: u32,
+    to: u32,
+    /// [`NO_PAIR`] for none.
+    pair: u32,
     pub style: Style,
     pub status: Status,
-    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
-    /// request/response pairs.
-    pub pair: Option<usize>,
+}
+
+impl std::fmt::Debug for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Row")
+            .field("event", &self.event())
+            .field("from", &self.from())
+            .field("to", &self.to())
+            .field("style", &self.style)
+            .field("status", &self.status)
+            .field("pair", &self.pair())
+            .finish()
+    }
+}
+
+/// [`Row::pair`]'s `None`.
+const NO_PAIR: u32 = u32::MAX;
+
+/// An index as a row stores it.
+fn narrow(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(NO_PAIR - 1)
 }
 
 /// What a row says, computed on demand by [`Diagram::text`].
@@ -113,6 +134,44 @@ pub struct RowText {
 }
 
 impl Row {
+    pub fn new(event: usize, from: usize, to: usize, style: Style, status: Status) -> Row {
+        Row {
+            event: narrow(event),
+            from: narrow(from),
+            to: narrow(to),
+            pair: NO_PAIR,
+            style,
+            status,
+        }
+    }
+
+    /// Index into the trace's events (its `seq` and time are the event's; see [`offset_us`]).
+    pub fn event(&self) -> usize {
+        self.event as usize
+    }
+
+    /// Lane index the arrow starts from. `from == to` for a note on one lifeline: stderr
+    /// lines, process spawns and exits (on the server's lifeline), notes the host writes to
+    /// itself.
+    pub fn from(&self) -> usize {
+        self.from as usize
+    }
+
+    /// Lane index the arrow goes to.
+    pub fn to(&self) -> usize {
+        self.to as usize
+    }
+
+    /// Row of the paired request or response: JSON-RPC pairs (by direction and id) and LLM
+    /// request/response pairs.
+    pub fn pair(&self) -> Option<usize> {
+        (self.pair != NO_PAIR).then_some(self.pair as usize)
+    }
+
+    pub fn set_pair(&mut self, pair: Option<usize>) {
+        self.pair = pair.map_or(NO_PAIR, narrow);
+    }
+
     /// True when the row is drawn as an arrow between two lifelines, false for a note on one.
     pub fn is_arrow(&self) -> bool {
         self.from != self.to
@@ -210,10 +269,10 @@ impl Diagram {
     /// The row drawing an event (today always `Some(event)` for an index in range).
     pub fn row_of_event(&self, event: usize) -> Option<usize> {
         // Row `event` first (one read, not a search through a million rows), then the search.
-        if self.rows.get(event).is_some_and(|r| r.event == event) {
+        if self.rows.get(event).is_some_and(|r| r.event() == event) {
             return Some(event);
         }
-        self.rows.binary_search_by_key(&event, |r| r.event).ok()
+        self.rows.binary_search_by_key(&event, Row::event).ok()
     }
 
     /// The index of a lane, if the diagram has it.
@@ -229,9 +288,9 @@ impl Diagram {
     /// The label and detail of row `row`, from the events and the report the diagram was built
     /// from. Rows out of range say nothing.
     pub fn text(&self, events: &[Event], report: &Report, row: usize) -> RowText {
-        match self.rows.get(row).filter(|r| r.event < events.len()) {
+        match self.rows.get(row).filter(|r| r.event() < events.len()) {
             Some(r) => {
-                let text = labels::Context { events, report }.describe(r.event);
+                let text = labels::Context { events, report }.describe(r.event());
                 RowText {
                     label: text.label,
                     detail: text.detail,
@@ -348,14 +407,14 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
         if let Pairing::AnsweredBy(seq) | Pairing::Answers(seq) = d.pairing {
-            rows[i].pair = index_of_seq.get(&seq).copied();
+            rows[i].set_pair(index_of_seq.get(&seq).copied());
         }
     }
     // LLM pairs.
     for x in &report.llm {
         if let Some(r) = x.response.filter(|&r| r < rows.len()) {
-            rows[x.request].pair = Some(r);
-            rows[r].pair = Some(x.request);
+            rows[x.request].set_pair(Some(r));
+            rows[r].set_pair(Some(x.request));
         }
     }
     // Tool-call chains.
@@ -409,14 +468,7 @@ fn layout_row(
         Status::Problem => problem.map(|p| (i, Shared::from(p))),
         _ => None,
     };
-    let row = Row {
-        event: i,
-        from: lane_index[from],
-        to: lane_index[to],
-        style,
-        status,
-        pair: None,
-    };
+    let row = Row::new(i, lane_index[from], lane_index[to], style, status);
     (row, problem)
 }
 

@@ -87,7 +87,7 @@ pub fn write_in(
             let _ = write!(text, " · {}", extra.join(", "));
         }
         let text = escape(&diagram::visible(&text, LINE_CHARS));
-        let (from, to) = (&aliases[row.from], &aliases[row.to]);
+        let (from, to) = (&aliases[row.from()], &aliases[row.to()]);
         if !row.is_arrow() {
             let _ = writeln!(out, "    Note over {from}: {text}");
             continue;

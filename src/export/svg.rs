@@ -115,9 +115,9 @@ pub fn write_in(
         let _ = writeln!(
             s,
             r#"<text x="16" y="{mid}" fill="{MUTED}">#{}</text><text x="{}" y="{mid}" text-anchor="end" fill="{MUTED}">{:+.3}s</text>"#,
-            events.get(row.event).map_or(0, |e| e.seq),
+            events.get(row.event()).map_or(0, |e| e.seq),
             TIME_W - 14.0,
-            diagram::offset_us(events, row.event) as f64 / 1e6
+            diagram::offset_us(events, row.event()) as f64 / 1e6
         );
         out.write_all(s.as_bytes())?;
     }
@@ -168,7 +168,7 @@ pub fn write_in(
         s.clear();
         let row = &d.rows[i];
         let text = d.text(events, report, i);
-        let seq = events.get(row.event).map_or(0, |e| e.seq);
+        let seq = events.get(row.event()).map_or(0, |e| e.seq);
         draw_row(&mut s, row, seq, &text, &xs, rows_top + k as f64 * ROW_H);
         out.write_all(s.as_bytes())?;
     }
@@ -260,9 +260,9 @@ fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
     let detail = clip(&detail, DETAIL_CHARS);
     let chars = text.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
     let start = if row.is_arrow() {
-        xs[row.from].min(xs[row.to]) + 10.0
+        xs[row.from()].min(xs[row.to()]) + 10.0
     } else {
-        xs[row.from] + 14.0
+        xs[row.from()] + 14.0
     };
     (detail, start + chars * CHAR_W + 8.0)
 }
@@ -280,7 +280,7 @@ fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top
         r#"<g class="row {} {}" data-event="{}" data-seq="{}"><title>#{} {}</title>"#,
         row.style.as_str(),
         row.status.as_str(),
-        row.event,
+        row.event(),
         seq,
         seq,
         xml(&full)
@@ -294,7 +294,7 @@ fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top
             xml(&short_detail)
         )
     };
-    let (x1, x2) = (xs[row.from], xs[row.to]);
+    let (x1, x2) = (xs[row.from()], xs[row.to()]);
     if row.is_arrow() {
         let y = top + ROW_H - 9.0;
         let dash = match row.style {

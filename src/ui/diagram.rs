@@ -197,12 +197,12 @@ impl DiagramView {
                 target = Some(n - 1);
             }
             if i.consume_key(none, Key::Enter)
-                && let Some(pair) = selected_row.and_then(|r| store.diagram.rows[r].pair)
+                && let Some(pair) = selected_row.and_then(|r| store.diagram.rows[r].pair())
             {
                 target = rows.position(pair);
             }
         });
-        let event = store.diagram.rows[rows.get(target?)].event;
+        let event = store.diagram.rows[rows.get(target?)].event();
         self.reveal = Some(event);
         Some(event)
     }
@@ -260,15 +260,15 @@ impl DiagramView {
             let r = rows.get(pos);
             let row = &diagram.rows[r];
             let text = &texts[pos - first];
-            let mcp = paint::is_mcp(&store.events[row.event].channel);
+            let mcp = paint::is_mcp(&store.events[row.event()].channel);
             let (x0, x1) = geo.span(row, mcp);
             let y = origin.y + pos as f32 * geo.row_h;
             let rect =
                 Rect::from_min_max(pos2(x0 + dx - 6.0, y), pos2(x1 + dx + 6.0, y + geo.row_h))
                     .intersect(rows_clip);
             let response = ui.interact(rect, id.with(r), Sense::click());
-            let marks = store.findings.marks(row.event);
-            let seq = store.events[row.event].seq;
+            let marks = store.findings.marks(row.event());
+            let seq = store.events[row.event()].seq;
             let label = super::badges::row_label(seq, &text.label, marks);
             response
                 .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, label.clone()));
@@ -276,12 +276,12 @@ impl DiagramView {
                 hovered = Some(r);
             }
             if response.clicked() {
-                clicked = Some(row.event);
+                clicked = Some(row.event());
             }
             if response.double_clicked()
-                && let Some(pair) = row.pair
+                && let Some(pair) = row.pair()
             {
-                clicked = Some(diagram.rows[pair].event);
+                clicked = Some(diagram.rows[pair].event());
             }
             let mut hover = match &text.detail {
                 Some(detail) => format!("#{seq} {}\n{detail}", text.label),
@@ -319,7 +319,7 @@ impl DiagramView {
                 }
             }
             if let Some(p) = row
-                .pair
+                .pair()
                 .and_then(|p| rows.position(p))
                 .filter(|p| (first..last).contains(p))
             {
@@ -333,7 +333,7 @@ impl DiagramView {
         // Activation bars: each visible request, down to its response.
         for pos in first..last {
             let row = &diagram.rows[rows.get(pos)];
-            let Some(pair) = row.pair.filter(|&p| p > rows.get(pos)) else {
+            let Some(pair) = row.pair().filter(|&p| p > rows.get(pos)) else {
                 continue;
             };
             let Some(pair_pos) = rows.position(pair) else {
@@ -342,8 +342,8 @@ impl DiagramView {
             if !matches!(row.style, Style::Request | Style::LlmRequest) {
                 continue;
             }
-            let mcp = paint::is_mcp(&store.events[row.event].channel);
-            let x = geo.x_of(row.to, mcp) + dx;
+            let mcp = paint::is_mcp(&store.events[row.event()].channel);
+            let x = geo.x_of(row.to(), mcp) + dx;
             let y0 = origin.y + pos as f32 * geo.row_h + geo.row_h * 0.62;
             let y1 = origin.y + pair_pos as f32 * geo.row_h + geo.row_h * 0.62;
             let lit = focus.contains(&Some(rows.get(pos))) || focus.contains(&Some(pair));
@@ -366,15 +366,15 @@ impl DiagramView {
         for pos in first..last {
             let r = rows.get(pos);
             let row = &diagram.rows[r];
-            let mcp = paint::is_mcp(&store.events[row.event].channel);
+            let mcp = paint::is_mcp(&store.events[row.event()].channel);
             let y = origin.y + pos as f32 * geo.row_h;
             let lit = focus.contains(&Some(r))
                 || focus
                     .iter()
                     .flatten()
-                    .any(|f| diagram.rows[*f].pair == Some(r));
+                    .any(|f| diagram.rows[*f].pair() == Some(r));
             let label = canvas.row(row, &texts[pos - first], mcp, y, lit);
-            let marks = store.findings.marks(row.event);
+            let marks = store.findings.marks(row.event());
             if !marks.is_empty() {
                 // After the label, or at the end of a note's box.
                 let (left, cy) = match label {
@@ -400,7 +400,7 @@ impl DiagramView {
             painter.text(
                 pos2(time_rect.right() - 4.0, y),
                 egui::Align2::RIGHT_CENTER,
-                paint::time_text(store.offset_us(row.event)),
+                paint::time_text(store.offset_us(row.event())),
                 egui::FontId::monospace(10.5),
                 palette.muted,
             );

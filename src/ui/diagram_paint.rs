@@ -100,11 +100,11 @@ impl Geometry {
     /// The horizontal extent of a row (arrow span, or the note box).
     pub fn span(&self, row: &Row, mcp: bool) -> (f32, f32) {
         if row.is_arrow() {
-            let a = self.x_of(row.from, mcp);
-            let b = self.x_of(row.to, mcp);
+            let a = self.x_of(row.from(), mcp);
+            let b = self.x_of(row.to(), mcp);
             (a.min(b), a.max(b))
         } else {
-            let x = self.x_of(row.from, false);
+            let x = self.x_of(row.from(), false);
             (x - self.lane_w * 0.46, x + self.lane_w * 0.46)
         }
     }
@@ -175,8 +175,8 @@ impl Canvas<'_> {
             self.note(row, &text.label, y, color, font);
             return None;
         }
-        let x0 = geo.x_of(row.from, mcp) + self.dx;
-        let x1 = geo.x_of(row.to, mcp) + self.dx;
+        let x0 = geo.x_of(row.from(), mcp) + self.dx;
+        let x1 = geo.x_of(row.to(), mcp) + self.dx;
         let dir = if x1 >= x0 { 1.0 } else { -1.0 };
         let head = 8.0;
         let tip = pos2(x1, mid);

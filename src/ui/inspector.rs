@@ -119,7 +119,7 @@ impl Inspector {
                     store.offset_us(i) as f64 / 1e6
                 ));
                 ui.end_row();
-                if let Some(us) = d.latency_us {
+                if let Some(us) = d.latency_us() {
                     ui.label(tr.t("inspector.latency"));
                     let ms = format!("{:.1}", us as f64 / 1000.0);
                     ui.monospace(tr.f("inspector.latency_value", &[("ms", ms)]));
@@ -172,7 +172,7 @@ impl Inspector {
 
         // The pair and the chain: click to jump.
         if let Some(r) = row {
-            if let Some(pair) = r.pair {
+            if let Some(pair) = r.pair() {
                 let p = &store.diagram.rows[pair];
                 let key = if pair > store.diagram.row_of_event(i).unwrap_or(0) {
                     "inspector.answered_by"
@@ -184,10 +184,10 @@ impl Inspector {
                     let label = store.row_label(pair);
                     let text = format!(
                         "{}: {label}",
-                        tr.f(key, &[("seq", store.events[p.event].seq.to_string())])
+                        tr.f(key, &[("seq", store.events[p.event()].seq.to_string())])
                     );
                     if ui.link(text).clicked() {
-                        command = Some(Command::Select(p.event));
+                        command = Some(Command::Select(p.event()));
                     }
                 });
             }
@@ -201,10 +201,10 @@ impl Inspector {
                         }
                         let label = store.row_label(c);
                         let c = &store.diagram.rows[c];
-                        let text = format!("#{} {label}", store.events[c.event].seq);
-                        let this = c.event == i;
+                        let text = format!("#{} {label}", store.events[c.event()].seq);
+                        let this = c.event() == i;
                         if ui.selectable_label(this, text).clicked() && !this {
-                            command = Some(Command::Select(c.event));
+                            command = Some(Command::Select(c.event()));
                         }
                     }
                 });

@@ -227,7 +227,7 @@ pub(crate) fn tool_calls(events: &[Event], report: &Report) -> Vec<ToolCall> {
             tool,
             server: server_of(report, e).unwrap_or_default(),
             seq: e.seq,
-            latency_us: d.latency_us,
+            latency_us: d.latency_us(),
         });
     }
     out

@@ -29,7 +29,7 @@ impl Diagram {
         let mut problems = Vec::new();
         for &i in &changed {
             let (mut row, problem) = layout_row(&ctx, &lane_index, i);
-            row.pair = pair(events, report, i);
+            row.set_pair(pair(events, report, i));
             problems.extend(problem);
             match self.rows.get_mut(i) {
                 Some(old) => *old = row,

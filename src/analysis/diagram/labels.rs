@@ -189,7 +189,7 @@ impl Context<'_> {
                 (style, message_head(d, false).unwrap_or_default())
             }
             Kind::Response => {
-                if let Some(us) = d.latency_us {
+                if let Some(us) = d.latency_us() {
                     parts.add(ms(us));
                 }
                 let is_error = method == "tools/call" && tool_result_is_error(e);
@@ -204,7 +204,7 @@ impl Context<'_> {
                 if let Some(m) = &d.method {
                     parts.add(with_qualifier(m.to_string()));
                 }
-                if let Some(us) = d.latency_us {
+                if let Some(us) = d.latency_us() {
                     parts.add(ms(us));
                 }
                 (Style::Error, format!("error {code} {message}"))

@@ -244,7 +244,7 @@ fn inventory_from(
                 seq: event.seq,
                 answer: answer.map(|a| events[a].seq),
                 outcome,
-                latency_us: d.latency_us,
+                latency_us: d.latency_us(),
             });
             continue;
         }

@@ -43,7 +43,7 @@ pub fn write_json_lines(
             "method": d.method,
             "id": d.id.as_ref().map(rpc_id_json),
             "paired": paired,
-            "latency_ms": d.latency_us.map(|us| us as f64 / 1000.0),
+            "latency_ms": d.latency_us().map(|us| us as f64 / 1000.0),
             "unanswered": unanswered,
             "cancelled_by": cancelled_by,
             "orphan": d.pairing == Pairing::Orphan,

@@ -199,7 +199,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
             if d.input_required {
                 s.push_str(" input_required");
             }
-            if let Some(us) = d.latency_us {
+            if let Some(us) = d.latency_us() {
                 let _ = write!(s, " ({})", ms(us));
             }
             s
@@ -208,7 +208,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
             let (code, message) = d.error().unwrap_or((0, ""));
             let error = words.get("summary.error");
             let mut s = format!("{arrow}  {error} {code} {}", preview(message));
-            match (d.method.as_deref(), d.latency_us) {
+            match (d.method.as_deref(), d.latency_us()) {
                 (Some(m), Some(us)) => {
                     let _ = write!(s, " ({m}, {})", ms(us));
                 }

@@ -111,13 +111,13 @@ impl State {
         d.method = Some(pending.method.clone());
         d.detail = pending.name.clone();
         d.pairing = Pairing::Answers(request.seq);
-        d.latency_us = latency;
+        d.set_latency_us(latency);
         d.revision = derived[pending.index].revision.clone();
         if let Some(sub) = derived[pending.index].subscription() {
             d.rare().subscription = Some(sub);
         }
         derived[pending.index].pairing = Pairing::AnsweredBy(event.seq);
-        derived[pending.index].latency_us = latency;
+        derived[pending.index].set_latency_us(latency);
         self.touched.push(pending.index);
         if &*pending.method == "subscriptions/listen" {
             self.listens.remove(&key);

@@ -68,7 +68,7 @@ fn colliding_ids_pair_by_direction() {
     assert_eq!(a.derived[2].pairing, Pairing::Answers(1));
     assert_eq!(a.derived[2].method.as_deref(), Some("roots/list"));
     assert_eq!(a.derived[3].pairing, Pairing::Answers(0));
-    assert_eq!(a.derived[3].latency_us, Some(3000));
+    assert_eq!(a.derived[3].latency_us(), Some(3000));
     assert_eq!(a.derived[3].revision.as_deref(), Some("2025-11-25"));
     assert_eq!(a.sessions[0].1.server_name.as_deref(), Some("x"));
 }
@@ -205,4 +205,20 @@ fn invalid_lines_are_kept_with_a_reason() {
         |p| p.why == crate::trace::Invalidity::NotJson && p.to_string().starts_with("not JSON")
     ));
     assert_eq!(a.derived[1].kind, Kind::Invalid);
+}
+
+#[test]
+fn a_derived_record_is_small_and_keeps_any_latency() {
+    assert!(
+        std::mem::size_of::<Derived>() <= 80,
+        "one per event: keep it small"
+    );
+    let mut d = Derived::plain(Kind::Request);
+    assert_eq!(d.latency_us(), None);
+    for us in [0, 1, -5, i64::MAX, i64::MIN + 1] {
+        d.set_latency_us(Some(us));
+        assert_eq!(d.latency_us(), Some(us));
+    }
+    d.set_latency_us(None);
+    assert_eq!(d.latency_us(), None);
 }

@@ -126,12 +126,12 @@ fn weather_lanes_labels_and_styles() {
     assert_eq!(d.direct_model_server, 0);
     // Lifeline notes sit on the server; arrows go their true way.
     let (user, host, llm, server) = (0, 1, 2, 3);
-    assert_eq!((d.rows[1].from, d.rows[1].to), (server, server));
-    assert_eq!((d.rows[3].from, d.rows[3].to), (server, server));
-    assert_eq!((d.rows[0].from, d.rows[0].to), (user, host));
-    assert_eq!((d.rows[2].from, d.rows[2].to), (host, server));
-    assert_eq!((d.rows[9].from, d.rows[9].to), (llm, host));
-    assert_eq!((d.rows[14].from, d.rows[14].to), (host, user));
+    assert_eq!((d.rows[1].from(), d.rows[1].to()), (server, server));
+    assert_eq!((d.rows[3].from(), d.rows[3].to()), (server, server));
+    assert_eq!((d.rows[0].from(), d.rows[0].to()), (user, host));
+    assert_eq!((d.rows[2].from(), d.rows[2].to()), (host, server));
+    assert_eq!((d.rows[9].from(), d.rows[9].to()), (llm, host));
+    assert_eq!((d.rows[14].from(), d.rows[14].to()), (host, user));
     // Offsets, latency, details.
     assert_eq!(d.rows[4].offset_us, 16_000);
     assert_eq!(d.rows[4].detail(), Some("14 ms, id 0"));
@@ -157,7 +157,7 @@ fn weather_pairs_and_chain() {
         .rows
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| r.pair.map(|p| (i, p)))
+        .filter_map(|(i, r)| r.pair().map(|p| (i, p)))
         .collect();
     assert_eq!(
         pairs,
@@ -248,10 +248,31 @@ fn tool_call_label_names_the_shape_word() {
     assert_eq!(d.rows[5].status, Status::Error);
     assert_eq!(d.rows[7].status, Status::Problem);
     assert_eq!(d.rows[8].status, Status::Unanswered);
-    assert_eq!(d.rows[8].pair, None);
+    assert_eq!(d.rows[8].pair(), None);
     // No user or server events, but LLM traffic: User, Host and LLM lanes all the same.
     let titles: Vec<&str> = d.lanes.iter().map(|l| l.title.as_str()).collect();
     assert_eq!(titles, ["User", "Host", "LLM API"]);
 }
 
 mod proxy;
+
+#[test]
+fn a_row_is_small_and_gives_back_what_it_was_given() {
+    assert_eq!(
+        std::mem::size_of::<Row>(),
+        20,
+        "one per event: keep it small"
+    );
+    let mut row = Row::new(1_000_000, 3, 3, Style::Note, Status::Ok);
+    assert_eq!(
+        (row.event(), row.from(), row.to(), row.pair()),
+        (1_000_000, 3, 3, None)
+    );
+    assert!(!row.is_arrow());
+    row.set_pair(Some(0));
+    assert_eq!(row.pair(), Some(0));
+    row.set_pair(Some(4_000_000_000));
+    assert_eq!(row.pair(), Some(4_000_000_000));
+    row.set_pair(None);
+    assert_eq!(row.pair(), None);
+}

@@ -103,10 +103,10 @@ fn proxy_trace_statuses_and_server_requests() {
         ]
     );
     // roots/list goes server -> host, its answer host -> server.
-    assert_eq!((d.rows[2].from, d.rows[2].to), (1, 0));
-    assert_eq!((d.rows[3].from, d.rows[3].to), (0, 1));
-    assert_eq!(d.rows[2].pair, Some(3));
-    assert_eq!(d.rows[5].pair, Some(6));
+    assert_eq!((d.rows[2].from(), d.rows[2].to()), (1, 0));
+    assert_eq!((d.rows[3].from(), d.rows[3].to()), (0, 1));
+    assert_eq!(d.rows[2].pair(), Some(3));
+    assert_eq!(d.rows[5].pair(), Some(6));
     assert_eq!(d.rows[6].style, Style::Error);
     assert_eq!(d.rows[8].style, Style::Invalid);
     assert!(
@@ -140,7 +140,7 @@ fn a_direct_model_server_message_is_counted() {
     let titles: Vec<&str> = d.lanes.iter().map(|l| l.title.as_str()).collect();
     assert_eq!(titles, ["User", "Host", "LLM API", "w", "robot"]);
     assert_eq!(d.lanes[4].kind, LaneKind::Other);
-    assert_eq!((d.rows[0].from, d.rows[0].to), (2, 3));
+    assert_eq!((d.rows[0].from(), d.rows[0].to()), (2, 3));
     assert_eq!(d.rows[1].label(), "telepathy: hi");
 }
 
@@ -252,6 +252,6 @@ fn streamable_http_exchanges_say_what_they_are() {
     assert_eq!(d.rows[4].style, Style::Response);
     // Requests go host -> server, answers come back.
     let (host, server) = (0, 1);
-    assert_eq!((d.rows[13].from, d.rows[13].to), (host, server));
-    assert_eq!((d.rows[4].from, d.rows[4].to), (server, host));
+    assert_eq!((d.rows[13].from(), d.rows[13].to()), (host, server));
+    assert_eq!((d.rows[4].from(), d.rows[4].to()), (server, host));
 }
