@@ -102,10 +102,12 @@ impl State {
             return;
         };
         let key = (event.to.clone(), event.from.clone(), id);
-        let Some(pending) = self.pending.remove(&key) else {
+        let Some(((_, _, asked), pending)) = self.pending.remove_entry(&key) else {
             d.pairing = Pairing::Orphan;
             return;
         };
+        // The same id as the request's: one copy of a string id for both.
+        d.id = Some(asked);
         let request = &events[pending.index];
         let latency = latency_us(request.time, event.time);
         d.method = Some(pending.method.clone());

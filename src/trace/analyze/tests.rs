@@ -222,3 +222,20 @@ fn a_derived_record_is_small_and_keeps_any_latency() {
     d.set_latency_us(None);
     assert_eq!(d.latency_us(), None);
 }
+
+#[test]
+fn an_answer_shares_the_string_id_of_its_request() {
+    let events = trace(&[
+        ("host", "server:s", r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#),
+        ("server:s", "host", r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#),
+    ]);
+    let a = analyze(&events);
+    assert_eq!(a.derived[1].pairing, Pairing::Answers(0));
+    match (&a.derived[0].id, &a.derived[1].id) {
+        (Some(RpcId::String(asked)), Some(RpcId::String(answered))) => {
+            assert_eq!(asked, "p1");
+            assert!(Shared::ptr_eq(asked, answered), "one copy of the id");
+        }
+        other => panic!("{other:?}"),
+    }
+}
