@@ -167,6 +167,18 @@ impl Checker {
         self.next == events.len()
     }
 
+    /// Whether every event has been checked (then [`Self::free`], [`Self::finish`]).
+    pub fn checked_all(&self, events: &[Event]) -> bool {
+        self.next >= events.len()
+    }
+
+    /// Forgets up to `count` of the messages remembered for the repeats (up to 65,536 of
+    /// them, whose outcomes take milliseconds to free at once in the browser), once every
+    /// event is checked; true once none is left. [`Self::finish`] frees what is left anyway.
+    pub fn free(&mut self, count: usize) -> bool {
+        self.seen.free(count)
+    }
+
     /// What checking the next event needs done first, if anything: a schema parsed or a
     /// validator compiled (each takes a while: a caller that spreads the checking over frames
     /// gives each a step of its own, [`Self::prepare`]).

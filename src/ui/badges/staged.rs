@@ -39,6 +39,9 @@ pub struct Slices {
     pub verdicts: usize,
     /// Findings filed under their events.
     pub marks: usize,
+    /// Messages the schema check remembered (for the messages that repeat them), freed once
+    /// it is over: up to 65,536 of them, a few milliseconds to free at once in the browser.
+    pub remembered: usize,
 }
 
 impl Default for Slices {
@@ -49,6 +52,7 @@ impl Default for Slices {
             lists: 1,
             verdicts: 1,
             marks: 256,
+            remembered: 1024,
         }
     }
 }
@@ -180,7 +184,7 @@ impl Staged {
         if self.violations.is_none() {
             let checker = self.checker.get_or_insert_with(Checker::default);
             let mut first = true;
-            loop {
+            while !checker.checked_all(events) {
                 if checker.pending(events, &report.rpc).is_some() {
                     if !first {
                         return (CHECK, None);
@@ -190,10 +194,14 @@ impl Staged {
                         _ => (SCHEMAS, None),
                     };
                 }
-                if checker.step(events, &report.rpc, slices.events) {
-                    break;
+                // The last slice's step ends there: freeing what the check remembered
+                // begins with a step of its own.
+                if checker.step(events, &report.rpc, slices.events) || out_of_time() {
+                    return (CHECK, None);
                 }
                 first = false;
+            }
+            while !checker.free(slices.remembered) {
                 if out_of_time() {
                     return (CHECK, None);
                 }
