@@ -116,10 +116,11 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         // One per event, after those that index the events' `seq`s.
         let indexing = n.div_ceil(definitions::SEQS_PER_EVENT);
         assert_eq!(steps["definitions"], indexing + n, "{name}");
-        // (And one that gathers every tool's name first.)
+        // (And those that gather every tool's name first.)
+        let gathering = lists.div_ceil(crate::analysis::poison::GATHER_PER_LIST);
         assert_eq!(
             steps["poisoning scan"],
-            1 + lists + instructions.max(1),
+            gathering + lists + instructions.max(1),
             "{name}"
         );
         assert_eq!(steps["rug pulls"], lists, "{name}");
