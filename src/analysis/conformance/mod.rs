@@ -153,6 +153,9 @@ impl Checker {
     /// A step stops before an event that needs a schema parsed or a validator compiled first,
     /// unless that event is its first (see [`Self::prepare`]).
     pub fn step(&mut self, events: &[Event], analysis: &Analysis, count: usize) -> bool {
+        if self.next == 0 {
+            self.seen.reserve(events.len());
+        }
         let end = self.next.saturating_add(count).min(events.len());
         let first = self.next;
         for index in first..end {

@@ -162,6 +162,21 @@ impl Seen {
         })
     }
 
+    /// Makes room for the messages of a trace of `events` events (at most [`LIMIT`]) at once: a
+    /// table that doubles as it fills moves all it holds in one go (2.4 ms natively at 14,336
+    /// messages, several times that in the browser, in one step of its check).
+    pub(super) fn reserve(&mut self, events: usize) {
+        let room = events.min(self.limit.saturating_sub(self.count));
+        self.entries
+            .reserve(room.saturating_sub(self.entries.len()));
+    }
+
+    /// How many messages the table has room for (tests: it is made once).
+    #[cfg(test)]
+    pub(super) fn room(&self) -> usize {
+        self.entries.capacity()
+    }
+
     /// Forgets up to `count` of the messages remembered (their hashes' lists), for a caller
     /// that must not stop to free them all at once (the browser: up to [`LIMIT`] of them);
     /// true once none is left.

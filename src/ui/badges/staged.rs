@@ -5,7 +5,7 @@
 //! over the events; its verdicts, which read only the few events they cite, a server or a
 //! tool at a time; the schema check (with the trace-context check), as many slices of events
 //! as it takes, each schema it parses and each validator it compiles in a step of its own
-//! (one a step), then the messages it remembered for the repeats freed, a thousand at a time;
+//! (one a step), then the messages it remembered for the repeats freed, a few hundred at a time;
 //! the reading of the tool definitions (the events' `seq`s indexed first, a thousand a slice),
 //! a slice of events at a time; the poisoning scan of those definitions (the tools' names
 //! gathered first, 64 lists a slice; then a tool list or an `instructions` text at a time)
@@ -43,7 +43,8 @@ pub struct Slices {
     /// Findings filed under their events.
     pub marks: usize,
     /// Messages the schema check remembered (for the messages that repeat them), freed once
-    /// it is over: up to 65,536 of them, a few milliseconds to free at once in the browser.
+    /// it is over: up to 65,536 of them (25,000 of the synthetic 100,000 events' take 17 ms
+    /// to free natively, 0.7 ms a thousand).
     pub remembered: usize,
 }
 
@@ -55,7 +56,7 @@ impl Default for Slices {
             lists: 1,
             verdicts: 1,
             marks: 256,
-            remembered: 1024,
+            remembered: 256,
         }
     }
 }
