@@ -146,12 +146,16 @@ pub fn definitions(events: &[Event], rpc: &Analysis) -> Definitions {
     reader.finish()
 }
 
+/// How many events' `seq`s [`Reader::step`] indexes for each event it would read: indexing one
+/// is a comparison, reading one may parse and hash a `tools/list` result.
+pub const SEQS_PER_EVENT: usize = 1024;
+
 /// [`definitions`] a slice of the trace at a time, for a caller that must not stop for the
 /// whole of it (the browser, which has no thread for it: a frame each). The outcome is
 /// [`definitions`]'s.
 #[derive(Default)]
 pub struct Reader {
-    seqs: Option<Seqs>,
+    seqs: Seqs,
     lanes: HashMap<Lane, LaneState>,
     out: Definitions,
     /// The next event to read.
@@ -172,9 +176,19 @@ struct Memory {
 
 impl Reader {
     /// Reads the next `count` events (at most); true once every event has been read.
+    /// The first steps index the events' `seq`s ([`Seqs`], [`SEQS_PER_EVENT`] times `count`
+    /// events a step) and read none: the whole trace at once is a long step in the browser.
     pub fn step(&mut self, events: &[Event], rpc: &Analysis, count: usize) -> bool {
+        let seqs = &mut self.seqs;
+        if seqs.covered() < events.len() {
+            let upto = seqs
+                .covered()
+                .saturating_add(count.saturating_mul(SEQS_PER_EVENT))
+                .min(events.len());
+            seqs.extend(&events[..upto]);
+            return false;
+        }
         let end = self.next.saturating_add(count).min(events.len());
-        let seqs = self.seqs.get_or_insert_with(|| Seqs::new(events));
         for i in self.next..end {
             read(
                 events,

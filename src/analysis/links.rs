@@ -106,6 +106,11 @@ impl Seqs {
         self.seen = events.len();
     }
 
+    /// How many events the index covers (the first ones).
+    pub(super) fn covered(&self) -> usize {
+        self.seen
+    }
+
     pub(super) fn index(&self, events: &[Event], seq: u64) -> Option<usize> {
         match &self.map {
             None => events.binary_search_by_key(&seq, |e| e.seq).ok(),

@@ -240,4 +240,4 @@ pub use excerpt::{escape, excerpt};
 pub use names::scan_name;
 pub use rules::{scan_invisible, scan_text};
 pub use said::{Arg, Said};
-pub use scan::{Scanner, scan, scan_definitions};
+pub use scan::{GATHER_PER_LIST, Scanner, scan, scan_definitions};

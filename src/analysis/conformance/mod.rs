@@ -153,6 +153,9 @@ impl Checker {
     /// A step stops before an event that needs a schema parsed or a validator compiled first,
     /// unless that event is its first (see [`Self::prepare`]).
     pub fn step(&mut self, events: &[Event], analysis: &Analysis, count: usize) -> bool {
+        if self.next == 0 {
+            self.seen.reserve(events.len());
+        }
         let end = self.next.saturating_add(count).min(events.len());
         let first = self.next;
         for index in first..end {
@@ -165,6 +168,18 @@ impl Checker {
             self.next = index + 1;
         }
         self.next == events.len()
+    }
+
+    /// Whether every event has been checked (then [`Self::free`], [`Self::finish`]).
+    pub fn checked_all(&self, events: &[Event]) -> bool {
+        self.next >= events.len()
+    }
+
+    /// Forgets up to `count` of the messages remembered for the repeats (up to 65,536 of
+    /// them, whose outcomes take milliseconds to free at once in the browser), once every
+    /// event is checked; true once none is left. [`Self::finish`] frees what is left anyway.
+    pub fn free(&mut self, count: usize) -> bool {
+        self.seen.free(count)
     }
 
     /// What checking the next event needs done first, if anything: a schema parsed or a

@@ -162,6 +162,28 @@ impl Seen {
         })
     }
 
+    /// Makes room for the messages of a trace of `events` events (at most [`LIMIT`]) at once: a
+    /// table that doubles as it fills moves all it holds in one go (2.4 ms natively at 14,336
+    /// messages, several times that in the browser, in one step of its check).
+    pub(super) fn reserve(&mut self, events: usize) {
+        let room = events.min(self.limit.saturating_sub(self.count));
+        self.entries
+            .reserve(room.saturating_sub(self.entries.len()));
+    }
+
+    /// How many messages the table has room for (tests: it is made once).
+    #[cfg(test)]
+    pub(super) fn room(&self) -> usize {
+        self.entries.capacity()
+    }
+
+    /// Forgets up to `count` of the messages remembered (their hashes' lists), for a caller
+    /// that must not stop to free them all at once (the browser: up to [`LIMIT`] of them);
+    /// true once none is left.
+    pub(super) fn free(&mut self, count: usize) -> bool {
+        free_some(&mut self.entries, count)
+    }
+
     /// Remembers the outcome of event `index` (whose shape is `shape`).
     pub(super) fn insert(
         &mut self,
@@ -181,6 +203,19 @@ impl Seen {
             outcome,
         });
     }
+}
+
+/// Frees up to `count` of `entries` (and the table itself once it is empty); true once it is.
+fn free_some<V>(entries: &mut HashMap<u64, V>, count: usize) -> bool {
+    let keys: Vec<u64> = entries.keys().take(count).copied().collect();
+    for key in keys {
+        entries.remove(&key);
+    }
+    if entries.is_empty() {
+        *entries = HashMap::new();
+        return true;
+    }
+    false
 }
 
 /// An event read by [`Repeats`]: its index, where its `id` lies, and what it gave.

@@ -396,3 +396,27 @@ fn the_shipped_schemas_are_valid_json_schemas() {
         }
     }
 }
+
+/// The table of the messages checked has room for the whole trace's from the first step: it
+/// never grows (moving all it holds, in one step) in the middle of a check.
+#[test]
+fn the_messages_remembered_have_room_from_the_first_step() {
+    let calls: Vec<String> = (0..200)
+        .map(|k| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{k},"method":"tools/call","params":{{"name":"t","arguments":{{"k":{k}}}}}}}"#
+            )
+        })
+        .collect();
+    let lines: Vec<(&str, &str, &str)> = std::iter::once((H, S, INIT))
+        .chain(calls.iter().map(|c| (H, S, c.as_str())))
+        .collect();
+    let events = trace(&lines);
+    let analysis = analyze(&events);
+    let mut checker = Checker::default();
+    checker.step(&events, &analysis, 1);
+    let room = checker.seen.room();
+    while !checker.step(&events, &analysis, 1) {}
+    assert!(room >= calls.len(), "{room}");
+    assert_eq!(checker.seen.room(), room);
+}

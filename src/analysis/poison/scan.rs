@@ -194,14 +194,29 @@ pub fn scan_definitions(defs: &Definitions) -> Vec<Finding> {
     scanner.finish()
 }
 
+/// How many tool lists [`Scanner::step`] gathers the names of for each list it would scan:
+/// gathering a list's names is a lookup a tool, scanning it reads all its text.
+pub const GATHER_PER_LIST: usize = 64;
+
+/// The names gathered so far ([`Scanner::step`]'s first steps).
+#[derive(Debug, Default)]
+struct Gathering {
+    /// The lists whose names are gathered (the first ones).
+    lists: usize,
+    /// Each server's tool names gathered.
+    known: HashMap<String, HashSet<String>>,
+}
+
 /// [`scan_definitions`] a few tool lists at a time, for a caller that must not stop for all of
 /// them (the browser): [`Scanner::step`] until it says the last list and the `instructions`
 /// are scanned, then [`Scanner::finish`]. The outcome is [`scan_definitions`]'.
 #[derive(Debug, Default)]
 pub struct Scanner {
     /// Every (server, tool) name of the trace, once each, in order of first listing: what a
-    /// name may be confused with (gathered by the first step).
-    all_tools: Option<Vec<(String, String)>>,
+    /// name may be confused with (gathered by the first steps).
+    all_tools: Vec<(String, String)>,
+    /// The names of `all_tools` while they are gathered, and how many lists they come from.
+    gathering: Gathering,
     /// The next list to scan; past the lists, the next `instructions` (counted from the
     /// number of lists).
     next: usize,
@@ -215,28 +230,36 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    /// Gathers every tool's name (a step of its own, where there are lists and `count` is not
-    /// `usize::MAX`), then scans the next `count` tool lists (at most), then, in steps of
-    /// their own, the next `count` `instructions` (at least one step); true once everything
-    /// is scanned.
+    /// Gathers every tool's name (in steps of their own, [`GATHER_PER_LIST`] times `count`
+    /// lists a step, where there are lists and `count` is not `usize::MAX`), then scans the
+    /// next `count` tool lists (at most), then, in steps of their own, the next `count`
+    /// `instructions` (at least one step); true once everything is scanned.
     pub fn step(&mut self, defs: &Definitions, count: usize) -> bool {
-        // Gathering the names reads every list: a step of its own when there are lists.
-        let gathering = self.all_tools.is_none() && !defs.lists.is_empty();
-        let names = self.all_tools.get_or_insert_with(|| {
-            let mut all: Vec<(String, String)> = Vec::new();
-            let mut known: HashSet<(&str, &str)> = HashSet::new();
-            for list in &defs.lists {
+        let lists = defs.lists.len();
+        if self.gathering.lists < lists {
+            let end = (self.gathering.lists)
+                .saturating_add(count.saturating_mul(GATHER_PER_LIST))
+                .min(lists);
+            for list in &defs.lists[self.gathering.lists..end] {
+                let server = list.server.name.as_str();
                 for tool in &list.tools {
-                    if known.insert((list.server.name.as_str(), tool.name.as_str())) {
-                        all.push((list.server.name.clone(), tool.name.clone()));
+                    let known = &mut self.gathering.known;
+                    if known.get(server).is_some_and(|n| n.contains(&tool.name)) {
+                        continue;
                     }
+                    let names = known.entry(server.to_string()).or_default();
+                    names.insert(tool.name.clone());
+                    self.all_tools.push((server.to_string(), tool.name.clone()));
                 }
             }
-            all
-        });
-        if gathering && count != usize::MAX {
-            return false;
+            self.gathering.lists = end;
+            if end < lists || count != usize::MAX {
+                return false;
+            }
         }
+        // Gathered: the names are not looked up again.
+        self.gathering.known = HashMap::new();
+        let names = &self.all_tools;
         let all_tools: Vec<(&str, &str)> = names
             .iter()
             .map(|(s, t)| (s.as_str(), t.as_str()))

@@ -302,3 +302,47 @@ fn explanations_are_said_in_every_language() {
         "{mixed:#?}"
     );
 }
+
+/// The names a tool may be confused with are gathered a few lists a step: a name listed after
+/// the first steps' lists is still one a lookalike is found to copy.
+#[test]
+fn names_gathered_a_slice_at_a_time_find_what_gathering_at_once_finds() {
+    use crate::analysis::definitions::{Definitions, ServerId, ToolDef, ToolList};
+    let lists = 3 * GATHER_PER_LIST;
+    let list = |k: usize| {
+        // The lookalike early, the name it copies in the last list.
+        let name = match k {
+            0 => "read_fi1e".to_string(),
+            _ if k == lists - 1 => "read_file".to_string(),
+            _ => format!("tool_{}", k % 70),
+        };
+        let tool = serde_json::json!({ "name": name, "description": "Reads a file." });
+        ToolList {
+            lane: crate::trace::Lane::from("server:fs"),
+            server: ServerId {
+                name: "fs".into(),
+                command: None,
+            },
+            seq: k as u64,
+            tools: vec![ToolDef::new(tool, k as u64)],
+            complete: true,
+        }
+    };
+    let defs = Definitions {
+        lists: (0..lists).map(list).collect(),
+        instructions: Vec::new(),
+    };
+    let whole = scan_definitions(&defs);
+    let mut scanner = Scanner::default();
+    let mut steps = 1;
+    while !scanner.step(&defs, 1) {
+        steps += 1;
+    }
+    assert_eq!(scanner.finish(), whole);
+    assert!(
+        whole.iter().any(|f| f.tool.as_deref() == Some("read_fi1e")),
+        "{whole:#?}"
+    );
+    // Three steps gather the names, one a list scans them, one the (no) instructions.
+    assert_eq!(steps, 3 + lists + 1);
+}

@@ -62,6 +62,18 @@ fn run(
     }
 }
 
+/// The steps that free what the schema check remembered take, `count` messages a step (the
+/// last with the check's outcome).
+fn freeing(events: &[Event], report: &Report, count: usize) -> usize {
+    let mut checker = crate::analysis::conformance::Checker::default();
+    while !checker.step(events, &report.rpc, usize::MAX) {}
+    let mut steps = 1;
+    while !checker.free(count) {
+        steps += 1;
+    }
+    steps
+}
+
 #[test]
 fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
     let one = Slices {
@@ -70,6 +82,7 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         lists: 1,
         verdicts: 1,
         marks: 1,
+        remembered: 1,
     };
     let mut rug_pulls = 0;
     let mut listed = 0;
@@ -95,12 +108,19 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         let marks =
             servers + tools + whole.violations.len() + whole.poison.len() + whole.rug_pulls.len();
         assert_eq!(steps["index"], marks.max(1), "{name}");
-        assert_eq!(steps["schema check"], n, "{name}");
-        assert_eq!(steps["definitions"], n, "{name}");
-        // (And one that gathers every tool's name first.)
+        // One per event, then one per message the check remembered (freed one a step, the
+        // last step with the outcome).
+        let remembered = freeing(&events, &report, 1);
+        assert!(remembered > 1, "{name}");
+        assert_eq!(steps["schema check"], n + remembered, "{name}");
+        // One per event, after those that index the events' `seq`s.
+        let indexing = n.div_ceil(definitions::SEQS_PER_EVENT);
+        assert_eq!(steps["definitions"], indexing + n, "{name}");
+        // (And those that gather every tool's name first.)
+        let gathering = lists.div_ceil(crate::analysis::poison::GATHER_PER_LIST);
         assert_eq!(
             steps["poisoning scan"],
-            1 + lists + instructions.max(1),
+            gathering + lists + instructions.max(1),
             "{name}"
         );
         assert_eq!(steps["rug pulls"], lists, "{name}");
@@ -129,7 +149,8 @@ fn the_default_slices_find_the_same_in_fewer_steps() {
     assert_eq!(steps["doctor"], events.len().div_ceil(slices.doctor));
     // A slice stops before an event whose schema is not parsed yet or whose validator is not
     // compiled yet (the step after does that).
-    let check = events.len().div_ceil(slices.events);
+    // (Then the steps that free what the check remembered.)
+    let check = events.len().div_ceil(slices.events) + freeing(&events, &report, slices.remembered);
     assert!(steps["schema check"] >= check, "{steps:?}");
     assert!(
         steps["schema check"] <= check + steps["schemas"] + steps["validators"],
@@ -166,8 +187,18 @@ fn staged_with_no_time_to_spare_takes_slices_and_finds_the_same() {
     let (sliced, steps) = run(Staged::default(), &events, &report);
     let slices = Slices::default();
     assert_eq!(steps["doctor"], events.len().div_ceil(slices.doctor));
-    assert_eq!(steps["schema check"], events.len().div_ceil(slices.events));
-    assert_eq!(steps["definitions"], events.len().div_ceil(slices.events));
+    let freed = freeing(&events, &report, slices.remembered);
+    assert_eq!(
+        steps["schema check"],
+        events.len().div_ceil(slices.events) + freed
+    );
+    let indexing = events
+        .len()
+        .div_ceil(slices.events * definitions::SEQS_PER_EVENT);
+    assert_eq!(
+        steps["definitions"],
+        indexing + events.len().div_ceil(slices.events)
+    );
     // No tool lists: the scans take one step each.
     assert_eq!(
         steps["poisoning scan"] + steps["rug pulls"] + steps["index"],

@@ -1,0 +1,40 @@
+//! A trace read a slice at a time (the browser's) grows its store in place: its events, their
+//! interpretations and rows are never copied into bigger lists, each of which would stop a
+//! frame for the whole trace read so far.
+
+use super::TraceStore;
+use crate::trace::{Event, load_from_reader};
+
+/// A recording five times over (new `seq`s): every lane is in the first copy.
+fn repeated() -> Vec<Event> {
+    let text = crate::analysis::fixtures::RECORDINGS[0];
+    let one = load_from_reader(text.as_bytes()).expect("fixture").events;
+    let mut all: Vec<Event> = Vec::new();
+    for _ in 0..5 {
+        let shift = all.last().map_or(0, |e| e.seq + 1);
+        all.extend(one.iter().cloned().map(|mut e| {
+            e.seq += shift;
+            e
+        }));
+    }
+    all
+}
+
+#[test]
+fn a_preview_grows_in_place() {
+    let events = repeated();
+    let first_copy = events.len() / 5;
+    let mut first = Vec::with_capacity(events.len());
+    first.extend_from_slice(&events[..first_copy]);
+    let mut store = TraceStore::preview("repeated".into(), first);
+    let derived = store.report.rpc.derived.as_ptr();
+    let rows = store.diagram.rows.as_ptr();
+    for slice in events[first_copy..].chunks(7) {
+        store.grow(slice.to_vec());
+    }
+    assert_eq!(store.len(), events.len());
+    assert_eq!(store.report.rpc.derived.len(), events.len());
+    assert_eq!(store.diagram.rows.len(), events.len());
+    assert!(std::ptr::eq(store.report.rpc.derived.as_ptr(), derived));
+    assert!(std::ptr::eq(store.diagram.rows.as_ptr(), rows));
+}
