@@ -108,14 +108,21 @@ impl<'de> serde::Deserialize<'de> for Shared {
 /// cannot make it grow without end, and those that do repeat are shared again at once.
 const INTERNED: usize = 4096;
 
+/// Longer texts than this are not remembered (a long header value rarely repeats), so what a
+/// thread remembers stays under a megabyte.
+const INTERNED_UP_TO: usize = 256;
+
 thread_local! {
     /// Texts seen lately on this thread, so equal texts share one allocation.
     static TEXTS: RefCell<HashSet<Shared, FxBuildHasher>> = RefCell::new(HashSet::default());
 }
 
 /// A shared copy of `text`: the one this thread made before, or a new one it remembers (up to
-/// [`INTERNED`] of them).
+/// [`INTERNED`] of them, of at most [`INTERNED_UP_TO`] bytes).
 pub fn intern(text: &str) -> Shared {
+    if text.len() > INTERNED_UP_TO {
+        return Shared::from(text);
+    }
     TEXTS.with(|texts| {
         let mut texts = texts.borrow_mut();
         if let Some(known) = texts.get(text) {
@@ -164,5 +171,10 @@ mod tests {
         }
         TEXTS.with(|t| assert!(t.borrow().len() <= INTERNED));
         assert!(Shared::ptr_eq(&intern("accept"), &intern("accept")));
+        // A long text is a copy of its own, not remembered.
+        let long = "v".repeat(INTERNED_UP_TO + 1);
+        assert_eq!(intern(&long), *long);
+        assert!(!Shared::ptr_eq(&intern(&long), &intern(&long)));
+        TEXTS.with(|t| assert!(!t.borrow().contains(long.as_str())));
     }
 }

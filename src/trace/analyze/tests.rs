@@ -226,8 +226,16 @@ fn a_derived_record_is_small_and_keeps_any_latency() {
 #[test]
 fn an_answer_shares_the_string_id_of_its_request() {
     let events = trace(&[
-        ("host", "server:s", r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#),
-        ("server:s", "host", r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#),
+        (
+            "host",
+            "server:s",
+            r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#,
+        ),
+        (
+            "server:s",
+            "host",
+            r#"{"jsonrpc":"2.0","id":"p1","result":{}}"#,
+        ),
     ]);
     let a = analyze(&events);
     assert_eq!(a.derived[1].pairing, Pairing::Answers(0));
