@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let analysis = trace::analyze(&loaded.events);
     assert_eq!(analysis.derived.len(), loaded.events.len());
     for d in &analysis.derived {
-        if let Some(us) = d.latency_us {
+        if let Some(us) = d.latency_us() {
             assert!(us >= 0, "a latency is never negative");
         }
     }
