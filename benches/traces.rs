@@ -169,7 +169,7 @@ fn over_http(mut e: Event, port: u16) -> Event {
         ];
         info.extra.insert("sse_event".into(), "message".into());
     }
-    e.http = Some(Box::new(info));
+    e.set_http(Some(info));
     e
 }
 

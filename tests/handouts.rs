@@ -58,7 +58,7 @@ fn normalize(events: Vec<Event>) -> Vec<Event> {
     let mut ordered: Vec<Event> = Vec::new();
     for event in rest {
         let spawned = (event.channel == Channel::Process
-            && event.process.as_ref().is_some_and(|p| p.event == "spawn"))
+            && event.process().is_some_and(|p| p.event == "spawn"))
         .then(|| event.to.clone());
         let initialized = is_initialize_result(&event).then(|| event.from.clone());
         ordered.push(event);
@@ -77,7 +77,7 @@ fn normalize(events: Vec<Event>) -> Vec<Event> {
     for (i, event) in ordered.iter_mut().enumerate() {
         event.seq = i as u64;
         event.time = base + chrono::Duration::milliseconds(i as i64);
-        if let Some(p) = event.process.as_mut() {
+        if let Some(p) = event.process_mut() {
             p.pid = p.pid.map(|_| 4242);
             p.cwd = None;
             if let Some(program) = p.command.first_mut()
@@ -86,7 +86,7 @@ fn normalize(events: Vec<Event>) -> Vec<Event> {
                 *program = "sightline".into();
             }
         }
-        if let Some(url) = event.http.as_mut().and_then(|h| h.url.as_mut())
+        if let Some(url) = event.http_mut().and_then(|h| h.url.as_mut())
             && let Some(rest) = url.strip_prefix("http://127.0.0.1:")
             && let Some(slash) = rest.find('/')
         {

@@ -198,7 +198,7 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
     assert!(events.iter().any(|e| {
         e.from == srv
             && e.text().is_empty()
-            && e.http
+            && e.http()
                 .as_ref()
                 .is_some_and(|h| h.extra.contains_key("sse_id"))
     }));
@@ -217,7 +217,7 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
     for request in &requests[1..] {
         assert_eq!(header(request, "mcp-session-id"), Some(session.as_str()));
     }
-    let method = |e: &Event| e.http.as_ref().and_then(|h| h.method.clone());
+    let method = |e: &Event| e.http().and_then(|h| h.method.clone());
     assert!(requests.iter().any(|e| method(e).as_deref() == Some("GET")));
     let delete = events
         .iter()
@@ -228,13 +228,13 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
         .iter()
         .find(|e| {
             e.from == srv
-                && e.http.as_ref().is_some_and(|h| {
+                && e.http().is_some_and(|h| {
                     h.status.is_some() && h.extra.get("in_reply_to") == Some(&delete_seq.into())
                 })
         })
         .expect("the DELETE's response is recorded, naming its request");
     // The DELETE ends the session (server-everything answers 200 without a session header).
-    assert_eq!(answer.http.as_ref().and_then(|h| h.status), Some(200));
+    assert_eq!(answer.http().and_then(|h| h.status), Some(200));
 
     // The refused request left a note and was not forwarded.
     assert!(
@@ -317,7 +317,7 @@ fn a_wrapped_http_server_is_served_recorded_and_restored() {
         .events
         .iter()
         .filter(|e| e.to == srv)
-        .filter_map(|e| e.http.as_ref())
+        .filter_map(|e| e.http())
         .map(|h| {
             (
                 h.method.as_deref().unwrap_or_default().to_string(),

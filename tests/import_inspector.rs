@@ -59,7 +59,7 @@ fn inspector_exports_import_with_their_times_pairs_and_skipped_entries() {
         "2026-08-19T11:59:58.312000Z"
     );
     // The entry's own fields are kept beside the message.
-    assert_eq!(loaded.events[0].extra["inspector"]["origin"], "client");
+    assert_eq!(loaded.events[0].extra()["inspector"]["origin"], "client");
 
     let summary = text(&sightline(&["summary", out_path.to_str().unwrap()]).stdout);
     for expected in [

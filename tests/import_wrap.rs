@@ -123,7 +123,7 @@ fn har_import_splits_sse_and_never_records_the_authorization() {
     assert!(loaded.events.iter().all(|e| e.channel == Channel::Http));
     let first = &loaded.events[0];
     assert_eq!((&first.from, &first.to), (&Lane::Host, &server));
-    let http = first.http.as_ref().unwrap();
+    let http = first.http().unwrap();
     assert_eq!(http.method.as_deref(), Some("POST"));
     assert_eq!(http.url.as_deref(), Some("http://127.0.0.1:3001/mcp"));
     // One event per SSE message, each with the status; the headers (session id) on the first.
@@ -134,11 +134,11 @@ fn har_import_splits_sse_and_never_records_the_authorization() {
     assert!(
         answers
             .iter()
-            .all(|e| e.http.as_ref().unwrap().status == Some(200))
+            .all(|e| e.http().unwrap().status == Some(200))
     );
     assert!(
         answers[0]
-            .http
+            .http()
             .as_ref()
             .unwrap()
             .headers
@@ -146,7 +146,7 @@ fn har_import_splits_sse_and_never_records_the_authorization() {
             .any(|(n, v)| n == "mcp-session-id" && v.starts_with("7f2c9a4e"))
     );
     let last = loaded.events.last().unwrap();
-    assert_eq!(last.http.as_ref().unwrap().status, Some(202));
+    assert_eq!(last.http().unwrap().status, Some(202));
 
     let summary = text(&sightline(&["summary", out_path.to_str().unwrap()]).stdout);
     assert!(

@@ -226,7 +226,7 @@ fn llm_proxy_passes_every_shape_through_unchanged_and_records_no_key() {
         let what = format!("{shape:?} stream={stream}");
         assert_eq!((&req.from, &req.to), (&Lane::Host, &Lane::Llm), "{what}");
         assert_eq!((&resp.from, &resp.to), (&Lane::Llm, &Lane::Host), "{what}");
-        let info = req.http.as_ref().expect("request http info");
+        let info = req.http().expect("request http info");
         assert_eq!(info.method.as_deref(), Some("POST"));
         let expected_url = match shape {
             ApiShape::Anthropic => format!("{upstream}{}?beta=true&key=[redacted]", shape.path()),
@@ -245,7 +245,7 @@ fn llm_proxy_passes_every_shape_through_unchanged_and_records_no_key() {
             &sent[..],
             "{what}"
         );
-        assert_eq!(resp.http.as_ref().and_then(|h| h.status), Some(200));
+        assert_eq!(resp.http().and_then(|h| h.status), Some(200));
         assert_eq!(
             resp.bytes().expect("response body").as_ref(),
             &received[..],

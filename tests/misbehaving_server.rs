@@ -135,7 +135,7 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
     .expect("die request");
     let exit = find(&|i| {
         events[i]
-            .process
+            .process()
             .as_ref()
             .is_some_and(|p| p.event == "exit")
     })
@@ -146,10 +146,7 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
             format!("the server exited first (event #{})", events[exit].seq).into()
         )
     );
-    assert_eq!(
-        events[exit].process.as_ref().and_then(|p| p.signal),
-        Some(9)
-    );
+    assert_eq!(events[exit].process().and_then(|p| p.signal), Some(9));
     let last_words = find(&|i| {
         events[i].channel == Channel::Stderr && events[i].raw.as_deref() == Some("about to die")
     })

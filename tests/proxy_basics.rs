@@ -30,7 +30,7 @@ fn exit_status_mirrors_the_server() {
     let exit = loaded
         .events
         .last()
-        .and_then(|e| e.process.as_ref())
+        .and_then(|e| e.process())
         .expect("exit event last");
     assert_eq!((exit.event.as_str(), exit.code), ("exit", Some(3)));
     let stderr = loaded
@@ -63,7 +63,7 @@ fn missing_command_is_a_clear_error_and_is_recorded() {
     );
     assert!(err.contains("is it installed and on PATH?"), "{err}");
     let loaded = load(&trace);
-    let p = loaded.events[0].process.as_ref().expect("process event");
+    let p = loaded.events[0].process().expect("process event");
     assert_eq!(p.event, "spawn-failed");
     assert_eq!(p.command, ["/nonexistent/mcp-server", "--flag"]);
 }
@@ -140,7 +140,7 @@ fn proxy_forwards_bytes_it_cannot_parse_and_records_them() {
     ];
     assert_eq!(sent, expected);
     assert!(
-        loaded.events.iter().any(|e| e.raw_b64.is_some()),
+        loaded.events.iter().any(|e| e.raw_b64().is_some()),
         "the non-UTF-8 line is stored as base64"
     );
 }

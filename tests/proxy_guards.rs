@@ -408,7 +408,7 @@ fn a_hung_upstream_times_out_a_client_that_leaves_is_noted_and_a_huge_body_is_re
     );
     assert!(notes.iter().any(|n| n.contains("413")), "{notes:#?}");
     let big = loaded.events.iter().any(|e| {
-        e.http.as_ref().is_some_and(|h| {
+        e.http().is_some_and(|h| {
             h.method.as_deref() == Some("POST")
                 && h.headers.iter().any(|(n, v)| n == "x-test" && v == "big")
         })
@@ -434,9 +434,7 @@ fn sse_data_that_is_not_utf8_is_recorded_exactly() {
     let data: Vec<Vec<u8>> = loaded
         .events
         .iter()
-        .filter(|e| {
-            e.channel == Channel::Http && e.http.as_ref().is_some_and(|h| h.method.is_none())
-        })
+        .filter(|e| e.channel == Channel::Http && e.http().is_some_and(|h| h.method.is_none()))
         .map(|e| e.bytes().expect("payload").into_owned())
         .collect();
     assert_eq!(
@@ -446,7 +444,7 @@ fn sse_data_that_is_not_utf8_is_recorded_exactly() {
     let first = loaded
         .events
         .iter()
-        .find(|e| e.raw_b64.is_some())
+        .find(|e| e.raw_b64().is_some())
         .expect("an event in raw_b64");
     assert!(first.raw.is_none());
 }
@@ -481,9 +479,7 @@ fn sse_events_already_read_go_on_in_one_write_and_each_is_recorded() {
     let recorded: Vec<String> = loaded
         .events
         .iter()
-        .filter(|e| {
-            e.channel == Channel::Http && e.http.as_ref().is_some_and(|h| h.method.is_none())
-        })
+        .filter(|e| e.channel == Channel::Http && e.http().is_some_and(|h| h.method.is_none()))
         .map(|e| e.text().into_owned())
         .collect();
     assert_eq!(recorded.len(), BURST, "each event is recorded");
@@ -492,7 +488,7 @@ fn sse_events_already_read_go_on_in_one_write_and_each_is_recorded() {
     let request = loaded
         .events
         .iter()
-        .find(|e| e.http.as_ref().is_some_and(|h| h.method.is_some()))
+        .find(|e| e.http().is_some_and(|h| h.method.is_some()))
         .expect("the request is recorded")
         .seq;
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)

@@ -119,11 +119,7 @@ fn seed_demo_prints_the_same_through_the_proxy() {
         stderr[0].raw.as_deref(),
         Some("weather MCP server running on stdio")
     );
-    let exit = trace
-        .events
-        .last()
-        .and_then(|e| e.process.as_ref())
-        .expect("exit");
+    let exit = trace.events.last().and_then(|e| e.process()).expect("exit");
     assert_eq!(exit.code, Some(0));
 }
 

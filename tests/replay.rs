@@ -219,13 +219,10 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
     let exit = kept
         .events
         .iter()
-        .position(|e| e.process.as_ref().is_some_and(|p| p.event == "exit"))
+        .position(|e| e.process().is_some_and(|p| p.event == "exit"))
         .expect("the exit is recorded");
     assert!(exit > stderr);
-    assert_eq!(
-        kept.events[exit].process.as_ref().and_then(|p| p.code),
-        Some(3)
-    );
+    assert_eq!(kept.events[exit].process().and_then(|p| p.code), Some(3));
     // A server that never answers: each request times out and is reported, exit 1.
     let silent = vec!["sh".to_string(), "-c".into(), "cat > /dev/null".into()];
     let out = replay(

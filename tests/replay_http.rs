@@ -158,7 +158,7 @@ fn an_http_session_replayed_against_the_same_server_everything_matches_and_is_re
             .iter()
             .filter(|e| e.to == Lane::Host)
             .find_map(|e| {
-                e.http.as_ref().and_then(|h| {
+                e.http().and_then(|h| {
                     h.headers
                         .iter()
                         .find(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
@@ -178,7 +178,7 @@ fn an_http_session_replayed_against_the_same_server_everything_matches_and_is_re
         .filter(|e| e.to == Lane::server("everything"))
         .collect();
     for e in &requests[1..] {
-        let h = e.http.as_ref().expect("http");
+        let h = e.http().expect("http");
         assert!(
             h.headers
                 .iter()
@@ -189,7 +189,7 @@ fn an_http_session_replayed_against_the_same_server_everything_matches_and_is_re
     assert!(
         requests
             .iter()
-            .any(|e| { e.http.as_ref().and_then(|h| h.method.as_deref()) == Some("DELETE") })
+            .any(|e| { e.http().and_then(|h| h.method.as_deref()) == Some("DELETE") })
     );
     let progress = analysis
         .derived
@@ -239,14 +239,14 @@ fn an_http_replay_against_a_changed_server_exits_1_with_each_pointer_and_both_va
     assert!(
         replayed.events[get..]
             .iter()
-            .any(|e| e.http.as_ref().and_then(|h| h.status) == Some(405)),
+            .any(|e| e.http().and_then(|h| h.status) == Some(405)),
         "{:#?}",
         replayed.events
     );
 }
 
 fn method_of(e: &sightline::trace::Event) -> Option<&str> {
-    e.http.as_ref().and_then(|h| h.method.as_deref())
+    e.http().and_then(|h| h.method.as_deref())
 }
 
 #[test]
@@ -359,7 +359,7 @@ fn requests_an_http_server_rejects_without_an_answer_are_differences_not_a_crash
     let statuses = replayed
         .events
         .iter()
-        .filter(|e| e.http.as_ref().and_then(|h| h.status) == Some(400))
+        .filter(|e| e.http().and_then(|h| h.status) == Some(400))
         .count();
     assert_eq!(statuses, 4);
     // Nothing listening: one line naming the endpoint, exit 2, the attempt recorded.

@@ -136,7 +136,7 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
     assert_eq!(trace.events.len(), live.len());
     for (i, e) in trace.events.iter().enumerate() {
         assert_eq!(e.seq, i as u64);
-        assert!(e.extra.contains_key("origin"), "event {i} has no origin");
+        assert!(e.extra().contains_key("origin"), "event {i} has no origin");
     }
     assert!(trace.events.windows(2).all(|w| w[0].time <= w[1].time));
     let lanes = |l: &Lane| trace.events.iter().filter(|e| &e.to == l).count();

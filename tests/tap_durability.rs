@@ -253,7 +253,7 @@ fn a_server_that_closes_stdout_gives_the_client_eof_at_once() {
         loaded
             .events
             .iter()
-            .any(|e| e.process.as_ref().is_some_and(|p| p.event == "exit")),
+            .any(|e| e.process().is_some_and(|p| p.event == "exit")),
         "the exit is recorded"
     );
 }

@@ -140,7 +140,7 @@ exit 3"#;
     let client_line = loaded
         .events
         .iter()
-        .find(|e| e.from == Lane::Host && e.raw_b64.is_some())
+        .find(|e| e.from == Lane::Host && e.raw_b64().is_some())
         .expect("client non-UTF-8 line");
     assert_eq!(
         client_line.bytes().as_deref(),
@@ -162,7 +162,7 @@ fn every_kind_of_event_the_writer_can_write_validates() {
     let process = |seq, from: Lane, to: Lane, info: ProcessInfo| {
         let mut e = payload(seq, from, to, Channel::Process, b"");
         e.raw = None;
-        e.process = Some(Box::new(info));
+        e.set_process(Some(info));
         e
     };
     let mut events = vec![
@@ -234,7 +234,7 @@ fn every_kind_of_event_the_writer_can_write_validates() {
             },
         ),
     ];
-    events[5].http = Some(Box::new(HttpInfo {
+    events[5].set_http(Some(HttpInfo {
         method: Some("POST".into()),
         url: Some("https://api.example.com/v1/messages".into()),
         headers: vec![
@@ -244,14 +244,14 @@ fn every_kind_of_event_the_writer_can_write_validates() {
         ],
         ..HttpInfo::default()
     }));
-    events[6].http = Some(Box::new(HttpInfo {
+    events[6].set_http(Some(HttpInfo {
         status: Some(200),
         redacted: vec![[0, 10]],
         ..HttpInfo::default()
     }));
-    events[7].http = Some(Box::new(HttpInfo::default()));
+    events[7].set_http(Some(HttpInfo::default()));
     events[8]
-        .extra
+        .extra_mut()
         .insert("future".into(), json!({"a": [1, 2]}));
     let mut header = Header::new("every kind");
     header.extra.insert("recorded_by".into(), json!("test"));

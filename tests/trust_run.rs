@@ -93,7 +93,7 @@ fn has_exit_of_mute(trace: &Path) -> bool {
     util::load(trace).events.iter().any(|e| {
         e.channel == Channel::Process
             && e.from == Lane::server("mute")
-            && e.process.as_ref().is_some_and(|p| p.event == "exit")
+            && e.process().is_some_and(|p| p.event == "exit")
     })
 }
 

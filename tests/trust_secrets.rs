@@ -192,12 +192,10 @@ fn llm_proxy_redacts_userinfo_mints_no_authorization_and_marks_scrubbed_bytes() 
     let response = loaded
         .events
         .iter()
-        .find(|e| {
-            e.channel == Channel::LlmHttp && e.http.as_ref().is_some_and(|h| h.status.is_some())
-        })
+        .find(|e| e.channel == Channel::LlmHttp && e.http().is_some_and(|h| h.status.is_some()))
         .expect("the response");
     let bytes = response.bytes().unwrap();
-    let ranges = &response.http.as_ref().unwrap().redacted;
+    let ranges = &response.http().unwrap().redacted;
     assert_eq!(ranges.len(), 1, "one scrubbed range: {ranges:?}");
     let [start, end] = ranges[0];
     assert_eq!(&bytes[start..end], b"[redacted]");
@@ -207,7 +205,7 @@ fn llm_proxy_redacts_userinfo_mints_no_authorization_and_marks_scrubbed_bytes() 
         .find(|e| e.channel == Channel::LlmHttp)
         .unwrap();
     assert!(
-        request.http.as_ref().unwrap().redacted.is_empty(),
+        request.http().unwrap().redacted.is_empty(),
         "nothing scrubbed, no ranges"
     );
 }
@@ -359,7 +357,7 @@ fn server_command_lines_lose_their_credentials_in_spawn_events_and_titles() {
     let spawn = loaded
         .events
         .iter()
-        .find_map(|e| e.process.as_ref().filter(|p| p.event == "spawn"))
+        .find_map(|e| e.process().filter(|p| p.event == "spawn"))
         .expect("spawn event");
     assert_eq!(
         spawn.command[4..],

@@ -230,7 +230,7 @@ pub fn free_port() -> u16 {
 
 /// The value of the recorded HTTP header `name` (any case) of an `http` event.
 pub fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
-    let http = event.http.as_ref()?;
+    let http = event.http()?;
     http.headers
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name))

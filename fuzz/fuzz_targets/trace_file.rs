@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     );
     assert!(loaded.warnings.is_sorted_by_key(|w| w.line));
     for event in &loaded.events {
-        if event.raw.is_some() || event.raw_b64.is_some() {
+        if event.raw.is_some() || event.raw_b64().is_some() {
             let _ = event.text();
             let _ = event.bytes();
         }

@@ -220,7 +220,7 @@ fn read(
 ) {
     let event = &events[i];
     if event.channel == Channel::Process {
-        let Some(info) = &event.process else { return };
+        let Some(info) = event.process() else { return };
         let Some(lane) = [&event.from, &event.to].into_iter().find(|l| l.is_server()) else {
             return;
         };

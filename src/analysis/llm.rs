@@ -113,7 +113,7 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
                 continue;
             };
             x.response = Some(i);
-            x.status = e.http.as_ref().and_then(|h| h.status);
+            x.status = e.http().and_then(|h| h.status);
             read_response(x, e);
         }
     }
@@ -160,7 +160,7 @@ impl LlmPairs {
                 false => &mut llm[at.1],
             };
             x.response = Some(i);
-            x.status = e.http.as_ref().and_then(|h| h.status);
+            x.status = e.http().and_then(|h| h.status);
             read_response(x, e);
             Some(at)
         } else {
@@ -184,10 +184,10 @@ pub fn last_loop_request(events: &[Event]) -> Option<LlmExchange> {
 /// A request's URL and the server it asks the model for (the sampling header).
 fn request_head(e: &Event) -> (Option<String>, Option<String>) {
     let url = e
-        .http
+        .http()
         .as_ref()
         .and_then(|h| Some(h.url.as_deref()?.to_string()));
-    let sampling_for = e.http.as_ref().and_then(|h| {
+    let sampling_for = e.http().and_then(|h| {
         h.headers
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(SAMPLING_HEADER))

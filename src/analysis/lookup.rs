@@ -130,7 +130,7 @@ mod tests {
                             && e.to == crate::trace::Lane::Llm
                     })
                     .nth(1)
-                    .and_then(|e| e.http.as_mut())
+                    .and_then(|e| e.http_mut())
                     .expect("an LLM request with HTTP details");
                 asked
                     .headers

@@ -169,11 +169,11 @@ fn side(topic: Topic, events: &[Event], report: &Report) -> Side {
                 });
                 shown.extend((0..events.len()).filter(|&i| {
                     events[i]
-                        .process
+                        .process()
                         .as_ref()
                         .is_some_and(|p| p.event == "exit")
                         || events[i]
-                            .http
+                            .http()
                             .as_ref()
                             .is_some_and(|h| h.method.as_deref() == Some("DELETE"))
                 }));

@@ -221,7 +221,7 @@ mod tests {
             Channel::LlmHttp,
             serde_json::to_vec(body).expect("json"),
         );
-        e.http = Some(Box::new(HttpInfo {
+        e.set_http(Some(HttpInfo {
             method: Some("POST".into()),
             url: Some(url.into()),
             ..HttpInfo::default()

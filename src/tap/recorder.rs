@@ -40,7 +40,7 @@ pub trait EventSink: Send {
             record.channel.clone(),
             record.body.to_vec(),
         );
-        event.http = Some(Box::new(record.info.clone()));
+        event.set_http(Some(record.info.clone()));
         self.write(&event)
     }
 
@@ -405,7 +405,7 @@ impl Batch<'_> {
         let mut event = Event::with_bytes(seq, crate::trace::now(), from, to, channel, bytes);
         if process.is_some() {
             event.raw = None;
-            event.process = process.map(Box::new);
+            event.set_process(process);
         }
         self.state.write(&event);
         seq

@@ -199,31 +199,98 @@ pub fn signal_name(signal: i32) -> &'static str {
 
 /// One thing that crossed (or happened), as recorded.
 ///
-/// `Deserialize` is written by hand ([`super::event_de`]): the derive with a flattened `extra`
-/// buffers every field of every line before it looks at them, which made loading big traces slow.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A trace holds a million of these, so an event is kept small (96 bytes): what few events
+/// have (a payload that is not UTF-8, process or HTTP details, fields this version does not
+/// know) is boxed together in one [`Aside`], allocated only for the events that have some. Read
+/// those parts with [`Event::raw_b64`], [`Event::process`], [`Event::http`] and
+/// [`Event::extra`].
+///
+/// `Serialize` and `Deserialize` ([`super::event_de`]) are written by hand: the derive with a
+/// flattened `extra` buffers every field of every line before it looks at them, which made
+/// loading big traces slow.
+#[derive(Debug, Clone)]
 pub struct Event {
     /// 0, 1, 2, ... in recording order.
     pub seq: u64,
-    #[serde(with = "time_serde")]
     pub time: DateTime<Utc>,
     pub from: Lane,
     pub to: Lane,
     pub channel: Channel,
     /// The exact text that crossed (for stdio: the line without its `\n`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<Box<str>>,
+    /// The parts most events lack; `None` when the event has none of them.
+    pub(super) aside: Option<Box<Aside>>,
+}
+
+/// The parts of an [`Event`] that most events lack, boxed together.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Aside {
     /// The exact bytes, base64, when they are not UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_b64: Option<Box<str>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process: Option<Box<ProcessInfo>>,
+    raw_b64: Option<Box<str>>,
+    process: Option<Box<ProcessInfo>>,
     /// For `http` and `llm-http` events: request line or status, and headers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<Box<HttpInfo>>,
+    http: Option<HttpInfo>,
     /// Fields this version does not know, kept as they were.
-    #[serde(flatten)]
-    pub extra: Extra,
+    extra: Extra,
+}
+
+/// What an event without an [`Aside`] reads as.
+static NO_ASIDE: Aside = Aside {
+    raw_b64: None,
+    process: None,
+    http: None,
+    extra: Extra(None),
+};
+
+impl Aside {
+    fn is_empty(&self) -> bool {
+        self.raw_b64.is_none()
+            && self.process.is_none()
+            && self.http.is_none()
+            && self.extra.is_empty()
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Event) -> bool {
+        self.seq == other.seq
+            && self.time == other.time
+            && self.from == other.from
+            && self.to == other.to
+            && self.channel == other.channel
+            && self.raw == other.raw
+            && self.aside() == other.aside()
+    }
+}
+
+impl Serialize for Event {
+    /// The members in the order the file has always had them, unknown ones last.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("seq", &self.seq)?;
+        map.serialize_entry("time", &format_time(self.time))?;
+        map.serialize_entry("from", &self.from)?;
+        map.serialize_entry("to", &self.to)?;
+        map.serialize_entry("channel", &self.channel)?;
+        if let Some(raw) = &self.raw {
+            map.serialize_entry("raw", raw)?;
+        }
+        let aside = self.aside();
+        if let Some(b64) = &aside.raw_b64 {
+            map.serialize_entry("raw_b64", b64)?;
+        }
+        if let Some(process) = &aside.process {
+            map.serialize_entry("process", process)?;
+        }
+        if let Some(http) = &aside.http {
+            map.serialize_entry("http", http)?;
+        }
+        for (key, value) in aside.extra.iter() {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
 }
 
 impl Event {
@@ -248,18 +315,99 @@ impl Event {
                 ),
             ),
         };
-        Event {
+        let mut event = Event {
             seq,
             time,
             from,
             to,
             channel,
             raw,
-            raw_b64,
-            process: None,
-            http: None,
-            extra: Extra::new(),
+            aside: None,
+        };
+        event.set_raw_b64(raw_b64);
+        event
+    }
+
+    fn aside(&self) -> &Aside {
+        self.aside.as_deref().unwrap_or(&NO_ASIDE)
+    }
+
+    /// The aside, made on first use.
+    fn aside_mut(&mut self) -> &mut Aside {
+        self.aside.get_or_insert_with(Box::default)
+    }
+
+    /// Drops the aside when nothing is left in it.
+    fn tidy(&mut self) {
+        if self.aside.as_ref().is_some_and(|a| a.is_empty()) {
+            self.aside = None;
         }
+    }
+
+    /// The exact bytes, base64, when they are not UTF-8 (then [`Self::raw`] is `None`).
+    pub fn raw_b64(&self) -> Option<&str> {
+        self.aside().raw_b64.as_deref()
+    }
+
+    pub fn set_raw_b64(&mut self, b64: Option<Box<str>>) {
+        if b64.is_some() || self.aside.is_some() {
+            self.aside_mut().raw_b64 = b64;
+            self.tidy();
+        }
+    }
+
+    /// For `process` events: what was spawned or how it ended.
+    pub fn process(&self) -> Option<&ProcessInfo> {
+        self.aside().process.as_deref()
+    }
+
+    pub fn process_mut(&mut self) -> Option<&mut ProcessInfo> {
+        self.aside.as_mut()?.process.as_deref_mut()
+    }
+
+    pub fn set_process(&mut self, process: Option<ProcessInfo>) {
+        if process.is_some() || self.aside.is_some() {
+            self.aside_mut().process = process.map(Box::new);
+            self.tidy();
+        }
+    }
+
+    /// For `http` and `llm-http` events: request line or status, and headers.
+    pub fn http(&self) -> Option<&HttpInfo> {
+        self.aside().http.as_ref()
+    }
+
+    pub fn http_mut(&mut self) -> Option<&mut HttpInfo> {
+        self.aside.as_mut()?.http.as_mut()
+    }
+
+    pub fn set_http(&mut self, http: Option<HttpInfo>) {
+        if http.is_some() || self.aside.is_some() {
+            self.aside_mut().http = http;
+            self.tidy();
+        }
+    }
+
+    /// The event with these HTTP details.
+    pub fn with_http(mut self, http: HttpInfo) -> Self {
+        self.set_http(Some(http));
+        self
+    }
+
+    /// The event with these process details.
+    pub fn with_process(mut self, process: ProcessInfo) -> Self {
+        self.set_process(Some(process));
+        self
+    }
+
+    /// Fields this version does not know, kept as they were.
+    pub fn extra(&self) -> &Map<String, Value> {
+        &self.aside().extra
+    }
+
+    /// The unknown fields, to add to (the aside is made if the event had none).
+    pub fn extra_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.aside_mut().extra
     }
 
     /// The exact bytes that crossed. `None` when the event has no payload or its base64 is corrupt.
@@ -267,7 +415,7 @@ impl Event {
         if let Some(raw) = &self.raw {
             return Some(Cow::Borrowed(raw.as_bytes()));
         }
-        let b64 = self.raw_b64.as_ref()?;
+        let b64 = self.raw_b64()?;
         base64::engine::general_purpose::STANDARD
             .decode(b64.as_bytes())
             .ok()
@@ -298,11 +446,7 @@ pub fn format_time(t: DateTime<Utc>) -> String {
 
 pub(super) mod time_serde {
     use chrono::{DateTime, Utc};
-    use serde::{Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::format_time(*t))
-    }
+    use serde::Deserializer;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
         super::map_str(d, |s| {
@@ -329,6 +473,45 @@ mod tests {
     }
 
     #[test]
+    fn an_event_is_small_and_what_few_have_is_boxed_only_when_present() {
+        assert!(size_of::<Event>() <= 96, "{}", size_of::<Event>());
+        let plain = Event::with_bytes(
+            7,
+            Utc::now(),
+            Lane::Host,
+            Lane::server("w"),
+            Channel::Http,
+            b"x".to_vec(),
+        );
+        assert!(plain.aside.is_none());
+        let mut e = plain.clone().with_http(HttpInfo {
+            status: Some(200),
+            ..HttpInfo::default()
+        });
+        assert_eq!(e.http().and_then(|h| h.status), Some(200));
+        assert_ne!(e, plain);
+        e.set_http(None);
+        assert!(e.aside.is_none(), "an emptied aside is dropped");
+        assert_eq!(e, plain);
+        e.extra_mut().insert("later".into(), Value::from(1));
+        assert_eq!(
+            serde_json::to_string(&e).expect("write"),
+            serde_json::to_string(&plain).expect("write").replace("\"}", r#"","later":1}"#)
+        );
+        e.extra_mut().clear();
+        assert_eq!(e, plain, "an empty aside reads as none");
+        let mut p = plain.with_process(ProcessInfo {
+            event: "exit".into(),
+            ..ProcessInfo::default()
+        });
+        if let Some(info) = p.process_mut() {
+            info.code = Some(3);
+        }
+        assert_eq!(p.process().and_then(|i| i.code), Some(3));
+        assert!(p.http().is_none() && p.raw_b64().is_none() && p.extra().is_empty());
+    }
+
+    #[test]
     fn non_utf8_payload_goes_to_base64_and_back() {
         let bytes = vec![0xff, 0xfe, b'a', b'\n'];
         let e = Event::with_bytes(
@@ -348,10 +531,13 @@ mod tests {
     fn events_read_like_the_derive_did() {
         let base = r#""seq":1,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"llm","channel":"note""#;
         let e: Event = serde_json::from_str(&format!(r#"{{{base},"raw":null}}"#)).expect("null");
-        assert_eq!((e.raw, e.raw_b64, e.extra.len()), (None, None, 0));
+        assert_eq!(
+            (e.raw.as_deref(), e.raw_b64(), e.extra().len()),
+            (None, None, 0)
+        );
         let e: Event =
             serde_json::from_str(&format!(r#"{{"z":1,{base},"a\"b":[2]}}"#)).expect("extra");
-        assert_eq!(e.extra.keys().collect::<Vec<_>>(), ["z", "a\"b"]);
+        assert_eq!(e.extra().keys().collect::<Vec<_>>(), ["z", "a\"b"]);
         let missing = r#"{"seq":1,"from":"host","to":"llm","channel":"note"}"#;
         let err = serde_json::from_str::<Event>(missing).expect_err("no time");
         assert!(err.to_string().contains("missing field `time`"), "{err}");

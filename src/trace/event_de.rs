@@ -123,18 +123,22 @@ impl FromMembers for Event {
             }
             Ok(true)
         })?;
-        Ok(Event {
+        let mut event = Event {
             seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
             time: time.ok_or_else(|| A::Error::missing_field("time"))?,
             from: from.ok_or_else(|| A::Error::missing_field("from"))?,
             to: to.ok_or_else(|| A::Error::missing_field("to"))?,
             channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
             raw: raw.flatten(),
-            raw_b64: raw_b64.flatten(),
-            process: process.flatten().map(Box::new),
-            http: http.flatten().map(Box::new),
-            extra: extra.into(),
-        })
+            aside: None,
+        };
+        event.set_raw_b64(raw_b64.flatten());
+        event.set_process(process.flatten());
+        event.set_http(http.flatten());
+        if !extra.is_empty() {
+            *event.extra_mut() = extra;
+        }
+        Ok(event)
     }
 }
 
@@ -254,6 +258,6 @@ mod tests {
         let line = r#"{"se\u0071":1,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"llm","channel":"note","k\"ey":2}"#;
         let e: Event = serde_json::from_str(line).expect("event");
         assert_eq!(e.seq, 1);
-        assert_eq!(e.extra.get("k\"ey"), Some(&Value::from(2)));
+        assert_eq!(e.extra().get("k\"ey"), Some(&Value::from(2)));
     }
 }

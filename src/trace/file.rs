@@ -190,7 +190,7 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
 /// event keeps `raw`), or a `raw_b64` that is not base64 (the event has no payload). The event
 /// is kept either way, so the `seq` order stays whole.
 pub(super) fn payload_problem(event: &Event) -> Option<LineProblem> {
-    let b64 = event.raw_b64.as_deref()?;
+    let b64 = event.raw_b64()?;
     if event.raw.is_some() {
         return Some(LineProblem::BothPayloads);
     }

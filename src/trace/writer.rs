@@ -155,18 +155,18 @@ impl TraceWriter {
         if let Some(raw) = &event.raw {
             self.payload(Payload::Text(raw))?;
         }
-        if let Some(b64) = &event.raw_b64 {
+        if let Some(b64) = event.raw_b64() {
             self.payload(Payload::Base64(b64))?;
         }
-        if let Some(process) = &event.process {
+        if let Some(process) = event.process() {
             self.out.buf.extend_from_slice(b",\"process\":");
             serde_json::to_writer(&mut self.out, process)?;
         }
-        if let Some(http) = &event.http {
+        if let Some(http) = event.http() {
             self.out.buf.extend_from_slice(b",\"http\":");
             serde_json::to_writer(&mut self.out, http)?;
         }
-        for (key, value) in event.extra.iter() {
+        for (key, value) in event.extra().iter() {
             self.out.buf.push(b',');
             quoted_into(&mut self.out.buf, key);
             self.out.buf.push(b':');
@@ -502,7 +502,7 @@ mod tests {
             event(13, "x"),
             event(14, ""),
         ];
-        detailed[0].http = Some(Box::new(crate::trace::HttpInfo {
+        detailed[0].set_http(Some(crate::trace::HttpInfo {
             status: Some(200),
             headers: vec![("content-type".into(), "text/event-stream\u{1}".into())],
             extra: serde_json::from_str::<serde_json::Map<_, _>>(
@@ -513,11 +513,11 @@ mod tests {
             ..Default::default()
         }));
         detailed[0]
-            .extra
+            .extra_mut()
             .insert("later\"field".into(), serde_json::json!({"a": [1, "\n"]}));
-        detailed[1].raw_b64 = Some("eA==".into());
+        detailed[1].set_raw_b64(Some("eA==".into()));
         detailed[2].raw = None;
-        detailed[2].process = Some(Box::new(crate::trace::ProcessInfo {
+        detailed[2].set_process(Some(crate::trace::ProcessInfo {
             event: "exit".into(),
             code: Some(1),
             ..Default::default()
@@ -527,7 +527,7 @@ mod tests {
             expected.push_str(&(serde_json::to_string(e).expect("serde") + "\n"));
         }
         // HTTP events written without building an `Event`, as `append` writes the `Event`.
-        let info = detailed[0].http.clone().expect("http");
+        let info = detailed[0].http().cloned().expect("http");
         for body in [&b"{\"a\":\"\n\"}"[..], b"", b"\xff\x00x"] {
             let mut e = Event::with_bytes(
                 15,
@@ -537,7 +537,7 @@ mod tests {
                 Channel::Http,
                 body.to_vec(),
             );
-            e.http = Some(info.clone());
+            e.set_http(Some(info.clone()));
             writer
                 .append_http(e.seq, e.time, &e.from, &e.to, &e.channel, &info, body)
                 .expect("append_http");

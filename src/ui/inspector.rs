@@ -211,7 +211,7 @@ impl Inspector {
             }
         }
 
-        if let Some(http) = &event.http {
+        if let Some(http) = event.http() {
             egui::CollapsingHeader::new("HTTP")
                 .id_salt(("http", i))
                 .show(ui, |ui| {
@@ -230,7 +230,7 @@ impl Inspector {
                     }
                 });
         }
-        if let Some(p) = &event.process {
+        if let Some(p) = event.process() {
             ui.monospace(visible::escape(
                 &serde_json::to_string(p).unwrap_or_default(),
             ));
@@ -274,7 +274,7 @@ impl Inspector {
                     ),
                 );
             }
-            if event.raw.is_none() && event.raw_b64.is_some() {
+            if event.raw.is_none() && event.raw_b64().is_some() {
                 ui.colored_label(colors.warn, tr.t("inspector.not_utf8"));
             }
         });

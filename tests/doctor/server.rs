@@ -9,7 +9,7 @@ fn a_command_that_does_not_exist_failed_to_start() {
     assert_eq!(d.status, Some(1), "{}", d.describe());
     let s = d.server("sightline-no-such-server");
     d.expect(s, "server-failed-to-start", |e, _| {
-        e.process
+        e.process()
             .as_ref()
             .is_some_and(|p| p.event == "spawn-failed")
     });
@@ -27,7 +27,7 @@ fn a_server_that_exits_before_answering_tools_list_crashed_with_its_stderr_tail(
     assert_eq!(d.status, Some(1), "{}", d.describe());
     let s = d.server("crash_on_list");
     d.expect(s, "server-crashed", |e, _| {
-        e.process
+        e.process()
             .as_ref()
             .is_some_and(|p| p.event == "exit" && p.code == Some(3))
     });
@@ -155,7 +155,7 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
     let process = |seq: u64, from: &Lane, to: &Lane, info: ProcessInfo| {
         let mut e = line(seq, from, to, Channel::Process, "");
         e.raw = None;
-        e.process = Some(Box::new(info));
+        e.set_process(Some(info));
         e
     };
     let mut request = line(
@@ -165,7 +165,7 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
         Channel::LlmHttp,
         r#"{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}"#,
     );
-    request.http = Some(Box::new(sightline::trace::HttpInfo {
+    request.set_http(Some(sightline::trace::HttpInfo {
         method: Some("POST".into()),
         url: Some("https://api.anthropic.com/v1/messages".into()),
         ..Default::default()
@@ -177,7 +177,7 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
         Channel::LlmHttp,
         r#"{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"I have no tools."}],"stop_reason":"end_turn"}"#,
     );
-    response.http = Some(Box::new(sightline::trace::HttpInfo {
+    response.set_http(Some(sightline::trace::HttpInfo {
         status: Some(200),
         ..Default::default()
     }));

@@ -312,7 +312,7 @@ fn sampling_goes_through_the_model(revision: &str, run: &Run) -> Result<(), Stri
         .ok_or(format!(
             "no LLM request between the sampling question #{asked} and its answer #{answered}"
         ))?;
-    let marked = run.events()[request].http.as_ref().is_some_and(|h| {
+    let marked = run.events()[request].http().is_some_and(|h| {
         h.headers
             .iter()
             .any(|(k, v)| k == "x-sightline-sampling-for" && v == "tour")

@@ -257,7 +257,7 @@ fn provider_errors_end_the_run_with_one_clear_line() {
             .iter()
             .find(|&&i| is_llm_request(&events[i]))
             .unwrap_or_else(|| panic!("{what}: no LLM request recorded"));
-        let request_http = events[request_at].http.as_ref().expect("request http info");
+        let request_http = events[request_at].http().expect("request http info");
         assert_eq!(request_http.url.as_deref(), Some(url.as_str()), "{what}");
         assert!(
             request_http
@@ -277,11 +277,7 @@ fn provider_errors_end_the_run_with_one_clear_line() {
                     e.from,
                     e.to
                 );
-                assert_eq!(
-                    e.http.as_ref().and_then(|h| h.status),
-                    Some(status),
-                    "{what}"
-                );
+                assert_eq!(e.http().and_then(|h| h.status), Some(status), "{what}");
                 if status == 200 {
                     assert_eq!(e.text(), "not json at all", "{what}");
                 }

@@ -42,12 +42,12 @@ impl Trace {
     pub(crate) fn process(&mut self, ms: i64, from: &str, to: &str, info: ProcessInfo) {
         let e = self.push(ms, from, to, Channel::Process, "");
         e.raw = None;
-        e.process = Some(Box::new(info));
+        e.set_process(Some(info));
     }
 
     pub(crate) fn llm_request(&mut self, ms: i64, url: &str, body: Value) {
         let e = self.push(ms, "host", "llm", Channel::LlmHttp, &body.to_string());
-        e.http = Some(Box::new(HttpInfo {
+        e.set_http(Some(HttpInfo {
             method: Some("POST".into()),
             url: Some(url.into()),
             ..HttpInfo::default()
@@ -56,7 +56,7 @@ impl Trace {
 
     pub(crate) fn llm_response(&mut self, ms: i64, status: u16, body: Value) {
         let e = self.push(ms, "llm", "host", Channel::LlmHttp, &body.to_string());
-        e.http = Some(Box::new(HttpInfo {
+        e.set_http(Some(HttpInfo {
             status: Some(status),
             ..HttpInfo::default()
         }));
@@ -205,7 +205,7 @@ impl Trace {
             Line::Status(s) => (None, None, Some(s)),
             Line::Neither => (None, None, None),
         };
-        e.http = Some(Box::new(HttpInfo {
+        e.set_http(Some(HttpInfo {
             method,
             url,
             status,

@@ -89,7 +89,7 @@ impl Context<'_> {
         match d.kind {
             Kind::Request | Kind::Response | Kind::Error | Kind::Notification | Kind::Invalid => {
                 let text = self.jsonrpc(i, e, d);
-                match e.http.as_deref() {
+                match e.http() {
                     Some(h) if e.channel == Channel::Http => self.http_status(i, e, h, text),
                     _ => text,
                 }
@@ -110,7 +110,7 @@ impl Context<'_> {
                 detail: None,
             },
             Kind::LlmHttp => self.llm(i, e),
-            Kind::Other => match e.http.as_deref() {
+            Kind::Other => match e.http() {
                 Some(h) if e.channel == Channel::Http => self.http_exchange(i, e, h),
                 _ => self.other(e),
             },
@@ -135,9 +135,7 @@ impl Context<'_> {
             Kind::Process | Kind::LlmHttp | Kind::Other => return None,
         };
         if e.channel == Channel::Http
-            && e.http
-                .as_deref()
-                .is_some_and(|h| h.status.is_some_and(|c| c != 200))
+            && e.http().is_some_and(|h| h.status.is_some_and(|c| c != 200))
         {
             return None;
         }
@@ -301,10 +299,8 @@ fn message_head(d: &Derived, is_error: bool) -> Option<String> {
 /// Whether the label of event `i`'s row is [`message_label`]'s: a request, result or
 /// notification whose label nothing but its analysis decides (no HTTP status shown).
 pub fn has_message_label(e: &Event, d: &Derived) -> bool {
-    let status_shown = e.channel == Channel::Http
-        && e.http
-            .as_deref()
-            .is_some_and(|h| h.status.is_some_and(|c| c != 200));
+    let status_shown =
+        e.channel == Channel::Http && e.http().is_some_and(|h| h.status.is_some_and(|c| c != 200));
     matches!(d.kind, Kind::Request | Kind::Response | Kind::Notification) && !status_shown
 }
 
@@ -340,7 +336,7 @@ pub fn tool_result_is_error(e: &Event) -> bool {
 fn process(e: &Event) -> Text {
     let mut status = Status::Ok;
     let mut problem = None;
-    let Some(p) = &e.process else {
+    let Some(p) = e.process() else {
         return Text {
             style: Style::Process,
             status,

@@ -148,7 +148,7 @@ impl Reader {
         // Both ends, once each (a lane may be both).
         let ends = [from, to.filter(|&t| Some(t) != from)];
         if e.channel == Channel::Process
-            && let Some(p) = &e.process
+            && let Some(p) = e.process()
         {
             for at in ends.into_iter().flatten() {
                 let lane = &mut self.lanes[at];

@@ -97,7 +97,7 @@ fn trace(listings: &[Value]) -> Vec<Event> {
         let mut e = Event::with_bytes(seq, time, from.into(), to.into(), channel, raw.into_bytes());
         if e.channel == Channel::Process {
             e.raw = None;
-            e.process = Some(Box::new(crate::trace::ProcessInfo {
+            e.set_process(Some(crate::trace::ProcessInfo {
                 event: "spawn".into(),
                 command: vec!["demo".into(), "s".into()],
                 ..Default::default()

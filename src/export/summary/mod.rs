@@ -309,7 +309,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
 }
 
 fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
-    let Some(p) = &e.process else {
+    let Some(p) = e.process() else {
         return format!("{}  {}", names.arrow(e), words.get("summary.process_none"));
     };
     let server = if e.from.is_server() { &e.from } else { &e.to };

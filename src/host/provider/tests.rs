@@ -150,7 +150,7 @@ pub(super) fn finished(recorder: &Recorder, sink: &MemorySink) -> Vec<Event> {
 
 fn http(event: &Event) -> &HttpInfo {
     event
-        .http
+        .http()
         .as_ref()
         .expect("an llm-http event has http info")
 }

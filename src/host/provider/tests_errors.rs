@@ -35,7 +35,7 @@ fn ends_with_response(events: &[Event], status: u16, body: &str) {
     let last = &events[1];
     assert_eq!((&last.from, &last.to), (&Lane::Llm, &Lane::Host));
     assert_eq!(last.channel, Channel::LlmHttp);
-    assert_eq!(last.http.as_ref().and_then(|h| h.status), Some(status));
+    assert_eq!(last.http().and_then(|h| h.status), Some(status));
     assert_eq!(last.raw.as_deref(), Some(body));
 }
 
@@ -132,7 +132,7 @@ async fn rate_limited_with_retry_after() {
     );
     assert_eq!(err.retry_after(), Some(Duration::from_secs(17)));
     ends_with_response(&events, 429, body);
-    let recorded = &events[1].http.as_ref().expect("http").headers;
+    let recorded = &events[1].http().expect("http").headers;
     assert!(recorded.contains(&("retry-after".into(), "17".into())));
     assert!(recorded.contains(&("anthropic-ratelimit-requests-remaining".into(), "0".into())));
 }

@@ -44,7 +44,7 @@ pub enum CassetteError {
 }
 
 fn header<'a>(e: &'a Event, name: &str) -> Option<&'a str> {
-    e.http.as_ref().and_then(|h| {
+    e.http().and_then(|h| {
         h.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -62,7 +62,7 @@ impl Cassette {
             if e.from == Lane::Host && e.to == Lane::Llm {
                 let sampling = header(e, SAMPLING_HEADER).is_some();
                 if !sampling && out.shape.is_none() {
-                    let url = e.http.as_ref().and_then(|h| h.url.as_deref()).unwrap_or("");
+                    let url = e.http().and_then(|h| h.url.as_deref()).unwrap_or("");
                     out.shape = [ApiShape::Anthropic, ApiShape::Openai, ApiShape::OpenaiChat]
                         .into_iter()
                         .find(|s| url.ends_with(s.path()));
@@ -77,7 +77,7 @@ impl Cassette {
             {
                 let recorded = Recorded {
                     request_seq,
-                    status: e.http.as_ref().and_then(|h| h.status).unwrap_or(200),
+                    status: e.http().and_then(|h| h.status).unwrap_or(200),
                     content_type: header(e, "content-type")
                         .unwrap_or("application/json")
                         .to_string(),

@@ -112,7 +112,7 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
         if !e.channel.carries_jsonrpc() || &e.to != lane {
             continue;
         }
-        let http_method = e.http.as_ref().and_then(|h| h.method.as_deref());
+        let http_method = e.http().and_then(|h| h.method.as_deref());
         out.http |= e.channel == Channel::Http;
         out.delete |= http_method == Some("DELETE");
         if http_method == Some("GET") {
@@ -120,7 +120,7 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
                 out.listen = Some(Listen {
                     after: out.steps.len(),
                     headers: e
-                        .http
+                        .http()
                         .as_ref()
                         .map(|h| h.headers.clone())
                         .unwrap_or_default(),
@@ -153,7 +153,7 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
                     retry_of: d.retry_of(),
                     answered: matches!(d.pairing, Pairing::AnsweredBy(_)),
                     headers: e
-                        .http
+                        .http()
                         .as_ref()
                         .map(|h| h.headers.clone())
                         .unwrap_or_default(),

@@ -95,7 +95,7 @@ impl Analyzer {
                 Channel::Http
                     if event.bytes().is_some_and(|b| b.is_empty())
                         && event
-                            .http
+                            .http()
                             .as_ref()
                             .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
                 {
@@ -159,7 +159,7 @@ impl State {
     }
 
     fn process(&mut self, event: &Event, derived: &mut [Derived]) {
-        let Some(info) = &event.process else { return };
+        let Some(info) = event.process() else { return };
         let Some(lane) = server_lane(event).cloned() else {
             return;
         };

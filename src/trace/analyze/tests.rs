@@ -24,7 +24,7 @@ fn trace(lines: &[(&str, &str, &str)]) -> Vec<Event> {
                     vec![],
                 );
                 e.raw = None;
-                e.process = Some(Box::new(crate::trace::ProcessInfo {
+                e.set_process(Some(crate::trace::ProcessInfo {
                     event: "exit".into(),
                     signal: Some(9),
                     ..Default::default()

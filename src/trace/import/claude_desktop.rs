@@ -158,18 +158,15 @@ fn push(
     channel: Channel,
     text: &str,
 ) {
-    events.push(Event {
-        seq: events.len() as u64,
+    let seq = events.len() as u64;
+    events.push(Event::with_bytes(
+        seq,
         time,
         from,
         to,
         channel,
-        raw: Some(text.into()),
-        raw_b64: None,
-        process: None,
-        http: None,
-        extra: Default::default(),
-    });
+        text.as_bytes().to_vec(),
+    ));
 }
 
 /// `mcp-server-weather.log` -> `weather`.

@@ -108,7 +108,7 @@ fn import_entry(
         Lane::server(&server),
         request_body.as_bytes().to_vec(),
     );
-    request_event.http = Some(Box::new(HttpInfo {
+    request_event.set_http(Some(HttpInfo {
         method: Some(method.into()),
         url: Some(redact_url(url, hooks).into()),
         headers: HttpInfo::headers_of(headers),
@@ -171,7 +171,7 @@ fn import_entry(
             Lane::Host,
             body,
         );
-        e.http = Some(Box::new(HttpInfo {
+        e.set_http(Some(HttpInfo {
             status: Some(status),
             headers: if i == 0 {
                 HttpInfo::headers_of(std::mem::take(&mut headers))
@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(got.events.len(), 3);
         assert_eq!(got.warnings.len(), 1);
         assert_eq!(got.warnings[0].number, 2);
-        let req = got.events[0].http.as_ref().expect("http");
+        let req = got.events[0].http().expect("http");
         assert_eq!(
             req.url.as_deref(),
             Some("http://localhost:3000/mcp?api_key=[redacted]&x=1")

@@ -174,22 +174,22 @@ impl Follower {
             };
             let seq = self.next_seq;
             self.next_seq += 1;
-            if event.http.as_ref().is_some_and(|h| h.method.is_some()) {
+            if event.http().is_some_and(|h| h.method.is_some()) {
                 member.requests.insert(event.seq, seq);
             }
-            if let Some(Value::Number(n)) = event.extra.get("in_reply_to")
+            if let Some(Value::Number(n)) = event.extra().get("in_reply_to")
                 && let Some(own) = n.as_u64()
             {
                 let merged = member.requests.get(&own).copied();
-                event.extra.insert(
+                event.extra_mut().insert(
                     "in_reply_to".into(),
                     merged.map_or(Value::Null, Value::from),
                 );
             }
-            event.extra.insert(
-                "origin".into(),
-                Value::from(format!("{}#{}", member.file_name(), event.seq)),
-            );
+            let origin = format!("{}#{}", member.file_name(), event.seq);
+            event
+                .extra_mut()
+                .insert("origin".into(), Value::from(origin));
             event.seq = seq;
             out.push(event);
         }

@@ -71,7 +71,7 @@ fn a_folder_merges_by_time_keeping_each_members_order_and_origin() {
     let seqs: Vec<u64> = loaded.events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, [0, 1, 2, 3, 4, 5]);
     assert_eq!(
-        loaded.events[2].extra.get("origin"),
+        loaded.events[2].extra().get("origin"),
         Some(&Value::from("b-weather.jsonl#0"))
     );
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
@@ -103,17 +103,19 @@ fn in_reply_to_follows_the_renumbering() {
     );
     let mut post = event(0, 10, Lane::Host, s(), "{}");
     post.channel = Channel::Http;
-    post.http = Some(Box::new(HttpInfo {
+    post.set_http(Some(HttpInfo {
         method: Some("POST".into()),
         ..HttpInfo::default()
     }));
     let mut answer = event(1, 20, s(), Lane::Host, "{}");
     answer.channel = Channel::Http;
-    answer.extra.insert("in_reply_to".into(), Value::from(0));
+    answer
+        .extra_mut()
+        .insert("in_reply_to".into(), Value::from(0));
     write(&dir.path().join("b.jsonl"), "b", &[post, answer]);
     let loaded = load_dir(dir.path()).expect("load");
     assert_eq!(
-        loaded.events[2].extra.get("in_reply_to"),
+        loaded.events[2].extra().get("in_reply_to"),
         Some(&Value::from(1))
     );
 }
@@ -164,7 +166,7 @@ fn a_single_file_keeps_its_seqs_and_header() {
     let mut follower = Follower::new(&a).expect("follow");
     let got = follower.poll();
     assert_eq!(got[0].seq, 5);
-    assert!(!got[0].extra.contains_key("origin"));
+    assert!(!got[0].extra().contains_key("origin"));
     assert_eq!(follower.header().title, "solo");
 }
 

@@ -93,7 +93,7 @@ fn prefetch_payload(store: &TraceStore, needle: &Needle, i: usize, from: usize, 
         return;
     };
     // An HTTP event's status decides which label it has (`diagram::has_message_label`).
-    if let Some(http) = e.http.as_deref().filter(|_| !light) {
+    if let Some(http) = e.http().filter(|_| !light) {
         prefetch((&raw const http.status).cast());
     }
     if let Some(raw) = e.raw.as_deref() {

@@ -101,7 +101,7 @@ fn mixed_events() -> Vec<Event> {
         let seq = events.len() as u64;
         let mut e = Event::with_bytes(seq, t0, from, to, channel, raw.as_bytes().to_vec());
         if let Some(code) = status {
-            e.http = Some(Box::new(crate::trace::HttpInfo {
+            e.set_http(Some(crate::trace::HttpInfo {
                 status: Some(code),
                 ..Default::default()
             }));

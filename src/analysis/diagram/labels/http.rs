@@ -56,7 +56,7 @@ fn extra_str(h: &HttpInfo, key: &str) -> Option<String> {
 /// An HTTP failure status that is not a failure: a server may answer `405` to the standalone
 /// `GET` stream and to a `DELETE`, both optional in the transport.
 fn allowed_refusal(code: u16, request: Option<&Event>) -> Option<&'static str> {
-    let method = request?.http.as_ref()?.method.as_deref()?;
+    let method = request?.http()?.method.as_deref()?;
     match (code, method) {
         (405, "GET") => Some("the server offers no standalone SSE stream"),
         (405, "DELETE") => Some("the server does not let clients end sessions"),
@@ -67,7 +67,7 @@ fn allowed_refusal(code: u16, request: Option<&Event>) -> Option<&'static str> {
 /// What a failure status most likely means in the transport.
 fn failure_hint(code: u16, request: Option<&Event>) -> Option<&'static str> {
     let had_session = request
-        .and_then(|r| r.http.as_deref())
+        .and_then(|r| r.http())
         .is_some_and(|h| header(h, "mcp-session-id").is_some());
     match code {
         404 if had_session => Some("unknown or expired session"),
@@ -96,7 +96,7 @@ impl Context<'_> {
             .get(request)
             .filter(|d| matches!(d.kind, Kind::Request | Kind::Notification))
             .and_then(|d| d.method.as_deref());
-        let what = match (method, e.http.as_deref()) {
+        let what = match (method, e.http()) {
             (Some(m), _) => visible(m, NAME_CHARS),
             (
                 None,

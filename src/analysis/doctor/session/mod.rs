@@ -58,7 +58,7 @@ struct Session<'c, 'a> {
 fn is_process(e: &Event, lane: &Lane, what: &[&str]) -> bool {
     e.channel == Channel::Process
         && (e.from == *lane || e.to == *lane)
-        && e.process
+        && e.process()
             .as_ref()
             .is_some_and(|p| what.contains(&p.event.as_str()))
 }
@@ -193,13 +193,13 @@ impl Session<'_, '_> {
 
     fn stopped_by_host(&self, exit: usize) -> bool {
         self.ctx.events[exit]
-            .process
+            .process()
             .as_ref()
             .is_some_and(|p| p.detail.is_some())
     }
 
     fn describe_exit(&self, exit: usize) -> Said {
-        let p = self.ctx.events[exit].process.clone().unwrap_or_default();
+        let p = self.ctx.events[exit].process().cloned().unwrap_or_default();
         let seq = self.ctx.seq(exit);
         match (p.code, p.signal) {
             (Some(code), _) => Said::new("doctor_server.exited_code").with("code", code),
@@ -232,7 +232,7 @@ impl Session<'_, '_> {
         let ctx = self.ctx;
         let e = &ctx.events[self.start];
         if is_process(e, self.lane, &["spawn-failed"]) {
-            let p = e.process.clone().unwrap_or_default();
+            let p = e.process().cloned().unwrap_or_default();
             // The reason is the system's, as recorded: quoted where the sentence is not English.
             let detail = match p.detail {
                 Some(reason) => Said::new("doctor_server.not_started").with("reason", reason),
@@ -347,7 +347,7 @@ impl Session<'_, '_> {
 /// An exit with a non-zero code or a signal.
 fn abnormal(ctx: &Ctx, exit: usize) -> bool {
     ctx.events[exit]
-        .process
+        .process()
         .as_ref()
         .is_some_and(|p| p.code.is_some_and(|c| c != 0) || p.signal.is_some())
 }

@@ -45,12 +45,12 @@ fn host_notes_and_processes() {
             "coo",
         ),
     ];
-    events[5].process = Some(Box::new(ProcessInfo {
+    events[5].set_process(Some(ProcessInfo {
         event: "spawn-failed".into(),
         detail: Some("No such file or directory".into()),
         ..Default::default()
     }));
-    events[6].process = Some(Box::new(ProcessInfo {
+    events[6].set_process(Some(ProcessInfo {
         event: "exit".into(),
         signal: Some(15),
         ..Default::default()
@@ -106,13 +106,14 @@ fn openai_chat_words() {
             r#"{"error":{"message":"rate limited"}}"#,
         ),
     ];
-    events[0].http = Some(Box::new(HttpInfo {
+    events[0].set_http(Some(HttpInfo {
         method: Some("POST".into()),
         url: Some(url.into()),
         ..Default::default()
     }));
-    events[2].http = events[0].http.clone();
-    events[3].http = Some(Box::new(HttpInfo {
+    let http = events[0].http().cloned();
+    events[2].set_http(http);
+    events[3].set_http(Some(HttpInfo {
         status: Some(429),
         ..Default::default()
     }));

@@ -101,7 +101,7 @@ pub(super) fn error_of(ctx: &Ctx<'_>, r: usize) -> Option<(String, String)> {
 
 fn session_id(events: [Option<&Event>; 2]) -> Option<String> {
     events.into_iter().flatten().find_map(|e| {
-        e.http.as_ref()?.headers.iter().find_map(|(k, v)| {
+        e.http()?.headers.iter().find_map(|(k, v)| {
             k.eq_ignore_ascii_case("mcp-session-id")
                 .then(|| v.to_string())
         })
@@ -125,7 +125,7 @@ fn connection(attrs: &mut Vec<KeyValue>, ctx: &Ctx<'_>, i: usize, answer: Option
             session_id([Some(e), answer.map(|r| &ctx.events[r])]),
         );
         if e.to.is_server() {
-            server_address(attrs, e.http.as_ref().and_then(|h| h.url.as_deref()));
+            server_address(attrs, e.http().and_then(|h| h.url.as_deref()));
         }
     } else {
         attrs.push(kv("network.transport", "pipe"));

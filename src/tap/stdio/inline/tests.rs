@@ -36,7 +36,7 @@ fn stdio(events: &[Event], from: &Lane) -> Vec<(u64, String)> {
 fn exit_seq(events: &[Event]) -> Option<u64> {
     events
         .iter()
-        .find(|e| e.process.as_ref().is_some_and(|p| p.event == "exit"))
+        .find(|e| e.process().is_some_and(|p| p.event == "exit"))
         .map(|e| e.seq)
 }
 

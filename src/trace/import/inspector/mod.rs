@@ -125,7 +125,7 @@ pub fn parse(
         );
         if let Some(inspector) = item.inspector {
             event
-                .extra
+                .extra_mut()
                 .insert("inspector".into(), Value::Object(inspector));
         }
         out.events.push(event);

@@ -55,8 +55,8 @@ fn v2_protocol_export_unfolds_responses_in_time_order() {
         (s[3].0.as_str(), s[4].0.as_str()),
         ("server:weather", "host")
     );
-    assert_eq!(got.events[3].extra["inspector"]["clientError"], "odd");
-    assert_eq!(got.events[3].extra["inspector"]["id"], "c");
+    assert_eq!(got.events[3].extra()["inspector"]["clientError"], "odd");
+    assert_eq!(got.events[3].extra()["inspector"]["id"], "c");
     assert!(
         got.events
             .iter()
@@ -95,9 +95,9 @@ fn v1_history_items_get_an_envelope_and_synthetic_times() {
     );
     assert_eq!(s[4].0, "host");
     assert_eq!(s[5].0, "server:everything");
-    assert_eq!(got.events[0].extra["inspector"]["enveloped"], true);
-    assert_eq!(got.events[3].extra["inspector"]["enveloped"], true);
-    assert_eq!(got.events[5].extra["inspector"]["enveloped"], true);
+    assert_eq!(got.events[0].extra()["inspector"]["enveloped"], true);
+    assert_eq!(got.events[3].extra()["inspector"]["enveloped"], true);
+    assert_eq!(got.events[5].extra()["inspector"]["enveloped"], true);
     assert_eq!(got.events[0].time, mtime());
     assert_eq!(got.events[5].time, mtime() + TimeDelta::milliseconds(5));
     assert_eq!(got.warnings.len(), 1);
