@@ -198,9 +198,7 @@ fn streamable_http_through_the_proxy_is_unchanged_and_recorded() {
     assert!(events.iter().any(|e| {
         e.from == srv
             && e.text().is_empty()
-            && e.http()
-                .as_ref()
-                .is_some_and(|h| h.extra.contains_key("sse_id"))
+            && e.http().is_some_and(|h| h.extra.contains_key("sse_id"))
     }));
 
     // The session id the server gave survives on every later request, the DELETE included.

@@ -139,7 +139,6 @@ fn har_import_splits_sse_and_never_records_the_authorization() {
     assert!(
         answers[0]
             .http()
-            .as_ref()
             .unwrap()
             .headers
             .iter()

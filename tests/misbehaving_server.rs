@@ -133,13 +133,8 @@ fn garbage_a_50_mb_line_and_a_killed_server_lose_nothing() {
             && analysis.derived[i].kind == Kind::Request
     })
     .expect("die request");
-    let exit = find(&|i| {
-        events[i]
-            .process()
-            .as_ref()
-            .is_some_and(|p| p.event == "exit")
-    })
-    .expect("exit event");
+    let exit =
+        find(&|i| events[i].process().is_some_and(|p| p.event == "exit")).expect("exit event");
     assert_eq!(
         analysis.derived[die].pairing,
         Pairing::Unanswered(

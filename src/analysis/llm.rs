@@ -183,10 +183,7 @@ pub fn last_loop_request(events: &[Event]) -> Option<LlmExchange> {
 
 /// A request's URL and the server it asks the model for (the sampling header).
 fn request_head(e: &Event) -> (Option<String>, Option<String>) {
-    let url = e
-        .http()
-        .as_ref()
-        .and_then(|h| Some(h.url.as_deref()?.to_string()));
+    let url = e.http().and_then(|h| Some(h.url.as_deref()?.to_string()));
     let sampling_for = e.http().and_then(|h| {
         h.headers
             .iter()

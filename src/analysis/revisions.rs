@@ -168,13 +168,9 @@ fn side(topic: Topic, events: &[Event], report: &Report) -> Side {
                         && report.rpc.derived[i].kind == Kind::Request
                 });
                 shown.extend((0..events.len()).filter(|&i| {
-                    events[i]
-                        .process()
-                        .as_ref()
-                        .is_some_and(|p| p.event == "exit")
+                    events[i].process().is_some_and(|p| p.event == "exit")
                         || events[i]
                             .http()
-                            .as_ref()
                             .is_some_and(|h| h.method.as_deref() == Some("DELETE"))
                 }));
                 shown.sort_unstable();

@@ -39,14 +39,11 @@ fn steps(d: &Diagram, events: &[Event], report: &Report, lang: Language) -> Vec<
                 .row_of_event(i)
                 .map(|row| d.text(events, report, row).label)
                 .unwrap_or_default();
-            let http = e
-                .http()
-                .as_ref()
-                .and_then(|h| match (&h.method, &h.url, h.status) {
-                    (Some(m), Some(u), _) => Some(format!("{m} {u}")),
-                    (_, _, Some(s)) => Some(format!("HTTP {s}")),
-                    _ => None,
-                });
+            let http = e.http().and_then(|h| match (&h.method, &h.url, h.status) {
+                (Some(m), Some(u), _) => Some(format!("{m} {u}")),
+                (_, _, Some(s)) => Some(format!("HTTP {s}")),
+                _ => None,
+            });
             let raw = (e.raw.is_some() || e.raw_b64().is_some()).then(|| e.text().into_owned());
             Step {
                 seq: e.seq,

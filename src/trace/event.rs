@@ -496,7 +496,9 @@ mod tests {
         e.extra_mut().insert("later".into(), Value::from(1));
         assert_eq!(
             serde_json::to_string(&e).expect("write"),
-            serde_json::to_string(&plain).expect("write").replace("\"}", r#"","later":1}"#)
+            serde_json::to_string(&plain)
+                .expect("write")
+                .replace("\"}", r#"","later":1}"#)
         );
         e.extra_mut().clear();
         assert_eq!(e, plain, "an empty aside reads as none");

@@ -9,9 +9,7 @@ fn a_command_that_does_not_exist_failed_to_start() {
     assert_eq!(d.status, Some(1), "{}", d.describe());
     let s = d.server("sightline-no-such-server");
     d.expect(s, "server-failed-to-start", |e, _| {
-        e.process()
-            .as_ref()
-            .is_some_and(|p| p.event == "spawn-failed")
+        e.process().is_some_and(|p| p.event == "spawn-failed")
     });
     let detail = s["detail"].as_str().unwrap_or_default();
     assert!(
@@ -28,7 +26,6 @@ fn a_server_that_exits_before_answering_tools_list_crashed_with_its_stderr_tail(
     let s = d.server("crash_on_list");
     d.expect(s, "server-crashed", |e, _| {
         e.process()
-            .as_ref()
             .is_some_and(|p| p.event == "exit" && p.code == Some(3))
     });
     assert_eq!(

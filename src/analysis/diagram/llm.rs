@@ -77,7 +77,6 @@ impl Context<'_> {
     fn llm_request(&self, n: usize, x: &LlmExchange, e: &Event) -> Text {
         let method = e
             .http()
-            .as_ref()
             .and_then(|h| h.method.clone())
             .unwrap_or_else(|| "POST".into());
         let path = x

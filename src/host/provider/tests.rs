@@ -149,10 +149,7 @@ pub(super) fn finished(recorder: &Recorder, sink: &MemorySink) -> Vec<Event> {
 }
 
 fn http(event: &Event) -> &HttpInfo {
-    event
-        .http()
-        .as_ref()
-        .expect("an llm-http event has http info")
+    event.http().expect("an llm-http event has http info")
 }
 
 #[tokio::test]

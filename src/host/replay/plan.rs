@@ -119,11 +119,7 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
             if out.listen.is_none() {
                 out.listen = Some(Listen {
                     after: out.steps.len(),
-                    headers: e
-                        .http()
-                        .as_ref()
-                        .map(|h| h.headers.clone())
-                        .unwrap_or_default(),
+                    headers: e.http().map(|h| h.headers.clone()).unwrap_or_default(),
                 });
             }
             continue;
@@ -152,11 +148,7 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
                     request: d.kind == Kind::Request,
                     retry_of: d.retry_of(),
                     answered: matches!(d.pairing, Pairing::AnsweredBy(_)),
-                    headers: e
-                        .http()
-                        .as_ref()
-                        .map(|h| h.headers.clone())
-                        .unwrap_or_default(),
+                    headers: e.http().map(|h| h.headers.clone()).unwrap_or_default(),
                 });
             }
             Kind::Response | Kind::Error => {

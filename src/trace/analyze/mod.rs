@@ -96,7 +96,6 @@ impl Analyzer {
                     if event.bytes().is_some_and(|b| b.is_empty())
                         && event
                             .http()
-                            .as_ref()
                             .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
                 {
                     Derived::plain(Kind::Other)

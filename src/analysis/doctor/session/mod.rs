@@ -59,7 +59,6 @@ fn is_process(e: &Event, lane: &Lane, what: &[&str]) -> bool {
     e.channel == Channel::Process
         && (e.from == *lane || e.to == *lane)
         && e.process()
-            .as_ref()
             .is_some_and(|p| what.contains(&p.event.as_str()))
 }
 
@@ -194,7 +193,6 @@ impl Session<'_, '_> {
     fn stopped_by_host(&self, exit: usize) -> bool {
         self.ctx.events[exit]
             .process()
-            .as_ref()
             .is_some_and(|p| p.detail.is_some())
     }
 
@@ -348,6 +346,5 @@ impl Session<'_, '_> {
 fn abnormal(ctx: &Ctx, exit: usize) -> bool {
     ctx.events[exit]
         .process()
-        .as_ref()
         .is_some_and(|p| p.code.is_some_and(|c| c != 0) || p.signal.is_some())
 }
