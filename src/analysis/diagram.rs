@@ -367,8 +367,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         .enumerate()
         .map(|(i, l)| (&l.lane, i))
         .collect();
-    let index_of_seq: HashMap<u64, usize> =
-        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+    let seqs = super::links::Seqs::new(events);
     let ctx = labels::Context { events, report };
 
     let row = |i: usize| layout_row(&ctx, &lane_index, i);
@@ -407,7 +406,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
         if let Pairing::AnsweredBy(seq) | Pairing::Answers(seq) = d.pairing {
-            rows[i].set_pair(index_of_seq.get(&seq).copied());
+            rows[i].set_pair(seqs.index(events, seq));
         }
     }
     // LLM pairs.

@@ -72,8 +72,9 @@ fn json(e: &Event) -> Option<Value> {
     serde_json::from_str(&e.text()).ok()
 }
 
-/// Where the event with a given `seq` is: events are normally in `seq` order (then a binary
-/// search finds it); a map otherwise.
+/// Where the event with a given `seq` is: events are normally in `seq` order, counted from the
+/// first without a gap (then it is where its number says) or with gaps (then a binary search
+/// finds it); a map otherwise. One lookup of this kind for every module of `analysis`.
 #[derive(Debug, Default)]
 pub(super) struct Seqs {
     map: Option<HashMap<u64, usize>>,
@@ -113,7 +114,14 @@ impl Seqs {
 
     pub(super) fn index(&self, events: &[Event], seq: u64) -> Option<usize> {
         match &self.map {
-            None => events.binary_search_by_key(&seq, |e| e.seq).ok(),
+            None => {
+                let first = events.first()?.seq;
+                let at = seq
+                    .checked_sub(first)
+                    .and_then(|k| usize::try_from(k).ok())
+                    .filter(|&k| events.get(k).is_some_and(|e| e.seq == seq));
+                at.or_else(|| events.binary_search_by_key(&seq, |e| e.seq).ok())
+            }
             Some(map) => map.get(&seq).copied(),
         }
     }
@@ -378,5 +386,42 @@ mod tests {
             listed.extend(remembered.map(|(r, _, names)| (r, names.len())));
         }
         assert_eq!(listed, [(1, 1), (3, 1), (11, 2)]);
+    }
+
+    /// Wherever a trace's `seq`s start, with or without gaps, in order or not: the index a
+    /// map from every event's `seq` (the last one for a repeated `seq`) would give.
+    #[test]
+    fn seqs_find_what_a_map_of_every_seq_finds() {
+        use std::collections::HashMap;
+        let at = |seqs: &[u64]| -> Vec<Event> {
+            seqs.iter()
+                .map(|&seq| {
+                    Event::with_bytes(
+                        seq,
+                        crate::trace::now(),
+                        crate::trace::Lane::Host,
+                        crate::trace::Lane::Llm,
+                        crate::trace::Channel::Note,
+                        Vec::new(),
+                    )
+                })
+                .collect()
+        };
+        for order in [
+            vec![0, 1, 2, 3, 4],
+            vec![7, 8, 9, 10],
+            vec![3, 4, 9, 10, 11, 40],
+            vec![5, 1, 4, 2, 9],
+            vec![2, 3, 3, 4],
+            vec![],
+        ] {
+            let events = at(&order);
+            let seqs = Seqs::new(&events);
+            let map: HashMap<u64, usize> =
+                events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+            for seq in 0..45 {
+                assert_eq!(seqs.index(&events, seq), map.get(&seq).copied(), "{order:?} {seq}");
+            }
+        }
     }
 }
