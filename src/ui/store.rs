@@ -93,6 +93,7 @@ impl LazyFindings {
         let spawned = std::thread::Builder::new()
             .name("sightline-findings".into())
             .spawn(move || {
+                yield_to_the_ui();
                 let _ = slot.set(Findings::compute(&ev, &rep));
                 // The doctor and the scans of a big trace free hundreds of MB of
                 // intermediate data on this thread; give it back.
@@ -135,6 +136,7 @@ impl LazyFindings {
         let spawned = std::thread::Builder::new()
             .name("sightline-findings".into())
             .spawn(move || {
+                yield_to_the_ui();
                 let report = analysis::report(&ev);
                 let _ = slot.set(Findings::compute(&ev, &report));
                 drop((report, ev));
@@ -201,6 +203,19 @@ impl std::ops::Deref for LazyFindings {
 /// Returns memory the allocator holds but no longer uses to the system. glibc keeps what a
 /// big computation freed (the text of a loaded file, the intermediate data of the findings)
 /// in its arenas, where it still counts as the app's memory.
+/// Lowers the calling thread's priority below the window's: a big trace's findings take
+/// seconds of a core, and a keystroke in the message list's filter (two threads) should not
+/// share the machine's cores with them. Nothing where threads have no nice value of their own.
+fn yield_to_the_ui() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority has no memory preconditions; on Linux `PRIO_PROCESS` with a thread
+    // id changes that thread only. A failure leaves the priority as it was.
+    unsafe {
+        let tid = libc::gettid();
+        let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}
+
 fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only hands free pages of the allocator back to the kernel; it has no
