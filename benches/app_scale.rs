@@ -229,6 +229,18 @@ fn main() {
                 Mix::ToolHeavy => "summarize",
             };
             filter(&app, word, start);
+            // What the background threads add (the findings, the filter's byte sets) counts
+            // too: the memory once they are done.
+            let deadline = Instant::now() + Duration::from_secs(300);
+            while !app.store().findings.is_ready() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let settled = rss_bytes().saturating_sub(before);
+            println!(
+                "  memory once findings and byte sets are made {:>5.1} MB  ({:.2}x the file; target <= 1.7x)",
+                settled as f64 / 1e6,
+                settled as f64 / bytes as f64
+            );
             let _ = std::io::stdout().flush();
             drop(app);
             let _ = std::fs::remove_file(&path);

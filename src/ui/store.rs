@@ -200,9 +200,6 @@ impl std::ops::Deref for LazyFindings {
     }
 }
 
-/// Returns memory the allocator holds but no longer uses to the system. glibc keeps what a
-/// big computation freed (the text of a loaded file, the intermediate data of the findings)
-/// in its arenas, where it still counts as the app's memory.
 /// Lowers the calling thread's priority below the window's: a big trace's findings take
 /// seconds of a core, and a keystroke in the message list's filter (two threads) should not
 /// share the machine's cores with them. Nothing where threads have no nice value of their own.
@@ -216,6 +213,9 @@ fn yield_to_the_ui() {
     }
 }
 
+/// Returns memory the allocator holds but no longer uses to the system. glibc keeps what a
+/// big computation freed (the text of a loaded file, the intermediate data of the findings)
+/// in its arenas, where it still counts as the app's memory.
 fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only hands free pages of the allocator back to the kernel; it has no
