@@ -191,6 +191,15 @@ impl SightlineApp {
             self.install_fonts(&ctx);
         }
         super::platform::poll(self, &ctx);
+        self.panels(ui);
+        // The browser's own work (reading the trace, the findings) with what the panels left
+        // of the frame.
+        super::platform::after_panels(self, &ctx);
+    }
+
+    /// Works on the findings for the platform's share of this frame ([`Platform::work`]), if
+    /// they are not ready.
+    pub(super) fn step_findings(&mut self, ctx: &egui::Context) {
         if !self.store.findings.is_ready() {
             // The findings of a big trace are computed in the background: look again soon. With
             // no threads (the browser), each frame after the first works on them a few ms.
@@ -201,7 +210,11 @@ impl SightlineApp {
                 ctx.request_repaint_after(std::time::Duration::from_millis(100));
             }
         }
+    }
 
+    /// The menus, panels and windows of one frame, and what they asked for.
+    fn panels(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
         // F5 turns presentation mode on and off from anywhere.
         if ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F5)) {
             self.apply(Command::SetPresenting(!self.present.active));

@@ -193,7 +193,11 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     super::actions::poll_dialog(app);
     poll_otlp(app);
     super::actions::take_dropped_files(app, ctx);
+    app.step_findings(ctx);
 }
+
+/// Nothing: the desktop's work is done by [`poll`], before the panels.
+pub(super) fn after_panels(_app: &mut SightlineApp, _ctx: &egui::Context) {}
 
 fn poll_live(app: &mut SightlineApp, ctx: &egui::Context) {
     let Some(live) = app.platform.live.as_mut() else {

@@ -33,6 +33,7 @@
 
 pub mod app;
 pub mod badges;
+pub mod budget;
 pub mod command;
 pub mod compare;
 pub mod diagram;

@@ -65,35 +65,27 @@ pub struct Platform {
     pub(super) tokens: Carried,
     /// The longest time a frame spent reading and taking in events, in milliseconds.
     pub(super) longest_read_ms: f64,
-    /// What the last frame took in all (eframe's measure), set by the page before each frame.
-    pub(super) last_frame_ms: Option<f64>,
+    /// What the last frame took in all (eframe's measure: update, tessellation, painting)
+    /// and its update alone, set by the page before each frame.
+    pub(super) last_frame_ms: Option<(f64, f64)>,
     /// This frame's time for our own work: reading the trace, then the findings.
     work: FrameWork,
 }
 
-/// A frame's time for our own work ([`Platform::work_left`]): what is left of a frame of
-/// [`FRAME_MS`] once the drawing has had what it took the frame before (the rows drawn change
-/// little from one frame to the next), between [`MIN_WORK_MS`] and [`MAX_WORK_MS`].
+/// A frame's time for our own work ([`Platform::work_left`], [`super::budget::work_ms`]).
 #[derive(Default)]
 struct FrameWork {
+    /// When this frame began (its update: the panels come next).
+    frame: Option<web_time::Instant>,
     /// When this frame's work began, and how long it may last.
     started: Option<(web_time::Instant, f64)>,
     /// How long the last frame's work lasted, in milliseconds.
     last_ms: f64,
     /// When the reader last did something (egui's clock, in seconds).
     last_input: Option<f64>,
+    /// Whether nobody has acted for a while ([`super::budget::is_quiet`]).
+    quiet: bool,
 }
-
-/// The frame our work and the drawing share: 60 Hz's 16.7 ms, less what the browser needs
-/// around them.
-const FRAME_MS: f64 = 12.0;
-/// At least this much of every frame goes to our work, however long the drawing.
-const MIN_WORK_MS: f64 = 1.0;
-/// At most this much, however short the drawing (and this much while nobody acts).
-const MAX_WORK_MS: f64 = 6.0;
-/// How long after the reader's last input the frames are kept short (a wheel step scrolls
-/// smoothly over the frames after it, with no input of their own).
-const QUIET_S: f64 = 0.5;
 
 impl Platform {
     /// Token counts: those the page carries (the web build links no tokenizer).
@@ -106,32 +98,46 @@ impl Platform {
         self.inbox.is_some() || self.loading.is_some()
     }
 
-    /// Starts this frame's work: its time is what the drawing left of the last frame while
-    /// the reader scrolls, points or types (or did within [`QUIET_S`]), else [`MAX_WORK_MS`]:
-    /// a frame nobody acts in may be long, and the findings are ready sooner.
-    fn begin_work(&mut self, ctx: &egui::Context) {
+    /// Starts this frame, before its panels: whether the reader acts.
+    fn begin_frame(&mut self, ctx: &egui::Context) {
         let (now, input) = ctx.input(|i| (i.time, !i.events.is_empty()));
         if input {
             self.work.last_input = Some(now);
         }
-        let quiet = self.work.last_input.is_none_or(|t| now - t > QUIET_S);
-        let drawing = (self.last_frame_ms.unwrap_or(0.0) - self.work.last_ms).max(0.0);
-        let allowed = if quiet {
-            MAX_WORK_MS
-        } else {
-            (FRAME_MS - drawing).clamp(MIN_WORK_MS, MAX_WORK_MS)
-        };
         self.work = FrameWork {
-            started: Some((web_time::Instant::now(), allowed)),
-            last_ms: 0.0,
+            frame: Some(web_time::Instant::now()),
+            started: None,
+            last_ms: self.work.last_ms,
             last_input: self.work.last_input,
+            quiet: super::budget::is_quiet(now, self.work.last_input),
         };
+    }
+
+    /// Starts this frame's work, after its panels: its time is what they and the last
+    /// frame's painting leave of a frame ([`super::budget::work_ms`]).
+    fn begin_work(&mut self) {
+        let now = web_time::Instant::now();
+        let panels = self
+            .work
+            .frame
+            .map_or(0.0, |f| now.duration_since(f).as_secs_f64() * 1000.0);
+        let paint = self
+            .last_frame_ms
+            .map_or(0.0, |(all, update)| (all - update).max(0.0));
+        let allowed = super::budget::work_ms(self.work.quiet, panels, paint);
+        self.work.started = Some((now, allowed));
+        self.work.last_ms = 0.0;
+    }
+
+    /// How long the last frame's work (or this one's so far) lasted, in milliseconds.
+    pub(super) fn last_work_ms(&self) -> f64 {
+        self.work.last_ms
     }
 
     /// What is left of this frame's time for our work.
     fn work_left(&self) -> std::time::Duration {
         let Some((started, allowed)) = self.work.started else {
-            return std::time::Duration::from_secs_f64(MAX_WORK_MS / 1000.0);
+            return std::time::Duration::from_secs_f64(super::budget::MAX_WORK_MS / 1000.0);
         };
         std::time::Duration::from_secs_f64(allowed / 1000.0).saturating_sub(started.elapsed())
     }
@@ -206,10 +212,25 @@ const READ_STEP: usize = 4 << 10;
 /// Lines of a served trace parsed between looks at the clock.
 const READ_LINES: usize = 32;
 
-/// Reads more of an exported trace, or takes in the lines the stream delivered since the last
-/// frame.
+/// Starts a frame: whether the reader acts (the work after the panels gets less of a frame
+/// while they do).
 pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
-    app.platform.begin_work(ctx);
+    app.platform.begin_frame(ctx);
+}
+
+/// Our work, with what the panels left of the frame: reads more of an exported trace, or
+/// takes in the lines the stream delivered since the last frame; then the findings. What is
+/// read shows in the next frame.
+pub(super) fn after_panels(app: &mut SightlineApp, ctx: &egui::Context) {
+    app.platform.begin_work();
+    if read(app, ctx) {
+        app.step_findings(ctx);
+    }
+}
+
+/// Reads for this frame's work: false while an exported trace is still being read (its
+/// findings wait for its last line).
+fn read(app: &mut SightlineApp, ctx: &egui::Context) -> bool {
     let left = app.platform.work_left();
     if let Some(loading) = &mut app.platform.loading {
         // The first frame draws the first events at once; the next ones read the rest, each
@@ -217,7 +238,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         // files gained (the analysis and the diagram extended, not made again).
         if ctx.cumulative_pass_nr() == 0 {
             ctx.request_repaint();
-            return;
+            return false;
         }
         let started = web_time::Instant::now();
         let mut done = false;
@@ -230,14 +251,14 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         app.platform.note_read(started);
         if !done {
             ctx.request_repaint();
-            return;
+            return false;
         }
         // Every event is in: the findings now, a few milliseconds of each frame.
         app.platform.loading = None;
         app.store.settle();
     }
     let Some(inbox) = &app.platform.inbox else {
-        return;
+        return true;
     };
     let (lines, title, served_warnings, tokens) = {
         let mut inbox = inbox.borrow_mut();
@@ -275,6 +296,7 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     } else {
         ctx.request_repaint();
     }
+    true
 }
 
 /// The lines that still fit in the tab's memory ([`crate::export::html::fits_in_a_tab`]); at

@@ -76,6 +76,12 @@ struct Status {
     /// The last 300 of those, oldest first (with `frames`, a measure can take exactly the
     /// frames of what it did).
     recent_cpu_ms: Vec<f64>,
+    /// Our own work (reading the trace, the findings) in each of those frames, in
+    /// milliseconds: what of a long frame was ours, what the drawing's.
+    recent_work_ms: Vec<f64>,
+    /// And the time of `update` in each of those frames (the panels built, our work among
+    /// it); the rest of a frame is egui's tessellation and the painting.
+    recent_update_ms: Vec<f64>,
     /// The stream of a served trace is open.
     live_connected: Option<bool>,
 }
@@ -202,6 +208,8 @@ pub async fn start(
         recent: Vec::new(),
         last_frame_ms: 0.0,
         cpu: VecDeque::new(),
+        work: VecDeque::new(),
+        update: VecDeque::new(),
         raw: (None, None),
     };
     eframe::WebRunner::new()
@@ -313,6 +321,9 @@ struct Page {
     recent: Vec<f64>,
     last_frame_ms: f64,
     cpu: VecDeque<f64>,
+    /// Our work in the frames of `cpu`, the same way.
+    work: VecDeque<f64>,
+    update: VecDeque<f64>,
     /// The selection (and store generation) of `selected_raw`, and its text.
     raw: (Option<(usize, u64)>, Option<String>),
 }
@@ -323,9 +334,14 @@ impl eframe::App for Page {
         if let Some(cpu) = frame.info().cpu_usage {
             if self.cpu.len() == 300 {
                 self.cpu.pop_front();
+                self.work.pop_front();
+                self.update.pop_front();
             }
             self.cpu.push_back(f64::from(cpu) * 1000.0);
-            self.app.platform.last_frame_ms = Some(f64::from(cpu) * 1000.0);
+            // The last frame's (the one `cpu` measured): this frame's has not begun.
+            self.work.push_back(self.app.platform.last_work_ms());
+            self.update.push_back(self.last_frame_ms);
+            self.app.platform.last_frame_ms = Some((f64::from(cpu) * 1000.0, self.last_frame_ms));
         }
         self.app.ui(ui);
         if self.app.platform.inbox.is_some() {
@@ -409,6 +425,8 @@ impl Page {
             last_frame_cpu_ms: self.cpu.back().copied(),
             max_recent_cpu_ms: self.cpu.iter().rev().take(120).copied().fold(0.0, f64::max),
             recent_cpu_ms: self.cpu.iter().copied().collect(),
+            recent_work_ms: self.work.iter().copied().collect(),
+            recent_update_ms: self.update.iter().copied().collect(),
             live_connected: app.platform.inbox.as_ref().map(|i| i.borrow().connected),
         };
         STATUS.with(|s| *s.borrow_mut() = status);
