@@ -420,7 +420,11 @@ mod tests {
             let map: HashMap<u64, usize> =
                 events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
             for seq in 0..45 {
-                assert_eq!(seqs.index(&events, seq), map.get(&seq).copied(), "{order:?} {seq}");
+                assert_eq!(
+                    seqs.index(&events, seq),
+                    map.get(&seq).copied(),
+                    "{order:?} {seq}"
+                );
             }
         }
     }
