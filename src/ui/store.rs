@@ -94,10 +94,12 @@ impl LazyFindings {
             .name("sightline-findings".into())
             .spawn(move || {
                 yield_to_the_ui();
-                let _ = slot.set(Findings::compute(&ev, &rep));
+                let findings = Findings::compute(&ev, &rep);
                 // The doctor and the scans of a big trace free hundreds of MB of
-                // intermediate data on this thread; give it back.
+                // intermediate data on this thread; give it back before the findings are
+                // ready, so that the memory of a trace whose findings are ready is its own.
                 release_freed_memory();
+                let _ = slot.set(findings);
             });
         // No threads (the browser): the frames after the first do the work.
         let pending = spawned.is_err().then(|| {
@@ -138,9 +140,10 @@ impl LazyFindings {
             .spawn(move || {
                 yield_to_the_ui();
                 let report = analysis::report(&ev);
-                let _ = slot.set(Findings::compute(&ev, &report));
+                let findings = Findings::compute(&ev, &report);
                 drop((report, ev));
                 release_freed_memory();
+                let _ = slot.set(findings);
             });
         match spawned {
             Ok(_) => LazyFindings {

@@ -56,7 +56,7 @@ impl Narrator<'_> {
 
     pub(super) fn process(&self) -> String {
         let server = self.server();
-        let Some(info) = &self.event.process() else {
+        let Some(info) = self.event.process() else {
             return say!(self, "note", text = quote(&self.event.text(), 200));
         };
         match info.event.as_str() {
