@@ -7,27 +7,14 @@
 // the same scrolling once the findings are ready (150 frames), for the drawing alone.
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, open, status } from './lib.mjs';
+import { launch, open, status, withBundle } from './lib.mjs';
 
 const [html, runsArg, ...bundles] = process.argv.slice(2);
 const RUNS = Number(runsArg || 2);
 
-/** `html` with the viewer of the bundle in `dir` instead of its own (as measure.mjs's). */
-function withBundle(dir, file) {
-  const page = fs.readFileSync(html, 'utf8');
-  const wasm = fs.readFileSync(path.join(dir, 'sightline_bg.wasm.gz')).toString('base64');
-  const js = fs.readFileSync(path.join(dir, 'sightline.js'), 'utf8').replace(/<(?=\/script|!--|script)/gi, '\\u003c');
-  const wasmAt = page.indexOf('<script type="text/plain" id="sightline-wasm">');
-  const wasmEnd = page.indexOf('</script>', wasmAt);
-  const moduleAt = page.indexOf('<script type="module">\n') + '<script type="module">\n'.length;
-  const boot = page.indexOf('\n;(async () => {', moduleAt);
-  fs.writeFileSync(file, page.slice(0, wasmAt) + '<script type="text/plain" id="sightline-wasm">' + wasm
-    + page.slice(wasmEnd, moduleAt) + js + page.slice(boot));
-}
-
 const pages = bundles.length ? bundles.map((b, i) => {
   const f = path.join(path.dirname(html), `diag-${i}.html`);
-  withBundle(b, f);
+  withBundle(html, b, f);
   return [b, f];
 }) : [['(own)', html]];
 

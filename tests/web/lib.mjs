@@ -4,6 +4,7 @@
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** Headless Chromium with software WebGL2 (SwiftShader), as the issue gives it. */
 export function launch() {
@@ -155,4 +156,20 @@ export async function scrollFrames(page, steps, dy = 120) {
   const end = after.recent_cpu_ms.length - (after.frames - 1 - last);
   const start = Math.max(0, end - (last - before.frames));
   return after.recent_cpu_ms.slice(start, end);
+}
+
+/** `html` (an exported page) with the viewer of the bundle in `dir` instead of its own. */
+export function withBundle(html, dir, file) {
+  const page = fs.readFileSync(html, 'utf8');
+  const wasm = fs.readFileSync(path.join(dir, 'sightline_bg.wasm.gz')).toString('base64');
+  // As export::html's script_text writes the glue into the page.
+  const js = fs.readFileSync(path.join(dir, 'sightline.js'), 'utf8').replace(/<(?=\/script|!--|script)/gi, '\\u003c');
+  const wasmAt = page.indexOf('<script type="text/plain" id="sightline-wasm">');
+  const wasmEnd = page.indexOf('</script>', wasmAt);
+  const moduleAt = page.indexOf('<script type="module">\n') + '<script type="module">\n'.length;
+  const boot = page.indexOf('\n;(async () => {', moduleAt);
+  if (wasmAt < 0 || moduleAt < 0 || boot < 0) throw new Error('withBundle: the page is not shaped as expected');
+  const out = page.slice(0, wasmAt) + '<script type="text/plain" id="sightline-wasm">' + wasm
+    + page.slice(wasmEnd, moduleAt) + js + page.slice(boot);
+  fs.writeFileSync(file, out);
 }

@@ -27,7 +27,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { launch, open, run, status, until, click, syntheticTrace, scrollFrames } from './lib.mjs';
+import { launch, open, run, status, until, click, syntheticTrace, scrollFrames, withBundle } from './lib.mjs';
 
 const [binary, work, artifacts, runsArg] = process.argv.slice(2);
 const RUNS = Number(runsArg || 5);
@@ -64,22 +64,6 @@ gl.clearColor(0.1, 0.1, 0.1, 1);
 gl.clear(gl.COLOR_BUFFER_BIT);
 requestAnimationFrame(() => { window.done = { events, at: performance.now() }; });
 </script></body></html>`);
-}
-
-/** `html` (an exported page) with the viewer of the bundle in `dir` instead of its own. */
-function withBundle(html, dir, file) {
-  const page = fs.readFileSync(html, 'utf8');
-  const wasm = fs.readFileSync(path.join(dir, 'sightline_bg.wasm.gz')).toString('base64');
-  // As export::html's script_text writes the glue into the page.
-  const js = fs.readFileSync(path.join(dir, 'sightline.js'), 'utf8').replace(/<(?=\/script|!--|script)/gi, '\\u003c');
-  const wasmAt = page.indexOf('<script type="text/plain" id="sightline-wasm">');
-  const wasmEnd = page.indexOf('</script>', wasmAt);
-  const moduleAt = page.indexOf('<script type="module">\n') + '<script type="module">\n'.length;
-  const boot = page.indexOf('\n;(async () => {', moduleAt);
-  if (wasmAt < 0 || moduleAt < 0 || boot < 0) throw new Error('withBundle: the page is not shaped as expected');
-  const out = page.slice(0, wasmAt) + '<script type="text/plain" id="sightline-wasm">' + wasm
-    + page.slice(wasmEnd, moduleAt) + js + page.slice(boot);
-  fs.writeFileSync(file, out);
 }
 
 async function baseline(browser, file) {
