@@ -87,32 +87,24 @@ impl MessageList {
                 .min_by_key(|c| c.hits.len());
             let resume = previous.and_then(|c| needle.resumes(&c.filter.text));
             // The candidates: every event, or the previous result's. A big trace's are looked
-            // at on two threads, half of them each.
+            // at on two threads, in chunks each takes in turn.
             let count = previous.map_or(store.len(), |c| c.hits.len());
-            let hits = |from: usize, to: usize| -> (Vec<usize>, Vec<Found>) {
-                match previous {
-                    Some(before) => scan::matching(store, filter, &needle, to - from, |k| {
-                        let found = before.found.get(from + k).copied().unwrap_or(NOT_READ);
-                        let start = match resume {
-                            Some(back) if found != NOT_READ => {
-                                (found as usize).saturating_sub(back)
-                            }
-                            _ => 0,
-                        };
-                        (before.hits[from + k], start)
-                    }),
-                    None => scan::matching(store, filter, &needle, to - from, |k| (from + k, 0)),
+            let plan = scan::Plan::new(store, &needle);
+            let at = |k: usize| match previous {
+                Some(before) => {
+                    let found = before.found.get(k).copied().unwrap_or(NOT_READ);
+                    let start = match resume {
+                        Some(back) if found != NOT_READ => (found as usize).saturating_sub(back),
+                        _ => 0,
+                    };
+                    (before.hits[k], start)
                 }
+                None => (k, 0),
             };
             let (hits, found) = if count >= PARALLEL_FILTER_FROM && !needle.is_empty() {
-                let half = count / 2;
-                let ((mut hits, mut found), (more, more_found)) =
-                    crate::trace::halves::join(|| hits(0, half), || hits(half, count));
-                hits.extend(more);
-                found.extend(more_found);
-                (hits, found)
+                scan::matching_in_chunks(store, filter, &needle, plan, count, at)
             } else {
-                hits(0, count)
+                scan::matching(store, filter, &needle, plan, 0..count, at)
             };
             self.cache.push(Cached {
                 filter: self.filter.clone(),

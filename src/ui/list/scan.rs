@@ -1,56 +1,128 @@
 //! The loop a text filter runs over a big trace, apart from what one event's match is
 //! ([`Filter::matches`]): on a million events the second keystroke reads most payloads (the
-//! first is settled by the byte sets), and that is memory-bound. So the loop asks for the
-//! payload of the row some distance ahead before it looks at this one, and only for rows
-//! whose byte sets say the payload may hold the needle.
+//! first is settled by the byte sets), and that is memory-bound. Each payload is an allocation
+//! of its own, on a page of its own, so reading one waits for the page's address to be looked
+//! up before its bytes come. The loop asks for the payloads of the next block of rows, in a
+//! burst before it looks at this block (so those look-ups overlap), and only for rows whose
+//! byte sets say the payload may hold the needle. A big trace's candidates are cut in chunks
+//! that two threads take in turn, so a thread slowed by another process leaves its share to
+//! the other.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::filter::{Filter, Found, Labels, Needle};
 use crate::ui::store::TraceStore;
 
-/// How many rows ahead a payload is asked for (and twice that, the event itself): a row takes
-/// a hundred nanoseconds or more (its payload read from memory), a read from memory about as
-/// long.
-const AHEAD: usize = 12;
+/// How many rows a burst of requests covers: the rows one block ahead have their payloads
+/// asked for (and two blocks ahead, the events themselves). A row takes a hundred
+/// nanoseconds or more (its payload read from memory), a read from memory about as long.
+const BLOCK: usize = 16;
+
+/// What a search settles once for all its candidates (the byte sets may become ready while it
+/// runs: every chunk must push places or none).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plan {
+    /// Payloads are read (else no place is pushed: all [`NOT_READ`](super::NOT_READ)).
+    reads: bool,
+    /// With the byte sets made, a row's label is known without its event or analysis: only
+    /// where its payload is needs asking for.
+    light: bool,
+}
+
+impl Plan {
+    pub(super) fn new(store: &TraceStore, needle: &Needle) -> Plan {
+        let sets = store.byte_sets.get();
+        // The byte sets, once made, settle a needle of one listed byte: no payload is read then.
+        let settled = needle.needs.exact && sets.is_some_and(|sets| sets.len() >= store.len());
+        Plan {
+            reads: !needle.is_empty() && !settled,
+            light: sets.is_some(),
+        }
+    }
+}
 
 /// The events among `count` candidates that pass `filter` with the text prepared as `needle`,
-/// and where each one's payload holds it (none when no payload is read: all
-/// [`NOT_READ`](super::NOT_READ)). `at(k)` is the `k`th candidate (in increasing order) and
-/// the byte its payload need be searched from.
+/// and where each one's payload holds it (none unless `plan` reads payloads). `at(k)` is the
+/// `k`th candidate (in increasing order) and the byte its payload need be searched from.
 pub(super) fn matching(
     store: &TraceStore,
     filter: &Filter,
     needle: &Needle,
-    count: usize,
+    plan: Plan,
+    range: std::ops::Range<usize>,
     at: impl Fn(usize) -> (usize, usize),
 ) -> (Vec<usize>, Vec<Found>) {
     let mut labels = Labels::default();
     let (mut hits, mut found) = (Vec::new(), Vec::new());
-    // The byte sets, once made, settle a needle of one listed byte: no payload is read then.
-    let settled =
-        needle.needs.exact && (store.byte_sets.get()).is_some_and(|sets| sets.len() >= store.len());
-    let reads = !needle.is_empty() && !settled;
-    // With the byte sets made, a row's label is known without its event or analysis: only
-    // where its payload is needs asking for.
-    let light = store.byte_sets.get().is_some();
-    for k in 0..count {
-        if reads && k + 2 * AHEAD < count {
-            prefetch_row(store, at(k + 2 * AHEAD).0, light);
+    let (start, end) = (range.start, range.end);
+    if plan.reads {
+        for k in start..(start + BLOCK).min(end) {
+            prefetch_row(store, at(k).0, plan.light);
         }
-        if reads && k + AHEAD < count {
-            let (ahead, from) = at(k + AHEAD);
-            prefetch_payload(store, needle, ahead, from, light);
-        }
-        let (i, from) = at(k);
-        if let Some(place) = filter.matches(store, i, needle, from, &mut labels) {
-            hits.push(i);
-            if reads {
-                found.push(place);
+    }
+    let mut block = start;
+    while block < end {
+        let next = (block + BLOCK).min(end);
+        if plan.reads {
+            // The rows of the block after next, then the payloads of the next.
+            for k in (next + BLOCK).min(end)..(next + 2 * BLOCK).min(end) {
+                prefetch_row(store, at(k).0, plan.light);
+            }
+            for k in next..(next + BLOCK).min(end) {
+                let (ahead, from) = at(k);
+                prefetch_payload(store, needle, ahead, from, plan.light);
             }
         }
+        for k in block..next {
+            let (i, from) = at(k);
+            if let Some(place) = filter.matches(store, i, needle, from, &mut labels) {
+                hits.push(i);
+                if plan.reads {
+                    found.push(place);
+                }
+            }
+        }
+        block = next;
     }
     (hits, found)
 }
 
+/// [`matching`] over `count` candidates on two threads (where there are two), in chunks each
+/// takes in turn; the hits in the candidates' order.
+pub(super) fn matching_in_chunks(
+    store: &TraceStore,
+    filter: &Filter,
+    needle: &Needle,
+    plan: Plan,
+    count: usize,
+    at: impl Fn(usize) -> (usize, usize) + Sync,
+) -> (Vec<usize>, Vec<Found>) {
+    let chunk = (count / 64).clamp(1024, 1 << 14);
+    let taken = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let c = taken.fetch_add(1, Ordering::Relaxed);
+            let from = c.saturating_mul(chunk);
+            if from >= count {
+                return done;
+            }
+            let range = from..(from + chunk).min(count);
+            done.push((c, matching(store, filter, needle, plan, range, &at)));
+        }
+    };
+    let (mut chunks, more) = crate::trace::halves::join(work, work);
+    chunks.extend(more);
+    chunks.sort_unstable_by_key(|(c, _)| *c);
+    let total = chunks.iter().map(|(_, (hits, _))| hits.len()).sum();
+    let mut hits = Vec::with_capacity(total);
+    let mut found = Vec::with_capacity(if plan.reads { total } else { 0 });
+    for (_, (h, f)) in chunks {
+        hits.extend_from_slice(&h);
+        found.extend_from_slice(&f);
+    }
+    (hits, found)
+}
 /// Asks for what [`prefetch_payload`] and [`Filter::matches`] read of event `i` before its
 /// payload: where the payload is, and unless `light`, the event's label's inputs (the event
 /// and its analysis).

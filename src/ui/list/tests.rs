@@ -335,3 +335,74 @@ fn narrowing_resumes_where_the_shorter_text_was_found() {
         }
     }
 }
+
+/// A big trace with its byte sets made: each keystroke's candidates are cut in chunks that two
+/// threads take in turn, and typing on resumes each payload where the shorter text was found.
+/// Every keystroke finds, in order, what a plain scan finds.
+#[test]
+fn chunked_typing_over_a_big_trace_matches_a_plain_scan() {
+    let t0 = now();
+    let s = Lane::server("s");
+    let events: Vec<Event> = (0..PARALLEL_FILTER_FROM as u64 + 4_000)
+        .map(|seq| {
+            let pad = "x".repeat((seq % 97) as usize);
+            let (from, to, channel, raw) = match seq % 7 {
+                0 => (s.clone(), Lane::Host, Channel::Stdio, format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{pad} summarize {seq}"}}}}"#
+                )),
+                1 => (s.clone(), Lane::Host, Channel::Stdio, format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"sum {pad} summ"}}}}"#
+                )),
+                2 => (Lane::Host, s.clone(), Channel::Stdio, format!(
+                    r#"{{"jsonrpc":"2.0","id":{seq},"method":"tools/call","params":{{"name":"summarize"}}}}"#
+                )),
+                3 => (Lane::User, Lane::Host, Channel::Note, format!("please SUMMARIZE {pad}")),
+                4 => (s.clone(), Lane::Host, Channel::Stderr, format!("s u m m a r i z e {seq}")),
+                5 => (s.clone(), Lane::Host, Channel::Stdio, format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"summarizx {pad} Summarize"}}}}"#
+                )),
+                _ => (Lane::Host, s.clone(), Channel::Stdio, format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"n":{seq}}}}}"#
+                )),
+            };
+            Event::with_bytes(seq, t0, from, to, channel, raw.into_bytes())
+        })
+        .collect();
+    let mut store = TraceStore::new("t".into(), Source::Memory, events);
+    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while store.byte_sets.get().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no byte sets");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let word = "summarize";
+    let mut list = MessageList::default();
+    for end in 1..=word.len() {
+        list.filter.text = word[..end].to_string();
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        let expected = plain_scan(&store, &word[..end]);
+        assert!(expected.len() > 1000, "{:?}", &word[..end]);
+        // Not printed whole: thousands of rows.
+        let hits = hits.unwrap_or_default();
+        let first_wrong = hits.iter().zip(&expected).position(|(a, b)| a != b);
+        assert!(
+            hits == expected,
+            "{:?}: {} hits, {} expected, first differing at {first_wrong:?}",
+            &word[..end],
+            hits.len(),
+            expected.len()
+        );
+        // Each place read is where the text first begins in that payload.
+        let cached = list.cache.last().expect("a result");
+        for (&i, &at) in cached.hits.iter().zip(&cached.found) {
+            let text = store.events[i].text().to_ascii_lowercase();
+            let first = text.find(&word[..end]).map(|p| p as Found);
+            assert!(
+                at == NOT_READ || Some(at) == first,
+                "{:?}: event {i} found at {at}, first at {first:?}",
+                &word[..end]
+            );
+        }
+        assert!(cached.found.is_empty() || cached.found.len() == cached.hits.len());
+    }
+}
