@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::index::{LabelKey, Needs, OWN_LABEL, as_read, label_key};
+use super::index::{LabelKey, Needs, OWN_FROM, OWN_KEPT, as_read, label_key};
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
@@ -77,14 +77,15 @@ impl Filter {
         // A label shared by many rows is looked at once per search: before the payload, which
         // is not read when the label holds the needle. A row's own label is made now: after.
         // Which it has, the byte sets say without reading the event.
-        let shared = number.map_or_else(|| diagram::has_message_label(e, d), |n| n != OWN_LABEL);
+        let shared = number.map_or_else(|| diagram::has_message_label(e, d), |n| n < OWN_FROM);
         if in_label && shared && shared_label_matches(store, i, number, needle, labels) {
             return Some(NOT_READ);
         }
         if in_payload && let Some(at) = needle.find(&e.text(), from) {
             return Some(at);
         }
-        (in_label && !shared && own_label_matches(store, i, needle)).then_some(NOT_READ)
+        (in_label && !shared && own_label_matches(store, i, number, needle, labels))
+            .then_some(NOT_READ)
     }
 }
 
@@ -195,6 +196,8 @@ impl Needle {
 #[derive(Default)]
 pub struct Labels {
     by_number: Vec<u8>,
+    /// For the own labels the byte sets keep: 0 unknown, 1 without the needle, 2 with it.
+    own: Vec<u8>,
     by_key: HashMap<LabelKey, (bool, bool), BuildHasherDefault<KeyHasher>>,
 }
 
@@ -263,7 +266,7 @@ fn shared_label_matches(
             needle.in_text(&diagram::message_label(d, true)),
         )
     };
-    let number = number.filter(|&n| n != OWN_LABEL);
+    let number = number.filter(|&n| n < OWN_FROM);
     let (plain, flagged) = match number.and_then(|n| usize::try_from(n).ok()) {
         Some(n) => {
             if labels.by_number.len() <= n {
@@ -282,10 +285,31 @@ fn shared_label_matches(
 }
 
 /// Whether the label of event `i`'s row, one of its own (no [`diagram::has_message_label`]),
-/// holds the needle.
-fn own_label_matches(store: &TraceStore, i: usize, needle: &Needle) -> bool {
-    store
-        .diagram
-        .row_of_event(i)
-        .is_some_and(|r| needle.in_text(&store.row_label(r)))
+/// holds the needle. One the byte sets keep (numbered `number`) is looked at once per search;
+/// the others are made now.
+fn own_label_matches(
+    store: &TraceStore,
+    i: usize,
+    number: Option<u32>,
+    needle: &Needle,
+    labels: &mut Labels,
+) -> bool {
+    let Some(r) = store.diagram.row_of_event(i) else {
+        return false;
+    };
+    let kept = number.and_then(|n| Some((n, store.byte_sets.own_label(n)?)));
+    let Some((n, label)) = kept else {
+        return needle.in_text(&store.row_label(r));
+    };
+    let k = (n - OWN_FROM) as usize;
+    if labels.own.is_empty() {
+        labels.own = vec![0; OWN_KEPT];
+    }
+    let Some(known) = labels.own.get_mut(k) else {
+        return needle.in_text(&store.row_label(r));
+    };
+    if *known == 0 {
+        *known = 1 + u8::from(needle.in_text(label));
+    }
+    *known == 2
 }

@@ -2,8 +2,9 @@
 //!
 //! For every event, two 64-bit sets of the byte classes (ASCII letters folded, digits, common
 //! punctuation, one bit for the rest) that occur in its payload and in its row's label, and
-//! the number of its label when many rows share it: 20 bytes per event, built on a background
-//! thread after a big trace opens. A needle holding a class a set lacks is not in that text,
+//! the number of its label when many rows share it (or when it is one of the first few thousand
+//! distinct labels of other rows: a process's, a note's, repeated): 20 bytes per event, built on
+//! a background thread after a big trace opens. A needle holding a class a set lacks is not in that text,
 //! which is then neither read nor made; a needle of one letter, digit or listed symbol is in
 //! exactly the texts whose set holds it. What the sets say is what [`super::Filter::matches`]
 //! would find (the tests compare them).
@@ -80,9 +81,22 @@ pub struct ByteSets {
 struct Made {
     sets: Vec<[u64; 2]>,
     /// Per event: the [`diagram::message_label`] it has, numbered from 0 in the order they
-    /// first occur (as they read with and without `isError`), or [`OWN_LABEL`]. A filter then
-    /// looks at each distinct one once without reading the event or its analysis.
+    /// first occur (as they read with and without `isError`), or its own label's number
+    /// (from [`OWN_FROM`], see `own`), or [`OWN_LABEL`]. A filter then looks at each distinct
+    /// one once without reading the event or its analysis.
     labels: Vec<u32>,
+    /// The first [`OWN_KEPT`] distinct labels of rows without a shared one, numbered from
+    /// [`OWN_FROM`]: a process's or a note's label repeats, and is slow to make (a row's whole
+    /// text). At most a few hundred KB.
+    own: Vec<Box<str>>,
+}
+
+/// What the byte sets hold of a trace: the sets, each event's label number, and the own labels
+/// kept (see [`Made`]).
+pub(super) struct Sets {
+    pub sets: Vec<[u64; 2]>,
+    pub labels: Vec<u32>,
+    pub own: Vec<Box<str>>,
 }
 
 /// What tells shared labels apart: (kind, method, qualifier, input_required), the strings by
@@ -110,8 +124,14 @@ pub(super) fn as_read<T: PartialEq>(e: &Event, plain: T, flagged: T) -> T {
     }
 }
 
-/// A row whose label is its own (no [`diagram::has_message_label`]).
+/// A row whose label is its own (no [`diagram::has_message_label`]), not among those kept.
 pub const OWN_LABEL: u32 = u32::MAX;
+
+/// The number of the first own label kept: shared labels are numbered below it.
+pub(super) const OWN_FROM: u32 = 1 << 31;
+
+/// How many distinct own labels are kept (each at most [`diagram`]'s 60 characters).
+pub(super) const OWN_KEPT: usize = 4096;
 
 impl ByteSets {
     /// Starts making the sets of `events` (analysed as `report`) on a background thread;
@@ -122,8 +142,8 @@ impl ByteSets {
         let _ = std::thread::Builder::new()
             .name("sightline-byte-sets".into())
             .spawn(move || {
-                let (sets, labels) = make(&ev, &rep);
-                let _ = slot.set(Made { sets, labels });
+                let Sets { sets, labels, own } = make(&ev, &rep);
+                let _ = slot.set(Made { sets, labels, own });
             });
         sets
     }
@@ -133,21 +153,28 @@ impl ByteSets {
         self.sets.get().map(|m| m.sets.as_slice())
     }
 
-    /// The sets, and the number of each event's shared label (or [`OWN_LABEL`]).
+    /// The sets, and the number of each event's label (see [`Made::labels`]).
     pub(super) fn with_labels(&self) -> Option<(&[[u64; 2]], &[u32])> {
         self.sets
             .get()
             .map(|m| (m.sets.as_slice(), m.labels.as_slice()))
     }
+
+    /// The own label numbered `number` (from [`OWN_FROM`]), if kept.
+    pub(super) fn own_label(&self, number: u32) -> Option<&str> {
+        let k = usize::try_from(number.checked_sub(OWN_FROM)?).ok()?;
+        self.sets.get()?.own.get(k).map(|l| &**l)
+    }
 }
 
-/// The sets of every event (its payload's classes and its label's), and its shared label's
-/// number (see [`Made::labels`]).
-pub(super) fn make(events: &[Event], report: &Report) -> (Vec<[u64; 2]>, Vec<u32>) {
+/// The sets of every event (its payload's classes and its label's), its label's number, and the
+/// own labels kept (see [`Made`]).
+pub(super) fn make(events: &[Event], report: &Report) -> Sets {
     // Labels of requests, results and notifications repeat: each distinct one is read once,
     // both as it reads with `isError` and without.
     let mut sets: std::collections::HashMap<LabelKey, (u64, u64, u32)> =
         std::collections::HashMap::new();
+    let mut own: std::collections::HashMap<Box<str>, u32> = std::collections::HashMap::new();
     let mut out = Vec::with_capacity(events.len());
     let mut numbers = Vec::with_capacity(events.len());
     for (i, e) in events.iter().enumerate() {
@@ -155,7 +182,12 @@ pub(super) fn make(events: &[Event], report: &Report) -> (Vec<[u64; 2]>, Vec<u32
         let d = &report.rpc.derived[i];
         let (label, number) = if diagram::has_message_label(e, d) {
             let key = label_key(d);
-            let next = u32::try_from(sets.len()).unwrap_or(OWN_LABEL);
+            // Shared labels are numbered below the own ones (beyond, a row's label is made when
+            // a filter looks at it, as an own label not kept).
+            let next = u32::try_from(sets.len())
+                .ok()
+                .filter(|&n| n < OWN_FROM)
+                .unwrap_or(OWN_LABEL);
             let (plain, flagged, number) = *sets.entry(key).or_insert_with(|| {
                 (
                     classes(&diagram::message_label(d, false)),
@@ -165,10 +197,28 @@ pub(super) fn make(events: &[Event], report: &Report) -> (Vec<[u64; 2]>, Vec<u32
             });
             (as_read(e, plain, flagged), number)
         } else {
-            (classes(&diagram::row_text(events, report, i).0), OWN_LABEL)
+            let label = diagram::row_text(events, report, i).0;
+            let set = classes(&label);
+            let kept = own.len();
+            let number = match own.get(label.as_str()) {
+                Some(&number) => number,
+                None if kept < OWN_KEPT => {
+                    let number = OWN_FROM + kept as u32;
+                    own.insert(label.into_boxed_str(), number);
+                    number
+                }
+                None => OWN_LABEL,
+            };
+            (set, number)
         };
         out.push([payload, label]);
         numbers.push(number);
     }
-    (out, numbers)
+    let mut own: Vec<(Box<str>, u32)> = own.into_iter().collect();
+    own.sort_unstable_by_key(|(_, number)| *number);
+    Sets {
+        sets: out,
+        labels: numbers,
+        own: own.into_iter().map(|(label, _)| label).collect(),
+    }
 }

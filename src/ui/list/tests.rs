@@ -406,3 +406,63 @@ fn chunked_typing_over_a_big_trace_matches_a_plain_scan() {
         assert!(cached.found.is_empty() || cached.found.len() == cached.hits.len());
     }
 }
+
+/// The byte sets keep the first few thousand distinct labels of rows without a shared one
+/// (notes, processes, stderr); a filter looks at each of those once, and makes the others'
+/// labels. Both find what a plain scan finds: labels kept, repeated, and not kept.
+#[test]
+fn own_labels_kept_or_not_match_a_plain_scan() {
+    let t0 = now();
+    let s = Lane::server("s");
+    let n = super::index::OWN_KEPT as u64 + 3_000;
+    let events: Vec<Event> = (0..n)
+        .map(|seq| {
+            let (from, to, channel, raw) = match seq % 3 {
+                // Distinct notes: the first thousands are kept, the rest are not.
+                0 => (
+                    Lane::User,
+                    Lane::Host,
+                    Channel::Note,
+                    format!("note {seq} abc"),
+                ),
+                // One stderr line, repeated: kept once.
+                1 => (
+                    s.clone(),
+                    Lane::Host,
+                    Channel::Stderr,
+                    "abd again".to_string(),
+                ),
+                _ => (
+                    s.clone(),
+                    Lane::Host,
+                    Channel::Stderr,
+                    format!("line {seq} xyz"),
+                ),
+            };
+            Event::with_bytes(seq, t0, from, to, channel, raw.into_bytes())
+        })
+        .collect();
+    let mut store = TraceStore::new("t".into(), Source::Memory, events);
+    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while store.byte_sets.get().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no byte sets");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    for needle in [
+        "ab", "abc", "abd", "r: a", "err", "note 1", "7 abc", "e 9", "z",
+    ] {
+        let mut list = MessageList::default();
+        list.filter.text = needle.to_string();
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        let expected = plain_scan(&store, needle);
+        assert!(!expected.is_empty(), "{needle:?}");
+        let hits = hits.unwrap_or_default();
+        assert!(
+            hits == expected,
+            "{needle:?}: {} hits, {} expected",
+            hits.len(),
+            expected.len()
+        );
+    }
+}
