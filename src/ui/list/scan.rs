@@ -8,8 +8,6 @@
 //! that two threads take in turn, so a thread slowed by another process leaves its share to
 //! the other.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use super::filter::{Filter, Found, Labels, Needle};
 use crate::ui::store::TraceStore;
 
@@ -52,8 +50,27 @@ pub(super) fn matching(
     range: std::ops::Range<usize>,
     at: impl Fn(usize) -> (usize, usize),
 ) -> (Vec<usize>, Vec<Found>) {
-    let mut labels = Labels::default();
     let (mut hits, mut found) = (Vec::new(), Vec::new());
+    each_match(store, filter, needle, plan, range, at, |i, place| {
+        hits.push(i);
+        if plan.reads {
+            found.push(place);
+        }
+    });
+    (hits, found)
+}
+
+/// Calls `hit` with each candidate of `range` that passes, and where (see [`matching`]).
+fn each_match(
+    store: &TraceStore,
+    filter: &Filter,
+    needle: &Needle,
+    plan: Plan,
+    range: std::ops::Range<usize>,
+    at: impl Fn(usize) -> (usize, usize),
+    mut hit: impl FnMut(usize, Found),
+) {
+    let mut labels = Labels::default();
     let (start, end) = (range.start, range.end);
     if plan.reads {
         for k in start..(start + BLOCK).min(end) {
@@ -76,19 +93,20 @@ pub(super) fn matching(
         for k in block..next {
             let (i, from) = at(k);
             if let Some(place) = filter.matches(store, i, needle, from, &mut labels) {
-                hits.push(i);
-                if plan.reads {
-                    found.push(place);
-                }
+                hit(i, place);
             }
         }
         block = next;
     }
-    (hits, found)
 }
 
+/// A chunk of the candidates, and where its hits (and their places) go.
+type Part<'a> = (usize, &'a mut [usize], &'a mut [Found]);
+
 /// [`matching`] over `count` candidates on two threads (where there are two), in chunks each
-/// takes in turn; the hits in the candidates' order.
+/// takes in turn; the hits in the candidates' order. Each chunk's hits go to its own part of
+/// one list as long as the candidates, made here (the threads allocate nothing: what a thread
+/// allocates stays in its own arena once freed), then are moved together.
 pub(super) fn matching_in_chunks(
     store: &TraceStore,
     filter: &Filter,
@@ -98,31 +116,60 @@ pub(super) fn matching_in_chunks(
     at: impl Fn(usize) -> (usize, usize) + Sync,
 ) -> (Vec<usize>, Vec<Found>) {
     let chunk = (count / 64).clamp(1024, 1 << 14);
-    let taken = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let c = taken.fetch_add(1, Ordering::Relaxed);
-            let from = c.saturating_mul(chunk);
-            if from >= count {
-                return done;
+    let mut hits = vec![0; count];
+    let mut found: Vec<Found> = vec![0; if plan.reads { count } else { 0 }];
+    let done = {
+        let mut places = found.chunks_mut(chunk);
+        let parts: Vec<Part<'_>> = hits
+            .chunks_mut(chunk)
+            .enumerate()
+            .map(|(c, h)| (c, h, places.next().unwrap_or_default()))
+            .collect();
+        let parts = std::sync::Mutex::new(parts.into_iter());
+        let work = || {
+            let mut done = Vec::new();
+            while let Some((c, h, f)) = parts.lock().ok().and_then(|mut p| p.next()) {
+                let from = c * chunk;
+                let mut n = 0;
+                each_match(
+                    store,
+                    filter,
+                    needle,
+                    plan,
+                    from..from + h.len(),
+                    &at,
+                    |i, place| {
+                        h[n] = i;
+                        if let Some(p) = f.get_mut(n) {
+                            *p = place;
+                        }
+                        n += 1;
+                    },
+                );
+                done.push((c, n));
             }
-            let range = from..(from + chunk).min(count);
-            done.push((c, matching(store, filter, needle, plan, range, &at)));
-        }
+            done
+        };
+        let (mut done, more) = crate::trace::halves::join(work, work);
+        done.extend(more);
+        done.sort_unstable_by_key(|(c, _)| *c);
+        done
     };
-    let (mut chunks, more) = crate::trace::halves::join(work, work);
-    chunks.extend(more);
-    chunks.sort_unstable_by_key(|(c, _)| *c);
-    let total = chunks.iter().map(|(_, (hits, _))| hits.len()).sum();
-    let mut hits = Vec::with_capacity(total);
-    let mut found = Vec::with_capacity(if plan.reads { total } else { 0 });
-    for (_, (h, f)) in chunks {
-        hits.extend_from_slice(&h);
-        found.extend_from_slice(&f);
+    let mut len = 0;
+    for (c, n) in done {
+        hits.copy_within(c * chunk..c * chunk + n, len);
+        if plan.reads {
+            found.copy_within(c * chunk..c * chunk + n, len);
+        }
+        len += n;
     }
+    hits.truncate(len);
+    hits.shrink_to_fit();
+    found.truncate(if plan.reads { len } else { 0 });
+    found.shrink_to_fit();
     (hits, found)
 }
+
 /// Asks for what [`prefetch_payload`] and [`Filter::matches`] read of event `i` before its
 /// payload: where the payload is, and unless `light`, the event's label's inputs (the event
 /// and its analysis).
