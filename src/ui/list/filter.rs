@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::index::{LabelKey, Needs, OWN_FROM, OWN_KEPT, as_read, label_key};
+use super::index::{LabelKey, Needs, OWN_FROM, OWN_KEPT, REST, as_read, label_key};
 use crate::analysis::diagram;
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
@@ -62,7 +62,8 @@ impl Filter {
         }
         // What the byte sets say settles most rows without reading them.
         let made = store.byte_sets.with_labels();
-        let (in_payload, in_label, number) =
+        // (A payload without a byte beyond ASCII has no character that lowercases to ASCII.)
+        let (in_payload, in_label, number, non_ascii) =
             match made.and_then(|(sets, numbers)| Some((sets.get(i)?, numbers.get(i)?))) {
                 Some((&[payload, label], &number)) => {
                     let needs = needle.needs.classes;
@@ -70,9 +71,10 @@ impl Filter {
                     if needle.needs.exact || !(in_payload || in_label) {
                         return (in_payload || in_label).then_some(NOT_READ);
                     }
-                    (in_payload, in_label, Some(number))
+                    let non_ascii = payload & (1 << REST) != 0;
+                    (in_payload, in_label, Some(number), non_ascii)
                 }
-                None => (true, true, None),
+                None => (true, true, None, true),
             };
         // A label shared by many rows is looked at once per search: before the payload, which
         // is not read when the label holds the needle. A row's own label is made now: after.
@@ -81,7 +83,7 @@ impl Filter {
         if in_label && shared && shared_label_matches(store, i, number, needle, labels) {
             return Some(NOT_READ);
         }
-        if in_payload && let Some(at) = needle.find(&e.text(), from) {
+        if in_payload && let Some(at) = needle.find_in(&e.text(), from, non_ascii) {
             return Some(at);
         }
         (in_label && !shared && own_label_matches(store, i, number, needle, labels))
@@ -151,6 +153,12 @@ impl Needle {
     /// (in either case) is known not to begin before (where a text it begins with was found:
     /// typing one more character, see [`Needle::resumes`]), so the search starts there.
     pub fn find(&self, hay: &str, from: usize) -> Option<Found> {
+        self.find_in(hay, from, true)
+    }
+
+    /// [`Needle::find`] in a text that holds a byte beyond ASCII only if `non_ascii` (else
+    /// the text is not searched again for characters that lowercase to ASCII).
+    fn find_in(&self, hay: &str, from: usize, non_ascii: bool) -> Option<Found> {
         let Some((at, lower, upper)) = self.rare else {
             return hay.to_lowercase().contains(&self.lower).then_some(NOT_READ);
         };
@@ -171,10 +179,11 @@ impl Needle {
         // An ASCII match in the lowered text comes from ASCII in the text, except where a
         // character lowercases to ASCII: the Kelvin sign (to `k`) and `İ` (to `i` and a dot),
         // whose UTF-8 begins with 0xE2 and 0xC4.
-        let folds = memchr::memchr2_iter(0xe2, 0xc4, bytes).any(|p| {
-            bytes[p..].starts_with("\u{212a}".as_bytes())
-                || bytes[p..].starts_with("\u{130}".as_bytes())
-        });
+        let folds = non_ascii
+            && memchr::memchr2_iter(0xe2, 0xc4, bytes).any(|p| {
+                bytes[p..].starts_with("\u{212a}".as_bytes())
+                    || bytes[p..].starts_with("\u{130}".as_bytes())
+            });
         (folds && hay.to_lowercase().contains(&self.lower)).then_some(NOT_READ)
     }
 

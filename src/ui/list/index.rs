@@ -20,7 +20,7 @@ use crate::ui::events::Events;
 /// Symbols with a class of their own (after `a`-`z` and `0`-`9`).
 const SYMBOLS: &[u8] = b"_/-.:\"{}[], \\=?!'()@#$%&*+";
 /// The class of everything else: other ASCII (controls) and every non-ASCII byte.
-const REST: u32 = 63;
+pub(super) const REST: u32 = 63;
 
 /// The class of byte `b` (ASCII letters in either case share one).
 pub(super) fn class(b: u8) -> u32 {

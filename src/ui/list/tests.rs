@@ -466,3 +466,40 @@ fn own_labels_kept_or_not_match_a_plain_scan() {
         );
     }
 }
+
+/// With the byte sets made, a payload is searched for characters that lowercase to ASCII (the
+/// Kelvin sign, `İ`) only when its set says it holds bytes beyond ASCII: those still match.
+#[test]
+fn byte_sets_keep_characters_that_lowercase_to_ascii() {
+    let t0 = now();
+    let s = Lane::server("s");
+    let data = ["\u{212a}ELVIN", "kelvin", "plain", "x\u{130}y", "\u{e9}k"];
+    let events: Vec<Event> = data
+        .iter()
+        .enumerate()
+        .map(|(seq, data)| {
+            let raw = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{data}"}}}}"#
+            );
+            Event::with_bytes(seq as u64, t0, s.clone(), Lane::Host, Channel::Stdio, raw.into_bytes())
+        })
+        .collect();
+    let mut store = TraceStore::new("t".into(), Source::Memory, events);
+    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while store.byte_sets.get().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no byte sets");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    for (needle, expected) in [
+        ("kelvin", vec![0, 1]),
+        ("elvin", vec![0, 1]),
+        ("xi", vec![3]),
+    ] {
+        let mut list = MessageList::default();
+        list.filter.text = needle.to_string();
+        let hits = list.matches(&store).map(<[usize]>::to_vec);
+        assert_eq!(hits, Some(plain_scan(&store, needle)), "{needle:?}");
+        assert_eq!(hits, Some(expected), "{needle:?}");
+    }
+}
