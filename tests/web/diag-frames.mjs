@@ -7,7 +7,7 @@
 // the same scrolling once the findings are ready (150 frames), for the drawing alone.
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, open, status, withBundle } from './lib.mjs';
+import { launch, open, status, withBundle, coreTimes, coreTimesBetween } from './lib.mjs';
 
 const [html, runsArg, ...bundles] = process.argv.slice(2);
 const RUNS = Number(runsArg || 2);
@@ -20,6 +20,7 @@ const pages = bundles.length ? bundles.map((b, i) => {
 
 async function once(browser, file) {
   const { page } = await open(browser, 'file://' + file);
+  const cores = await coreTimes(browser);
   await page.mouse.move(700, 450);
   const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const before = await status(page);
@@ -45,12 +46,13 @@ async function once(browser, file) {
     await page.close();
     return { cpu: [0], work: [0], update: [0], wheel: i, steps: after.findings_steps_ms, read: after.longest_read_ms };
   }
+  const core = coreTimesBetween(cores, await coreTimes(browser)).page;
   const n = Math.min(after.frames - before.frames, after.recent_cpu_ms.length);
   const cpu = after.recent_cpu_ms.slice(-n);
   const work = after.recent_work_ms ? after.recent_work_ms.slice(-n) : cpu.map(() => null);
   const update = after.recent_update_ms ? after.recent_update_ms.slice(-n) : cpu.map(() => null);
   await page.close();
-  return { cpu, work, update, wheel: i, steps: after.findings_steps_ms, read: after.longest_read_ms };
+  return { cpu, work, update, wheel: i, steps: after.findings_steps_ms, read: after.longest_read_ms, core, frames: after.frames - before.frames };
 }
 
 const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
@@ -76,6 +78,12 @@ for (const [b, runs] of Object.entries(got)) {
     console.log(`  panels (update less work): median ${q(panels, 0.5).toFixed(1)} p95 ${q(panels, 0.95).toFixed(1)}; tessellation+paint: median ${q(post, 0.5).toFixed(1)} p95 ${q(post, 0.95).toFixed(1)}`);
     const long = cpu.map((c, i) => [c, work[i], panels[i], post[i]]).filter(([c]) => c > 16);
     console.log(`  over 16 (frame = work + panels + paint): ${long.map((x) => x.map((v) => v.toFixed(1)).join('/')).join('  ')}`);
+  }
+  if (runs.every((r) => r.core)) {
+    const ran = runs.reduce((a, r) => a + r.core.ran, 0);
+    const waited = runs.reduce((a, r) => a + r.core.waited, 0);
+    const frames = runs.reduce((a, r) => a + r.frames, 0);
+    console.log(`  the page's main thread ran ${ran.toFixed(0)} ms and waited ${waited.toFixed(0)} ms for a core meanwhile (${(waited / frames).toFixed(1)} ms a frame, ${frames} frames)`);
   }
   console.log(`  longest read ${Math.max(...runs.map((r) => r.read)).toFixed(1)}; steps ${JSON.stringify(runs[0].steps.map(([k, v]) => [k, +v.toFixed(1)]))}`);
 }

@@ -173,3 +173,36 @@ export function withBundle(html, dir, file) {
     + page.slice(wasmEnd, moduleAt) + js + page.slice(boot);
   fs.writeFileSync(file, out);
 }
+
+/** How long the main threads of the browser's renderer and GPU processes have run, and waited
+ * for a core while they could have run, in milliseconds (Linux's /proc/PID/schedstat of each
+ * process's first thread), by process id: a frame's wall time is both, and on a loaded
+ * machine the wait alone can make it long. Empty where /proc has no schedstat. */
+export async function coreTimes(browser) {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+    const out = {};
+    for (const p of processInfo.filter((p) => p.type === 'renderer' || p.type === 'GPU')) {
+      try {
+        const [run, wait] = fs.readFileSync(`/proc/${p.id}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+        out[p.id] = { type: p.type, ran: run / 1e6, waited: wait / 1e6 };
+      } catch {
+        // The process has ended, or this is not Linux.
+      }
+    }
+    return out;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** Between two `coreTimes`: the busiest renderer's main thread (the page's) and the GPU
+ * process's, each `{ ran, waited }` in milliseconds, or null when /proc said nothing. */
+export function coreTimesBetween(before, after) {
+  const delta = (type) => Object.entries(after)
+    .filter(([id, t]) => t.type === type && before[id])
+    .map(([id, t]) => ({ ran: t.ran - before[id].ran, waited: t.waited - before[id].waited }))
+    .sort((a, b) => b.ran - a.ran)[0] || null;
+  return { page: delta('renderer'), gpu: delta('GPU') };
+}

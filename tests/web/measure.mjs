@@ -27,7 +27,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { launch, open, run, status, until, click, syntheticTrace, scrollFrames, withBundle } from './lib.mjs';
+import { launch, open, run, status, until, click, syntheticTrace, scrollFrames, withBundle, coreTimes, coreTimesBetween } from './lib.mjs';
 
 const [binary, work, artifacts, runsArg] = process.argv.slice(2);
 const RUNS = Number(runsArg || 5);
@@ -84,14 +84,18 @@ async function viewer(browser, file, { scroll = false, doctor = false } = {}) {
     // who scrolls at once, down and up. (The timings of this opening are not kept: the
     // scrolling slows the reading down.)
     const frames = [];
+    // How long the page's main thread ran meanwhile, and waited for a core: on a loaded
+    // machine a frame waits, whatever it does.
+    const cores = await coreTimes(browser);
     for (let batch = 0; batch < 1000; batch++) {
       if ((await status(page)).findings_ms != null) break;
       frames.push(...(await scrollFrames(page, 30, batch % 2 ? -240 : 240)));
     }
     const s = await status(page);
+    const core = coreTimesBetween(cores, await coreTimes(browser));
     await page.close();
     return {
-      frames, from_events: first.events, events: s.events, findings: s.findings_ms != null,
+      frames, core, from_events: first.events, events: s.events, findings: s.findings_ms != null,
       longest_read: s.longest_read_ms, findings_steps: Object.fromEntries(s.findings_steps_ms),
     };
   }
@@ -204,6 +208,9 @@ async function main() {
       over_16ms: loading.filter((x) => x > 16).length, from_events: runs[0].from_events,
       to_events: runs[0].events, findings: runs.every((r) => r.findings),
       longest_read: Math.max(...runs.map((r) => r.longest_read)),
+      core: Object.fromEntries(['page', 'gpu'].map((k) => [k, runs.every((r) => r.core[k]) ? {
+        ran: runs.reduce((a, r) => a + r.core[k].ran, 0), waited: runs.reduce((a, r) => a + r.core[k].waited, 0),
+      } : null])),
       findings_steps: Object.fromEntries(Object.keys(runs[0].findings_steps).map((k) => [k, Math.max(...runs.map((r) => r.findings_steps[k]))])),
     };
   };
@@ -244,6 +251,9 @@ async function main() {
   const during = (l, who) => {
     console.log(`\n${who}scrolling DURING loading: from the first diagram (${l.from_events} events) while the rest is read and the findings computed, until they are${l.findings ? '' : ' (NOT reached)'} (${l.frames} frames): median ${l.median.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, ${l.over_16ms} over 16 ms`);
     console.log(`  our own work in those frames at most: reading and taking in events ${l.longest_read.toFixed(1)} ms; the findings' stages: ${Object.entries(l.findings_steps).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}`);
+    // (Wall times: a step that waited for a core counts its wait.)
+    const c = l.core.page;
+    if (c) console.log(`  the page's main thread meanwhile ran ${c.ran.toFixed(0)} ms and waited ${c.waited.toFixed(0)} ms for a core (${(c.waited / l.frames).toFixed(1)} ms a frame)${l.core.gpu ? `; the GPU process's ran ${l.core.gpu.ran.toFixed(0)} ms, waited ${l.core.gpu.waited.toFixed(0)} ms` : ''}`);
   };
   during(out.scroll_loading, '');
   if (mainBundle) {
