@@ -15,11 +15,13 @@
 
 use std::collections::{HashMap, HashSet};
 
+use foldhash::fast::RandomState;
+
 use chrono::{DateTime, Utc};
 
 pub use super::derived::{Analysis, Derived, Kind, PENDING_AT_END, Pairing, Session};
 use super::event::{Channel, Event, Lane};
-use super::jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify};
+use super::jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify, classify_text};
 use super::shared::Shared;
 
 mod exchange;
@@ -43,17 +45,19 @@ struct Pending {
 
 #[derive(Default)]
 struct State {
-    pending: HashMap<PendingKey, Pending>,
-    sessions: HashMap<Lane, Session>,
+    pending: HashMap<PendingKey, Pending, RandomState>,
+    sessions: HashMap<Lane, Session, RandomState>,
     /// (sender, receiver, method, name) -> index of the request whose result was input_required.
-    input_required: HashMap<RetryKey, usize>,
+    input_required: HashMap<RetryKey, usize, RandomState>,
     /// (sender, receiver, listen id) -> index of the subscriptions/listen request.
-    listens: HashMap<PendingKey, usize>,
+    listens: HashMap<PendingKey, usize, RandomState>,
     /// Every text shared by the derived events (see [`Derived`]).
-    texts: HashSet<Shared>,
+    texts: HashSet<Shared, RandomState>,
     /// Indices of events whose interpretation changed after it was made (see
     /// [`Analyzer::extend`]).
     touched: Vec<usize>,
+    /// [`PENDING_AT_END`], shared (every request reads so until it is settled).
+    pending_at_end: Option<Shared>,
 }
 
 /// Microseconds from `asked` to `answered`; `None` when the answer is recorded before the
@@ -101,10 +105,11 @@ impl Analyzer {
                     Derived::plain(Kind::Other)
                 }
                 Channel::Stdio | Channel::Http => {
-                    let bytes = event.bytes();
-                    let msg = match &bytes {
-                        Some(bytes) => classify(bytes),
-                        None => Message::invalid(Problem::new(Invalidity::NoPayload)),
+                    let bytes = event.raw.is_none().then(|| event.bytes()).flatten();
+                    let msg = match (&event.raw, &bytes) {
+                        (Some(text), _) => classify_text(text),
+                        (None, Some(bytes)) => classify(bytes),
+                        (None, None) => Message::invalid(Problem::new(Invalidity::NoPayload)),
                     };
                     state.message(index, event, msg, events, derived)
                 }
@@ -133,7 +138,7 @@ impl Analyzer {
 }
 
 /// The copy of `text` in `texts`, added if it is not there yet.
-fn share(texts: &mut HashSet<Shared>, text: &str) -> Shared {
+fn share(texts: &mut HashSet<Shared, RandomState>, text: &str) -> Shared {
     if let Some(known) = texts.get(text) {
         return known.clone();
     }
@@ -151,6 +156,14 @@ impl State {
     /// The shared copy of `text`.
     fn text(&mut self, text: &str) -> Shared {
         share(&mut self.texts, text)
+    }
+
+    /// [`PENDING_AT_END`], shared.
+    fn pending_at_end(&mut self) -> Shared {
+        let texts = &mut self.texts;
+        self.pending_at_end
+            .get_or_insert_with(|| share(texts, PENDING_AT_END))
+            .clone()
     }
 
     fn opt_text(&mut self, text: Option<&str>) -> Option<Shared> {
@@ -196,8 +209,8 @@ impl State {
         let session_revision = server
             .as_ref()
             .and_then(|l| self.sessions.get(l))
-            .and_then(|s| s.revision.clone());
-        let session_revision = self.opt_text(session_revision.as_deref());
+            .and_then(|s| s.revision.as_deref())
+            .map(|r| share(&mut self.texts, r));
         let mut d = Derived::plain(match msg.kind {
             MessageKind::Request => Kind::Request,
             MessageKind::Notification => Kind::Notification,
