@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
@@ -297,10 +298,58 @@ impl<'de> Members<'de> for ErrorMembers<'de> {
     }
 }
 
+/// The `jsonrpc` member: `"2.0"` (read without a copy: every message has it), or whatever
+/// else it is, as JSON.
+#[derive(Debug)]
+pub(super) enum Version {
+    Two,
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Version;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Version, E> {
+                Ok(match v {
+                    "2.0" => Version::Two,
+                    _ => Version::Other(Value::String(v.to_owned())),
+                })
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Version, E> {
+                Ok(Version::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Version, E> {
+                Ok(Version::Other(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Version, E> {
+                Ok(Version::Other(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Version, E> {
+                Ok(Version::Other(Value::from(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Version, E> {
+                Ok(Version::Other(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Version, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(seq)).map(Version::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Version, A::Error> {
+                Value::deserialize(MapAccessDeserializer::new(map)).map(Version::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The top-level members of a JSON-RPC object, each `Some` when present.
 #[derive(Default, Debug)]
 pub(super) struct Envelope<'a> {
-    pub jsonrpc: Option<Value>,
+    pub jsonrpc: Option<Version>,
     pub id: Option<Value>,
     /// Present; and the string, when it is one.
     pub method: Option<Option<Cow<'a, str>>>,

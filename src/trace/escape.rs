@@ -1,4 +1,5 @@
-//! JSON string escaping for the trace writer's hot path: the bytes serde_json writes, faster.
+//! JSON string escaping for the trace writer's hot path: the bytes serde_json writes, faster;
+//! and its inverse for the loader's (`unescape`).
 //!
 //! Recording a line means writing it as a JSON string, so every byte the tap records goes
 //! through an escaper. serde_json's is byte at a time and writes each run between escapes
@@ -6,6 +7,10 @@
 //! control bytes) and appends to a `Vec`. The output is exactly serde_json's (`\"`, `\\`, `\b`,
 //! `\t`, `\n`, `\f`, `\r`, and `\u00xx` in lowercase hex for the other control bytes; nothing
 //! else is escaped), which `tests` check against serde_json itself.
+//!
+//! Loading reads every event's payload back out of such a string. serde_json unescapes into a
+//! buffer that each line's reader starts empty and grows a few times, then copies; [`unescape`]
+//! writes each payload once into a buffer of the right size.
 
 /// What each byte becomes: 0 for itself, `u` for `\u00xx`, else the letter after the `\`.
 static ESCAPE: [u8; 256] = {
@@ -127,6 +132,118 @@ pub fn quoted_into(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// The text of the JSON string literal `literal` (quotes included), as serde_json would read
+/// it into a `String`; `None` where serde_json would refuse it or where it is not a plain
+/// string literal (a caller then asks serde_json itself, for its answer and its error).
+///
+/// `literal` is what serde_json's raw value reader returned: a whole value, already checked to
+/// be UTF-8 with no control bytes inside a string and only valid escapes.
+pub fn unescape(literal: &str) -> Option<Box<str>> {
+    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
+    let bytes = inner.as_bytes();
+    let n = bytes.len();
+    // Unescaping only shortens, so the text fits in `n` bytes; with 8 more for a whole word
+    // stored ahead, as in [`escape_into`]. Then copied once into a box of the exact size.
+    let mut out: Vec<u8> = Vec::with_capacity(n + 8);
+    // SAFETY: `out` has room for `n + 8` bytes. No escape writes more bytes than it reads (a
+    // two-byte escape gives one, `\uXXXX` at most three, a pair of them four), so before input
+    // byte `i` is read at most `i` bytes were written: the word store there (8 bytes, with
+    // `i + 8 <= n`) and a character (at most 4, written for at least 2 read) stay within the
+    // room. Reads of `bytes` stay below `n`. Exactly the bytes written up to `w` are kept.
+    unsafe {
+        let src = bytes.as_ptr();
+        let dst = out.as_mut_ptr();
+        let (mut i, mut w) = (0, 0);
+        loop {
+            // Clean bytes, a word at a time, up to the next `\\` (or the end).
+            while i + 8 <= n {
+                let word = src.add(i).cast::<u64>().read_unaligned();
+                dst.add(w).cast::<u64>().write_unaligned(word);
+                let s = u64::from_le(word) ^ (ONES * b'\\' as u64);
+                let flags = s.wrapping_sub(ONES) & !s & HIGH;
+                if flags != 0 {
+                    let clean = (flags.trailing_zeros() / 8) as usize;
+                    i += clean;
+                    w += clean;
+                    break;
+                }
+                i += 8;
+                w += 8;
+            }
+            while i < n && *src.add(i) != b'\\' {
+                dst.add(w).write(*src.add(i));
+                i += 1;
+                w += 1;
+            }
+            if i == n {
+                break;
+            }
+            // The two-byte escapes (nearly all of them: `\"` in a JSON payload), at once.
+            let simple = UNESCAPE[usize::from(*bytes.get(i + 1)?)];
+            if simple != 0 {
+                dst.add(w).write(simple);
+                w += 1;
+                i += 2;
+                continue;
+            }
+            let (ch, used) = unicode_escape(&bytes[i + 1..])?;
+            let mut utf8 = [0u8; 4];
+            let encoded = ch.encode_utf8(&mut utf8).as_bytes();
+            dst.add(w)
+                .copy_from_nonoverlapping(encoded.as_ptr(), encoded.len());
+            w += encoded.len();
+            i += 1 + used;
+        }
+        out.set_len(w);
+    }
+    // Cut only at ASCII bytes, with whole characters put in: UTF-8, which this checks.
+    std::str::from_utf8(&out).ok().map(Box::from)
+}
+
+/// What the letter after a `\\` stands for in a two-byte escape; 0 for any other letter.
+static UNESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
+/// The character a `\\u` escape stands for (`rest` is what follows the `\\`: `uXXXX`, or a
+/// surrogate pair `uXXXX\\uXXXX`) and how many bytes of `rest` it took; `None` for anything
+/// else, and for a lone surrogate, which serde_json refuses in a `String`.
+fn unicode_escape(rest: &[u8]) -> Option<(char, usize)> {
+    if rest.first() != Some(&b'u') {
+        return None;
+    }
+    let high = hex4(rest.get(1..5)?)?;
+    if !(0xD800..0xE000).contains(&high) {
+        return Some((char::from_u32(high)?, 5));
+    }
+    // A surrogate is only valid as the first of a pair, written as two escapes.
+    if high >= 0xDC00 || rest.get(5..7)? != b"\\u" {
+        return None;
+    }
+    let low = hex4(rest.get(7..11)?)?;
+    if !(0xDC00..0xE000).contains(&low) {
+        return None;
+    }
+    let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+    Some((char::from_u32(code)?, 11))
+}
+
+/// Four hex digits, either case.
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0u32, |acc, &d| Some(acc * 16 + char::from(d).to_digit(16)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +318,58 @@ mod tests {
             escape_into(&mut pieces, &text.as_bytes()[..cut]);
             escape_into(&mut pieces, &text.as_bytes()[cut..]);
             assert_eq!(pieces, whole, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn unescape_reads_what_serde_json_reads_and_refuses_what_it_refuses_in_a_string() {
+        let pieces = [
+            "a",
+            "é",
+            "✓",
+            "😀",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\n",
+            "\\r",
+            "\\t",
+            "\\u0000",
+            "\\u001f",
+            "\\u00e9",
+            "\\u00E9",
+            "\\u2028",
+            "\\uFFFF",
+            "\\ud83d\\ude00",
+            "\\uD83D\\uDE00",
+            "\\ud800",
+            "\\udc00",
+            "\\ud800\\u0041",
+            "\\ud800x",
+            "\\ud800\\n",
+            "\\udbff\\udfff",
+            "\\x",
+            "\\u12",
+            "\\u12g4",
+        ];
+        let mut literals = vec![String::from("\"\""), String::from("1"), String::from("\"")];
+        for a in pieces {
+            literals.push(format!("\"{a}\""));
+            for b in pieces {
+                literals.push(format!("\"x{a}{b}yz\""));
+                // At every offset in a word, and across the word loop and the tail.
+                for pad in [1, 6, 7, 8, 9, 15, 17] {
+                    let (p, q) = ("p".repeat(pad), "é".repeat(pad));
+                    literals.push(format!("\"{p}{a}{q}{b}{p}\""));
+                }
+                literals.push(format!("\"{a}{b}\""));
+            }
+        }
+        for literal in &literals {
+            let serde = serde_json::from_str::<String>(literal).ok();
+            assert_eq!(unescape(literal).map(String::from), serde, "{literal}");
         }
     }
 }

@@ -6,6 +6,10 @@
 //! were, in `extra`. They read what the derive read: a missing required member, a duplicated
 //! known member or a wrong type is the same error, and `null` reads as absent for the optional
 //! members.
+//!
+//! A trace line is read by [`Event::from_line`], which takes the payload's string as it lies
+//! in the line and unescapes it once ([`super::escape::unescape`]); any line it does not read
+//! exactly as serde_json would is read again by serde_json, for its answer or its error.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -95,51 +99,98 @@ impl<'de> Deserialize<'de> for Time {
     }
 }
 
+/// Reads `raw` as serde_json would into a `Box<str>` (`BORROWED: false`), or from the string
+/// as it lies in the line (`true`; see [`Event::from_line`]).
+fn raw_member<'de, A: MapAccess<'de>, const BORROWED: bool>(
+    map: &mut A,
+) -> Result<Option<Box<str>>, A::Error> {
+    if !BORROWED {
+        return map.next_value::<Option<Box<str>>>();
+    }
+    match map.next_value::<Option<&'de serde_json::value::RawValue>>()? {
+        None => Ok(None),
+        Some(literal) => super::escape::unescape(literal.get())
+            .map(Some)
+            .ok_or_else(|| A::Error::custom("a payload for serde_json to read")),
+    }
+}
+
+/// An event read by [`Event::from_line`].
+struct Line(Event);
+
+impl FromMembers for Line {
+    const EXPECTING: &'static str = "a trace event";
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Line, A::Error> {
+        read_event::<A, true>(map).map(Line)
+    }
+}
+
+impl<'de> Deserialize<'de> for Line {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        object(d)
+    }
+}
+
+impl Event {
+    /// The event one line of a trace holds: what `serde_json::from_slice::<Event>` reads,
+    /// the same event or the same error, without serde_json's copies of the payload.
+    pub fn from_line(line: &[u8]) -> Result<Event, serde_json::Error> {
+        serde_json::from_slice::<Line>(line)
+            .map(|l| l.0)
+            .or_else(|_| serde_json::from_slice::<Event>(line))
+    }
+}
+
 impl FromMembers for Event {
     const EXPECTING: &'static str = "a trace event";
-    fn read<'de, A: MapAccess<'de>>(mut map: A) -> Result<Event, A::Error> {
-        let (mut seq, mut time, mut from, mut to, mut channel) = (None, None, None, None, None);
-        let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
-        let extra = members(&mut map, |key, map| {
-            match key {
-                "seq" => once(&mut seq, "seq", map.next_value::<u64>()?)?,
-                "time" => once(&mut time, "time", map.next_value::<Time>()?.0)?,
-                "from" => once(&mut from, "from", map.next_value::<Lane>()?)?,
-                "to" => once(&mut to, "to", map.next_value::<Lane>()?)?,
-                "channel" => once(&mut channel, "channel", map.next_value::<Channel>()?)?,
-                "raw" => once(&mut raw, "raw", map.next_value::<Option<Box<str>>>()?)?,
-                "raw_b64" => once(
-                    &mut raw_b64,
-                    "raw_b64",
-                    map.next_value::<Option<Box<str>>>()?,
-                )?,
-                "process" => once(
-                    &mut process,
-                    "process",
-                    map.next_value::<Option<ProcessInfo>>()?,
-                )?,
-                "http" => once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?,
-                _ => return Ok(false),
-            }
-            Ok(true)
-        })?;
-        let mut event = Event {
-            seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
-            time: time.ok_or_else(|| A::Error::missing_field("time"))?,
-            from: from.ok_or_else(|| A::Error::missing_field("from"))?,
-            to: to.ok_or_else(|| A::Error::missing_field("to"))?,
-            channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
-            raw: raw.flatten(),
-            aside: None,
-        };
-        event.set_raw_b64(raw_b64.flatten());
-        event.set_process(process.flatten());
-        event.set_http(http.flatten());
-        if !extra.is_empty() {
-            *event.extra_mut() = extra;
-        }
-        Ok(event)
+    fn read<'de, A: MapAccess<'de>>(map: A) -> Result<Event, A::Error> {
+        read_event::<A, false>(map)
     }
+}
+
+/// The members of an event, its payload read as [`raw_member`] says.
+fn read_event<'de, A: MapAccess<'de>, const BORROWED: bool>(mut map: A) -> Result<Event, A::Error> {
+    let (mut seq, mut time, mut from, mut to, mut channel) = (None, None, None, None, None);
+    let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
+    let extra = members(&mut map, |key, map| {
+        match key {
+            "seq" => once(&mut seq, "seq", map.next_value::<u64>()?)?,
+            "time" => once(&mut time, "time", map.next_value::<Time>()?.0)?,
+            "from" => once(&mut from, "from", map.next_value::<Lane>()?)?,
+            "to" => once(&mut to, "to", map.next_value::<Lane>()?)?,
+            "channel" => once(&mut channel, "channel", map.next_value::<Channel>()?)?,
+            "raw" => once(&mut raw, "raw", raw_member::<A, BORROWED>(map)?)?,
+            "raw_b64" => once(
+                &mut raw_b64,
+                "raw_b64",
+                map.next_value::<Option<Box<str>>>()?,
+            )?,
+            "process" => once(
+                &mut process,
+                "process",
+                map.next_value::<Option<ProcessInfo>>()?,
+            )?,
+            "http" => once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
+    let mut event = Event {
+        seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
+        time: time.ok_or_else(|| A::Error::missing_field("time"))?,
+        from: from.ok_or_else(|| A::Error::missing_field("from"))?,
+        to: to.ok_or_else(|| A::Error::missing_field("to"))?,
+        channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
+        raw: raw.flatten(),
+        aside: None,
+    };
+    event.set_raw_b64(raw_b64.flatten());
+    event.set_process(process.flatten());
+    event.set_http(http.flatten());
+    if !extra.is_empty() {
+        *event.extra_mut() = extra;
+    }
+    Ok(event)
 }
 
 impl<'de> Deserialize<'de> for Event {
@@ -259,5 +310,36 @@ mod tests {
         let e: Event = serde_json::from_str(line).expect("event");
         assert_eq!(e.seq, 1);
         assert_eq!(e.extra().get("k\"ey"), Some(&Value::from(2)));
+    }
+
+    #[test]
+    fn a_line_reads_as_serde_json_reads_it_the_same_event_or_the_same_error() {
+        let head = r#"{"seq":1,"time":"2026-11-29T22:52:27.123456Z","from":"host","to":"s","channel":"stdio""#;
+        let raws = [
+            r#""{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}""#,
+            r#""plain""#,
+            r#""""#,
+            r#""\u00e9\ud83d\ude00\/\b\f\n\r\t\\""#,
+            r#""\ud800""#,
+            r#""\udc00x""#,
+            r#"null"#,
+            r#"12"#,
+            r#"{"a":1}"#,
+            r#""unterminated"#,
+            r#""bad \x escape""#,
+            "\"a\u{1}b\"",
+        ];
+        for raw in raws {
+            for line in [
+                format!("{head},\"raw\":{raw}}}"),
+                format!("{head},\"raw\": {raw} ,\"later\":[1]}}"),
+                format!("{head},\"raw\":{raw},\"raw\":\"again\"}}"),
+            ] {
+                let ours = Event::from_line(line.as_bytes()).map_err(|e| e.to_string());
+                let serde =
+                    serde_json::from_slice::<Event>(line.as_bytes()).map_err(|e| e.to_string());
+                assert_eq!(ours, serde, "{line}");
+            }
+        }
     }
 }

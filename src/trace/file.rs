@@ -157,7 +157,7 @@ fn parse_lines(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Event>(buf) {
+        match Event::from_line(buf) {
             Ok(event) => {
                 if let Some(problem) = payload_problem(&event) {
                     warnings.push(LoadWarning {

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::envelope::{Envelope, Top};
+use super::envelope::{Envelope, Top, Version};
 pub use super::envelope::{ErrorMembers, Params, ResultMembers};
 use super::shared::Shared;
 
@@ -176,6 +176,12 @@ pub fn classify(bytes: &[u8]) -> Message<'_> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Message::invalid(Problem::new(Invalidity::NotUtf8));
     };
+    classify_text(text)
+}
+
+/// [`classify`] of a payload already known to be text (an event's `raw`).
+pub fn classify_text(text: &str) -> Message<'_> {
+    let bytes = text.as_bytes();
     let envelope = match serde_json::from_str::<Top<'_>>(text) {
         Ok(Top::Object(envelope)) => envelope,
         Ok(Top::Array(items)) => {
@@ -199,8 +205,10 @@ pub fn classify(bytes: &[u8]) -> Message<'_> {
         error,
     } = *envelope;
     match jsonrpc {
-        Some(Value::String(v)) if v == "2.0" => {}
-        Some(other) => return Message::invalid(Problem::with(Invalidity::WrongVersion, other)),
+        Some(Version::Two) => {}
+        Some(Version::Other(other)) => {
+            return Message::invalid(Problem::with(Invalidity::WrongVersion, other));
+        }
         None => return Message::invalid(Problem::new(Invalidity::NoVersion)),
     }
     let id = id_value.as_ref().and_then(RpcId::from_value);
@@ -258,6 +266,35 @@ mod tests {
 
     fn kind(s: &str) -> MessageKind {
         classify(s.as_bytes()).kind
+    }
+
+    #[test]
+    fn a_wrong_version_is_said_as_the_json_it_is() {
+        for version in [
+            r#""2.0 ""#,
+            r#""1.0""#,
+            r#""2\u002e0""#,
+            "2.0",
+            "2",
+            "-2",
+            "18446744073709551615",
+            "true",
+            "null",
+            "[2,0]",
+            r#"{"v":"2.0","w":[1.5]}"#,
+            r#""""#,
+        ] {
+            let line = format!(r#"{{"jsonrpc":{version},"id":1,"method":"m"}}"#);
+            let msg = classify(line.as_bytes());
+            let value: Value = serde_json::from_str(version).expect("json");
+            if value == "2.0" {
+                assert_eq!(msg.kind, MessageKind::Request, "{line}");
+                continue;
+            }
+            let problem = msg.problem.expect("invalid");
+            assert_eq!(problem.why, Invalidity::WrongVersion, "{line}");
+            assert_eq!(problem.detail(), value.to_string(), "{line}");
+        }
     }
 
     #[test]

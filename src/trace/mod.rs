@@ -34,7 +34,7 @@ pub use event::{
 pub use file::{
     LineProblem, LoadWarning, LoadedTrace, Loading, TraceError, load, load_from_reader, trace_bytes,
 };
-pub use jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify};
+pub use jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify, classify_text};
 pub use session::Follower;
 pub use shared::Shared;
 pub use writer::{TraceWriter, write_trace};

@@ -337,7 +337,7 @@ fn parse_lines(lines: &[String], before: usize) -> (Vec<Event>, Vec<LoadWarning>
     let mut events = Vec::with_capacity(lines.len());
     let mut warnings = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<Event>(line) {
+        match Event::from_line(line.as_bytes()) {
             Ok(event) => events.push(event),
             Err(e) => warnings.push(LoadWarning {
                 line: before + i + 2,

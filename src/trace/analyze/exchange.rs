@@ -4,7 +4,7 @@
 //! [`super::analyze`]'s loop; the state lives in [`State`].
 
 use super::{Pending, State, latency_us, share};
-use crate::trace::derived::{Derived, PENDING_AT_END, Pairing};
+use crate::trace::derived::{Derived, Pairing};
 use crate::trace::event::{Event, Lane};
 use crate::trace::jsonrpc::{Message, ResultMembers, RpcId};
 
@@ -38,8 +38,10 @@ impl State {
                     session.revision = d.detail.as_deref().map(str::to_string);
                 }
             }
-            let revision = session.revision.clone();
-            d.revision = self.opt_text(revision.as_deref());
+            d.revision = session
+                .revision
+                .as_deref()
+                .map(|r| share(&mut self.texts, r));
         }
         if params.retry {
             let key = (
@@ -67,7 +69,7 @@ impl State {
                 .pending
                 .insert((event.from.clone(), event.to.clone(), id), pending);
             // Unanswered until something settles it (an answer, a cancellation, an exit).
-            d.pairing = Pairing::Unanswered(self.text(PENDING_AT_END));
+            d.pairing = Pairing::Unanswered(self.pending_at_end());
             if let Some(earlier) = reused {
                 self.touched.push(earlier.index);
                 // JSON-RPC ids must be unique among pending requests; the answer will pair with

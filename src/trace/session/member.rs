@@ -133,7 +133,7 @@ impl Member {
                 }
                 continue;
             }
-            match serde_json::from_slice::<Event>(line) {
+            match Event::from_line(line) {
                 Ok(event) => {
                     if let Some(last) = self.last_seq
                         && event.seq != last.wrapping_add(1)
