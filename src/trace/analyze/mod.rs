@@ -138,8 +138,6 @@ const AHEAD_BLOCK: usize = 8_192;
 
 /// An event's payload as [`State::interpret`] takes it: read already (by another thread), or
 /// to be read there.
-// Boxing the message would cost an allocation per event, which is what reading ahead saves.
-#[allow(clippy::large_enum_variant)]
 enum Payload<'a> {
     /// An event that carries no JSON-RPC message (a process, a note, a bodiless HTTP exchange).
     None,
