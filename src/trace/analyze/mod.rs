@@ -88,24 +88,41 @@ impl Analyzer {
     /// interpretation of the events before them, made by this analyzer). Returns the indices
     /// of the earlier events whose [`Derived`] changed, in no particular order.
     pub fn extend(&mut self, events: &[Event], analysis: &mut Analysis) -> Vec<usize> {
-        let help = events.len().saturating_sub(analysis.derived.len()) >= AHEAD_FROM
-            && super::halves::has_threads();
-        self.extend_with(events, analysis, help)
-    }
-
-    /// [`Self::extend`], with a second thread reading payloads ahead when `help` says so.
-    fn extend_with(&mut self, events: &[Event], analysis: &mut Analysis, help: bool) -> Vec<usize> {
         let state = &mut self.state;
         let derived = &mut analysis.derived;
         let from = derived.len();
         derived.reserve(events.len().saturating_sub(from));
-        if help {
-            state.interpret_with_help(events, from, derived);
-        } else {
-            for (index, event) in events.iter().enumerate().skip(from) {
-                let d = state.interpret(index, event, payload_of(event), events, derived);
-                derived.push(d);
-            }
+        for (index, event) in events.iter().enumerate().skip(from) {
+            let d = match event.channel {
+                // An HTTP exchange without a body (a 202, a GET or DELETE, an SSE priming event)
+                // carries no message: it is not an invalid one.
+                Channel::Http
+                    if event.bytes().is_some_and(|b| b.is_empty())
+                        && event
+                            .http()
+                            .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
+                {
+                    Derived::plain(Kind::Other)
+                }
+                Channel::Stdio | Channel::Http => {
+                    let bytes = event.raw.is_none().then(|| event.bytes()).flatten();
+                    let msg = match (&event.raw, &bytes) {
+                        (Some(text), _) => classify_text(text),
+                        (None, Some(bytes)) => classify(bytes),
+                        (None, None) => Message::invalid(Problem::new(Invalidity::NoPayload)),
+                    };
+                    state.message(index, event, msg, events, derived)
+                }
+                Channel::Process => {
+                    state.process(event, derived);
+                    Derived::plain(Kind::Process)
+                }
+                Channel::Stderr => Derived::plain(Kind::Stderr),
+                Channel::Note => Derived::plain(Kind::Note),
+                Channel::LlmHttp => Derived::plain(Kind::LlmHttp),
+                Channel::Other(_) => Derived::plain(Kind::Other),
+            };
+            derived.push(d);
         }
         let mut sessions: Vec<(Lane, Session)> = state
             .sessions
@@ -130,115 +147,12 @@ fn share(texts: &mut HashSet<Shared, RandomState>, text: &str) -> Shared {
     new
 }
 
-/// Below this many new events, [`Analyzer::extend`] reads every payload itself.
-const AHEAD_FROM: usize = 32_768;
-
-/// How many events' payloads the helping thread reads at a time.
-const AHEAD_BLOCK: usize = 8_192;
-
-/// An event's payload as [`State::interpret`] takes it: read already (by another thread), or
-/// to be read there.
-enum Payload<'a> {
-    /// An event that carries no JSON-RPC message (a process, a note, a bodiless HTTP exchange).
-    None,
-    /// A message read from the event's text (`raw`).
-    Read(Message<'a>),
-    /// A payload kept as base64: decoded and read where it is interpreted.
-    Encoded,
-}
-
-/// What [`State::interpret`] needs of `event`'s payload, read as far as can be done apart
-/// from the analysis (on another thread).
-fn payload_of(event: &Event) -> Payload<'_> {
-    match event.channel {
-        // An HTTP exchange without a body (a 202, a GET or DELETE, an SSE priming event)
-        // carries no message: it is not an invalid one.
-        Channel::Http
-            if event.bytes().is_some_and(|b| b.is_empty())
-                && event
-                    .http()
-                    .is_some_and(|h| h.status.is_some() || h.method.is_some()) =>
-        {
-            Payload::None
-        }
-        Channel::Stdio | Channel::Http => match &event.raw {
-            Some(text) => Payload::Read(classify_text(text)),
-            None => Payload::Encoded,
-        },
-        _ => Payload::None,
-    }
-}
-
 /// The server lane of a host-server exchange.
 fn server_lane(event: &Event) -> Option<&Lane> {
     [&event.from, &event.to].into_iter().find(|l| l.is_server())
 }
 
 impl State {
-    /// The interpretation of event `index`, whose payload is `payload` ([`payload_of`]).
-    fn interpret(
-        &mut self,
-        index: usize,
-        event: &Event,
-        payload: Payload<'_>,
-        events: &[Event],
-        derived: &mut [Derived],
-    ) -> Derived {
-        match (payload, &event.channel) {
-            (Payload::Read(msg), _) => self.message(index, event, msg, events, derived),
-            (Payload::Encoded, _) => {
-                let bytes = event.bytes();
-                let msg = match &bytes {
-                    Some(bytes) => classify(bytes),
-                    None => Message::invalid(Problem::new(Invalidity::NoPayload)),
-                };
-                self.message(index, event, msg, events, derived)
-            }
-            (Payload::None, Channel::Process) => {
-                self.process(event, derived);
-                Derived::plain(Kind::Process)
-            }
-            (Payload::None, Channel::Stderr) => Derived::plain(Kind::Stderr),
-            (Payload::None, Channel::Note) => Derived::plain(Kind::Note),
-            (Payload::None, Channel::LlmHttp) => Derived::plain(Kind::LlmHttp),
-            (Payload::None, _) => Derived::plain(Kind::Other),
-        }
-    }
-
-    /// Interprets `events[from..]` into `derived` as [`Self::interpret`] one by one does, with
-    /// a second thread reading every other block of payloads ahead (reading is most of the
-    /// work; the correlation must stay in order, here). The blocks wait in a queue of two, so
-    /// the messages read ahead take a few megabytes at most.
-    fn interpret_with_help(&mut self, events: &[Event], from: usize, derived: &mut Vec<Derived>) {
-        let starts: Vec<usize> = (from..events.len()).step_by(AHEAD_BLOCK).collect();
-        let block = |start: usize| &events[start..(start + AHEAD_BLOCK).min(events.len())];
-        std::thread::scope(|scope| {
-            let (send, read) = std::sync::mpsc::sync_channel::<Vec<Payload<'_>>>(2);
-            let helped: Vec<usize> = starts.iter().copied().skip(1).step_by(2).collect();
-            scope.spawn(move || {
-                for &start in &helped {
-                    let payloads = block(start).iter().map(payload_of).collect();
-                    if send.send(payloads).is_err() {
-                        return;
-                    }
-                }
-            });
-            for (n, &start) in starts.iter().enumerate() {
-                // The helper's blocks are the odd ones; should it be gone, read here.
-                let ahead = if n % 2 == 1 { read.recv().ok() } else { None };
-                let mut ahead = ahead.map(Vec::into_iter);
-                for (offset, event) in block(start).iter().enumerate() {
-                    let payload = match ahead.as_mut().and_then(Iterator::next) {
-                        Some(payload) => payload,
-                        None => payload_of(event),
-                    };
-                    let d = self.interpret(start + offset, event, payload, events, derived);
-                    derived.push(d);
-                }
-            }
-        });
-    }
-
     /// The shared copy of `text`.
     fn text(&mut self, text: &str) -> Shared {
         share(&mut self.texts, text)

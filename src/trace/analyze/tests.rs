@@ -1,7 +1,6 @@
 //! Correlation on small hand-made traces: one test per rule of [`super`].
 
 use super::*;
-use base64::Engine as _;
 use chrono::{Duration, TimeZone, Utc};
 
 /// Builds events from (from, to, raw) with 1 ms between them; `!exit` makes a process exit.
@@ -247,89 +246,4 @@ fn an_answer_shares_the_string_id_of_its_request() {
         }
         other => panic!("{other:?}"),
     }
-}
-
-#[test]
-fn payloads_read_ahead_on_a_second_thread_give_the_same_analysis() {
-    // Every rule's traffic, repeated past several blocks of the helping thread, with ids
-    // that repeat across rounds (reused while pending, answered across blocks).
-    let m = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
-    let call = |id: usize, name: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}",{m}}}}}"#
-        )
-    };
-    let mut lines: Vec<(&str, &str, String)> = Vec::new();
-    for round in 0..6_000 {
-        let id = round % 97;
-        lines.push((H, S, call(id, "a")));
-        lines.push((H, S, call(id + 1_000, "b")));
-        lines.push((
-            S,
-            H,
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#),
-        ));
-        lines.push((S, H, "debug: not json".to_string()));
-        lines.push((H, S, format!(r#"{{"jsonrpc":"2.0","id":"s{id}","method":"subscriptions/listen","params":{{{m}}}}}"#)));
-        lines.push((S, H, format!(r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":"s{id}"}}}}}}"#)));
-        lines.push((H, S, format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"s{id}"}}}}"#)));
-        lines.push((
-            S,
-            H,
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{},"result":{{"resultType":"input_required"}}}}"#,
-                id + 1_000
-            ),
-        ));
-        lines.push((
-            H,
-            S,
-            format!(r#"{{"jsonrpc":"1.0","id":{id},"method":"m"}}"#),
-        ));
-        lines.push((H, S, call(id + 2_000, "c")));
-        lines.push((
-            H,
-            S,
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-1,"message":"no"}}}}"#,
-                id + 2_000
-            ),
-        ));
-        lines.push((
-            S,
-            H,
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-1,"message":"no"}}}}"#,
-                id + 2_000
-            ),
-        ));
-        if round % 300 == 299 {
-            lines.push((S, H, "!exit".to_string()));
-        }
-    }
-    let borrowed: Vec<(&str, &str, &str)> =
-        lines.iter().map(|(f, t, r)| (*f, *t, r.as_str())).collect();
-    let mut events = trace(&borrowed);
-    assert!(events.len() > 2 * AHEAD_FROM, "{}", events.len());
-    // Some payloads kept as base64, as a recorder keeps bytes that are not UTF-8.
-    for e in events.iter_mut().skip(7).step_by(1_000) {
-        let raw = e.raw.take().unwrap_or_default();
-        e.set_raw_b64(Some(
-            base64::engine::general_purpose::STANDARD
-                .encode(raw.as_bytes())
-                .into(),
-        ));
-    }
-    let mut alone = Analysis::default();
-    let touched_alone = Analyzer::default().extend_with(&events, &mut alone, false);
-    let mut helped = Analysis::default();
-    let touched_helped = Analyzer::default().extend_with(&events, &mut helped, true);
-    assert_eq!(helped, alone);
-    assert_eq!(touched_helped, touched_alone);
-    // Extended in two steps, the second starting mid-block.
-    let mut steps = Analysis::default();
-    let mut analyzer = Analyzer::default();
-    analyzer.extend_with(&events[..5_001], &mut steps, false);
-    analyzer.extend_with(&events, &mut steps, true);
-    assert_eq!(steps, alone);
 }
