@@ -351,10 +351,12 @@ fn load_in_chunks(
     let mut parsed = Parsed::default();
     let mut bytes_read = 0u64;
     let mut next_line = line_no + 1;
-    let mut carry: Vec<u8> = Vec::new();
+    // One buffer for every chunk: a chunk freed and the next allocated would each time be new
+    // pages for the kernel to zero and map (16 MB of page faults a chunk).
+    let hint = usize::try_from(size_hint).unwrap_or(usize::MAX);
+    let mut chunk: Vec<u8> = Vec::with_capacity(chunk_size.min(hint));
     let mut read_error = None;
     loop {
-        let mut chunk = std::mem::take(&mut carry);
         let mut at_end = false;
         match reader
             .by_ref()
@@ -371,19 +373,18 @@ fn load_in_chunks(
                 at_end = true;
             }
         }
-        if !at_end {
-            // Whole lines only; the start of the next line waits for the next chunk.
+        // Whole lines only; the start of the next line waits for the next chunk.
+        let whole = if at_end {
+            chunk.len()
+        } else {
             match memchr::memrchr(b'\n', &chunk) {
-                Some(p) => carry = chunk.split_off(p + 1),
-                None => {
-                    carry = chunk;
-                    continue;
-                }
+                Some(p) => p + 1,
+                None => continue,
             }
-        }
+        };
         let first = bytes_read == 0;
-        bytes_read += chunk.len() as u64;
-        next_line += parse_chunk(&mut parsed, &chunk, next_line);
+        bytes_read += whole as u64;
+        next_line += parse_chunk(&mut parsed, &chunk[..whole], next_line);
         if first && !at_end && size_hint > bytes_read {
             // Size the list once from the first chunk rather than doubling it as it fills.
             let per_byte = parsed.events.len() as f64 / bytes_read as f64;
@@ -395,6 +396,7 @@ fn load_in_chunks(
         if at_end {
             break;
         }
+        chunk.drain(..whole);
     }
     Ok(finish(header, parsed, next_line, read_error))
 }
