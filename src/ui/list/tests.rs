@@ -198,16 +198,22 @@ fn typed_filters_match_a_plain_scan() {
     );
 }
 
-/// With the byte sets made, every needle finds what the rows say, one character or more.
-#[test]
-fn byte_sets_agree_with_reading_the_rows() {
-    let mut store = TraceStore::new("t".into(), Source::Memory, mixed_events());
+/// A store of `events` with its byte sets made (waited for, up to a minute).
+fn with_byte_sets(events: Vec<Event>) -> TraceStore {
+    let mut store = TraceStore::new("t".into(), Source::Memory, events);
     store.byte_sets = super::ByteSets::start(&store.events, &store.report);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while store.byte_sets.get().is_none() {
         assert!(std::time::Instant::now() < deadline, "no byte sets");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+    store
+}
+
+/// With the byte sets made, every needle finds what the rows say, one character or more.
+#[test]
+fn byte_sets_agree_with_reading_the_rows() {
+    let store = with_byte_sets(mixed_events());
     let plain = |needle: &str| plain_scan(&store, needle);
     let mut needles: Vec<String> = (0x20u8..0x7f).map(|b| (b as char).to_string()).collect();
     needles.extend(
@@ -368,13 +374,7 @@ fn chunked_typing_over_a_big_trace_matches_a_plain_scan() {
             Event::with_bytes(seq, t0, from, to, channel, raw.into_bytes())
         })
         .collect();
-    let mut store = TraceStore::new("t".into(), Source::Memory, events);
-    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while store.byte_sets.get().is_none() {
-        assert!(std::time::Instant::now() < deadline, "no byte sets");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let store = with_byte_sets(events);
     let word = "summarize";
     let mut list = MessageList::default();
     for end in 1..=word.len() {
@@ -442,13 +442,7 @@ fn own_labels_kept_or_not_match_a_plain_scan() {
             Event::with_bytes(seq, t0, from, to, channel, raw.into_bytes())
         })
         .collect();
-    let mut store = TraceStore::new("t".into(), Source::Memory, events);
-    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while store.byte_sets.get().is_none() {
-        assert!(std::time::Instant::now() < deadline, "no byte sets");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let store = with_byte_sets(events);
     for needle in [
         "ab", "abc", "abd", "r: a", "err", "note 1", "7 abc", "e 9", "z",
     ] {
@@ -484,13 +478,7 @@ fn byte_sets_keep_characters_that_lowercase_to_ascii() {
             Event::with_bytes(seq as u64, t0, s.clone(), Lane::Host, Channel::Stdio, raw.into_bytes())
         })
         .collect();
-    let mut store = TraceStore::new("t".into(), Source::Memory, events);
-    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while store.byte_sets.get().is_none() {
-        assert!(std::time::Instant::now() < deadline, "no byte sets");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let store = with_byte_sets(events);
     for (needle, expected) in [
         ("kelvin", vec![0, 1]),
         ("elvin", vec![0, 1]),
