@@ -2,12 +2,12 @@
 //!
 //! For every event, two 64-bit sets of the byte classes (ASCII letters folded, digits, common
 //! punctuation, one bit for the rest) that occur in its payload and in its row's label, and
-//! the number of its label when many rows share it (or when it is one of the first few thousand
-//! distinct labels of other rows: a process's, a note's, repeated): 20 bytes per event, built on
-//! a background thread after a big trace opens. A needle holding a class a set lacks is not in that text,
-//! which is then neither read nor made; a needle of one letter, digit or listed symbol is in
-//! exactly the texts whose set holds it. What the sets say is what [`super::Filter::matches`]
-//! would find (the tests compare them).
+//! the number of its label when many rows share it (or when it is one of the first few
+//! thousand distinct labels of other rows: a process's, a note's, repeated): 20 bytes per
+//! event, built on a background thread after a big trace opens. A needle holding a class a set
+//! lacks is not in that text, which is then neither read nor made; a needle of one letter,
+//! digit or listed symbol is in exactly the texts whose set holds it. What the sets say is what
+//! [`super::Filter::matches`] would find (the tests compare them).
 
 use std::sync::{Arc, OnceLock};
 
