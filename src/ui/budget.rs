@@ -7,7 +7,8 @@
 //! reader scrolls, points or types, the work gets what those leave of [`FRAME_MS`], at most
 //! [`ACTING_WORK_MS`] (a frame that a preempted core or a slice of work longer than asked for
 //! makes late by a few milliseconds still makes 60 Hz); in frames nobody acts in,
-//! [`MAX_WORK_MS`] (a long frame is seen by no one, and the findings are ready sooner). Pure arithmetic, so it is tested natively; `ui::web` keeps the clocks.
+//! [`MAX_WORK_MS`] (a long frame is seen by no one, and the findings are ready sooner). Pure
+//! arithmetic, so it is tested natively; `ui::web` keeps the clocks.
 
 /// The frame our work and the drawing share: 60 Hz's 16.7 ms, less a margin for what the
 /// browser does around them and for a slice of work that overruns what it was given.
