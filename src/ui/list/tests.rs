@@ -198,6 +198,21 @@ fn typed_filters_match_a_plain_scan() {
     );
 }
 
+/// One `notifications/message` from a server for each text of `data`, as its `data`.
+fn messages(data: &[&str]) -> Vec<Event> {
+    let t0 = now();
+    data.iter()
+        .enumerate()
+        .map(|(seq, data)| {
+            let raw = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{data}"}}}}"#
+            );
+            let s = Lane::server("s");
+            Event::with_bytes(seq as u64, t0, s, Lane::Host, Channel::Stdio, raw.into_bytes())
+        })
+        .collect()
+}
+
 /// A store of `events` with its byte sets made (waited for, up to a minute).
 fn with_byte_sets(events: Vec<Event>) -> TraceStore {
     let mut store = TraceStore::new("t".into(), Source::Memory, events);
@@ -297,7 +312,6 @@ fn edits_that_do_not_extend_the_text_do_not_narrow() {
 /// place of the shorter text is the longer one's or not.
 #[test]
 fn narrowing_resumes_where_the_shorter_text_was_found() {
-    let t0 = now();
     let data = [
         "summarize",
         "sum, summary, SUMMARIZE",
@@ -306,17 +320,7 @@ fn narrowing_resumes_where_the_shorter_text_was_found() {
         "\u{212a}ELVIN",
         "ize, rize, ARIZE",
     ];
-    let events: Vec<Event> = data
-        .iter()
-        .enumerate()
-        .map(|(seq, data)| {
-            let raw = format!(
-                r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{data}"}}}}"#
-            );
-            let s = Lane::server("s");
-            Event::with_bytes(seq as u64, t0, s, Lane::Host, Channel::Stdio, raw.into_bytes())
-        })
-        .collect();
+    let events = messages(&data);
     let store = TraceStore::new("t".into(), Source::Memory, events);
     let plain = |needle: &str| plain_scan(&store, needle);
     let typed = [
@@ -465,19 +469,8 @@ fn own_labels_kept_or_not_match_a_plain_scan() {
 /// Kelvin sign, `İ`) only when its set says it holds bytes beyond ASCII: those still match.
 #[test]
 fn byte_sets_keep_characters_that_lowercase_to_ascii() {
-    let t0 = now();
-    let s = Lane::server("s");
     let data = ["\u{212a}ELVIN", "kelvin", "plain", "x\u{130}y", "\u{e9}k"];
-    let events: Vec<Event> = data
-        .iter()
-        .enumerate()
-        .map(|(seq, data)| {
-            let raw = format!(
-                r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{data}"}}}}"#
-            );
-            Event::with_bytes(seq as u64, t0, s.clone(), Lane::Host, Channel::Stdio, raw.into_bytes())
-        })
-        .collect();
+    let events = messages(&data);
     let store = with_byte_sets(events);
     for (needle, expected) in [
         ("kelvin", vec![0, 1]),
