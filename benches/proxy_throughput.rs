@@ -8,6 +8,11 @@
 //! - One 50 MB line (a base64 image in a `tools/call` result) through `cat` and back: the time
 //!   to the last byte, and the proxy's peak memory (its VmHWM) against the line's size.
 //!
+//! Every section also runs a forwarder that records nothing (this bench binary itself, started
+//! again as one: it copies stdin to `cat` and `cat` to stdout with `std::io::copy`, which moves
+//! pipe to pipe with `splice(2)` on Linux): what any proxy between two pipes costs on this
+//! machine, so the goals' ratios can be read against what is reachable at all.
+//!
 //! Run with `cargo bench --bench proxy_throughput`. With `SIGHTLINE_BASELINE=/path/to/sightline`
 //! an older build runs beside this one in every round, for before/after figures from one run.
 
@@ -21,11 +26,35 @@ const ROUND_TRIPS: usize = 2_000;
 const LONG_LINE: usize = 50 << 20;
 const LONG_ROUNDS: usize = 5;
 
-/// What carries the bytes: `cat` alone, or a sightline binary's `proxy -- cat`.
+/// What carries the bytes: `cat` alone, a sightline binary's `proxy -- cat`, or the forwarder
+/// that records nothing ([`forward_only`]).
 #[derive(Clone, Copy)]
 enum Via<'a> {
     Direct,
     Proxy(&'a str),
+    Bare,
+}
+
+/// The environment variable that starts this binary as the forwarder that records nothing.
+const FORWARD_ONLY: &str = "SIGHTLINE_BENCH_FORWARD_ONLY";
+
+/// The forwarder that records nothing: `cat` behind two copies, stdin to its stdin and its
+/// stdout to stdout, each closing its end when the other side closes.
+fn forward_only() {
+    let mut cat = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn cat");
+    let mut to_cat = cat.stdin.take().expect("cat's stdin");
+    let mut from_cat = cat.stdout.take().expect("cat's stdout");
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_cat);
+        });
+        let _ = std::io::copy(&mut from_cat, &mut std::io::stdout().lock());
+    });
+    cat.wait().expect("wait for cat");
 }
 
 fn message(i: usize) -> String {
@@ -35,16 +64,22 @@ fn message(i: usize) -> String {
 }
 
 fn spawn(via: Via<'_>, trace: &std::path::Path) -> Child {
-    let mut cmd = if let Via::Proxy(bin) = via {
-        let mut c = Command::new(bin);
-        c.arg("proxy")
-            .arg("--quiet")
-            .arg("--trace")
-            .arg(trace)
-            .args(["--", "cat"]);
-        c
-    } else {
-        Command::new("cat")
+    let mut cmd = match via {
+        Via::Proxy(bin) => {
+            let mut c = Command::new(bin);
+            c.arg("proxy")
+                .arg("--quiet")
+                .arg("--trace")
+                .arg(trace)
+                .args(["--", "cat"]);
+            c
+        }
+        Via::Bare => {
+            let mut c = Command::new(std::env::current_exe().expect("this bench's path"));
+            c.env(FORWARD_ONLY, "1");
+            c
+        }
+        Via::Direct => Command::new("cat"),
     };
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -146,6 +181,10 @@ fn long_line(size: usize) -> Vec<u8> {
 }
 
 fn main() {
+    if std::env::var_os(FORWARD_ONLY).is_some() {
+        forward_only();
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("sightline-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let trace = dir.join("bench.jsonl");
@@ -154,10 +193,12 @@ fn main() {
         .collect();
     let mb = payload.len() as f64 / 1e6;
     let baseline = std::env::var("SIGHTLINE_BASELINE").ok();
-    let mut proxies = vec![("proxy", env!("CARGO_BIN_EXE_sightline"))];
+    let mut proxies = vec![("proxy", Via::Proxy(env!("CARGO_BIN_EXE_sightline")))];
     if let Some(old) = &baseline {
-        proxies.push(("baseline", old.as_str()));
+        proxies.push(("baseline", Via::Proxy(old.as_str())));
     }
+    // Last, so its name's longer column does not shift the others.
+    proxies.push(("no-record", Via::Bare));
 
     let mut direct = (Vec::new(), Vec::new());
     let mut proxied = vec![(Vec::new(), Vec::new()); proxies.len()];
@@ -165,8 +206,8 @@ fn main() {
         let (last, exit, _) = throughput_run(Via::Direct, &payload, &trace);
         direct.0.push(last.as_secs_f64());
         direct.1.push(exit.as_secs_f64());
-        for (k, (_, bin)) in proxies.iter().enumerate() {
-            let (last, exit, _) = throughput_run(Via::Proxy(bin), &payload, &trace);
+        for (k, &(_, via)) in proxies.iter().enumerate() {
+            let (last, exit, _) = throughput_run(via, &payload, &trace);
             proxied[k].0.push(last.as_secs_f64());
             proxied[k].1.push(exit.as_secs_f64());
         }
@@ -174,19 +215,19 @@ fn main() {
     let d = median(direct.0);
     println!("throughput: {MESSAGES} messages ({mb:.1} MB), median of {ROUNDS} rounds");
     println!(
-        "  plain pipe (cat):        {:>8.1} ms  {:>10.0} msg/s",
+        "  plain pipe (cat):         {:>8.1} ms  {:>10.0} msg/s",
         d * 1e3,
         MESSAGES as f64 / d
     );
     for ((name, _), (last, exit)) in proxies.iter().zip(proxied) {
         let (p, e) = (median(last), median(exit));
         println!(
-            "  {name:<8} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.9)",
+            "  {name:<9} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.9)",
             p * 1e3,
             d / p
         );
         println!(
-            "  {name:<8} exit, trace on disk {:>5.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.5)",
+            "  {name:<9} exit, trace on disk {:>5.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.5)",
             e * 1e3,
             d / e
         );
@@ -201,19 +242,19 @@ fn main() {
     let direct = latencies(Via::Direct, &trace);
     println!("round trip latency, {ROUND_TRIPS} round trips one at a time (microseconds)");
     println!(
-        "  plain pipe p50 {:>7.1}  p99 {:>7.1}",
+        "  plain pipe  p50 {:>7.1}  p99 {:>7.1}",
         pct(&direct, 0.5),
         pct(&direct, 0.99)
     );
-    for (name, bin) in &proxies {
-        let proxied = latencies(Via::Proxy(bin), &trace);
+    for &(name, via) in &proxies {
+        let proxied = latencies(via, &trace);
         println!(
-            "  {name:<8}   p50 {:>7.1}  p99 {:>7.1}",
+            "  {name:<9}   p50 {:>7.1}  p99 {:>7.1}",
             pct(&proxied, 0.5),
             pct(&proxied, 0.99)
         );
         println!(
-            "  {name:<8} added p50 {:>7.1}  p99 {:>7.1}  (goal p50 <= 15, p99 <= 50)",
+            "  {name:<9} added p50 {:>7.1}  p99 {:>7.1}  (goal p50 <= 15, p99 <= 50)",
             pct(&proxied, 0.5) - pct(&direct, 0.5),
             pct(&proxied, 0.99) - pct(&direct, 0.99)
         );
@@ -224,8 +265,8 @@ fn main() {
     let mut proxied = vec![(Vec::new(), 0u64); proxies.len()];
     for _ in 0..LONG_ROUNDS {
         direct.push(throughput_run(Via::Direct, &line, &trace).0.as_secs_f64());
-        for (k, (_, bin)) in proxies.iter().enumerate() {
-            let (last, _, peak) = throughput_run(Via::Proxy(bin), &line, &trace);
+        for (k, &(_, via)) in proxies.iter().enumerate() {
+            let (last, _, peak) = throughput_run(via, &line, &trace);
             proxied[k].0.push(last.as_secs_f64());
             proxied[k].1 = proxied[k].1.max(peak);
         }
@@ -235,16 +276,16 @@ fn main() {
         "one {} MB line through cat and back, median of {LONG_ROUNDS} rounds",
         LONG_LINE >> 20
     );
-    println!("  plain pipe (cat):        {:>8.1} ms", d * 1e3);
+    println!("  plain pipe (cat):         {:>8.1} ms", d * 1e3);
     for ((name, _), (last, peak)) in proxies.iter().zip(proxied) {
         let p = median(last);
         println!(
-            "  {name:<8} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.8)",
+            "  {name:<9} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.8)",
             p * 1e3,
             d / p
         );
         println!(
-            "  {name:<8} peak memory    {:>8.1} MB  {:.2}x the line  (goal <= 1x)",
+            "  {name:<9} peak memory    {:>8.1} MB  {:.2}x the line  (goal <= 1x)",
             peak as f64 / 1e6,
             peak as f64 / line.len() as f64
         );
