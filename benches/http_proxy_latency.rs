@@ -10,6 +10,11 @@
 //!   client reading it (one clock: the same process);
 //! - per SSE event, burst: N events written back to back, total time over N.
 //!
+//! A third proxy, on a current-thread runtime like the second, records to no sink: it takes
+//! every request and response apart and numbers them as the others do but writes no trace, so
+//! the difference to the second is what writing the trace costs, and what is left is what
+//! passing the bytes through a second HTTP connection costs.
+//!
 //! Upstream, proxy and client each run on their own thread and runtime, as three processes
 //! would. Direct and proxied runs alternate in rounds, so drift hits both. The added latency is
 //! the difference of the percentiles. Run with `cargo bench --bench http_proxy_latency`.
@@ -236,9 +241,8 @@ fn main() {
     // The proxy twice: on a multi-threaded runtime (as `sightline wrap --serve` runs it)
     // and on a current-thread one (as `sightline proxy --http` runs it), measured in
     // the same rounds.
-    let start_proxy = |runtime: tokio::runtime::Runtime| {
+    let start_proxy = |runtime: tokio::runtime::Runtime, proxy_recorder: Arc<Recorder>| {
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let proxy_recorder = Arc::clone(&recorder);
         let endpoint = format!("{direct}/mcp");
         let addr = on_own_thread(runtime, async move |tx| {
             let listen = SocketAddr::from(([127, 0, 0, 1], 0));
@@ -253,8 +257,11 @@ fn main() {
         });
         (format!("http://{addr}"), stop_tx)
     };
-    let (proxied, stop_tx) = start_proxy(tokio::runtime::Runtime::new().expect("runtime"));
-    let (proxied_one, stop_one) = start_proxy(single());
+    let multi = tokio::runtime::Runtime::new().expect("runtime");
+    let (proxied, stop_tx) = start_proxy(multi, Arc::clone(&recorder));
+    let (proxied_one, stop_one) = start_proxy(single(), Arc::clone(&recorder));
+    let unrecorded = Recorder::start(Vec::new());
+    let (proxied_none, stop_none) = start_proxy(single(), Arc::clone(&unrecorded));
 
     single().block_on(async {
         let client = reqwest::Client::builder()
@@ -264,18 +271,22 @@ fn main() {
         json_round_trips(&client, &direct, WARMUP).await;
         json_round_trips(&client, &proxied, WARMUP).await;
         json_round_trips(&client, &proxied_one, WARMUP).await;
+        json_round_trips(&client, &proxied_none, WARMUP).await;
         let (mut d_json, mut p_json, mut o_json) = (Vec::new(), Vec::new(), Vec::new());
         let (mut d_paced, mut p_paced, mut o_paced) = (Vec::new(), Vec::new(), Vec::new());
         let (mut d_burst, mut p_burst, mut o_burst) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut n_json, mut n_paced, mut n_burst) = (Vec::new(), Vec::new(), Vec::new());
         let per_event =
             |(_, total): (Vec<f64>, Duration)| total.as_secs_f64() * 1e6 / BURST_EVENTS as f64;
         for _ in 0..ROUNDS {
             d_json.extend(json_round_trips(&client, &direct, REQUESTS_PER_ROUND).await);
             p_json.extend(json_round_trips(&client, &proxied, REQUESTS_PER_ROUND).await);
             o_json.extend(json_round_trips(&client, &proxied_one, REQUESTS_PER_ROUND).await);
+            n_json.extend(json_round_trips(&client, &proxied_none, REQUESTS_PER_ROUND).await);
             d_paced.extend(sse_events(&client, &direct, PACED_EVENTS, 1).await.0);
             p_paced.extend(sse_events(&client, &proxied, PACED_EVENTS, 1).await.0);
             o_paced.extend(sse_events(&client, &proxied_one, PACED_EVENTS, 1).await.0);
+            n_paced.extend(sse_events(&client, &proxied_none, PACED_EVENTS, 1).await.0);
             d_burst.push(per_event(
                 sse_events(&client, &direct, BURST_EVENTS, 0).await,
             ));
@@ -285,11 +296,20 @@ fn main() {
             o_burst.push(per_event(
                 sse_events(&client, &proxied_one, BURST_EVENTS, 0).await,
             ));
+            n_burst.push(per_event(
+                sse_events(&client, &proxied_none, BURST_EVENTS, 0).await,
+            ));
         }
 
         for (runtime, json, paced, burst) in [
             ("multi-thread runtime", &p_json, &p_paced, &p_burst),
             ("current-thread runtime", &o_json, &o_paced, &o_burst),
+            (
+                "current-thread runtime, recording to no sink",
+                &n_json,
+                &n_paced,
+                &n_burst,
+            ),
         ] {
             println!("== proxy on a {runtime}");
             report(
@@ -313,6 +333,7 @@ fn main() {
     });
     let _ = stop_tx.send(());
     let _ = stop_one.send(());
+    let _ = stop_none.send(());
     let written = recorder.finish();
     println!(
         "recorded {} events to the trace ({} errors)",
