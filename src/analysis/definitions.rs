@@ -10,8 +10,7 @@ use serde_json::Value;
 
 use super::canonical::{canonical_json, canonical_json_pretty, sha256_hex, shape_hash};
 use super::conformance::Repeats;
-use super::links::Seqs;
-use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing, Seqs};
 
 /// Who a server is, for pinning: its `serverInfo.name` and, for stdio, its command line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -367,7 +367,6 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         .enumerate()
         .map(|(i, l)| (&l.lane, i))
         .collect();
-    let seqs = super::links::Seqs::new(events);
     let ctx = labels::Context { events, report };
 
     let row = |i: usize| layout_row(&ctx, &lane_index, i);
@@ -406,7 +405,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
         if let Pairing::AnsweredBy(seq) | Pairing::Answers(seq) = d.pairing {
-            rows[i].set_pair(seqs.index(events, seq));
+            rows[i].set_pair(report.rpc.index_of(events, seq));
         }
     }
     // LLM pairs.

@@ -92,20 +92,7 @@ fn pair(events: &[Event], report: &Report, i: usize) -> Option<usize> {
         });
     }
     match report.rpc.derived[i].pairing {
-        Pairing::AnsweredBy(seq) | Pairing::Answers(seq) => index_of_seq(events, seq),
+        Pairing::AnsweredBy(seq) | Pairing::Answers(seq) => report.rpc.index_of(events, seq),
         _ => None,
-    }
-}
-
-/// The index of the (last) event with `seq`, as a map from every event's `seq` would say.
-fn index_of_seq(events: &[Event], seq: u64) -> Option<usize> {
-    match events.binary_search_by_key(&seq, |e| e.seq) {
-        Ok(mut k) => {
-            while events.get(k + 1).is_some_and(|e| e.seq == seq) {
-                k += 1;
-            }
-            Some(k)
-        }
-        Err(_) => events.iter().rposition(|e| e.seq == seq),
     }
 }

@@ -154,13 +154,14 @@ impl Narrator<'_> {
         let Pairing::Answers(seq) = rpc[result].pairing else {
             return None;
         };
-        let mut request = self.index_of(seq)?;
+        let index_of = |seq| self.report.rpc.index_of(self.events, seq);
+        let mut request = index_of(seq)?;
         for _ in 0..self.events.len() {
             let chains = &self.report.chains;
             if let Some(chain) = chains.iter().find(|c| c.tools_call == Some(request)) {
                 return Some(chain);
             }
-            request = self.index_of(rpc[request].retry_of()?)?;
+            request = index_of(rpc[request].retry_of()?)?;
         }
         None
     }

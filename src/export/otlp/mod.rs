@@ -69,17 +69,12 @@ pub(crate) struct Ctx<'a> {
     pub options: &'a Options,
     /// When the recording ends (its last event): requests still pending end there.
     pub end: u64,
-    sorted: bool,
 }
 
 impl Ctx<'_> {
-    /// Index of the event with `seq`.
+    /// Index of the event with `seq` (the last one with it: [`crate::trace::Seqs`]).
     pub fn index_of(&self, seq: u64) -> Option<usize> {
-        if self.sorted {
-            self.events.binary_search_by_key(&seq, |e| e.seq).ok()
-        } else {
-            self.events.iter().position(|e| e.seq == seq)
-        }
+        self.report.rpc.index_of(self.events, seq)
     }
 }
 
@@ -109,7 +104,6 @@ impl<'a> Ctx<'a> {
             root: ids::span_id(&trace, "invoke_agent", &[]),
             options,
             end: end.unwrap_or_else(|| events.iter().map(|e| nanos(e.time)).max().unwrap_or(0)),
-            sorted: events.windows(2).all(|w| w[0].seq < w[1].seq),
         }
     }
 }
