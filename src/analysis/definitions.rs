@@ -269,7 +269,7 @@ fn read(
         let lane = event.from.clone();
         let state = lanes.entry(lane.clone()).or_default();
         let cursor = match d.pairing {
-            Pairing::Answers(seq) => seqs.index(events, seq).is_some_and(|r| {
+            Pairing::Answers(seq) => seqs.earlier(events, seq, i).is_some_and(|r| {
                 memory.cursors.read(events, r, |e| {
                     parse(e)
                         .and_then(|v| v.pointer("/params/cursor").cloned())

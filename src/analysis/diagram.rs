@@ -404,8 +404,8 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
 
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
-        if let Pairing::AnsweredBy(seq) | Pairing::Answers(seq) = d.pairing {
-            rows[i].set_pair(report.rpc.index_of(events, seq));
+        if let Pairing::AnsweredBy(_) | Pairing::Answers(_) = d.pairing {
+            rows[i].set_pair(report.rpc.paired(events, i));
         }
     }
     // LLM pairs.

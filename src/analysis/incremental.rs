@@ -158,7 +158,7 @@ impl Incremental {
         // Tool lists answered now, then the views of the new exchanges.
         for r in from..events.len() {
             if let Pairing::Answers(seq) = rpc.derived[r].pairing
-                && let Some(i) = rpc.index_of(events, seq)
+                && let Some(i) = rpc.earlier(events, seq, r)
                 && let Some(list) = links::tools_list(events, rpc, &mut self.names, i)
             {
                 self.lists.push_back(list);

@@ -75,7 +75,7 @@ fn json(e: &Event) -> Option<Value> {
 /// The index of the answer to request `i`, if it has one.
 pub(super) fn answer(events: &[Event], rpc: &Analysis, i: usize) -> Option<usize> {
     match rpc.derived[i].pairing {
-        Pairing::AnsweredBy(seq) => rpc.index_of(events, seq),
+        Pairing::AnsweredBy(seq) => rpc.later(events, seq, i),
         _ => None,
     }
 }

@@ -285,7 +285,7 @@ impl Checker {
                     (Pairing::Answers(_), None) => Plan::Nothing,
                     (Pairing::Answers(_), Some(None)) => Plan::Unknown,
                     (Pairing::Answers(request_seq), Some(Some(request_def))) => {
-                        let request_index = analysis.index_of(events, *request_seq);
+                        let request_index = analysis.earlier(events, *request_seq, index);
                         let def = if d.input_required && revision.has("InputRequiredResult") {
                             "InputRequiredResult"
                         } else if request_index.is_some_and(|i| self.task_requests.contains(&i)) {
@@ -518,7 +518,7 @@ fn initialize_revision(
 /// The revision the answer to the `initialize` at `index` names.
 fn negotiated<'a>(events: &[Event], analysis: &'a Analysis, index: usize) -> Option<&'a str> {
     match analysis.derived.get(index)?.pairing {
-        Pairing::AnsweredBy(seq) => analysis.derived[analysis.index_of(events, seq)?]
+        Pairing::AnsweredBy(seq) => analysis.derived[analysis.later(events, seq, index)?]
             .revision
             .as_deref(),
         _ => None,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::{Diagram, LaneKind, host_side, layout_row};
 use crate::analysis::{LlmRole, Report};
-use crate::trace::{Event, Lane, Pairing};
+use crate::trace::{Event, Lane};
 
 impl Diagram {
     /// Brings the diagram of `events[..from]` up to date with all of `events` and `report`
@@ -91,8 +91,5 @@ fn pair(events: &[Event], report: &Report, i: usize) -> Option<usize> {
             LlmRole::Response => report.llm[n].request,
         });
     }
-    match report.rpc.derived[i].pairing {
-        Pairing::AnsweredBy(seq) | Pairing::Answers(seq) => report.rpc.index_of(events, seq),
-        _ => None,
-    }
+    report.rpc.paired(events, i)
 }

@@ -154,14 +154,14 @@ impl Narrator<'_> {
         let Pairing::Answers(seq) = rpc[result].pairing else {
             return None;
         };
-        let index_of = |seq| self.report.rpc.index_of(self.events, seq);
-        let mut request = index_of(seq)?;
+        let earlier = |seq, at| self.report.rpc.earlier(self.events, seq, at);
+        let mut request = earlier(seq, result)?;
         for _ in 0..self.events.len() {
             let chains = &self.report.chains;
             if let Some(chain) = chains.iter().find(|c| c.tools_call == Some(request)) {
                 return Some(chain);
             }
-            request = index_of(rpc[request].retry_of()?)?;
+            request = earlier(rpc[request].retry_of()?, request)?;
         }
         None
     }
