@@ -2,7 +2,7 @@
 //! by `seq` ([`super::Pairing`]'s `AnsweredBy`, `Answers` and `Cancelled`, a retry's
 //! `retry_of`, a stream's `subscription`, the event that closed an unanswered request).
 //!
-//! It exists because six modules each had their own search, and they disagreed when `seq`s
+//! It exists because eight places each had their own search, and they disagreed when `seq`s
 //! repeat or go back (a trace file may hold both: the loader warns and keeps every event):
 //! one took the first such event, one the last, one whichever a binary search hit. Now the
 //! analysis keeps one [`Seqs`] and everything that follows a `seq` asks it
