@@ -72,12 +72,14 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// The event with `seq` that event `at` names as read before it ([`crate::trace::Analysis::earlier`]).
+    /// The event with `seq` that event `at` names as read before it
+    /// ([`crate::trace::Analysis::earlier`]).
     pub fn earlier(&self, seq: u64, at: usize) -> Option<usize> {
         self.report.rpc.earlier(self.events, seq, at)
     }
 
-    /// The event with `seq` that settled event `at` after it ([`crate::trace::Analysis::later`]).
+    /// The event with `seq` that settled event `at` after it
+    /// ([`crate::trace::Analysis::later`]).
     pub fn later(&self, seq: u64, at: usize) -> Option<usize> {
         self.report.rpc.later(self.events, seq, at)
     }
