@@ -10,8 +10,7 @@ use serde_json::Value;
 
 use super::canonical::{canonical_json, canonical_json_pretty, sha256_hex, shape_hash};
 use super::conformance::Repeats;
-use super::links::Seqs;
-use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing, Seqs};
 
 /// Who a server is, for pinning: its `serverInfo.name` and, for stdio, its command line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -270,7 +269,7 @@ fn read(
         let lane = event.from.clone();
         let state = lanes.entry(lane.clone()).or_default();
         let cursor = match d.pairing {
-            Pairing::Answers(seq) => seqs.index(events, seq).is_some_and(|r| {
+            Pairing::Answers(seq) => seqs.earlier(events, seq, i).is_some_and(|r| {
                 memory.cursors.read(events, r, |e| {
                     parse(e)
                         .and_then(|v| v.pointer("/params/cursor").cloned())

@@ -367,7 +367,6 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         .enumerate()
         .map(|(i, l)| (&l.lane, i))
         .collect();
-    let seqs = super::links::Seqs::new(events);
     let ctx = labels::Context { events, report };
 
     let row = |i: usize| layout_row(&ctx, &lane_index, i);
@@ -405,8 +404,8 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
 
     // JSON-RPC pairs.
     for (i, d) in report.rpc.derived.iter().enumerate().take(rows.len()) {
-        if let Pairing::AnsweredBy(seq) | Pairing::Answers(seq) = d.pairing {
-            rows[i].set_pair(seqs.index(events, seq));
+        if let Pairing::AnsweredBy(_) | Pairing::Answers(_) = d.pairing {
+            rows[i].set_pair(report.rpc.paired(events, i));
         }
     }
     // LLM pairs.

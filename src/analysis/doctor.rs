@@ -349,7 +349,7 @@ impl<'a> Ctx<'a> {
     /// The index of the response to the request at `i`.
     pub fn answer(&self, i: usize) -> Option<usize> {
         match self.report.rpc.derived.get(i)?.pairing {
-            Pairing::AnsweredBy(seq) => self.index.seqs.index(self.events, seq),
+            Pairing::AnsweredBy(seq) => self.report.rpc.later(self.events, seq, i),
             _ => None,
         }
     }

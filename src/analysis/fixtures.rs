@@ -62,3 +62,33 @@ pub fn repeated_messages() -> Vec<crate::trace::Event> {
         })
         .collect()
 }
+
+/// The recordings one after another as their files hold them, each counting its `seq`s from
+/// 0: `seq`s that repeat and go back, as in recordings appended to one file.
+pub fn restarted_seqs() -> Vec<crate::trace::Event> {
+    RECORDINGS.iter().flat_map(|text| load(text)).collect()
+}
+
+/// For each event of [`restarted_seqs`], the event its pairing names in its own recording
+/// (each recording's `seq`s are unique there: found by a scan).
+pub fn restarted_pairs() -> Vec<Option<usize>> {
+    use crate::trace::Pairing;
+    let mut pairs = Vec::new();
+    for text in RECORDINGS {
+        let (offset, events) = (pairs.len(), load(text));
+        let analysis = crate::trace::analyze(&events);
+        pairs.extend(analysis.derived.iter().map(|d| match d.pairing {
+            Pairing::AnsweredBy(seq) | Pairing::Answers(seq) => {
+                events.iter().position(|e| e.seq == seq).map(|i| offset + i)
+            }
+            _ => None,
+        }));
+    }
+    pairs
+}
+
+fn load(text: &str) -> Vec<crate::trace::Event> {
+    crate::trace::load_from_reader(text.as_bytes())
+        .expect("fixture")
+        .events
+}

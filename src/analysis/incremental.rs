@@ -10,7 +10,7 @@
 //! [`super::report`] of the same events (the tests check it on the real recordings, cut at
 //! every event), and the rows whose diagram row may differ are returned.
 
-use super::links::{self, Catalog, Listed, Seqs};
+use super::links::{self, Catalog, Listed};
 use super::llm::LlmPairs;
 use super::lookup::Lookup;
 use super::{CallChain, Report};
@@ -24,7 +24,6 @@ const PARALLEL_FROM: usize = 20_000;
 pub struct Incremental {
     rpc: Analyzer,
     pairs: LlmPairs,
-    seqs: Seqs,
     /// For each exchange of `report.llm`: the index of its first chain in `report.chains`.
     chain_start: Vec<usize>,
     /// Chains that a later event may still complete (no `tools_result` for their
@@ -68,7 +67,6 @@ impl Incremental {
         if events.len() <= from {
             return Vec::new();
         }
-        self.seqs.extend(events);
         let llm_before = report.llm.len();
         let Report {
             rpc,
@@ -127,7 +125,7 @@ impl Incremental {
         let returns = links::returns(later);
         for n in 0..later.len() {
             self.chain_start.push(chains.len());
-            let made = links::chains_of(events, rpc, &self.seqs, later, n, &returns);
+            let made = links::chains_of(events, rpc, later, n, &returns);
             for c in &made {
                 dirty.extend(c.members());
             }
@@ -139,7 +137,7 @@ impl Incremental {
             let c = &mut chains[k];
             let before = c.clone();
             if let (Some(call), None) = (c.tools_call, c.tools_result) {
-                c.tools_result = links::answer(events, rpc, &self.seqs, call);
+                c.tools_result = links::answer(events, rpc, call);
             }
             if c.returned_in.is_none() {
                 c.returned_in = returns
@@ -160,8 +158,8 @@ impl Incremental {
         // Tool lists answered now, then the views of the new exchanges.
         for r in from..events.len() {
             if let Pairing::Answers(seq) = rpc.derived[r].pairing
-                && let Some(i) = self.seqs.index(events, seq)
-                && let Some(list) = links::tools_list(events, rpc, &self.seqs, &mut self.names, i)
+                && let Some(i) = rpc.earlier(events, seq, r)
+                && let Some(list) = links::tools_list(events, rpc, &mut self.names, i)
             {
                 self.lists.push_back(list);
             }

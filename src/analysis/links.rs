@@ -72,65 +72,10 @@ fn json(e: &Event) -> Option<Value> {
     serde_json::from_str(&e.text()).ok()
 }
 
-/// Where the event with a given `seq` is: events are normally in `seq` order, counted from the
-/// first without a gap (then it is where its number says) or with gaps (then a binary search
-/// finds it); a map otherwise. One lookup of this kind for every module of `analysis`.
-#[derive(Debug, Default)]
-pub(super) struct Seqs {
-    map: Option<HashMap<u64, usize>>,
-    /// How many events the index covers.
-    seen: usize,
-}
-
-impl Seqs {
-    pub(super) fn new(events: &[Event]) -> Seqs {
-        let mut seqs = Seqs::default();
-        seqs.extend(events);
-        seqs
-    }
-
-    /// Covers `events` (which begin with the events covered so far).
-    pub(super) fn extend(&mut self, events: &[Event]) {
-        let from = self.seen.saturating_sub(1);
-        let sorted = events[from..].windows(2).all(|w| w[0].seq < w[1].seq);
-        match &mut self.map {
-            None if sorted => {}
-            None => self.map = Some(events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect()),
-            Some(map) => map.extend(
-                events
-                    .iter()
-                    .enumerate()
-                    .skip(self.seen)
-                    .map(|(i, e)| (e.seq, i)),
-            ),
-        }
-        self.seen = events.len();
-    }
-
-    /// How many events the index covers (the first ones).
-    pub(super) fn covered(&self) -> usize {
-        self.seen
-    }
-
-    pub(super) fn index(&self, events: &[Event], seq: u64) -> Option<usize> {
-        match &self.map {
-            None => {
-                let first = events.first()?.seq;
-                let at = seq
-                    .checked_sub(first)
-                    .and_then(|k| usize::try_from(k).ok())
-                    .filter(|&k| events.get(k).is_some_and(|e| e.seq == seq));
-                at.or_else(|| events.binary_search_by_key(&seq, |e| e.seq).ok())
-            }
-            Some(map) => map.get(&seq).copied(),
-        }
-    }
-}
-
 /// The index of the answer to request `i`, if it has one.
-pub(super) fn answer(events: &[Event], rpc: &Analysis, seqs: &Seqs, i: usize) -> Option<usize> {
+pub(super) fn answer(events: &[Event], rpc: &Analysis, i: usize) -> Option<usize> {
     match rpc.derived[i].pairing {
-        Pairing::AnsweredBy(seq) => seqs.index(events, seq),
+        Pairing::AnsweredBy(seq) => rpc.later(events, seq, i),
         _ => None,
     }
 }
@@ -141,15 +86,14 @@ pub fn link(
     rpc: &Analysis,
     llm: &[LlmExchange],
 ) -> (Vec<CallChain>, Vec<ToolView>) {
-    let seqs = Seqs::new(events);
-    let chains = chains(events, rpc, &seqs, llm);
+    let chains = chains(events, rpc, llm);
 
     // Every tools/list result, read once, in the order the results arrived. Only the lists
     // before the last LLM request can matter (none without LLM exchanges).
     let last_request = llm.iter().map(|x| x.request).max();
     let mut names = Names::default();
     let mut lists: Vec<Listed> = (0..last_request.unwrap_or(0))
-        .filter_map(|i| tools_list(events, rpc, &seqs, &mut names, i))
+        .filter_map(|i| tools_list(events, rpc, &mut names, i))
         .collect();
     lists.sort_by_key(|(r, _, _)| *r);
 
@@ -181,16 +125,11 @@ pub(super) fn returns(llm: &[LlmExchange]) -> HashMap<&str, Vec<usize>> {
 }
 
 /// The call chains of the exchanges `llm` (consecutive exchanges of the trace, up to its last).
-pub(super) fn chains(
-    events: &[Event],
-    rpc: &Analysis,
-    seqs: &Seqs,
-    llm: &[LlmExchange],
-) -> Vec<CallChain> {
+pub(super) fn chains(events: &[Event], rpc: &Analysis, llm: &[LlmExchange]) -> Vec<CallChain> {
     let returns = returns(llm);
     let mut chains = Vec::new();
     for n in 0..llm.len() {
-        chains.extend(chains_of(events, rpc, seqs, llm, n, &returns));
+        chains.extend(chains_of(events, rpc, llm, n, &returns));
     }
     chains
 }
@@ -199,7 +138,6 @@ pub(super) fn chains(
 pub(super) fn chains_of(
     events: &[Event],
     rpc: &Analysis,
-    seqs: &Seqs,
     llm: &[LlmExchange],
     n: usize,
     returns: &HashMap<&str, Vec<usize>>,
@@ -263,7 +201,7 @@ pub(super) fn chains_of(
             tool: tool.clone(),
             asked_in,
             tools_call,
-            tools_result: tools_call.and_then(|i| answer(events, rpc, seqs, i)),
+            tools_result: tools_call.and_then(|i| answer(events, rpc, i)),
             returned_in,
         });
     }
@@ -281,7 +219,6 @@ pub(super) type Names = Repeats<Vec<String>>;
 pub(super) fn tools_list(
     events: &[Event],
     rpc: &Analysis,
-    seqs: &Seqs,
     names: &mut Names,
     i: usize,
 ) -> Option<Listed> {
@@ -289,7 +226,7 @@ pub(super) fn tools_list(
     if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
         return None;
     }
-    let (Some(server), Some(r)) = (events[i].to.server_name(), answer(events, rpc, seqs, i)) else {
+    let (Some(server), Some(r)) = (events[i].to.server_name(), answer(events, rpc, i)) else {
         return None;
     };
     let names = names.read(events, r, |e| {
@@ -376,56 +313,14 @@ mod tests {
     fn remembered_listings_list_what_fresh_ones_do() {
         let events = crate::analysis::fixtures::repeated_messages();
         let rpc = crate::trace::analyze(&events);
-        let seqs = Seqs::new(&events);
         let mut names = Names::default();
         let mut listed = Vec::new();
         for i in 0..events.len() {
-            let remembered = tools_list(&events, &rpc, &seqs, &mut names, i);
-            let fresh = tools_list(&events, &rpc, &seqs, &mut Names::none(), i);
+            let remembered = tools_list(&events, &rpc, &mut names, i);
+            let fresh = tools_list(&events, &rpc, &mut Names::none(), i);
             assert_eq!(remembered, fresh, "event {i}");
             listed.extend(remembered.map(|(r, _, names)| (r, names.len())));
         }
         assert_eq!(listed, [(1, 1), (3, 1), (11, 2)]);
-    }
-
-    /// Wherever a trace's `seq`s start, with or without gaps, in order or not: the index a
-    /// map from every event's `seq` (the last one for a repeated `seq`) would give.
-    #[test]
-    fn seqs_find_what_a_map_of_every_seq_finds() {
-        use std::collections::HashMap;
-        let at = |seqs: &[u64]| -> Vec<Event> {
-            seqs.iter()
-                .map(|&seq| {
-                    Event::with_bytes(
-                        seq,
-                        crate::trace::now(),
-                        crate::trace::Lane::Host,
-                        crate::trace::Lane::Llm,
-                        crate::trace::Channel::Note,
-                        Vec::new(),
-                    )
-                })
-                .collect()
-        };
-        for order in [
-            vec![0, 1, 2, 3, 4],
-            vec![7, 8, 9, 10],
-            vec![3, 4, 9, 10, 11, 40],
-            vec![5, 1, 4, 2, 9],
-            vec![2, 3, 3, 4],
-            vec![],
-        ] {
-            let events = at(&order);
-            let seqs = Seqs::new(&events);
-            let map: HashMap<u64, usize> =
-                events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
-            for seq in 0..45 {
-                assert_eq!(
-                    seqs.index(&events, seq),
-                    map.get(&seq).copied(),
-                    "{order:?} {seq}"
-                );
-            }
-        }
     }
 }

@@ -171,4 +171,6 @@ pub struct Analysis {
     pub derived: Vec<Derived>,
     /// Per server lane: what its session looked like by the end of the trace.
     pub sessions: Vec<(Lane, Session)>,
+    /// Where the event with a given `seq` is ([`Analysis::earlier`], [`Analysis::later`]).
+    pub(super) seqs: super::seqs::Seqs,
 }

@@ -19,6 +19,7 @@ pub mod halves;
 pub mod import;
 mod jsonrpc;
 mod lane;
+mod seqs;
 pub mod session;
 mod shared;
 mod warning;
@@ -35,6 +36,7 @@ pub use file::{
     LineProblem, LoadWarning, LoadedTrace, Loading, TraceError, load, load_from_reader, trace_bytes,
 };
 pub use jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify, classify_text};
+pub use seqs::Seqs;
 pub use session::Follower;
 pub use shared::Shared;
 pub use writer::{TraceWriter, write_trace};

@@ -401,9 +401,9 @@ impl TraceStore {
         self.events.is_empty()
     }
 
-    /// The index of the event with `seq` (events are in `seq` order, but a trace may skip).
+    /// The index of the event with `seq` (the last one with it: [`crate::trace::Seqs`]).
     pub fn index_of_seq(&self, seq: u64) -> Option<usize> {
-        self.events.binary_search_by_key(&seq, |e| e.seq).ok()
+        self.report.rpc.index_of(&self.events, seq)
     }
 
     /// What diagram row `row` says (computed now: the diagram stores no text).

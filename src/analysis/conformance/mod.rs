@@ -285,7 +285,7 @@ impl Checker {
                     (Pairing::Answers(_), None) => Plan::Nothing,
                     (Pairing::Answers(_), Some(None)) => Plan::Unknown,
                     (Pairing::Answers(request_seq), Some(Some(request_def))) => {
-                        let request_index = index_of(events, *request_seq, index);
+                        let request_index = analysis.earlier(events, *request_seq, index);
                         let def = if d.input_required && revision.has("InputRequiredResult") {
                             "InputRequiredResult"
                         } else if request_index.is_some_and(|i| self.task_requests.contains(&i)) {
@@ -498,15 +498,6 @@ fn pending(events: &[Event], analysis: &Analysis, index: usize) -> Option<usize>
         .find(|&at| !schema::parsed(at))
 }
 
-/// The index of the event with `seq`, found near `hint` (traces are in `seq` order).
-fn index_of(events: &[Event], seq: u64, hint: usize) -> Option<usize> {
-    let upto = (hint + 1).min(events.len());
-    match events[..upto].binary_search_by_key(&seq, |e| e.seq) {
-        Ok(i) => Some(i),
-        Err(_) => events.iter().position(|e| e.seq == seq),
-    }
-}
-
 /// The revision an `initialize` exchange is checked under: the one the answer negotiated, or
 /// the latest with a handshake when the asked-for revision has none.
 fn initialize_revision(
@@ -527,10 +518,9 @@ fn initialize_revision(
 /// The revision the answer to the `initialize` at `index` names.
 fn negotiated<'a>(events: &[Event], analysis: &'a Analysis, index: usize) -> Option<&'a str> {
     match analysis.derived.get(index)?.pairing {
-        Pairing::AnsweredBy(seq) => events[index + 1..]
-            .iter()
-            .position(|e| e.seq == seq)
-            .and_then(|i| analysis.derived.get(index + 1 + i)?.revision.as_deref()),
+        Pairing::AnsweredBy(seq) => analysis.derived[analysis.later(events, seq, index)?]
+            .revision
+            .as_deref(),
         _ => None,
     }
 }

@@ -420,3 +420,28 @@ fn the_messages_remembered_have_room_from_the_first_step() {
     assert!(room >= calls.len(), "{room}");
     assert_eq!(checker.seen.room(), room);
 }
+
+/// The answer to a task-augmented request is checked as a `CreateTaskResult` though an
+/// earlier event has the request's `seq` (out of order: a binary search found that one): the
+/// request is the last event with its `seq`, as everywhere else ([`crate::trace::Seqs`]).
+#[test]
+fn a_task_answer_finds_its_request_when_its_seq_repeats() {
+    let task = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","task":{"ttl":1000}}}"#;
+    let mut events = trace(&[
+        (H, S, INIT),
+        (S, H, INIT_OK),
+        (H, S, INITIALIZED),
+        (H, S, INITIALIZED),
+        (H, S, task),
+        (S, H, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#),
+    ]);
+    for (e, seq) in events.iter_mut().zip([0, 1, 5, 9, 5, 6]) {
+        e.seq = seq;
+    }
+    let c = check(&events, &analyze(&events));
+    assert!(
+        pointers(&c).iter().any(|p| p.0 == "CreateTaskResult"),
+        "{:#?}",
+        c.violations
+    );
+}

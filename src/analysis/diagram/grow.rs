@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::{Diagram, LaneKind, host_side, layout_row};
 use crate::analysis::{LlmRole, Report};
-use crate::trace::{Event, Lane, Pairing};
+use crate::trace::{Event, Lane};
 
 impl Diagram {
     /// Brings the diagram of `events[..from]` up to date with all of `events` and `report`
@@ -91,21 +91,5 @@ fn pair(events: &[Event], report: &Report, i: usize) -> Option<usize> {
             LlmRole::Response => report.llm[n].request,
         });
     }
-    match report.rpc.derived[i].pairing {
-        Pairing::AnsweredBy(seq) | Pairing::Answers(seq) => index_of_seq(events, seq),
-        _ => None,
-    }
-}
-
-/// The index of the (last) event with `seq`, as a map from every event's `seq` would say.
-fn index_of_seq(events: &[Event], seq: u64) -> Option<usize> {
-    match events.binary_search_by_key(&seq, |e| e.seq) {
-        Ok(mut k) => {
-            while events.get(k + 1).is_some_and(|e| e.seq == seq) {
-                k += 1;
-            }
-            Some(k)
-        }
-        Err(_) => events.iter().rposition(|e| e.seq == seq),
-    }
+    report.rpc.paired(events, i)
 }

@@ -182,8 +182,6 @@ fn inventory_from(
         mut listings,
         mut cursors,
     } = memory;
-    let index_of: HashMap<u64, usize> =
-        events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
     let derived = &rpc.derived;
     let mut lanes: Vec<(Lane, Server)> = Vec::new();
     // (lane, primitive) -> listing being filled by pages, and whether it is still open.
@@ -231,7 +229,7 @@ fn inventory_from(
                 continue;
             };
             let answer = match d.pairing {
-                Pairing::AnsweredBy(seq) => index_of.get(&seq).copied(),
+                Pairing::AnsweredBy(seq) => rpc.later(events, seq, i),
                 _ => None,
             };
             let outcome = match answer {
@@ -289,7 +287,7 @@ fn inventory_from(
             continue;
         };
         let continues = match d.pairing {
-            Pairing::Answers(seq) => index_of.get(&seq).is_some_and(|&r| {
+            Pairing::Answers(seq) => rpc.earlier(events, seq, i).is_some_and(|r| {
                 cursors.read(events, r, |e| {
                     json(e)
                         .and_then(|v| v.pointer("/params/cursor").cloned())

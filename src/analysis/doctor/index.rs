@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use super::{Diagnosis, DoctorOptions};
 use crate::analysis::Report;
-use crate::analysis::links::Seqs;
 use crate::trace::{Channel, Event, Kind, Lane};
 
 /// The host requests the doctor follows through a session.
@@ -51,7 +50,6 @@ impl LaneEvents {
 pub struct Reader {
     /// The next event to read.
     next: usize,
-    pub(super) seqs: Seqs,
     /// Every server lane, in order of first appearance.
     pub(super) lanes: Vec<LaneEvents>,
     /// Notes written by the host (to any lane).
@@ -77,7 +75,6 @@ impl Reader {
         for i in self.next..end {
             self.one(events, report, i);
         }
-        self.seqs.extend(&events[..end]);
         self.next = end;
         end == events.len()
     }

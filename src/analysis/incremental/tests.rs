@@ -138,3 +138,29 @@ fn what_a_later_event_settles_is_reported_dirty() {
         "{before} rows not ok before the answer, {after} after"
     );
 }
+
+/// Recordings appended to one file (`seq`s that start again) grow into the analysis and the
+/// diagram of the whole, and a row's pair is the one its own recording gives it.
+#[test]
+fn seqs_that_start_again_grow_into_the_whole_analysis() {
+    let events = crate::analysis::fixtures::restarted_seqs();
+    let alone = crate::analysis::fixtures::restarted_pairs();
+    for step in [1, 4, 13] {
+        let mut g = Growing::start(&events[..step]);
+        let mut end = step;
+        while end < events.len() {
+            end = (end + step).min(events.len());
+            g.extend(&events[..end]);
+        }
+        g.check(&events, &format!("batches of {step}"));
+        for (i, pair) in alone.iter().enumerate() {
+            if pair.is_some() {
+                assert_eq!(
+                    g.diagram.rows[i].pair(),
+                    *pair,
+                    "batches of {step}: row {i}"
+                );
+            }
+        }
+    }
+}

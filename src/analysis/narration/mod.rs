@@ -168,10 +168,6 @@ impl Narrator<'_> {
         self.derived.detail.as_deref().unwrap_or("?")
     }
 
-    pub(super) fn index_of(&self, seq: u64) -> Option<usize> {
-        self.events.iter().position(|e| e.seq == seq)
-    }
-
     /// A JSON-RPC message: what kind it is decides who narrates it.
     fn rpc(&self) -> Vec<String> {
         let d = self.derived;

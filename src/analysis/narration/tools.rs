@@ -154,13 +154,14 @@ impl Narrator<'_> {
         let Pairing::Answers(seq) = rpc[result].pairing else {
             return None;
         };
-        let mut request = self.index_of(seq)?;
+        let earlier = |seq, at| self.report.rpc.earlier(self.events, seq, at);
+        let mut request = earlier(seq, result)?;
         for _ in 0..self.events.len() {
             let chains = &self.report.chains;
             if let Some(chain) = chains.iter().find(|c| c.tools_call == Some(request)) {
                 return Some(chain);
             }
-            request = self.index_of(rpc[request].retry_of()?)?;
+            request = earlier(rpc[request].retry_of()?, request)?;
         }
         None
     }

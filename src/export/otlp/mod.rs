@@ -69,17 +69,19 @@ pub(crate) struct Ctx<'a> {
     pub options: &'a Options,
     /// When the recording ends (its last event): requests still pending end there.
     pub end: u64,
-    sorted: bool,
 }
 
 impl Ctx<'_> {
-    /// Index of the event with `seq`.
-    pub fn index_of(&self, seq: u64) -> Option<usize> {
-        if self.sorted {
-            self.events.binary_search_by_key(&seq, |e| e.seq).ok()
-        } else {
-            self.events.iter().position(|e| e.seq == seq)
-        }
+    /// The event with `seq` that event `at` names as read before it
+    /// ([`crate::trace::Analysis::earlier`]).
+    pub fn earlier(&self, seq: u64, at: usize) -> Option<usize> {
+        self.report.rpc.earlier(self.events, seq, at)
+    }
+
+    /// The event with `seq` that settled event `at` after it
+    /// ([`crate::trace::Analysis::later`]).
+    pub fn later(&self, seq: u64, at: usize) -> Option<usize> {
+        self.report.rpc.later(self.events, seq, at)
     }
 }
 
@@ -109,7 +111,6 @@ impl<'a> Ctx<'a> {
             root: ids::span_id(&trace, "invoke_agent", &[]),
             options,
             end: end.unwrap_or_else(|| events.iter().map(|e| nanos(e.time)).max().unwrap_or(0)),
-            sorted: events.windows(2).all(|w| w[0].seq < w[1].seq),
         }
     }
 }

@@ -139,7 +139,7 @@ impl Stream {
             return out;
         }
         self.mapped_up_to = self.window.last().map(|e| e.seq);
-        self.trim(&report.rpc.derived, needed, &waiting);
+        self.trim(&report.rpc, needed, &waiting);
         out.sort_by_key(|s| s.start_time_unix_nano);
         out
     }
@@ -148,11 +148,11 @@ impl Stream {
     /// the first event of each span in flight.
     fn trim(
         &mut self,
-        derived: &[crate::trace::Derived],
+        analysis: &crate::trace::Analysis,
         mut keep: BTreeSet<usize>,
         waiting: &[usize],
     ) {
-        let window = &self.window;
+        let (window, derived) = (&self.window, &analysis.derived);
         // What later events are read against: each server's latest `initialize` (the revision
         // comes from it) and latest process event (a restart starts a new session), and the
         // latest `input_required` leg of each operation (a retry links to it).
@@ -167,7 +167,7 @@ impl Stream {
                     let Pairing::Answers(seq) = d.pairing else {
                         continue;
                     };
-                    if let Some(r) = window[..i].iter().rposition(|r| r.seq == seq) {
+                    if let Some(r) = analysis.earlier(window, seq, i) {
                         let rd = &derived[r];
                         let key = (&e.to, &e.from, rd.method.as_deref(), rd.detail.as_deref());
                         context.insert(key, r);
@@ -195,7 +195,7 @@ impl Stream {
             .iter()
             .filter_map(|&i| match derived[i].pairing {
                 Pairing::AnsweredBy(seq) | Pairing::Cancelled(seq) => {
-                    window[i..].iter().position(|e| e.seq == seq).map(|r| i + r)
+                    analysis.later(window, seq, i)
                 }
                 _ => None,
             })

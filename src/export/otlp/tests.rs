@@ -141,3 +141,29 @@ fn server_requests_nest_and_progress_becomes_events() {
         (2, changed.end_time_unix_nano)
     );
 }
+
+/// On recordings appended to one file (`seq`s that start again), the export follows a
+/// request to its answer and a response to its request in the same recording (where it took
+/// the first event with the `seq`, in the first recording).
+#[test]
+fn the_export_follows_a_pairing_within_its_recording() {
+    use crate::trace::Pairing;
+    let events = crate::analysis::fixtures::restarted_seqs();
+    let text = crate::analysis::fixtures::RECORDINGS[0];
+    let header = crate::trace::load_from_reader(text.as_bytes())
+        .expect("fixture")
+        .header;
+    let report = report(&events);
+    let options = Options::default();
+    let ctx = super::Ctx::new(&header, &events, &report, &options, None);
+    let alone = crate::analysis::fixtures::restarted_pairs();
+    for (i, d) in report.rpc.derived.iter().enumerate() {
+        let followed = match d.pairing {
+            Pairing::AnsweredBy(seq) => ctx.later(seq, i),
+            Pairing::Answers(seq) => ctx.earlier(seq, i),
+            _ => None,
+        };
+        assert_eq!(followed, alone[i], "event {i}");
+    }
+    assert!(alone.iter().flatten().count() > 50);
+}

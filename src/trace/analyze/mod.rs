@@ -89,6 +89,7 @@ impl Analyzer {
     /// of the earlier events whose [`Derived`] changed, in no particular order.
     pub fn extend(&mut self, events: &[Event], analysis: &mut Analysis) -> Vec<usize> {
         let state = &mut self.state;
+        analysis.seqs.extend(events);
         let derived = &mut analysis.derived;
         let from = derived.len();
         derived.reserve(events.len().saturating_sub(from));

@@ -38,3 +38,16 @@ fn a_preview_grows_in_place() {
     assert!(std::ptr::eq(store.report.rpc.derived.as_ptr(), derived));
     assert!(std::ptr::eq(store.diagram.rows.as_ptr(), rows));
 }
+
+/// On recordings appended to one file (`seq`s that repeat and go back), the store finds the
+/// last event with a `seq`, as the analysis does for a `seq` named without its event (its
+/// binary search found none, or another one).
+#[test]
+fn the_store_finds_the_last_event_with_a_seq() {
+    let events = crate::analysis::fixtures::restarted_seqs();
+    let store = TraceStore::new("restarted".into(), super::Source::Memory, events.clone());
+    for seq in 0..events.len() as u64 + 2 {
+        let last = events.iter().rposition(|e| e.seq == seq);
+        assert_eq!(store.index_of_seq(seq), last, "seq {seq}");
+    }
+}

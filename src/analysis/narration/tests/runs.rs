@@ -181,3 +181,16 @@ fn revision_2026_primitives_and_multi_round_trips() {
     assert!(text(retry).contains("second round"), "{}", text(retry));
     assert!(text(retry).contains("requestState"));
 }
+
+/// The first event takes the `seq` of the weather loop's `tools/call`: the call's result is
+/// still said as the answer to the model's call (the lookup took the first event with it).
+#[test]
+fn a_tool_result_finds_its_call_when_an_earlier_event_has_its_seq() {
+    let (mut events, r) = load(WEATHER);
+    let call = find(&events, &r, Kind::Request, "tools/call", 0);
+    let result = find(&events, &r, Kind::Response, "tools/call", 0);
+    let said = en(&events, &r, result);
+    events[0].seq = events[call].seq;
+    let r = report(&events);
+    assert_eq!(en(&events, &r, result), said);
+}

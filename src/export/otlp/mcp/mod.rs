@@ -159,13 +159,13 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Mapped> {
         let method = d.method.as_deref().unwrap_or_default();
         let until = match &d.pairing {
             Pairing::AnsweredBy(seq) | Pairing::Cancelled(seq) => {
-                ctx.index_of(*seq).unwrap_or(usize::MAX)
+                ctx.later(*seq, i).unwrap_or(usize::MAX)
             }
-            Pairing::Unanswered(why) => closed_by(ctx, why).unwrap_or(usize::MAX),
+            Pairing::Unanswered(why) => closed_by(ctx, why, i).unwrap_or(usize::MAX),
             _ => usize::MAX,
         };
         let (answer, end, unanswered) = match &d.pairing {
-            Pairing::AnsweredBy(seq) => match ctx.index_of(*seq) {
+            Pairing::AnsweredBy(seq) => match ctx.later(*seq, i) {
                 Some(r) => (Some(r), nanos(ctx.events[r].time), None),
                 None => (
                     None,
@@ -175,13 +175,13 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Mapped> {
             },
             Pairing::Cancelled(seq) => (
                 None,
-                ctx.index_of(*seq)
+                ctx.later(*seq, i)
                     .map_or(last, |c| nanos(ctx.events[c].time)),
                 Some(("cancelled", "cancelled by the sender".to_string())),
             ),
             Pairing::Unanswered(why) => (
                 None,
-                closed_by(ctx, why).map_or(last, |c| nanos(ctx.events[c].time)),
+                closed_by(ctx, why, i).map_or(last, |c| nanos(ctx.events[c].time)),
                 Some(("unanswered", why.to_string())),
             ),
             _ => (
@@ -280,7 +280,7 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Mapped> {
         } else {
             ctx.root.to_vec()
         };
-        if let Some(prev) = d.retry_of().and_then(|seq| ctx.index_of(seq)) {
+        if let Some(prev) = d.retry_of().and_then(|seq| ctx.earlier(seq, i)) {
             context.push(prev);
             links.push(span::Link {
                 trace_id: ctx.trace.to_vec(),
@@ -342,13 +342,13 @@ pub(super) fn spans(ctx: &Ctx<'_>, tools: &[ToolSpan]) -> Vec<Mapped> {
 /// `None` for one still pending when the events end: it ends with the trace. (Should that
 /// wording change, live spans would end elsewhere than the file's: the tool-heavy test in
 /// tests/otlp_live.rs compares them.)
-fn closed_by(ctx: &Ctx<'_>, why: &str) -> Option<usize> {
+fn closed_by(ctx: &Ctx<'_>, why: &str, request: usize) -> Option<usize> {
     if why == PENDING_AT_END {
         return None;
     }
     let (_, rest) = why.split_once("event #")?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    ctx.index_of(digits.parse().ok()?)
+    ctx.later(digits.parse().ok()?, request)
 }
 
 /// The server request an LLM request at `i` was made for: the latest `sampling/createMessage`
@@ -359,7 +359,7 @@ pub(super) fn sampling_request(ctx: &Ctx<'_>, name: &str, i: usize) -> Option<us
     let derived = &ctx.report.rpc.derived;
     let open_at = |j: usize| match &derived[j].pairing {
         Pairing::AnsweredBy(seq) | Pairing::Cancelled(seq) => ctx
-            .index_of(*seq)
+            .later(*seq, j)
             .is_none_or(|r| r > i || derived[r].input_required),
         _ => true,
     };

@@ -77,7 +77,7 @@ pub(super) fn notifications(
                 });
                 (id.is_some(), o)
             }
-            _ => match d.subscription().and_then(|seq| ctx.index_of(seq)) {
+            _ => match d.subscription().and_then(|seq| ctx.earlier(seq, i)) {
                 Some(r) => (true, by_request.get(&r).map(|&k| &open[k])),
                 None => (false, None),
             },
