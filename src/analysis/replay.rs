@@ -50,14 +50,6 @@ pub struct Side<'a> {
 impl Side<'_> {
     /// (index of each client request to the lane, index of its answer).
     fn requests(&self) -> Vec<(usize, Option<usize>)> {
-        let sorted = self.events.windows(2).all(|w| w[0].seq < w[1].seq);
-        let find = |seq: u64| {
-            if sorted {
-                self.events.binary_search_by_key(&seq, |e| e.seq).ok()
-            } else {
-                self.events.iter().position(|e| e.seq == seq)
-            }
-        };
         self.events
             .iter()
             .zip(&self.rpc.derived)
@@ -67,7 +59,7 @@ impl Side<'_> {
             })
             .map(|(i, (_, d))| {
                 let answer = match d.pairing {
-                    Pairing::AnsweredBy(seq) => find(seq),
+                    Pairing::AnsweredBy(_) => self.rpc.paired(self.events, i),
                     _ => None,
                 };
                 (i, answer)
@@ -144,4 +136,69 @@ pub fn compare_replay(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Channel, analyze};
+
+    /// Calls to server `s`, each answered with a text: `seq`s from 0 up.
+    fn calls(ids: &[u64], texts: &[&str]) -> Vec<Event> {
+        let mut events = Vec::new();
+        for (&id, text) in ids.iter().zip(texts) {
+            let call = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"w"}}}}"#
+            );
+            let answer = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+            );
+            for (from, to, raw) in [
+                (Lane::Host, Lane::server("s"), call),
+                (Lane::server("s"), Lane::Host, answer),
+            ] {
+                let seq = events.len() as u64;
+                let t = crate::trace::now();
+                events.push(Event::with_bytes(
+                    seq,
+                    t,
+                    from,
+                    to,
+                    Channel::Stdio,
+                    raw.into(),
+                ));
+            }
+        }
+        events
+    }
+
+    /// A recording of two sessions appended to one file (each counting its `seq`s from 0): each
+    /// request's answer is the one in its own session, the first event with its `seq` after it
+    /// (the first event with that `seq` in the whole file was taken, the first session's
+    /// answer, which the replay's second answer then differed from).
+    #[test]
+    fn in_sessions_appended_to_one_file_each_answer_is_in_its_own_session() {
+        let recorded: Vec<Event> = [calls(&[1], &["sunny"]), calls(&[1], &["rain"])].concat();
+        let replayed = calls(&[1, 2], &["sunny", "rain"]);
+        let (a, b) = (analyze(&recorded), analyze(&replayed));
+        let lane = Lane::server("s");
+        let side = |events, rpc| Side {
+            events,
+            rpc,
+            lane: &lane,
+        };
+        let results = compare_replay(
+            &side(&recorded, &a),
+            &side(&replayed, &b),
+            &default_ignore(),
+        );
+        let got: Vec<(u64, Option<u64>, &Status)> = results
+            .iter()
+            .map(|r| (r.recorded_seq, r.recorded_answer, &r.status))
+            .collect();
+        assert_eq!(
+            got,
+            [(0, Some(1), &Status::Same), (0, Some(1), &Status::Same)]
+        );
+    }
 }
