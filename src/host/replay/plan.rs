@@ -108,7 +108,7 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
         lane: Some(lane.clone()),
         ..Plan::default()
     };
-    for (e, d) in events.iter().zip(&rpc.derived) {
+    for (i, (e, d)) in events.iter().zip(&rpc.derived).enumerate() {
         if !e.channel.carries_jsonrpc() || &e.to != lane {
             continue;
         }
@@ -129,13 +129,11 @@ pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Pl
             Kind::Request | Kind::Notification => {
                 let raw = e.text().into_owned();
                 let recorded_answer = match d.pairing {
-                    Pairing::AnsweredBy(seq)
+                    Pairing::AnsweredBy(_)
                         if matches!(method.as_str(), "initialize" | "server/discover") =>
                     {
-                        events
-                            .binary_search_by_key(&seq, |e| e.seq)
-                            .ok()
-                            .and_then(|i| serde_json::from_str(&events[i].text()).ok())
+                        rpc.paired(events, i)
+                            .and_then(|a| serde_json::from_str(&events[a].text()).ok())
                     }
                     _ => None,
                 };
@@ -319,5 +317,55 @@ mod tests {
         assert!(refused_version(&call, &unsupported).is_some());
         let other = json!({"id": 5, "error": {"code": -32602, "message": "no such tool"}});
         assert_eq!(refused_version(&call, &other), None);
+    }
+
+    /// Two sessions appended to one file, each counting its `seq`s from 0 and asking for its
+    /// own revision: each handshake's recorded answer is its own session's (a binary search
+    /// over the file's `seq`s gave both the first session's).
+    #[test]
+    fn in_sessions_appended_to_one_file_each_handshake_has_its_own_answer() {
+        use crate::trace::{Event, analyze};
+        let session = |version: &str, more: bool| {
+            let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": version}});
+            let answer = json!({"jsonrpc": "2.0", "id": 0,
+                "result": {"protocolVersion": version}});
+            let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+            let tools = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}});
+            let mut lines = vec![(true, init), (false, answer)];
+            if more {
+                lines.extend([(true, list), (false, tools)]);
+            }
+            lines
+                .into_iter()
+                .enumerate()
+                .map(|(seq, (up, v))| {
+                    let (host, server) = (Lane::Host, Lane::server("s"));
+                    let (from, to) = if up { (host, server) } else { (server, host) };
+                    let t = crate::trace::now();
+                    let bytes = v.to_string().into_bytes();
+                    Event::with_bytes(seq as u64, t, from, to, Channel::Stdio, bytes)
+                })
+                .collect::<Vec<Event>>()
+        };
+        let events = [session("2025-06-18", true), session("2025-11-25", false)].concat();
+        let plan = plan(&events, &analyze(&events), None).expect("a plan");
+        let answered: Vec<(String, Option<Value>)> = plan
+            .steps
+            .iter()
+            .map(|s| {
+                let version = s.recorded_answer.as_ref();
+                let version = version.and_then(|a| a.pointer("/result/protocolVersion"));
+                (s.method.clone(), version.cloned())
+            })
+            .collect();
+        assert_eq!(
+            answered,
+            [
+                ("initialize".into(), Some(json!("2025-06-18"))),
+                ("tools/list".into(), None),
+                ("initialize".into(), Some(json!("2025-11-25"))),
+            ]
+        );
     }
 }
