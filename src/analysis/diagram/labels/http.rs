@@ -77,13 +77,13 @@ fn failure_hint(code: u16, request: Option<&Event>) -> Option<&'static str> {
 }
 
 impl Context<'_> {
-    /// The request an HTTP response answers, from the `in_reply_to` the proxy records.
+    /// The request an HTTP response answers, from the `in_reply_to` the proxy records: named by
+    /// the response, so the last event with that `seq` at or before it ([`Analysis::earlier`]).
+    ///
+    /// [`Analysis::earlier`]: crate::trace::Analysis::earlier
     fn replied_to(&self, i: usize, h: &HttpInfo) -> Option<usize> {
         let seq = h.extra.get("in_reply_to")?.as_u64()?;
-        match self.events.binary_search_by_key(&seq, |e| e.seq) {
-            Ok(found) => Some(found),
-            Err(_) => self.events[..i].iter().rposition(|e| e.seq == seq),
-        }
+        self.report.rpc.earlier(self.events, seq, i)
     }
 
     /// `to #3 notifications/initialized`, `to #18 DELETE /mcp`.

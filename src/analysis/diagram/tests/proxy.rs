@@ -255,3 +255,38 @@ fn streamable_http_exchanges_say_what_they_are() {
     assert_eq!((d.rows[13].from(), d.rows[13].to()), (host, server));
     assert_eq!((d.rows[4].from(), d.rows[4].to()), (server, host));
 }
+
+/// A short Streamable HTTP session (a refused standalone stream), then [`streamable_http`]
+/// appended to the same file, counting its `seq`s from 0 again: each response names the
+/// request of its own session (the last event with its `in_reply_to` at or before it), so the
+/// second session reads as it does alone (a binary search over the file's `seq`s named the
+/// first session's `GET` as what the second's initialize was answered by).
+#[test]
+fn streamable_http_responses_name_the_request_of_their_own_session() {
+    let mut t = Trace::default();
+    t.http(
+        true,
+        "",
+        Line::Request("GET", MCP),
+        &[SESSION, ("accept", "text/event-stream")],
+        json!({}),
+    );
+    t.http(false, "", Line::Status(405), &[], json!({"in_reply_to":0}));
+    let alone = streamable_http();
+    let later = chrono::Duration::seconds(1);
+    t.0.extend(alone.0.iter().cloned().map(|mut e| {
+        e.time += later;
+        e
+    }));
+    let (both, alone) = (t.diagram(), alone.diagram());
+    let detail = |d: &Drawn, r: usize| d.rows[r].detail().unwrap_or("").to_string();
+    assert_eq!(
+        detail(&both, 1),
+        "the server offers no standalone SSE stream, to #0 GET /mcp"
+    );
+    assert_eq!(both.rows.len(), 2 + alone.rows.len());
+    for r in 0..alone.rows.len() {
+        assert_eq!(detail(&both, 2 + r), detail(&alone, r), "row {r}");
+        assert_eq!(both.rows[2 + r].status, alone.rows[r].status, "row {r}");
+    }
+}
