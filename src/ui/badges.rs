@@ -327,6 +327,71 @@ mod tests {
         assert!(f.violations.is_empty() && f.poison.is_empty() && f.rug_pulls.is_empty());
     }
 
+    /// On recordings appended to one file (`seq`s that start again), a violation is filed
+    /// under its own event, and a finding that names its event by `seq` alone under the last
+    /// event with it (a binary search over the `seq`s filed violations under another
+    /// recording's event, or none).
+    #[test]
+    fn with_seqs_that_start_again_each_mark_is_filed_under_its_event() {
+        use crate::trace::{Channel, Lane};
+        // Pings answered with a result that is not an object (`bad`) or with `{}`.
+        let pings = |bad: &[bool]| {
+            let mut events = Vec::new();
+            for (k, &bad) in bad.iter().enumerate() {
+                let ping = format!(r#"{{"jsonrpc":"2.0","id":{k},"method":"ping"}}"#);
+                let result = if bad { "7" } else { "{}" };
+                let pong = format!(r#"{{"jsonrpc":"2.0","id":{k},"result":{result}}}"#);
+                for (from, to, raw) in [
+                    (Lane::Host, Lane::server("s"), ping),
+                    (Lane::server("s"), Lane::Host, pong),
+                ] {
+                    let (seq, t) = (events.len() as u64, crate::trace::now());
+                    let e = Event::with_bytes(seq, t, from, to, Channel::Stdio, raw.into());
+                    events.push(e);
+                }
+            }
+            events
+        };
+        let mut events = pings(&[false, true, false]);
+        events.extend(pings(&[true, false]));
+        events.extend(crate::analysis::fixtures::restarted_seqs());
+        let report = crate::analysis::report(&events);
+        let f = Findings::compute(&events, &report);
+        let kinds = |i: usize| -> Vec<MarkKind> { f.marks(i).iter().map(|m| m.kind).collect() };
+        let violations: Vec<usize> = f.violations.iter().map(|v| v.event).collect();
+        assert!(violations.starts_with(&[3, 7]), "{violations:?}");
+        for &i in &violations {
+            assert!(
+                kinds(i).contains(&MarkKind::Violation),
+                "{i}: {:?}",
+                kinds(i)
+            );
+        }
+        let filed = (0..events.len())
+            .flat_map(|i| kinds(i))
+            .filter(|k| *k == MarkKind::Violation)
+            .count();
+        assert_eq!(filed, violations.len());
+        let last = |seq: u64| events.iter().rposition(|e| e.seq == seq);
+        let named = f.poison.iter().map(|p| (p.seq, MarkKind::Poison));
+        let pulls = f.rug_pulls.iter().map(|r| (r.after_seq, MarkKind::RugPull));
+        let d = &f.diagnosis;
+        let servers = d.servers.iter().filter(|s| s.code.is_some()).map(|s| s.seq);
+        let tools = d.tools.iter().filter(|t| noteworthy(t)).map(|t| t.seq);
+        let doctor = servers
+            .chain(tools)
+            .flatten()
+            .map(|seq| (seq, MarkKind::Doctor));
+        let named: Vec<(u64, MarkKind)> = named.chain(pulls).chain(doctor).collect();
+        for kind in [MarkKind::Poison, MarkKind::RugPull, MarkKind::Doctor] {
+            assert!(named.iter().any(|n| n.1 == kind), "no {kind:?}");
+        }
+        for (seq, kind) in named {
+            let i = last(seq).expect("the finding's event");
+            assert!(kinds(i).contains(&kind), "{seq} {kind:?}: {:?}", kinds(i));
+        }
+    }
+
     #[test]
     fn a_poisoning_badge_explains_itself_in_the_language_of_the_ui() {
         use crate::analysis::poison::{Arg, Said};

@@ -8,7 +8,7 @@ use super::{Findings, Mark, MarkKind, RugPull, noteworthy, pointer};
 use crate::analysis::conformance::Violation;
 use crate::analysis::doctor::Diagnosis;
 use crate::analysis::poison;
-use crate::trace::Event;
+use crate::trace::{Analysis, Event};
 
 /// The findings, and their marks filed so far ([`Index::step`]).
 pub(super) struct Index {
@@ -47,17 +47,20 @@ impl Index {
             + f.rug_pulls.len()
     }
 
-    /// Files the next `count` findings (at most); true once every one is filed.
-    pub(super) fn step(&mut self, events: &[Event], count: usize) -> bool {
+    /// Files the next `count` findings (at most); true once every one is filed. `rpc` is the
+    /// analysis of `events`, which finds the events the findings name by `seq`.
+    pub(super) fn step(&mut self, events: &[Event], rpc: &Analysis, count: usize) -> bool {
         let end = self.next.saturating_add(count).min(self.total());
         for k in self.next..end {
-            if let Some((seq, kind, text, why)) = self.mark(k) {
-                file(
-                    &mut self.findings.by_event,
-                    events,
-                    seq,
-                    Mark { kind, text, why },
-                );
+            if let Some((at, kind, text, why)) = self.mark(k) {
+                let event = match at {
+                    At::Event(i) => Some(i),
+                    // A finding names its evidence by `seq` alone: the last event with it.
+                    At::Seq(seq) => seq.and_then(|seq| rpc.index_of(events, seq)),
+                };
+                if let Some(i) = event {
+                    file(&mut self.findings.by_event, i, Mark { kind, text, why });
+                }
             }
         }
         self.next = end;
@@ -70,13 +73,13 @@ impl Index {
     }
 
     /// The mark of the `k`th finding and the event it points at, if it has a mark.
-    fn mark(&self, k: usize) -> Option<(Option<u64>, MarkKind, String, Option<poison::Said>)> {
+    fn mark(&self, k: usize) -> Option<(At, MarkKind, String, Option<poison::Said>)> {
         let f = &self.findings;
         let mut k = k;
         if let Some(s) = f.diagnosis.servers.get(k) {
             let code = s.code?;
             let text = format!("{}: {code}", s.server);
-            return Some((s.seq, MarkKind::Doctor, text, None));
+            return Some((At::Seq(s.seq), MarkKind::Doctor, text, None));
         }
         k -= f.diagnosis.servers.len();
         if let Some(t) = f.diagnosis.tools.get(k) {
@@ -85,13 +88,13 @@ impl Index {
             }
             let server = t.server.as_deref().unwrap_or("?");
             let text = format!("{server}/{}: {}", t.tool, t.code);
-            return Some((t.seq, MarkKind::Doctor, text, None));
+            return Some((At::Seq(t.seq), MarkKind::Doctor, text, None));
         }
         k -= f.diagnosis.tools.len();
         if let Some(v) = f.violations.get(k) {
             // Names only (the pointer and the keyword); the panel says the rest.
             let text = format!("{} {}", pointer(v), v.rule);
-            return Some((Some(v.seq), MarkKind::Violation, text, None));
+            return Some((At::Event(v.event), MarkKind::Violation, text, None));
         }
         k -= f.violations.len();
         if let Some(p) = f.poison.get(k) {
@@ -103,7 +106,8 @@ impl Index {
                 p.kind.code(),
                 p.severity.as_str()
             );
-            return Some((Some(p.seq), MarkKind::Poison, text, Some(p.said.clone())));
+            let said = Some(p.said.clone());
+            return Some((At::Seq(Some(p.seq)), MarkKind::Poison, text, said));
         }
         k -= f.poison.len();
         let r = f.rug_pulls.get(k)?;
@@ -112,17 +116,19 @@ impl Index {
             "{}/{}: #{} -> #{}",
             r.server, r.tool, r.before_seq, r.after_seq
         );
-        Some((Some(r.after_seq), MarkKind::RugPull, text, None))
+        Some((At::Seq(Some(r.after_seq)), MarkKind::RugPull, text, None))
     }
 }
 
-/// Files `mark` under the event with `seq`, if there is one, after the marks of its event
-/// that are as serious or more (so each event's marks stay most serious first, and in the
-/// order they were filed within a kind).
-fn file(by_event: &mut BTreeMap<usize, Vec<Mark>>, events: &[Event], seq: Option<u64>, mark: Mark) {
-    let Some(i) = seq.and_then(|seq| events.binary_search_by_key(&seq, |e| e.seq).ok()) else {
-        return;
-    };
+/// The event a finding points at: a violation knows its event, the others name it by `seq`.
+enum At {
+    Event(usize),
+    Seq(Option<u64>),
+}
+
+/// Files `mark` under event `i`, after the marks of the event that are as serious or more (so
+/// each event's marks stay most serious first, and in the order they were filed within a kind).
+fn file(by_event: &mut BTreeMap<usize, Vec<Mark>>, i: usize, mark: Mark) {
     let marks = by_event.entry(i).or_default();
     let at = marks.partition_point(|m| m.kind >= mark.kind);
     marks.insert(at, mark);

@@ -158,7 +158,7 @@ impl Staged {
         started: Instant,
     ) -> (usize, Option<Findings>) {
         if self.index.is_some() {
-            return self.file_marks(events, budget, started);
+            return self.file_marks(events, report, budget, started);
         }
         let out_of_time = || started.elapsed() >= budget;
         let slices = self.slices;
@@ -261,20 +261,21 @@ impl Staged {
         ) {
             self.index = Some(Index::new(diagnosis, violations, poison, rug_pulls));
         }
-        self.file_marks(events, budget, started)
+        self.file_marks(events, report, budget, started)
     }
 
     /// Files the findings under their events, for about `budget` since `started`.
     fn file_marks(
         &mut self,
         events: &[Event],
+        report: &Report,
         budget: Duration,
         started: Instant,
     ) -> (usize, Option<Findings>) {
         let Some(index) = self.index.as_mut() else {
             return (INDEX, None);
         };
-        while !index.step(events, self.slices.marks) {
+        while !index.step(events, &report.rpc, self.slices.marks) {
             if started.elapsed() >= budget {
                 return (INDEX, None);
             }
