@@ -269,3 +269,56 @@ fn the_doctor_tab_lays_out_only_the_violations_in_view() {
     let shown = h.query_all_by_label_contains(&prefix).count();
     assert!((1..100).contains(&shown), "{shown} links laid out");
 }
+
+/// Two sessions appended to one file, each counting its `seq`s from 0, each with an answer
+/// that breaks the schema at `seq` 1: each violation's link selects its own event (the link
+/// looked the `seq` up, and both selected the last event with it, the second session's).
+#[test]
+fn with_seqs_that_start_again_a_violations_link_selects_its_own_event() {
+    use sightline::trace::{Channel, Event, Lane};
+    let t0 = chrono::DateTime::UNIX_EPOCH;
+    let mut events = Vec::new();
+    // Session 1: a ping answered with `7` (not an object), then one answered well; session 2:
+    // a ping answered with `7`.
+    for session in [&["7", "{}"][..], &["7"][..]] {
+        for (k, result) in session.iter().enumerate() {
+            let ping = format!(r#"{{"jsonrpc":"2.0","id":{k},"method":"ping"}}"#);
+            let pong = format!(r#"{{"jsonrpc":"2.0","id":{k},"result":{result}}}"#);
+            for (seq, from, to, raw) in [
+                (2 * k as u64, "host", "server:s", ping),
+                (2 * k as u64 + 1, "server:s", "host", pong),
+            ] {
+                let t = t0 + chrono::Duration::milliseconds(events.len() as i64);
+                let (from, to) = (Lane::from(from), Lane::from(to));
+                let bytes = raw.into_bytes();
+                events.push(Event::with_bytes(seq, t, from, to, Channel::Stdio, bytes));
+            }
+        }
+    }
+    let mut app = SightlineApp::from_events("appended", events);
+    let violations: Vec<(usize, u64)> = app
+        .store()
+        .findings
+        .violations
+        .iter()
+        .map(|v| (v.event, v.seq))
+        .collect();
+    assert_eq!(violations, [(1, 1), (5, 1)]);
+    app.set_tab(Tab::Doctor);
+    let mut h = harness(app);
+    let link = text(Language::En, "doctor.evidence").replace("{seq}", "1");
+    // The violations are listed last, after any doctor evidence of the same `seq`.
+    for (back, event) in [(1, 1), (0, 5)] {
+        h.state_mut().apply(Command::Select(0));
+        h.run();
+        let links: Vec<_> = h.get_all_by_label(&link).collect();
+        assert!(links.len() >= 2, "{} links", links.len());
+        links[links.len() - 1 - back].click();
+        h.run();
+        assert_eq!(
+            h.state().selected(),
+            Some(event),
+            "the link of event {event}"
+        );
+    }
+}

@@ -248,12 +248,13 @@ fn violations_ui(
             .max_rect(row)
             .layout(Layout::left_to_right(Align::Center));
         ui.scope_builder(builder, |ui| {
-            if let Some(i) = store.index_of_seq(v.seq)
+            // The violation knows its event: with `seq`s that repeat, its `seq` may name another.
+            if v.event < store.len()
                 && ui
                     .link(tr.f("doctor.evidence", &[("seq", v.seq.to_string())]))
                     .clicked()
             {
-                command = Some(Command::Select(i));
+                command = Some(Command::Select(v.event));
             }
             ui.label(
                 RichText::new(visible::escape(badges::pointer(v)))
