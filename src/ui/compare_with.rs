@@ -34,8 +34,10 @@ pub fn diff_notes(a: &TraceStore, b: &TraceStore) -> Result<(Vec<Note>, Vec<RugP
         diff::inventory(&b.events, &b.report),
     );
     let found = diff::diff(&ia, &ib, &DiffOptions::default()).map_err(|e| e.said())?;
+    // A change names its events by `seq` alone (the last listing's, the last handshake's...):
+    // the last event with it on its side.
     let index = |store: &TraceStore, seq: Option<u64>| -> Vec<usize> {
-        seq.and_then(|s| store.events.binary_search_by_key(&s, |e| e.seq).ok())
+        seq.and_then(|s| store.index_of_seq(s))
             .into_iter()
             .collect()
     };
@@ -343,5 +345,52 @@ impl SightlineApp {
     pub fn replay_finished(&mut self, ctx: &egui::Context) -> bool {
         poll(self, ctx);
         !self.platform.replay_against.is_running()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Channel, Event, Lane};
+    use crate::ui::store::Source;
+
+    /// A session with server `s` (its `seq`s from 0): a handshake if `handshake`, then a
+    /// listing of one tool `w` described as `description`.
+    fn session(handshake: bool, description: &str) -> Vec<Event> {
+        let mut lines = Vec::new();
+        if handshake {
+            lines.push(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#.into());
+            lines.push(
+                r#"{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"name":"s"}}}"#.to_string(),
+            );
+        }
+        lines.push(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_string());
+        lines.push(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{{"name":"w","description":"{description}","inputSchema":{{"type":"object"}}}}]}}}}"#
+        ));
+        let server = Lane::server("s");
+        let lanes = [(Lane::Host, server.clone()), (server, Lane::Host)];
+        lines
+            .into_iter()
+            .enumerate()
+            .map(|(n, line)| {
+                let (from, to) = lanes[n % 2].clone();
+                let (seq, t) = (n as u64, crate::trace::now());
+                Event::with_bytes(seq, t, from, to, Channel::Stdio, line.into_bytes())
+            })
+            .collect()
+    }
+
+    /// Side A holds two sessions appended to one file, each counting its `seq`s from 0: the
+    /// changed tool's note selects A's last listing, the last event with its `seq` (a binary
+    /// search over A's `seq`s selected the first session's handshake answer).
+    #[test]
+    fn a_note_selects_the_last_event_with_its_seq_on_a_side_whose_seqs_start_again() {
+        let a = [session(true, "old"), session(false, "old")].concat();
+        let b = session(true, "new");
+        let store = |events| TraceStore::new("t".into(), Source::Memory, events);
+        let (notes, _) = diff_notes(&store(a), &store(b)).expect("a diff");
+        let events: Vec<&[Vec<usize>; 2]> = notes.iter().map(|n| &n.events).collect();
+        assert_eq!(events, [&[vec![5], vec![3]]], "{notes:#?}");
     }
 }
