@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::canonical::{canonical_json, canonical_json_pretty, sha256_hex, shape_hash};
 use super::conformance::Repeats;
-use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing, Seqs};
+use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
 
 /// Who a server is, for pinning: its `serverInfo.name` and, for stdio, its command line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -145,16 +145,11 @@ pub fn definitions(events: &[Event], rpc: &Analysis) -> Definitions {
     reader.finish()
 }
 
-/// How many events' `seq`s [`Reader::step`] indexes for each event it would read: indexing one
-/// is a comparison, reading one may parse and hash a `tools/list` result.
-pub const SEQS_PER_EVENT: usize = 1024;
-
 /// [`definitions`] a slice of the trace at a time, for a caller that must not stop for the
 /// whole of it (the browser, which has no thread for it: a frame each). The outcome is
 /// [`definitions`]'s.
 #[derive(Default)]
 pub struct Reader {
-    seqs: Seqs,
     lanes: HashMap<Lane, LaneState>,
     out: Definitions,
     /// The next event to read.
@@ -174,25 +169,15 @@ struct Memory {
 }
 
 impl Reader {
-    /// Reads the next `count` events (at most); true once every event has been read.
-    /// The first steps index the events' `seq`s ([`Seqs`], [`SEQS_PER_EVENT`] times `count`
-    /// events a step) and read none: the whole trace at once is a long step in the browser.
+    /// Reads the next `count` events (at most); true once every event has been read. A page's
+    /// request is found by the analysis's index of `seq`s ([`Analysis::earlier`]), built with
+    /// the analysis: nothing to index here.
     pub fn step(&mut self, events: &[Event], rpc: &Analysis, count: usize) -> bool {
-        let seqs = &mut self.seqs;
-        if seqs.covered() < events.len() {
-            let upto = seqs
-                .covered()
-                .saturating_add(count.saturating_mul(SEQS_PER_EVENT))
-                .min(events.len());
-            seqs.extend(&events[..upto]);
-            return false;
-        }
         let end = self.next.saturating_add(count).min(events.len());
         for i in self.next..end {
             read(
                 events,
                 rpc,
-                seqs,
                 (&mut self.lanes, &mut self.memory),
                 &mut self.out,
                 i,
@@ -212,7 +197,6 @@ impl Reader {
 fn read(
     events: &[Event],
     rpc: &Analysis,
-    seqs: &Seqs,
     (lanes, memory): (&mut HashMap<Lane, LaneState>, &mut Memory),
     out: &mut Definitions,
     i: usize,
@@ -269,7 +253,7 @@ fn read(
         let lane = event.from.clone();
         let state = lanes.entry(lane.clone()).or_default();
         let cursor = match d.pairing {
-            Pairing::Answers(seq) => seqs.earlier(events, seq, i).is_some_and(|r| {
+            Pairing::Answers(seq) => rpc.earlier(events, seq, i).is_some_and(|r| {
                 memory.cursors.read(events, r, |e| {
                     parse(e)
                         .and_then(|v| v.pointer("/params/cursor").cloned())

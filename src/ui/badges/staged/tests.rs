@@ -113,9 +113,8 @@ fn one_event_or_list_a_step_finds_what_the_whole_computation_finds() {
         let remembered = freeing(&events, &report, 1);
         assert!(remembered > 1, "{name}");
         assert_eq!(steps["schema check"], n + remembered, "{name}");
-        // One per event, after those that index the events' `seq`s.
-        let indexing = n.div_ceil(definitions::SEQS_PER_EVENT);
-        assert_eq!(steps["definitions"], indexing + n, "{name}");
+        // One per event (the `seq`s a page's request is found by are the analysis's index).
+        assert_eq!(steps["definitions"], n, "{name}");
         // (And those that gather every tool's name first.)
         let gathering = lists.div_ceil(crate::analysis::poison::GATHER_PER_LIST);
         assert_eq!(
@@ -192,13 +191,7 @@ fn staged_with_no_time_to_spare_takes_slices_and_finds_the_same() {
         steps["schema check"],
         events.len().div_ceil(slices.events) + freed
     );
-    let indexing = events
-        .len()
-        .div_ceil(slices.events * definitions::SEQS_PER_EVENT);
-    assert_eq!(
-        steps["definitions"],
-        indexing + events.len().div_ceil(slices.events)
-    );
+    assert_eq!(steps["definitions"], events.len().div_ceil(slices.events));
     // No tool lists: the scans take one step each.
     assert_eq!(
         steps["poisoning scan"] + steps["rug pulls"] + steps["index"],
