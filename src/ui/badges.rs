@@ -368,7 +368,7 @@ mod tests {
             );
         }
         let filed = (0..events.len())
-            .flat_map(|i| kinds(i))
+            .flat_map(&kinds)
             .filter(|k| *k == MarkKind::Violation)
             .count();
         assert_eq!(filed, violations.len());
