@@ -264,13 +264,8 @@ fn streamable_http_exchanges_say_what_they_are() {
 #[test]
 fn streamable_http_responses_name_the_request_of_their_own_session() {
     let mut t = Trace::default();
-    t.http(
-        true,
-        "",
-        Line::Request("GET", MCP),
-        &[SESSION, ("accept", "text/event-stream")],
-        json!({}),
-    );
+    let stream = [SESSION, ("accept", "text/event-stream")];
+    t.http(true, "", Line::Request("GET", MCP), &stream, json!({}));
     t.http(false, "", Line::Status(405), &[], json!({"in_reply_to":0}));
     let alone = streamable_http();
     let later = chrono::Duration::seconds(1);
