@@ -9,9 +9,10 @@
 //! the reading of the tool definitions, a slice of events at a time; the poisoning scan of
 //! those definitions (the tools' names gathered first, 64 lists a slice; then a tool list or
 //! an `instructions` text at a time) and the rug pulls among them (a tool list at a time); the
-//! filing of every finding under its event, a few hundred at a time. Every stage's step looks at the clock after each slice, so
-//! a step lasts its budget and one slice at most; a stage's last slice ends its step (what
-//! follows, such as freeing what the stage kept, starts with a step of its own).
+//! filing of every finding under its event, a few hundred at a time. Every stage's step looks
+//! at the clock after each slice, so a step lasts its budget and one slice at most; a stage's
+//! last slice ends its step (what follows, such as freeing what the stage kept, starts with a
+//! step of its own).
 
 use std::time::Duration;
 
