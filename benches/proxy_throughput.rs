@@ -223,15 +223,20 @@ fn main() {
         d * 1e3,
         MESSAGES as f64 / d
     );
-    for ((name, _), (last, exit)) in proxies.iter().zip(proxied) {
+    for (&(name, via), (last, exit)) in proxies.iter().zip(proxied) {
         let (p, e) = (median(last), median(exit));
         println!(
             "  {name:<9} last byte      {:>8.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.9)",
             p * 1e3,
             d / p
         );
+        // The forwarder that records nothing has no trace to write: only its exit.
+        let label = match via {
+            Via::Bare => "exit (no trace)    ",
+            _ => "exit, trace on disk",
+        };
         println!(
-            "  {name:<9} exit, trace on disk {:>5.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.5)",
+            "  {name:<9} {label} {:>5.1} ms  ratio direct/proxy {:>6.3}  (goal >= 0.5)",
             e * 1e3,
             d / e
         );
