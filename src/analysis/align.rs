@@ -6,6 +6,9 @@
 //! follows lines up too. The alignment is a longest common subsequence of the step keys, after
 //! the common start and end are taken off; past [`MAX_CELLS`] table cells (two traces of a few
 //! thousand events each) the middle is paired by position instead, so the cost stays bounded.
+//! A protocol message weighs more than a process event, a stderr line or a note: where the
+//! two recordings interleave them differently (a server's stderr line written before or after
+//! the handshake, as the scheduler had it), the messages are the ones paired.
 //!
 //! Used by the app's compare view (two revisions of one scenario, or two recordings).
 
@@ -45,21 +48,34 @@ pub fn step_key(event: &Event, derived: &crate::trace::Derived) -> String {
     }
 }
 
-fn keys(events: &[Event], rpc: &Analysis) -> Vec<String> {
+/// Each event's step key and weight: 2 for a JSON-RPC message, 1 for anything else.
+fn keys(events: &[Event], rpc: &Analysis) -> Vec<(String, u16)> {
     events
         .iter()
         .zip(&rpc.derived)
-        .map(|(e, d)| step_key(e, d))
+        .map(|(e, d)| {
+            let message = matches!(
+                d.kind,
+                Kind::Request | Kind::Notification | Kind::Response | Kind::Error
+            );
+            (step_key(e, d), if message { 2 } else { 1 })
+        })
         .collect()
 }
 
 /// The steps of `a` and `b` in order: matched pairs, and the events only one side has.
 pub fn align(a: (&[Event], &Analysis), b: (&[Event], &Analysis)) -> Vec<Step> {
-    align_keys(&keys(a.0, a.1), &keys(b.0, b.1))
+    align_weighted(&keys(a.0, a.1), &keys(b.0, b.1), |k| k.1)
 }
 
-/// [`align`] on precomputed keys.
+/// [`align`] on precomputed keys, each weighing the same.
 pub fn align_keys<K: PartialEq>(a: &[K], b: &[K]) -> Vec<Step> {
+    align_weighted(a, b, |_| 1)
+}
+
+/// The alignment that pairs the most weight (`weight` of a key, 1 or 2; equal keys weigh the
+/// same).
+fn align_weighted<K: PartialEq>(a: &[K], b: &[K], weight: impl Fn(&K) -> u16) -> Vec<Step> {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suffix = a[prefix..]
         .iter()
@@ -72,7 +88,7 @@ pub fn align_keys<K: PartialEq>(a: &[K], b: &[K]) -> Vec<Step> {
     let middle = if (ma.len() + 1).saturating_mul(mb.len() + 1) <= MAX_CELLS
         && ma.len().max(mb.len()) < usize::from(u16::MAX)
     {
-        lcs(ma, mb)
+        lcs(ma, mb, weight)
     } else {
         by_position(ma.len(), mb.len())
     };
@@ -92,15 +108,18 @@ fn by_position(n: usize, m: usize) -> Vec<Step> {
         .collect()
 }
 
-fn lcs<K: PartialEq>(a: &[K], b: &[K]) -> Vec<Step> {
+/// A longest common subsequence by weight. Pairing two equal keys where they are both next is
+/// always part of a best one (they weigh the same), as with plain lengths.
+fn lcs<K: PartialEq>(a: &[K], b: &[K], weight: impl Fn(&K) -> u16) -> Vec<Step> {
     let (n, m) = (a.len(), b.len());
     let w = m + 1;
-    // table[i * w + j]: the LCS length of a[i..] and b[j..].
+    // table[i * w + j]: the weight of the best common subsequence of a[i..] and b[j..] (at
+    // most 2 x 2,000 within MAX_CELLS).
     let mut table = vec![0u16; (n + 1) * w];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
             table[i * w + j] = if a[i] == b[j] {
-                table[(i + 1) * w + j + 1] + 1
+                table[(i + 1) * w + j + 1].saturating_add(weight(&a[i]))
             } else {
                 table[(i + 1) * w + j].max(table[i * w + j + 1])
             };
@@ -160,6 +179,20 @@ mod tests {
         );
         let of_b = step_of(&steps, 1, b.len());
         assert_eq!(of_b, vec![0, 1, 3, 4, 5, 6]);
+    }
+
+    /// The handshake written before the server's stderr line on one side and after it on the
+    /// other: the messages pair, the stderr lines stand alone (with equal weights the tie went
+    /// to the stderr lines, and the left handshake had no counterpart).
+    #[test]
+    fn messages_pair_before_lines_that_crossed_in_another_order() {
+        let (hs, err, list) = (("handshake", 2), ("stderr", 1), ("list", 2));
+        let a = [("spawn", 1), hs, err, list];
+        let b = [("spawn", 1), err, hs, list];
+        let steps = align_weighted(&a, &b, |k| k.1);
+        assert!(steps.contains(&(Some(1), Some(2))), "{steps:?}");
+        assert!(steps.contains(&(Some(3), Some(3))), "{steps:?}");
+        assert_eq!(steps.len(), 5, "{steps:?}");
     }
 
     #[test]
