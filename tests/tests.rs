@@ -50,6 +50,7 @@ mod trace_schema;
 /// The benches' synthetic traces (`benches/traces.rs`), for tests that need their mixes.
 #[path = "../benches/traces.rs"]
 mod traces;
+mod trust_otlp;
 mod trust_run;
 mod trust_secrets;
 mod trust_wrap;

@@ -290,7 +290,7 @@ fn export_otlp(
         args.endpoint.is_some() || (args.out.is_none() && args.otlp.env_endpoint().is_some());
     if wants_endpoint {
         let endpoint = args.otlp.endpoint(args.endpoint.as_deref())?;
-        let url = endpoint.url.clone();
+        let url = endpoint.shown();
         return match send_all(endpoint, &requests)? {
             Ok(()) => {
                 eprintln!("sightline: sent {count} spans to {url}");

@@ -81,6 +81,14 @@ impl LiveArgs {
         };
         // Refuse now what the proxy would refuse when the host starts it.
         self.otlp.endpoint(Some(url))?;
+        // The config is often committed and readable by other programs: a credential in the
+        // URL would sit there in the clear, so it has to come as a header (kept in a file).
+        let (shown, secrets) = crate::wire::redact_url::redact_url(url);
+        if !secrets.is_empty() {
+            return super::errors::fail(
+                Said::new("cli_error.otlp_url_credentials").with("url", shown),
+            );
+        }
         let mut out = vec!["--otlp-endpoint".to_string(), url.clone()];
         let file = match &self.headers_file {
             Some(file) => Some(std::path::absolute(file)?),
@@ -193,7 +201,7 @@ impl LiveArgs {
             None => Vec::new(),
         };
         let endpoint = self.otlp.endpoint_with(Some(url), first)?;
-        let shown = endpoint.url.clone();
+        let shown = endpoint.shown();
         let sender = Sender::new(endpoint)?;
         let weak: Weak<Recorder> = Arc::downgrade(recorder);
         let on_outage = Box::new(move |text: &str| {

@@ -43,7 +43,7 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// What live export did.
 #[derive(Debug, Clone, Default)]
 pub struct LiveReport {
-    /// The traces URL (never a header).
+    /// The traces URL, its credentials redacted (never a header).
     pub endpoint: String,
     /// Spans the backend accepted.
     pub sent: u64,
@@ -164,7 +164,7 @@ async fn export(
     on_outage: &dyn Fn(&str),
 ) -> LiveReport {
     let report = RefCell::new(LiveReport {
-        endpoint: sender.endpoint().url.clone(),
+        endpoint: sender.endpoint().shown(),
         ..LiveReport::default()
     });
     let outage = Cell::new(false);

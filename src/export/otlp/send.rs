@@ -4,12 +4,17 @@
 //! Retries follow the OTLP/HTTP spec: a refused or broken connection, a timeout, 429, 502, 503
 //! and 504 are transient and retried with exponential backoff; any other status is final.
 //! Header values are credentials (`Authorization`, tenant keys): they are sent, never shown:
-//! neither `Debug` nor any error prints them.
+//! neither `Debug` nor any error prints them. The URL may carry credentials too (userinfo, a
+//! `?token=` parameter): it is sent as given and shown only as [`Endpoint::shown`], redacted by
+//! `wire::redact_url`, in every error, log line and trace note.
 
 use std::fmt;
 use std::time::Duration;
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+
+use crate::wire::redact::scrub_secret_str;
+use crate::wire::redact_url::redact_url;
 
 /// The body encoding (`--otlp-protocol`, `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +56,7 @@ impl fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.headers.iter().map(|(k, _)| k.as_str()).collect();
         f.debug_struct("Endpoint")
-            .field("url", &self.url)
+            .field("url", &self.shown())
             .field("headers", &names)
             .field("protocol", &self.protocol)
             .field("timeout", &self.timeout)
@@ -59,8 +64,8 @@ impl fmt::Debug for Endpoint {
     }
 }
 
-/// Why an endpoint could not be set up or a request failed. Each names the endpoint and never
-/// a header's value.
+/// Why an endpoint could not be set up or a request failed. Each names the endpoint as
+/// [`Endpoint::shown`] (its credentials redacted) and never a header's value.
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
     #[error("no OTLP endpoint: give --endpoint URL or set OTEL_EXPORTER_OTLP_ENDPOINT")]
@@ -129,22 +134,42 @@ fn percent_decode(s: &str) -> String {
 /// Adds `/v1/traces` to a base URL with no path (`http://host:4318`), as the OTLP spec does for
 /// `OTEL_EXPORTER_OTLP_ENDPOINT`; a URL with a path is used as it is.
 fn traces_url(base: &str, force_suffix: bool) -> Result<String, SendError> {
+    let shown = redact_url(base).0;
     let url = reqwest::Url::parse(base)
-        .map_err(|e| SendError::Config(format!("OTLP endpoint `{base}` is not a URL: {e}")))?;
+        .map_err(|e| SendError::Config(format!("OTLP endpoint `{shown}` is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(SendError::Config(format!(
-            "OTLP endpoint `{base}` is not http:// or https://"
+            "OTLP endpoint `{shown}` is not http:// or https://"
         )));
     }
-    let trimmed = base.trim_end_matches('/');
     if force_suffix || url.path() == "/" || url.path().is_empty() {
-        Ok(format!("{trimmed}/v1/traces"))
+        // Into the path, before a query or fragment the URL may carry (`?token=`).
+        let after_scheme = base.find("://").map_or(0, |i| i + 3);
+        let end = base[after_scheme..]
+            .find(['?', '#'])
+            .map_or(base.len(), |i| after_scheme + i);
+        let (path, rest) = base.split_at(end);
+        Ok(format!("{}/v1/traces{rest}", path.trim_end_matches('/')))
     } else {
         Ok(base.to_string())
     }
 }
 
 impl Endpoint {
+    /// The URL as it may be printed or recorded: userinfo and credential query parameters
+    /// replaced by `[redacted]` (`wire::redact_url`).
+    pub fn shown(&self) -> String {
+        redact_url(&self.url).0
+    }
+
+    /// `text` (a backend's or a transport's words) with the URL's credentials taken out.
+    fn scrubbed(&self, mut text: String) -> String {
+        for secret in redact_url(&self.url).1 {
+            scrub_secret_str(&mut text, &secret);
+        }
+        text
+    }
+
     /// The endpoint from flags, falling back to the standard variables (read through `env`):
     /// `--endpoint` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, used as is) else
     /// `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`; headers from the variables, then
@@ -285,18 +310,18 @@ impl Sender {
         let text = response.text().await.unwrap_or_default();
         let text: String = text.chars().filter(|c| !c.is_control()).take(160).collect();
         Err(SendError::Status {
-            endpoint: endpoint.url.clone(),
+            endpoint: endpoint.shown(),
             status: status.as_u16(),
             detail: if text.trim().is_empty() {
                 String::new()
             } else {
-                format!(": {}", text.trim())
+                endpoint.scrubbed(format!(": {}", text.trim()))
             },
         })
     }
 
     fn transport_error(&self, e: &reqwest::Error) -> SendError {
-        let endpoint = self.endpoint.url.clone();
+        let endpoint = self.endpoint.shown();
         if e.is_timeout() {
             return SendError::Timeout {
                 endpoint,
@@ -311,6 +336,7 @@ impl Sender {
             detail = s.to_string();
             source = s.source();
         }
+        let detail = self.endpoint.scrubbed(detail);
         SendError::Connect { endpoint, detail }
     }
 }
