@@ -1,6 +1,6 @@
 //! `sightline wrap` on the files people really have: private modes, symbolic links, read-only
-//! files, configs wrapped by a binary of another name, and VS Code's JSONC (issue 11, items 7,
-//! 14 and 15).
+//! files, configs wrapped by a binary of another name, VS Code's JSONC (issue 11, items 7,
+//! 14 and 15) and Codex's `config.toml` (issue 34, item 7).
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
@@ -29,6 +29,16 @@ fn mode(path: &Path) -> u32 {
 
 fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Takes the backups away, so an undo has only the proxy's arguments to go by.
+fn remove_backups(dir: &Path) {
+    for backup in std::fs::read_dir(dir).unwrap() {
+        let backup = backup.unwrap().path();
+        if backup.to_string_lossy().contains("sightline-backup") {
+            std::fs::remove_file(backup).unwrap();
+        }
+    }
 }
 
 fn config_with_a_secret() -> String {
@@ -160,17 +170,84 @@ fn vs_code_jsonc_keeps_its_comments_and_undoes_byte_for_byte() {
     let (ok, stdout, _) = wrap(&[config.to_str().unwrap()]);
     assert!(ok && stdout.contains("nothing to change"), "{stdout}");
 
-    for backup in std::fs::read_dir(dir.path()).unwrap() {
-        let backup = backup.unwrap().path();
-        if backup.to_string_lossy().contains("sightline-backup") {
-            std::fs::remove_file(backup).unwrap();
-        }
-    }
+    remove_backups(dir.path());
     let (ok, _, stderr) = wrap(&[config.to_str().unwrap(), "--undo"]);
     assert!(ok, "{stderr}");
     assert_eq!(
         std::fs::read_to_string(&config).unwrap(),
         text,
         "undone byte for byte, from the proxy's arguments alone"
+    );
+}
+
+#[test]
+fn codex_config_toml_is_wrapped_in_place_and_undone_byte_for_byte() {
+    let dir = util::tempdir();
+    let config = dir.path().join("config.toml");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wrap/codex-config.toml"),
+    )
+    .unwrap();
+    std::fs::write(&config, &text).unwrap();
+    chmod(&config, 0o600);
+    let session = dir.path().join("session");
+    let (ok, stdout, stderr) = wrap(&[
+        config.to_str().unwrap(),
+        "--session",
+        session.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    for line in ["weather: wrapped", "github: wrapped", "docs: wrapped"] {
+        assert!(stdout.contains(line), "{line} in {stdout}");
+    }
+    let wrapped = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(mode(&config), 0o600);
+    let value: toml::Table = wrapped.parse().expect("still TOML");
+    let weather = &value["mcp_servers"]["weather"];
+    assert_eq!(weather["command"].as_str(), Some(util::bin()));
+    let args: Vec<&str> = weather["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str())
+        .collect();
+    assert_eq!(
+        args[..5],
+        [
+            "proxy",
+            "--name",
+            "weather",
+            "--session",
+            session.to_str().unwrap()
+        ]
+    );
+    assert_eq!(args[args.len() - 3..], ["--", "node", "weather-server.mjs"]);
+    for kept in [
+        "# ~/.codex/config.toml as Codex users keep it",
+        "base_url = \"http://127.0.0.1:11434/v1\" # ollama\n",
+        "env = { WEATHER_UNITS = \"metric\" }\nstartup_timeout_sec = 20\n",
+        "    \"-y\",\n    \"@modelcontextprotocol/server-github\",\n]\nenv_vars",
+        "[profiles.fast]\nmodel = \"gpt-5.5-mini\"\n",
+    ] {
+        assert!(wrapped.contains(kept), "{kept:?} kept in:\n{wrapped}");
+    }
+    let (ok, stdout, _) = wrap(&[config.to_str().unwrap()]);
+    assert!(ok && stdout.contains("nothing to change"), "{stdout}");
+
+    remove_backups(dir.path());
+    let (ok, stdout, stderr) = wrap(&[config.to_str().unwrap(), "--undo"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("weather: restored"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        text,
+        "undone byte for byte, from the proxy's arguments alone"
+    );
+
+    std::fs::write(&config, "model = \"x\"\n[mcp_servers.w\n").unwrap();
+    let (ok, _, stderr) = wrap(&[config.to_str().unwrap()]);
+    assert!(
+        !ok && stderr.contains("not valid TOML at line 2"),
+        "{stderr}"
     );
 }

@@ -5,7 +5,7 @@
 //! CI for code no target reaches. The modules fuzzed here are the pure ones, which by the
 //! architecture's rules use nothing else in the crate (`trace` uses no other module; the line
 //! splitter, the wire module's SSE parser and header redaction, and the wrap editor use only
-//! std, serde_json, memchr and, for the data dir, directories). So this crate compiles those very files (`#[path]`, not copies) under the same
+//! std, serde_json, memchr, toml_edit for Codex's config and, for the data dir, directories). So this crate compiles those very files (`#[path]`, not copies) under the same
 //! module paths, with the same dependencies and features. A module that starts to use
 //! another part of the crate breaks this build, which `.ci/fuzz` reports.
 

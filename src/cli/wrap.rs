@@ -23,14 +23,14 @@ use clap::Args;
 use crate::tap::Recorder;
 use crate::tap::http_proxy::HttpProxy;
 use crate::tap::paths;
-use crate::tap::wrap::{self, HttpRoute, WrapOptions, file};
+use crate::tap::wrap::{self, Format, HttpRoute, WrapOptions, file};
 use crate::trace::{Header, TraceWriter};
 use crate::wire::redact_url::redact_url;
 
 #[derive(Debug, Args)]
 pub struct WrapArgs {
-    /// The host's MCP config: claude_desktop_config.json, .cursor/mcp.json, .mcp.json, or VS
-    /// Code's mcp.json.
+    /// The host's MCP config: claude_desktop_config.json, .cursor/mcp.json, .mcp.json, VS
+    /// Code's mcp.json, or Codex's ~/.codex/config.toml (read as TOML for a name in .toml).
     config: PathBuf,
     /// Restore every wrapped server's original command (read from the proxy's arguments).
     #[arg(long)]
@@ -77,8 +77,9 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
                 .within(|| Said::new("cli_error.cannot_read").with("path", path.display()));
         }
     };
+    let format = Format::of(path);
     let rewrite = if args.undo {
-        wrap::unwrap(&text)
+        wrap::unwrap_as(format, &text)
     } else {
         let sightline = std::env::current_exe().within(|| Said::new("cli_error.self_exe"))?;
         let trace_dir = match &args.trace_dir {
@@ -89,7 +90,8 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
             }
             None => None,
         };
-        wrap::wrap(
+        wrap::wrap_as(
+            format,
             &text,
             &WrapOptions {
                 sightline: sightline.display().to_string(),
@@ -106,7 +108,7 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     for server in &rewrite.servers {
         println!("{}: {}", server.name, server.action.describe());
     }
-    let routes = wrap::http_routes(&rewrite.text)?;
+    let routes = wrap::http_routes_as(format, &rewrite.text)?;
     if !rewrite.changed() {
         println!("{}: nothing to change", path.display());
         return finish(&args, &routes);
@@ -114,12 +116,12 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     let mut new_text = rewrite.text;
     if args.undo {
         // When a backup holds this very config, give back its exact bytes.
-        let config = wrap::parse_config(&new_text)?;
+        let config = format.parse(&new_text)?;
         if let Some(old) = file::backups(path)
             .iter()
             .rev()
             .filter_map(|b| std::fs::read_to_string(b).ok())
-            .find(|old| wrap::parse_config(old).is_ok_and(|v| v == config))
+            .find(|old| format.parse(old).is_ok_and(|v| v == config))
         {
             new_text = old;
         }

@@ -9,10 +9,12 @@
 //! - Claude Desktop `claude_desktop_config.json`, Cursor `.cursor/mcp.json`, Claude Code
 //!   `.mcp.json`: a top-level `mcpServers` object.
 //! - VS Code `mcp.json`: a top-level `servers` object, in JSONC (comments, trailing commas).
+//! - Codex `~/.codex/config.toml`: `[mcp_servers.NAME]` tables, in TOML ([`toml`]); a file is
+//!   read as TOML when its name ends in `.toml` ([`Format::of`]).
 //!
-//! The config is edited in place ([`jsonc`]): only the `command`, `args` and `url` values of
-//! the servers it wraps change; comments, trailing commas, a byte order mark, numbers, key
-//! order, duplicate keys and indentation elsewhere stay exactly as written.
+//! The config is edited in place ([`jsonc`], [`toml`]): only the `command`, `args` and `url`
+//! values of the servers it wraps change; comments, trailing commas, a byte order mark,
+//! numbers, key order, duplicate keys and indentation elsewhere stay exactly as written.
 //!
 //! A stdio server (`command`, optional `args`) becomes
 //! `SIGHTLINE proxy --name NAME [--trace DIR/NAME.jsonl] -- COMMAND ARGS...`: the proxy's
@@ -41,6 +43,8 @@
 pub mod file;
 #[path = "wrap/jsonc.rs"]
 pub mod jsonc;
+#[path = "wrap/toml.rs"]
+pub mod toml;
 
 use std::path::Path;
 
@@ -57,11 +61,110 @@ pub enum WrapError {
         column: usize,
         message: String,
     },
+    #[error("not valid TOML at line {line}, column {column}: {message}")]
+    Toml {
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error(
         "no server table: expected a top-level `mcpServers` object (Claude Desktop, Cursor, \
          Claude Code) or `servers` object (VS Code)"
     )]
     NoServers,
+    #[error("no server table: expected `[mcp_servers.NAME]` tables (Codex)")]
+    NoTomlServers,
+}
+
+impl From<toml::SyntaxError> for WrapError {
+    fn from(e: toml::SyntaxError) -> Self {
+        WrapError::Toml {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
+}
+
+/// The syntax of a host's config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// JSON or JSONC: every host but Codex.
+    Json,
+    /// TOML: Codex's `config.toml`.
+    Toml,
+}
+
+impl Format {
+    /// TOML for a file named `*.toml`, else JSON.
+    pub fn of(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("toml") => Format::Toml,
+            _ => Format::Json,
+        }
+    }
+
+    /// The config as plain JSON (comments dropped), naming the line and column of a syntax
+    /// error.
+    pub fn parse(self, text: &str) -> Result<Value, WrapError> {
+        match self {
+            Format::Json => Ok(jsonc::parse(text)?.value(text)),
+            Format::Toml => Ok(toml::to_json(text)?),
+        }
+    }
+
+    /// The document as a tree of spans.
+    fn tree(self, text: &str) -> Result<Node, WrapError> {
+        match self {
+            Format::Json => Ok(jsonc::parse(text)?),
+            Format::Toml => Ok(toml::parse(text)?),
+        }
+    }
+
+    /// The server table: `mcpServers`, else `servers` (JSON); `mcp_servers` (TOML).
+    fn server_table(self, root: &Node) -> Option<&Node> {
+        let keys: &[&str] = match self {
+            Format::Json => &["mcpServers", "servers"],
+            Format::Toml => &["mcp_servers"],
+        };
+        keys.iter().find_map(|key| {
+            let table = &root.get(key)?.value;
+            matches!(table.kind, Kind::Object(_)).then_some(table)
+        })
+    }
+
+    /// A string literal.
+    fn quote(self, s: &str) -> String {
+        match self {
+            Format::Json => Value::from(s).to_string(),
+            Format::Toml => toml::quote(s),
+        }
+    }
+
+    /// Gives `server` the member `key` with the literal `value`, right after `after`.
+    fn add_member(
+        self,
+        text: &str,
+        edits: &mut Edits,
+        (server, after): (&Node, &Member),
+        key: &str,
+        value: &str,
+    ) {
+        let (at, new) = match self {
+            Format::Json => (after.value.end, format!(", {}: {value}", self.quote(key))),
+            Format::Toml => toml::add_member(text, server, after, key, value),
+        };
+        edits.insert(at, new);
+    }
+
+    /// Takes the `index`th member away from `server`.
+    fn remove_member(self, text: &str, edits: &mut Edits, server: &Node, index: usize) {
+        let members = server.members().unwrap_or_default();
+        match self {
+            Format::Json => edits.remove_member(members, index),
+            Format::Toml => toml::remove_member(text, edits, server, members, index),
+        }
+    }
 }
 
 impl From<jsonc::SyntaxError> for WrapError {
@@ -178,18 +281,38 @@ impl Rewrite {
     }
 }
 
-/// The config as plain JSON (comments dropped), naming the line and column of a syntax error.
+/// A JSON config as plain JSON (comments dropped), naming the line and column of a syntax
+/// error.
 pub fn parse_config(text: &str) -> Result<Value, WrapError> {
-    Ok(jsonc::parse(text)?.value(text))
+    Format::Json.parse(text)
+}
+
+/// [`wrap_as`] for a JSON config.
+pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
+    wrap_as(Format::Json, text, options)
+}
+
+/// [`unwrap_as`] for a JSON config.
+pub fn unwrap(text: &str) -> Result<Rewrite, WrapError> {
+    unwrap_as(Format::Json, text)
+}
+
+/// [`http_routes_as`] for a JSON config.
+pub fn http_routes(text: &str) -> Result<Vec<HttpRoute>, WrapError> {
+    http_routes_as(Format::Json, text)
 }
 
 /// Puts every stdio server behind `sightline proxy` and points every HTTP server at a local
 /// HTTP proxy.
-pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
-    let mut taken: Vec<u16> = http_routes(text)?.iter().map(|r| r.port).collect();
-    rewrite(text, |name, server, edits| {
+pub fn wrap_as(format: Format, text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
+    let mut taken: Vec<u16> = http_routes_as(format, text)?
+        .iter()
+        .map(|r| r.port)
+        .collect();
+    let quote = |s: &str| format.quote(s);
+    rewrite(format, text, |name, server, edits| {
         if is_http(server) {
-            return wrap_http(text, server, options, &mut taken, edits);
+            return wrap_http(format, server, options, &mut taken, edits);
         }
         let Some(command) = server.get("command") else {
             return Action::Skipped("no `command` or `url`".into());
@@ -197,6 +320,7 @@ pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
         if proxied(server).is_some() {
             return Action::AlreadyWrapped;
         }
+        let command_member = command;
         let command = &command.value;
         if command.as_str().is_none() {
             return Action::Skipped("`command` is not a string".into());
@@ -211,7 +335,13 @@ pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
         prefix.extend(options.proxy_args.iter().map(|a| quote(a)));
         prefix.extend([quote("--"), text[command.start..command.end].to_string()]);
         match server.get("args").map(|m| &m.value) {
-            None => edits.insert(command.end, format!(", \"args\": [{}]", prefix.join(", "))),
+            None => format.add_member(
+                text,
+                edits,
+                (server, command_member),
+                "args",
+                &format!("[{}]", prefix.join(", ")),
+            ),
             Some(args) => match &args.kind {
                 Kind::Scalar if &text[args.start..args.end] == "null" => {
                     edits.replace(args.start, args.end, format!("[{}]", prefix.join(", ")));
@@ -233,8 +363,8 @@ pub fn wrap(text: &str, options: &WrapOptions) -> Result<Rewrite, WrapError> {
 
 /// Restores every wrapped server's original `command` and `args` from the proxy's arguments,
 /// and every wrapped HTTP server's `url` from its local URL.
-pub fn unwrap(text: &str) -> Result<Rewrite, WrapError> {
-    rewrite(text, |_, server, edits| {
+pub fn unwrap_as(format: Format, text: &str) -> Result<Rewrite, WrapError> {
+    rewrite(format, text, |_, server, edits| {
         if is_http(server) {
             let Some(url) = server.get("url").map(|m| &m.value) else {
                 return Action::NotWrapped;
@@ -242,7 +372,7 @@ pub fn unwrap(text: &str) -> Result<Rewrite, WrapError> {
             let Some(route) = url.as_str().and_then(parse_local) else {
                 return Action::NotWrapped;
             };
-            edits.replace(url.start, url.end, quote(&route.upstream));
+            edits.replace(url.start, url.end, format.quote(&route.upstream));
             return Action::Unwrapped;
         }
         let Some(command) = server.get("command") else {
@@ -273,16 +403,16 @@ pub fn unwrap(text: &str) -> Result<Rewrite, WrapError> {
         );
         match elements.get(dashes + 2) {
             Some(first_kept) => edits.replace(elements[0].start, first_kept.start, ""),
-            None => edits.remove_member(members, args_index),
+            None => format.remove_member(text, edits, server, args_index),
         }
         Action::Unwrapped
     })
 }
 
 /// The wrapped HTTP servers of a config, in its order.
-pub fn http_routes(text: &str) -> Result<Vec<HttpRoute>, WrapError> {
-    let root = jsonc::parse(text)?;
-    let Some(table) = server_table(&root) else {
+pub fn http_routes_as(format: Format, text: &str) -> Result<Vec<HttpRoute>, WrapError> {
+    let root = format.tree(text)?;
+    let Some(table) = format.server_table(&root) else {
         return Ok(Vec::new());
     };
     Ok(table
@@ -301,11 +431,15 @@ pub fn http_routes(text: &str) -> Result<Vec<HttpRoute>, WrapError> {
 
 /// Runs `f` on every server of the table, then makes the edits it asked for.
 fn rewrite(
+    format: Format,
     text: &str,
     mut f: impl FnMut(&str, &Node, &mut Edits) -> Action,
 ) -> Result<Rewrite, WrapError> {
-    let root = jsonc::parse(text)?;
-    let table = server_table(&root).ok_or(WrapError::NoServers)?;
+    let root = format.tree(text)?;
+    let table = format.server_table(&root).ok_or(match format {
+        Format::Json => WrapError::NoServers,
+        Format::Toml => WrapError::NoTomlServers,
+    })?;
     let mut edits = Edits::default();
     let servers = table
         .members()
@@ -323,19 +457,6 @@ fn rewrite(
         text: edits.apply(text),
         servers,
     })
-}
-
-/// The server table: `mcpServers`, else `servers`.
-fn server_table(root: &Node) -> Option<&Node> {
-    ["mcpServers", "servers"].into_iter().find_map(|key| {
-        let table = &root.get(key)?.value;
-        matches!(table.kind, Kind::Object(_)).then_some(table)
-    })
-}
-
-/// A JSON string literal.
-fn quote(s: &str) -> String {
-    Value::from(s).to_string()
 }
 
 /// The separator between the first two elements when it is only a comma and whitespace (so a
@@ -388,7 +509,7 @@ fn parse_local(url: &str) -> Option<HttpRoute> {
 
 /// Points an HTTP server at a local proxy on a port of its own.
 fn wrap_http(
-    text: &str,
+    format: Format,
     server: &Node,
     options: &WrapOptions,
     taken: &mut Vec<u16>,
@@ -411,8 +532,7 @@ fn wrap_http(
     match local_url(upstream, port) {
         Ok(local) => {
             taken.push(port);
-            debug_assert!(url.end <= text.len());
-            edits.replace(url.start, url.end, quote(&local));
+            edits.replace(url.start, url.end, format.quote(&local));
             Action::Wrapped
         }
         Err(why) => Action::Skipped(why),

@@ -309,3 +309,181 @@ fn live_export_options_are_written_recognised_and_undone() {
     assert_eq!(actions(&again), ["already wrapped, left alone"]);
     assert_eq!(unwrap(&wrapped.text).unwrap().text, original);
 }
+
+/// A Codex `config.toml` as people write it: the model settings first, comments, every way
+/// TOML has to write a server table.
+const CODEX: &str = r#"# Codex settings
+model = "gpt-5.5"
+model_provider = "mock"
+
+[model_providers.mock]
+base_url = "http://127.0.0.1:9/v1" # a local stand-in
+wire_api = "responses"
+
+# The seed article's server
+[mcp_servers.weather]
+command = "node"   # Node 20+
+args = [
+  "weather-server.mjs",
+  'literal\path',
+]
+env = { WEATHER_UNITS = "metric" }
+startup_timeout_sec = 20
+
+[mcp_servers.bare]
+command = 'uvx'
+enabled = true
+
+[mcp_servers]
+inline = { command = "npx", env = { K = "v" } }
+dotted.command = "tool"
+dotted.args = ["--stdio"]
+
+[mcp_servers.remote]
+url = "https://example.com/mcp"
+bearer_token_env_var = "REMOTE_TOKEN"
+"#;
+
+fn toml_value(text: &str) -> Value {
+    Format::Toml.parse(text).unwrap()
+}
+
+#[test]
+fn codex_toml_wraps_in_place_keeps_comments_and_undoes_byte_for_byte() {
+    let wrapped = wrap_as(Format::Toml, CODEX, &options()).expect("wrap");
+    assert_eq!(
+        wrapped
+            .servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>(),
+        ["weather", "bare", "inline", "dotted", "remote"]
+    );
+    assert_eq!(actions(&wrapped), ["wrapped"; 5]);
+    let config = toml_value(&wrapped.text);
+    let servers = &config["mcp_servers"];
+    let proxied = |name: &str, rest: &[&str]| {
+        let mut args = vec![
+            "proxy".to_string(),
+            "--name".into(),
+            name.into(),
+            "--trace".into(),
+            format!("/tmp/traces/{name}.jsonl"),
+            "--".into(),
+        ];
+        args.extend(rest.iter().map(|s| s.to_string()));
+        json!(args)
+    };
+    assert_eq!(
+        servers["weather"]["args"],
+        proxied("weather", &["node", "weather-server.mjs", r"literal\path"])
+    );
+    assert_eq!(servers["bare"]["args"], proxied("bare", &["uvx"]));
+    assert_eq!(servers["inline"]["args"], proxied("inline", &["npx"]));
+    assert_eq!(
+        servers["dotted"]["args"],
+        proxied("dotted", &["tool", "--stdio"])
+    );
+    for name in ["weather", "bare", "inline", "dotted"] {
+        assert_eq!(servers[name]["command"], json!("/opt/bin/sightline"));
+    }
+    assert_eq!(
+        servers["remote"]["url"],
+        json!("http://127.0.0.1:6280/sightline/https/example.com/mcp")
+    );
+    assert_eq!(servers["inline"]["env"], json!({"K": "v"}));
+    assert_eq!(servers["weather"]["startup_timeout_sec"], json!(20));
+    for kept in [
+        "# Codex settings\nmodel = \"gpt-5.5\"\n",
+        "base_url = \"http://127.0.0.1:9/v1\" # a local stand-in\n",
+        "# The seed article's server\n[mcp_servers.weather]\n",
+        "   # Node 20+\nargs = [\n  \"proxy\",\n  \"--name\",\n  \"weather\",\n",
+        "\"node\",\n  \"weather-server.mjs\",\n  'literal\\path',\n]\n",
+        "command = \"/opt/bin/sightline\"\nargs = [\"proxy\", \"--name\", \"bare\",",
+        "\"--\", 'uvx']\nenabled = true\n",
+        "dotted.command = \"/opt/bin/sightline\"\ndotted.args = [\"proxy\"",
+        "bearer_token_env_var = \"REMOTE_TOKEN\"\n",
+    ] {
+        assert!(
+            wrapped.text.contains(kept),
+            "{kept:?} kept in:\n{}",
+            wrapped.text
+        );
+    }
+    assert!(
+        wrapped.text.contains(
+            "inline = { command = \"/opt/bin/sightline\", args = [\"proxy\", \"--name\", \
+             \"inline\", \"--trace\", \"/tmp/traces/inline.jsonl\", \"--\", \"npx\"], env"
+        ),
+        "{}",
+        wrapped.text
+    );
+
+    let again = wrap_as(Format::Toml, &wrapped.text, &options()).unwrap();
+    assert_eq!(again.text, wrapped.text, "wrapping twice changes nothing");
+    assert!(!again.changed());
+    assert_eq!(
+        http_routes_as(Format::Toml, &wrapped.text).unwrap()[0].upstream,
+        "https://example.com/mcp"
+    );
+
+    let restored = unwrap_as(Format::Toml, &wrapped.text).expect("unwrap");
+    assert_eq!(actions(&restored), ["restored"; 5]);
+    assert_eq!(restored.text, CODEX, "undone byte for byte");
+}
+
+#[test]
+fn codex_toml_with_crlf_and_a_last_line_without_break_undoes_byte_for_byte() {
+    for original in [
+        "[mcp_servers.w]\r\ncommand = \"node\"\r\nenv = { A = \"1\" }\r\n",
+        "[mcp_servers.w]\ncommand = \"node\"",
+        "mcp_servers.w.command = \"node\" # first line\n",
+        "[mcp_servers.w]\nargs = [\"a\"] # after\ncommand = \"x\"\n",
+    ] {
+        let with_odd_name = WrapOptions {
+            sightline: "/opt/sight\u{7f}line".into(),
+            ..options()
+        };
+        let wrapped = wrap_as(Format::Toml, original, &with_odd_name).expect("wrap");
+        assert_eq!(actions(&wrapped), ["wrapped"], "{original:?}");
+        let config = toml_value(&wrapped.text);
+        assert_eq!(
+            config["mcp_servers"]["w"]["command"],
+            json!("/opt/sight\u{7f}line")
+        );
+        assert_eq!(config["mcp_servers"]["w"]["args"][0], json!("proxy"));
+        if original.contains('\r') {
+            assert!(
+                !wrapped.text.replace("\r\n", "").contains('\n'),
+                "{wrapped:?}"
+            );
+        }
+        let restored = unwrap_as(Format::Toml, &wrapped.text).unwrap();
+        assert_eq!(restored.text, original);
+    }
+}
+
+#[test]
+fn codex_toml_errors_say_where() {
+    let err = wrap_as(
+        Format::Toml,
+        "model = \"x\"\n[mcp_servers.w\ncommand = 1\n",
+        &options(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("not valid TOML at line 2, column"), "{err}");
+    let err = wrap_as(Format::Toml, "model = \"x\"\n", &options())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`[mcp_servers.NAME]`"), "{err}");
+    let odd = "[mcp_servers]\nw = 3\n[mcp_servers.v]\nenv = {}\n";
+    let out = wrap_as(Format::Toml, odd, &options()).unwrap();
+    assert_eq!(
+        actions(&out),
+        ["skipped: not an object", "skipped: no `command` or `url`"]
+    );
+    assert_eq!(out.text, odd);
+    assert_eq!(Format::of(Path::new("/h/.codex/config.toml")), Format::Toml);
+    assert_eq!(Format::of(Path::new("/h/.mcp.json")), Format::Json);
+}
