@@ -42,6 +42,7 @@ mod replay;
 mod replay_http;
 mod replay_model;
 mod security;
+mod serve_edges;
 mod sessions;
 mod summary_class;
 mod tap_durability;

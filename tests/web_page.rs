@@ -97,12 +97,12 @@ fn an_exported_page_carries_the_desktops_token_counts() {
 }
 
 /// `sightline serve` running; killed when dropped.
-struct Served {
-    child: Child,
+pub struct Served {
+    pub child: Child,
     /// Kept open: the server's stdout.
     _out: BufReader<std::process::ChildStdout>,
-    port: u16,
-    token: Option<String>,
+    pub port: u16,
+    pub token: Option<String>,
 }
 
 impl Drop for Served {
@@ -112,7 +112,7 @@ impl Drop for Served {
     }
 }
 
-fn serve(what: &Path, listen: &str) -> Served {
+pub fn serve(what: &Path, listen: &str) -> Served {
     let mut child = Command::new(bin())
         .arg("serve")
         .arg(what)
@@ -149,7 +149,7 @@ fn serve(what: &Path, listen: &str) -> Served {
 }
 
 /// One HTTP/1.1 GET; the status and what the body had when `enough` said so (or it ended).
-fn get(port: u16, path: &str, host: &str, enough: impl Fn(&str) -> bool) -> (u16, String) {
+pub fn get(port: u16, path: &str, host: &str, enough: impl Fn(&str) -> bool) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))

