@@ -41,6 +41,7 @@ mod real_peers;
 mod replay;
 mod replay_http;
 mod replay_model;
+mod replay_stops;
 mod security;
 mod serve_edges;
 mod sessions;

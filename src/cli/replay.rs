@@ -143,8 +143,21 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let same = crate::export::replay::all_same(&results);
     super::edges::leave((recorded, rpc, plan, new, new_rpc, results, text));
     if !replayed.unanswerable.is_empty() {
-        let count = replayed.unanswerable.len().to_string();
-        let what = replayed.unanswerable.join(", ");
+        let count = replayed
+            .unanswerable
+            .iter()
+            .map(|(_, n)| n)
+            .sum::<usize>()
+            .to_string();
+        let what = replayed
+            .unanswerable
+            .iter()
+            .map(|(method, n)| match n {
+                1 => method.clone(),
+                n => format!("{method} ×{n}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
         eprintln!(
             "{}",
             words.fmt(

@@ -44,7 +44,9 @@ pub struct Replayed {
     pub rejected: Vec<(u64, String)>,
     /// Server requests answered from the recording, and those with no recorded answer left.
     pub answered: usize,
-    pub unanswerable: Vec<String>,
+    /// Each method the recording had no (more) answers to, with how many times it was asked,
+    /// in the order first asked: a server asking in a loop is one line, not one per ask.
+    pub unanswerable: Vec<(String, usize)>,
     /// Why the replay stopped early (the server exited, refused the recorded protocol
     /// revision, could not be reached), naming the recorded request, in words each language
     /// says ([`crate::host::said`]).
@@ -95,7 +97,7 @@ trait Connection {
 struct Answers {
     queue: HashMap<String, VecDeque<String>>,
     answered: usize,
-    unanswerable: Vec<String>,
+    unanswerable: Vec<(String, usize)>,
 }
 
 impl Answers {
@@ -111,7 +113,10 @@ impl Answers {
                 line
             }
             None => {
-                self.unanswerable.push(method.to_string());
+                match self.unanswerable.iter_mut().find(|(m, _)| m == method) {
+                    Some((_, count)) => *count += 1,
+                    None => self.unanswerable.push((method.to_string(), 1)),
+                }
                 serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603,
                     "message": format!("sightline replay: the recording has no (more) answers to {method}")}})
                 .to_string()
@@ -120,7 +125,13 @@ impl Answers {
     }
 }
 
-/// Plays `plan` over `conn`, noting timeouts and the stop in the trace through `recorder`.
+/// Consecutive requests left unanswered within the timeout after which the replay stops: a
+/// server that stopped answering would otherwise cost the timeout once per recorded request.
+pub const TIMEOUTS_IN_A_ROW: usize = 3;
+
+/// Plays `plan` over `conn`, noting timeouts and the stop in the trace through `recorder`. An
+/// unanswered `initialize` stops it (nothing after a dead handshake means anything), and so do
+/// [`TIMEOUTS_IN_A_ROW`] unanswered requests in a row.
 fn drive(
     plan: &Plan,
     conn: &mut dyn Connection,
@@ -137,6 +148,7 @@ fn drive(
     };
     // Recorded seq of a request -> the new server's answer, for multi-round-trip retries.
     let mut new_answers: HashMap<u64, Value> = HashMap::new();
+    let mut in_a_row = 0;
     for step in &plan.steps {
         let state = step
             .retry_of
@@ -150,6 +162,9 @@ fn drive(
         let outcome = conn.exchange(step, &line, awaited.then_some(timeout), &mut answers);
         if !matches!(outcome, Outcome::Stopped(_)) {
             out.sent += 1;
+        }
+        if !matches!(outcome, Outcome::Timeout | Outcome::Sent) {
+            in_a_row = 0;
         }
         match outcome {
             Outcome::Sent => {}
@@ -172,6 +187,21 @@ fn drive(
                     "sightline replay: no answer to {} (recorded #{}) within {timeout:?}",
                     step.method, step.seq
                 ));
+                in_a_row += 1;
+                let said = if step.method == "initialize" {
+                    Said::new("replay_stop.no_handshake")
+                } else if in_a_row >= TIMEOUTS_IN_A_ROW {
+                    Said::new("replay_stop.timeouts").with("count", in_a_row)
+                } else {
+                    continue;
+                };
+                let said = said
+                    .with("method", &step.method)
+                    .with("seq", step.seq)
+                    .with("timeout", format!("{timeout:?}"));
+                note(&format!("sightline replay: {}", said.english()));
+                out.failure = Some(said);
+                break;
             }
             Outcome::Rejected(what) => out.rejected.push((step.seq, what)),
             Outcome::Stopped(why) => {
