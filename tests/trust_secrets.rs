@@ -374,3 +374,101 @@ fn server_command_lines_lose_their_credentials_in_spawn_events_and_titles() {
         ]
     );
 }
+
+/// The request line an upstream got: `POST /path?query HTTP/1.1`'s target.
+fn target(request: &str) -> &str {
+    request.split(' ').nth(1).unwrap_or("")
+}
+
+#[test]
+fn llm_proxy_joins_an_upstream_query_with_the_clients_and_redacts_both() {
+    let upstream = Upstream::start();
+    let dir = util::tempdir();
+    let trace = dir.path().join("azure.jsonl");
+    let port = free_port();
+    // Azure-style: the upstream's path and query, set by whoever runs the proxy.
+    let url = format!(
+        "http://127.0.0.1:{}/openai/deployments/d?api-version=2024-10-21",
+        upstream.port
+    );
+    let mut proxy = spawn(&[
+        "llm-proxy",
+        "--listen",
+        &format!("127.0.0.1:{port}"),
+        "--upstream",
+        &url,
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    wait_listening(port, &mut proxy);
+    post(
+        port,
+        &format!("/chat/completions?key={QUERY_KEY}"),
+        &[],
+        "{\"model\":\"m\",\"messages\":[]}",
+    );
+    let stderr = stop(proxy);
+    let seen = upstream.requests();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        target(&seen[0]),
+        format!("/openai/deployments/d/chat/completions?api-version=2024-10-21&key={QUERY_KEY}"),
+        "the path after the upstream's path, the queries merged"
+    );
+    let recorded = trace_text(&trace);
+    assert_absent("the trace", &recorded, &[QUERY_KEY]);
+    assert_absent("stderr", &stderr, &[QUERY_KEY]);
+    let loaded = util::load(&trace);
+    let request = loaded
+        .events
+        .iter()
+        .find(|e| e.channel == Channel::LlmHttp)
+        .expect("the request");
+    let recorded_url = request
+        .http()
+        .unwrap()
+        .url
+        .as_deref()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        recorded_url.ends_with("/chat/completions?api-version=2024-10-21&key=[redacted]"),
+        "{recorded_url}"
+    );
+}
+
+#[test]
+fn http_proxy_keeps_the_upstreams_query_when_the_client_sends_one() {
+    let upstream = Upstream::start();
+    let dir = util::tempdir();
+    let trace = dir.path().join("mcp.jsonl");
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{}/mcp?api_key={QUERY_KEY}", upstream.port);
+    let mut proxy = spawn(&[
+        "proxy",
+        "--http",
+        "--listen",
+        &format!("127.0.0.1:{port}"),
+        "--upstream",
+        &url,
+        "--name",
+        "keyed",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    wait_listening(port, &mut proxy);
+    let body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+    post(port, "/mcp", &[], body);
+    post(port, "/mcp?tenant=t1", &[], body);
+    let stderr = stop(proxy);
+    let seen = upstream.requests();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(target(&seen[0]), format!("/mcp?api_key={QUERY_KEY}"));
+    assert_eq!(
+        target(&seen[1]),
+        format!("/mcp?api_key={QUERY_KEY}&tenant=t1"),
+        "the upstream's own query is kept"
+    );
+    assert_absent("the trace", &trace_text(&trace), &[QUERY_KEY]);
+    assert_absent("stderr", &stderr, &[QUERY_KEY]);
+}

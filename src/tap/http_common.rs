@@ -109,6 +109,50 @@ pub(crate) fn without_userinfo(upstream: &str) -> String {
     }
 }
 
+/// The query a request goes upstream with: the upstream URL's own parameters (`--upstream
+/// 'URL?api-version=...'`, set by whoever runs the proxy) first, then the client's, leaving
+/// out a client parameter the upstream URL already names. `None` when neither has one.
+pub(crate) fn merged_query(upstream: Option<&str>, client: Option<&str>) -> Option<String> {
+    let upstream = upstream.filter(|q| !q.is_empty());
+    let client = client.filter(|q| !q.is_empty());
+    let name = |pair: &str| pair.split('=').next().unwrap_or("").to_string();
+    match (upstream, client) {
+        (None, None) => None,
+        (Some(q), None) | (None, Some(q)) => Some(q.to_string()),
+        (Some(up), Some(client)) => {
+            let names: Vec<String> = up.split('&').map(name).collect();
+            let mut out = up.to_string();
+            for pair in client.split('&').filter(|p| !p.is_empty()) {
+                if !names.contains(&name(pair)) {
+                    out.push('&');
+                    out.push_str(pair);
+                }
+            }
+            Some(out)
+        }
+    }
+}
+
+/// `base` (an upstream URL, which may carry a query) joined with a request's
+/// `path_and_query`: the request's path after the base's, and the two queries merged
+/// ([`merged_query`]), so a base's query is never followed by a path.
+pub(crate) fn join_upstream(base: &str, path_and_query: &str) -> String {
+    let (base, base_query) = match base.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (base, None),
+    };
+    let (path, query) = match path_and_query.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (path_and_query, None),
+    };
+    let mut url = format!("{}{path}", base.trim_end_matches('/'));
+    if let Some(query) = merged_query(base_query, query) {
+        url.push('?');
+        url.push_str(&query);
+    }
+    url
+}
+
 /// A transport error and its causes, without the URL.
 pub(crate) fn describe(err: &reqwest::Error) -> String {
     describe_chain(err)

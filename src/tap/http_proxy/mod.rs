@@ -196,18 +196,24 @@ fn without_prefix(prefix: &str, path_and_query: &str) -> String {
     }
 }
 
-/// Where a request for `path_and_query` goes upstream.
+/// Where a request for `path_and_query` goes upstream: the upstream URL's query (an
+/// `?api_key=` its runner gave) merged with the request's, never replaced by it.
 fn upstream_url(upstream: &reqwest::Url, path_and_query: &str) -> String {
-    let path = path_and_query.split('?').next().unwrap_or("/");
+    let (path, query) = match path_and_query.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (path_and_query, None),
+    };
+    let query = super::http_common::merged_query(upstream.query(), query);
     if path == "/" || path == upstream.path() {
         let mut url = upstream.clone();
-        if let Some((_, query)) = path_and_query.split_once('?') {
-            url.set_query(Some(query));
-        }
+        url.set_query(query.as_deref());
         return url.to_string();
     }
     let origin = upstream.origin().ascii_serialization();
-    format!("{origin}{path_and_query}")
+    match query {
+        Some(query) => format!("{origin}{path}?{query}"),
+        None => format!("{origin}{path}"),
+    }
 }
 
 /// The upstream's response body as it reaches the proxy; `Err` says why it was cut.

@@ -74,7 +74,8 @@ pub enum LlmProxyError {
 
 struct Shared {
     link: Link,
-    /// The upstream base, without a trailing `/`; the request's path and query are appended.
+    /// The upstream base (its query kept apart from its path): the request's path goes after
+    /// the path, its query is merged with the base's (`http_common::join_upstream`).
     upstream: String,
 }
 
@@ -121,9 +122,7 @@ impl LlmProxy {
             addr,
             shared: Arc::new(Shared {
                 link: Link::new(client, recorder, addr, upstream_host),
-                upstream: super::http_common::without_userinfo(upstream)
-                    .trim_end_matches('/')
-                    .to_string(),
+                upstream: super::http_common::without_userinfo(upstream),
             }),
         })
     }
@@ -162,7 +161,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         .path_and_query()
         .map_or("/", |pq| pq.as_str())
         .to_string();
-    let url = format!("{}{path}", shared.upstream);
+    let url = super::http_common::join_upstream(&shared.upstream, &path);
     let front = Front {
         name: "sightline llm-proxy",
         link: &shared.link,
