@@ -18,6 +18,7 @@ mod fuzz_crate;
 mod handouts;
 mod hidden_chars;
 mod host_runs;
+mod host_tools;
 mod http_proxy;
 mod i18n_keys;
 mod import_inspector;

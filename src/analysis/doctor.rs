@@ -48,6 +48,9 @@ pub enum Code {
     VisibleCalled,
     /// Visible, but the model chose not to call it: not a visibility problem.
     VisibleNotCalled,
+    /// Deferred by the host: its name is in the model's context and its schema is loaded
+    /// when the model searches for it (Claude Code's tool search, `defer_loading`).
+    VisibleOnDemand,
     /// The server's command could not be started.
     ServerFailedToStart,
     /// The server exited before answering the handshake or `tools/list`.
@@ -83,9 +86,10 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 18] = [
+    pub const ALL: [Code; 19] = [
         Code::VisibleCalled,
         Code::VisibleNotCalled,
+        Code::VisibleOnDemand,
         Code::ServerFailedToStart,
         Code::ServerCrashed,
         Code::HandshakeFailed,
@@ -108,6 +112,7 @@ impl Code {
         match self {
             Code::VisibleCalled => "visible-called",
             Code::VisibleNotCalled => "visible-not-called",
+            Code::VisibleOnDemand => "visible-on-demand",
             Code::ServerFailedToStart => "server-failed-to-start",
             Code::ServerCrashed => "server-crashed",
             Code::HandshakeFailed => "handshake-failed",
@@ -130,6 +135,14 @@ impl Code {
     /// The code named `s`, if any.
     pub fn parse(s: &str) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// Codes that mean the model sees the tool (or would).
+    pub fn is_visible(self) -> bool {
+        matches!(
+            self,
+            Code::VisibleCalled | Code::VisibleNotCalled | Code::VisibleOnDemand
+        )
     }
 
     /// Codes that mean a server delivered no usable tool list.
@@ -320,6 +333,18 @@ pub fn diagnose(events: &[Event], report: &Report, options: &DoctorOptions) -> D
     reader.finish(events, report, options)
 }
 
+/// The exchange visibility is judged against: the last LLM request that offers the model any
+/// tool, else the last one. A real host's side calls (a title, a quota check, a router) carry
+/// no tools and say nothing of what the agent's model sees.
+pub(crate) fn judged(report: &Report) -> Option<usize> {
+    let offers = |x: &super::LlmExchange| !x.offered.tools.is_empty() || !x.tools.is_empty();
+    report
+        .llm
+        .iter()
+        .rposition(offers)
+        .or_else(|| report.llm.len().checked_sub(1))
+}
+
 /// The trace and its analysis, with the lookups every part of the doctor needs.
 pub(crate) struct Ctx<'a> {
     pub events: &'a [Event],
@@ -333,7 +358,7 @@ pub(crate) struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(events: &'a [Event], report: &'a Report, index: &'a Reader) -> Self {
-        let cut = report.llm.last().map_or(events.len(), |x| x.request);
+        let cut = judged(report).map_or(events.len(), |n| report.llm[n].request);
         Ctx {
             events,
             report,

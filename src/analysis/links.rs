@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use super::conformance::Repeats;
 use super::llm::LlmExchange;
-use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing};
-use crate::wire::convert;
+use crate::trace::{Analysis, Channel, Event, Kind as RpcKind, Lane, Pairing};
+use crate::wire::offered::naming::{self, Rule};
+use crate::wire::offered::{Delivery, Kind};
 
 /// One model tool call, followed through the host.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,15 +47,28 @@ impl CallChain {
     }
 }
 
-/// Where one entry of a request's `tools` parameter came from.
+/// Where one tool a request offers came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOrigin {
+    /// The name the model calls it by (inside `namespace` when it has one).
     pub api_name: String,
     pub server: Option<String>,
     /// The tool's name in its server's `tools/list` (differs when the host renamed it).
     pub mcp_name: Option<String>,
     /// Index of the `tools/list` result it came from.
     pub listed_in: Option<usize>,
+    /// Its entry in the request's `tools` (`None`: named only in prompt text).
+    pub entry: Option<usize>,
+    pub namespace: Option<String>,
+    /// Whose tool it is, as the request shows it ([`Kind::Plain`] joined to a `tools/list`
+    /// reads as [`Kind::Mcp`]).
+    pub kind: Kind,
+    pub delivery: Delivery,
+    /// The host's naming rule that ties it to the server's tool.
+    pub rule: Option<Rule>,
+    /// Index of the first request whose conversation shows a search loaded it (a
+    /// `tool_reference`), for a deferred tool.
+    pub loaded_in: Option<usize>,
 }
 
 /// What one LLM request showed the model, against what the servers listed.
@@ -62,6 +76,7 @@ pub struct ToolOrigin {
 pub struct ToolView {
     /// Index of the LLM request.
     pub request: usize,
+    /// Every tool the request offers, in [`crate::wire::offered::Offered::tools`]' order.
     pub sent: Vec<ToolOrigin>,
     /// Tools the servers listed (latest list before the request) that the request lacks:
     /// server, MCP name, index of the `tools/list` result.
@@ -150,13 +165,13 @@ pub(super) fn chains_of(
         let e = &events[i];
         e.channel == Channel::Stdio
             && e.from == Lane::Host
-            && rpc.derived[i].kind == Kind::Request
+            && rpc.derived[i].kind == RpcKind::Request
             && rpc.derived[i].method.as_deref() == Some("tools/call")
     };
     // The host sends a turn's calls before its next LLM request: look no further. Each
     // `tools/call` of the turn is read once: (index, tool name, params, used).
     let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
-    let mut sent: Vec<(usize, String, Value, bool)> = if x.tool_calls.is_empty() {
+    let mut sent: Vec<(usize, &str, String, Value, bool)> = if x.tool_calls.is_empty() {
         Vec::new()
     } else {
         (asked_in + 1..until)
@@ -170,25 +185,33 @@ pub(super) fn chains_of(
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string();
-                (i, name, params, false)
+                let server = events[i].to.server_name().unwrap_or_default();
+                (i, server, name, params, false)
             })
             .collect()
     };
     let mut chains = Vec::with_capacity(x.tool_calls.len());
     for (call_id, tool, args) in &x.tool_calls {
-        let found = sent.iter_mut().find(|(_, name, params, used)| {
+        // The namespace the call was made in (Codex's `mcp__weather`), by the call's id.
+        let namespace = x
+            .calls
+            .iter()
+            .find(|c| c.id == *call_id && c.name == *tool)
+            .and_then(|c| c.namespace.as_deref());
+        let found = sent.iter_mut().find(|(_, server, name, params, used)| {
             if *used {
                 return false;
             }
-            let same_tool = tool == name
-                || tool.ends_with(&format!("__{name}"))
-                || *tool == convert::sanitize_name(name);
+            // By the host's naming rule; a prefix no rule knows (a plugin's) still ends in
+            // `__tool`.
+            let same_tool = naming::rule(tool, namespace, server, name).is_some()
+                || (namespace.is_none() && tool.ends_with(&format!("__{name}")));
             let same_args = args
                 .as_ref()
                 .is_none_or(|a| params.get("arguments").unwrap_or(&Value::Null) == a);
             same_tool && same_args
         });
-        let tools_call = found.map(|(i, _, _, used)| {
+        let tools_call = found.map(|(i, _, _, _, used)| {
             *used = true;
             *i
         });
@@ -223,7 +246,7 @@ pub(super) fn tools_list(
     i: usize,
 ) -> Option<Listed> {
     let d = &rpc.derived[i];
-    if d.kind != Kind::Request || d.method.as_deref() != Some("tools/list") {
+    if d.kind != RpcKind::Request || d.method.as_deref() != Some("tools/list") {
         return None;
     }
     let (Some(server), Some(r)) = (events[i].to.server_name(), answer(events, rpc, i)) else {
@@ -243,10 +266,14 @@ pub(super) fn tools_list(
 }
 
 /// Each server's latest `tools/list`, swept in the order the results arrived (servers in the
-/// order they first listed: the order a host builds its catalog in, which decides collisions).
+/// order they first listed: the order a host builds its catalog in, which decides collisions),
+/// and the request where a search first loaded each deferred tool.
 #[derive(Debug, Default)]
 pub(super) struct Catalog {
     latest: Vec<(String, (usize, Vec<String>))>,
+    loaded: HashMap<String, usize>,
+    /// Whether a request so far offered the model any tool.
+    offered: bool,
 }
 
 impl Catalog {
@@ -258,42 +285,66 @@ impl Catalog {
     }
 
     /// What request `x` showed the model, against the lists absorbed so far.
-    pub(super) fn view(&self, x: &LlmExchange) -> ToolView {
-        tool_view(x, &self.latest)
+    pub(super) fn view(&mut self, x: &LlmExchange) -> ToolView {
+        for name in &x.offered.loaded {
+            self.loaded.entry(name.clone()).or_insert(x.request);
+        }
+        // A request without any tool after ones with tools is a side call (a title, a quota
+        // check): it withholds nothing from the agent's model.
+        let side_call = self.offered && x.offered.tools.is_empty();
+        self.offered |= !x.offered.tools.is_empty();
+        let mut view = tool_view(x, &self.latest, &self.loaded);
+        if side_call {
+            view.not_sent.clear();
+        }
+        view
     }
 }
 
-fn tool_view(x: &LlmExchange, latest: &[(String, (usize, Vec<String>))]) -> ToolView {
-    let mut matched: Vec<(String, String)> = Vec::new();
-    let sent = x
-        .tools
-        .iter()
-        .map(|api_name| {
-            let found = latest.iter().find_map(|(server, (r, names))| {
-                names
-                    .iter()
-                    .find(|n| {
-                        *n == api_name
-                            || *api_name == format!("{server}__{n}")
-                            || *api_name == convert::sanitize_name(n)
-                    })
-                    .map(|n| (server.clone(), n.clone(), *r))
+fn tool_view(
+    x: &LlmExchange,
+    latest: &[(String, (usize, Vec<String>))],
+    loaded: &HashMap<String, usize>,
+) -> ToolView {
+    let mut matched: Vec<(&str, &str)> = Vec::new();
+    let mut sent = Vec::with_capacity(x.offered.tools.len());
+    for t in &x.offered.tools {
+        // A host's own tools, the API's and placeholders come from no server.
+        let joinable = matches!(t.kind, Kind::Mcp | Kind::Plain);
+        let found = latest
+            .iter()
+            .filter(|_| joinable)
+            .find_map(|(server, (r, names))| {
+                names.iter().find_map(|n| {
+                    let rule = naming::rule(&t.name, t.namespace.as_deref(), server, n)?;
+                    Some((server.as_str(), n.as_str(), *r, rule))
+                })
             });
-            if let Some((s, n, _)) = &found {
-                matched.push((s.clone(), n.clone()));
-            }
-            ToolOrigin {
-                api_name: api_name.clone(),
-                server: found.as_ref().map(|f| f.0.clone()),
-                mcp_name: found.as_ref().map(|f| f.1.clone()),
-                listed_in: found.map(|f| f.2),
-            }
-        })
-        .collect();
+        if let Some((s, n, _, _)) = found {
+            matched.push((s, n));
+        }
+        let kind = match (t.kind, found) {
+            (Kind::Plain, Some(_)) => Kind::Mcp,
+            (kind, _) => kind,
+        };
+        sent.push(ToolOrigin {
+            api_name: t.name.clone(),
+            server: found.map(|f| f.0.to_string()),
+            mcp_name: found.map(|f| f.1.to_string()),
+            listed_in: found.map(|f| f.2),
+            entry: t.entry,
+            namespace: t.namespace.clone(),
+            kind,
+            delivery: t.delivery,
+            rule: found.map(|f| f.3),
+            loaded_in: loaded.get(&t.name).copied(),
+        });
+    }
     let mut not_sent: Vec<(String, String, usize)> = latest
         .iter()
-        .flat_map(|(server, (r, names))| names.iter().map(move |n| (server.clone(), n.clone(), *r)))
+        .flat_map(|(server, (r, names))| names.iter().map(move |n| (server, n, *r)))
         .filter(|(s, n, _)| !matched.iter().any(|(ms, mn)| ms == s && mn == n))
+        .map(|(s, n, r)| (s.clone(), n.clone(), r))
         .collect();
     not_sent.sort();
     ToolView {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::trace::{Channel, Event, Lane};
 use crate::wire::api::{ApiShape, SAMPLING_HEADER};
 use crate::wire::convert;
+use crate::wire::offered::{self, Offered};
 use crate::wire::{reassemble::reassemble, sse::SseParser};
 
 /// Which half of an exchange an event is.
@@ -28,8 +29,12 @@ pub struct LlmExchange {
     pub shape: Option<ApiShape>,
     pub url: Option<String>,
     pub status: Option<u16>,
-    /// Names in the request's `tools` parameter.
+    /// Names of the tools the request's `tools` parameter carries (a namespace's members as
+    /// `namespace.tool`; the entries [`offered::read`] cannot read are in `offered.unknown`).
     pub tools: Vec<String>,
+    /// What the request offers the model, each tool told apart: a host's own, the API's, MCP
+    /// tools whole, deferred or named in text only, namespaces; tools a search loaded.
+    pub offered: Arc<Offered>,
     /// The request's `tools` entries as sent; one list shared by the requests of a run that
     /// repeat it (an agent loop sends the same tools every turn: on a tool-heavy trace, copies
     /// were most of what the app held beside the trace's own text).
@@ -38,6 +43,11 @@ pub struct LlmExchange {
     pub tool_results: Vec<String>,
     /// The tool calls of the response: id, name, arguments (parsed when they parse).
     pub tool_calls: Vec<(String, String, Option<Value>)>,
+    /// Every call of the response as [`offered::calls`] reads it: with its namespace, and the
+    /// API's own (`server_tool_use`) beside the host's.
+    pub calls: Vec<offered::Call>,
+    /// Tools the response says a search loaded (a server-side tool search's references).
+    pub loaded: Vec<String>,
     pub stop_reason: Option<String>,
     /// The response's text.
     pub text: String,
@@ -58,6 +68,20 @@ pub struct LlmExchange {
     pub response_id: Option<String>,
     /// The response's usage block, read the same way for every shape.
     pub usage: Usage,
+}
+
+impl LlmExchange {
+    /// Whether the host or the API runs the tool the model called `name` itself, by what the
+    /// request offered (a host's own tool, the API's) or how the call was made
+    /// (`server_tool_use`): no MCP server ever sees such a call.
+    pub fn runs_itself(&self, name: &str) -> bool {
+        let server = |c: &offered::Call| c.name == name && c.kind == offered::CallKind::Server;
+        self.calls.iter().any(server)
+            || self
+                .offered
+                .find(name, None)
+                .is_some_and(|t| matches!(t.kind, offered::Kind::Host | offered::Kind::Api))
+    }
 }
 
 /// Token counts from a response's `usage` block (absent counts stay `None`).
@@ -278,7 +302,17 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
     if let Some(shape) = shape
         && let Some((body, entries)) = request_body(&e.text(), last)
     {
-        x.tools = convert::tool_names(shape, &entries);
+        let read = offered::read(&body, &entries);
+        x.tools = read
+            .tools
+            .iter()
+            .filter(|t| t.entry.is_some())
+            .map(|t| match &t.namespace {
+                Some(ns) => format!("{ns}.{}", t.name),
+                None => t.name.clone(),
+            })
+            .collect();
+        x.offered = Arc::new(read);
         x.tool_results = convert::tool_result_ids_in_request(shape, &body);
         x.model = body
             .get("model")
@@ -312,6 +346,8 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
         x.response_model = text("model");
         x.response_id = text("id");
         x.usage = b.get("usage").map(Usage::read).unwrap_or_default();
+        x.calls = offered::calls(b);
+        x.loaded = offered::tool_references(b);
     }
     let turn = body.and_then(|b| convert::parse_response(shape, &b).map_err(|err| err.to_string()));
     match turn {

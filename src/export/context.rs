@@ -27,7 +27,10 @@ pub fn lines_in(events: &[Event], report: &Report, words: Words) -> String {
             let _ = writeln!(s, "{}", words.fmt("summary.instructions", &args));
         }
     }
-    if let Some(last) = tool_tokens(report, tokens::own()).last() {
+    // The last request that offers tools: a host's side calls (titles, quota checks) offer none.
+    let counted = tool_tokens(report, tokens::own());
+    let last = counted.iter().rev().find(|t| !t.tools.is_empty());
+    if let Some(last) = last.or(counted.last()) {
         let _ = writeln!(s, "{}", tools_line(events, last, words));
     }
     s

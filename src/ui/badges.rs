@@ -13,7 +13,7 @@ use egui::{Color32, FontId, Painter, Rect, pos2, vec2};
 use super::Tr;
 use super::theme::Palette;
 use crate::analysis::conformance::Violation;
-use crate::analysis::doctor::{self, Code, Diagnosis};
+use crate::analysis::doctor::{self, Diagnosis};
 use crate::analysis::{Report, definitions, pins, poison};
 use crate::i18n::Language;
 use crate::trace::Event;
@@ -149,7 +149,7 @@ impl Findings {
 /// Whether a tool's verdict deserves a badge: it is not visible, or visible with a caveat
 /// (renamed because of a duplicate name).
 pub fn noteworthy(t: &doctor::ToolFinding) -> bool {
-    !t.visible || !matches!(t.code, Code::VisibleCalled | Code::VisibleNotCalled)
+    !t.visible || !t.code.is_visible()
 }
 
 /// A violation's JSON pointer, `/` for the whole message.

@@ -212,7 +212,7 @@ impl ModelView {
             ui.weak(tr.t("model_view.none_sent"));
         }
         for (k, entry) in x.tool_entries.iter().enumerate() {
-            let origin = view.and_then(|v| v.sent.get(k));
+            let origin = view.and_then(|v| v.sent.iter().find(|o| o.entry == Some(k)));
             let name = origin.map_or_else(
                 || {
                     entry

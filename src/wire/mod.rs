@@ -8,6 +8,8 @@
 //! - [`api`]: the three LLM API shapes Sightline speaks.
 //! - [`convert`]: conversions between MCP and each API shape (tools, calls, results).
 //! - [`catalog`]: which tools the model sees, under which names, and why some are dropped.
+//! - [`offered`]: what a request offers the model (a host's own tools, the API's, MCP tools
+//!   whole, deferred or in a namespace) and the calls it makes, by each host's naming rule.
 //! - [`sse`]: the Server-Sent Events parser.
 //! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
 //! - [`redact`]: credential headers and secrets, kept out of traces and logs.
@@ -17,6 +19,7 @@
 pub mod api;
 pub mod catalog;
 pub mod convert;
+pub mod offered;
 pub mod reassemble;
 pub mod redact;
 pub mod redact_url;

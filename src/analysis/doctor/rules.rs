@@ -192,7 +192,9 @@ pub fn plain(v: &Value) -> String {
 /// whether the model called it.
 pub fn hint(code: Code, server: &str) -> Said {
     let key = match code {
-        Code::VisibleCalled | Code::VisibleNotCalled => return Said::empty(),
+        Code::VisibleCalled | Code::VisibleNotCalled | Code::VisibleOnDemand => {
+            return Said::empty();
+        }
         Code::ServerFailedToStart => "doctor_hint.server_failed_to_start",
         Code::ServerCrashed => "doctor_hint.server_crashed",
         Code::HandshakeFailed => "doctor_hint.handshake_failed",

@@ -6,10 +6,11 @@
 use std::fmt::Write as _;
 
 use super::{LaneNames, preview};
-use crate::analysis::Report;
 use crate::analysis::diagram::{self, Status};
+use crate::analysis::{LlmExchange, Report};
 use crate::i18n::Words;
 use crate::trace::Event;
+use crate::wire::offered::{Delivery, Kind};
 
 /// An MCP HTTP exchange without a message (`DELETE /mcp (end session)`, `202 Accepted`) or an
 /// error page, named as the diagram names it.
@@ -46,7 +47,12 @@ pub(super) fn llm_line(
     let seq_of = |i: usize| events[i].seq.to_string();
     let arrow = names.arrow(&events[i]);
     if let Some((n, x)) = report.llm_request(i) {
-        let shape = x.shape.map_or("?", |s| s.as_str());
+        let Some(shape) = x.shape.map(|s| s.as_str()) else {
+            return Some((
+                format!("{arrow}  {}", unread(events, report, n, x, words)),
+                Vec::new(),
+            ));
+        };
         let (count, tools) = (x.tools.len().to_string(), names_of(&x.tools));
         let args = [("shape", shape), ("count", &count), ("tools", &tools)];
         let mut s = format!("{arrow}  {}", words.fmt("summary.llm_request", &args));
@@ -60,6 +66,46 @@ pub(super) fn llm_line(
                 let args = [("mcp", mcp.as_str()), ("api", o.api_name.as_str())];
                 s.push_str(&words.fmt("summary.shown_as", &args));
             }
+        }
+        let deferred: Vec<String> = view
+            .into_iter()
+            .flat_map(|v| &v.sent)
+            .filter(|o| o.delivery != Delivery::Whole && o.kind != Kind::Placeholder)
+            .map(|o| {
+                let (key, seq) = match (o.loaded_in, o.delivery) {
+                    (Some(l), _) => ("summary.loaded", seq_of(l)),
+                    (None, Delivery::NameOnly) => ("summary.name_only", String::new()),
+                    (None, _) => ("summary.not_loaded", String::new()),
+                };
+                format!("{} {}", o.api_name, words.fmt(key, &[("seq", &seq)]))
+            })
+            .collect();
+        if !deferred.is_empty() {
+            let tools = deferred.join(", ");
+            s.push_str(&words.fmt("summary.deferred", &[("tools", &tools)]));
+        }
+        let first = |why: &str| {
+            n == 0
+                || !report.llm[n - 1]
+                    .offered
+                    .unknown
+                    .iter()
+                    .any(|u| u.why == why)
+        };
+        let unknown: Vec<String> = x
+            .offered
+            .unknown
+            .iter()
+            .filter(|u| first(&u.why))
+            .map(|u| format!("{} ({})", u.at, u.why))
+            .collect();
+        if !unknown.is_empty() {
+            let parts = unknown.join("; ");
+            let _ = write!(
+                s,
+                "  {}",
+                words.fmt("summary.not_read", &[("parts", &parts)])
+            );
         }
         let missing: Vec<String> = view
             .into_iter()
@@ -125,6 +171,13 @@ pub(super) fn llm_line(
                         let _ = write!(call, " {}", step("summary.to_tool_result", b));
                     }
                 }
+                (None, _, back) if x.runs_itself(name) => {
+                    let text = match back {
+                        Some(b) => words.fmt("summary.host_ran", &[("seq", &seq_of(b))]),
+                        None => words.get("summary.host_runs").to_string(),
+                    };
+                    let _ = write!(call, " {text}");
+                }
                 (None, _, Some(b)) => {
                     let text = words.fmt("summary.no_call", &[("seq", &seq_of(b))]);
                     let _ = write!(call, " {text}");
@@ -154,6 +207,29 @@ pub(super) fn llm_line(
         let _ = write!(s, ", {}", words.fmt("summary.calls", &[("count", &count)]));
     }
     Some((s, calls))
+}
+
+/// A request Sightline cannot read (its URL names no API shape it knows): said with its reason
+/// on the first such request to that path, pointed back to after.
+fn unread(events: &[Event], report: &Report, n: usize, x: &LlmExchange, words: Words) -> String {
+    let path = x.url.as_deref().map_or("?", |u| {
+        let rest = u.split_once("://").map_or(u, |(_, r)| r);
+        rest.find('/')
+            .map_or("/", |p| &rest[p..])
+            .split('?')
+            .next()
+            .unwrap_or("/")
+    });
+    let earlier = report.llm[..n]
+        .iter()
+        .find(|e| e.shape.is_none() && e.url.as_deref().is_some_and(|u| u.contains(path)));
+    match earlier {
+        Some(e) => words.fmt(
+            "summary.unread_again",
+            &[("seq", &events[e.request].seq.to_string())],
+        ),
+        None => words.fmt("summary.unread", &[("path", path)]),
+    }
 }
 
 /// Names in full, however many (the name a scenario is about is never cut), with invisible

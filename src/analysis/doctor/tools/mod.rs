@@ -17,11 +17,12 @@ use serde_json::Value;
 use super::rules::hint;
 use super::session::Server;
 use super::{Basis, Code, Ctx, Diagnosis, DoctorOptions, ToolFinding};
-use crate::analysis::LlmExchange;
+use crate::analysis::{LlmExchange, ToolView};
 use crate::i18n::Said;
 use crate::trace::Lane;
 use crate::wire::catalog::{Catalog, CatalogOptions, Fate};
 use crate::wire::convert;
+use crate::wire::offered::Delivery;
 
 mod verdict;
 
@@ -52,7 +53,7 @@ impl Judging {
     /// What the verdicts are judged against: the basis, the catalog a host would build, the
     /// host's notes.
     pub(super) fn new(ctx: &Ctx, servers: Vec<Server>, options: &DoctorOptions) -> Judging {
-        let basis = match ctx.report.llm.last() {
+        let basis = match super::judged(ctx.report).map(|n| &ctx.report.llm[n]) {
             Some(x) => Basis::LastRequest {
                 seq: ctx.seq(x.request),
                 shape: x.shape.unwrap_or(options.provider),
@@ -94,7 +95,8 @@ impl Judging {
         let judge = Judge {
             ctx,
             basis: self.basis,
-            last: ctx.report.llm.last(),
+            last: super::judged(ctx.report).map(|n| &ctx.report.llm[n]),
+            view: super::judged(ctx.report).and_then(|n| ctx.report.tools.get(n)),
             catalog: &self.catalog,
             lists: &self.lists,
             notes: &self.notes,
@@ -166,6 +168,8 @@ struct Judge<'a, 'c> {
     ctx: &'c Ctx<'a>,
     basis: Basis,
     last: Option<&'c LlmExchange>,
+    /// Where each tool of that request came from.
+    view: Option<&'c ToolView>,
     catalog: &'c Catalog,
     lists: &'c [(String, Vec<Value>)],
     /// Host -> host notes before the cut: index and text.
@@ -183,7 +187,7 @@ impl Judge<'_, '_> {
         ToolFinding {
             server: Some(server.to_string()),
             tool: tool.to_string(),
-            visible: matches!(code, Code::VisibleCalled | Code::VisibleNotCalled),
+            visible: code.is_visible(),
             code,
             seq: Some(self.ctx.seq(at)),
             detail: said.english(),
@@ -203,15 +207,15 @@ impl Judge<'_, '_> {
             .find(|e| e.server == server && e.mcp_name == name);
         match self.last {
             Some(x) => match self.sent_as(x, server, name, result) {
-                Ok(api_name) => {
-                    let finding = self.sent(server, tool, &api_name, result);
-                    (finding, Some(api_name))
+                Ok(shown) => {
+                    let finding = self.sent(server, tool, &shown, result);
+                    (finding, Some(shown.api_name))
                 }
                 Err(note) => (self.not_sent(x, server, tool, entry, result, note), None),
             },
             None => match entry.map(|e| (e, &e.fate)) {
                 Some((e, Fate::Sent)) => {
-                    let finding = self.sent(server, tool, &e.api_name, result);
+                    let finding = self.sent(server, tool, &Shown::whole(&e.api_name), result);
                     (finding, Some(e.api_name.clone()))
                 }
                 Some((e, Fate::Dropped(why))) => (self.would_drop(e, why, result), None),
@@ -233,14 +237,14 @@ impl Judge<'_, '_> {
             .find_map(|(i, text)| text.strip_prefix(prefix).map(|rest| (*i, rest.to_string())))
     }
 
-    /// The name the last request carries the tool under, or the host's note on dropping it.
+    /// How the last request carries the tool, or the host's note on dropping it.
     fn sent_as(
         &self,
         x: &LlmExchange,
         server: &str,
         name: &str,
         result: usize,
-    ) -> Result<String, Option<(usize, String)>> {
+    ) -> Result<Shown, Option<(usize, String)>> {
         let dropped = self.note(
             result,
             &format!("host drops tool `{name}` of server `{server}`: "),
@@ -253,7 +257,20 @@ impl Judge<'_, '_> {
             && let Some(api_name) = rest.strip_suffix('`')
             && x.tools.iter().any(|t| t == api_name)
         {
-            return Ok(api_name.to_string());
+            return Ok(Shown::whole(api_name));
+        }
+        // By the host's naming rule: whole, deferred, named in text, or in a namespace.
+        let origin =
+            self.view.into_iter().flat_map(|v| &v.sent).find(|o| {
+                o.server.as_deref() == Some(server) && o.mcp_name.as_deref() == Some(name)
+            });
+        if let Some(o) = origin {
+            return Ok(Shown {
+                api_name: o.api_name.clone(),
+                namespace: o.namespace.clone(),
+                delivery: o.delivery,
+                loaded_in: o.loaded_in,
+            });
         }
         let candidates = [
             name.to_string(),
@@ -263,6 +280,7 @@ impl Judge<'_, '_> {
         candidates
             .into_iter()
             .find(|c| x.tools.contains(c))
+            .map(|c| Shown::whole(&c))
             .ok_or(None)
     }
 
@@ -277,6 +295,26 @@ impl Judge<'_, '_> {
     /// the listing when there is none.
     fn request_or(&self, result: usize) -> usize {
         self.last.map_or(result, |x| x.request)
+    }
+}
+
+/// How a request carries a tool: under which name, in which namespace, whole or deferred.
+pub(super) struct Shown {
+    pub(super) api_name: String,
+    pub(super) namespace: Option<String>,
+    pub(super) delivery: Delivery,
+    /// The request whose conversation shows a search loaded it (deferred tools).
+    pub(super) loaded_in: Option<usize>,
+}
+
+impl Shown {
+    fn whole(api_name: &str) -> Shown {
+        Shown {
+            api_name: api_name.to_string(),
+            namespace: None,
+            delivery: Delivery::Whole,
+            loaded_in: None,
+        }
     }
 }
 

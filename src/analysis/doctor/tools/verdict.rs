@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{Judge, tool_name};
+use super::{Judge, Shown, tool_name};
 use crate::analysis::LlmExchange;
 use crate::analysis::doctor::rules::{
     self, max_tools, name_rule, provider_name, tool_hint, tool_problem,
@@ -14,16 +14,18 @@ use crate::analysis::narration::drop_reason;
 use crate::i18n::{Said, Words};
 use crate::wire::catalog::{Entry, Fate};
 use crate::wire::convert::{self, ToolRejected};
+use crate::wire::offered::Delivery;
 
 impl Judge<'_, '_> {
     pub(super) fn sent(
         &self,
         server: &str,
         tool: &Value,
-        api_name: &str,
+        shown: &Shown,
         result: usize,
     ) -> ToolFinding {
         let name = tool_name(tool);
+        let api_name = shown.api_name.as_str();
         let shape = self.basis.shape();
         let would = self.basis.would_be();
         if let Some((code, problem)) = tool_problem(shape, tool) {
@@ -113,11 +115,16 @@ impl Judge<'_, '_> {
                 return f;
             }
         }
-        let as_name = if api_name == name {
-            Said::empty()
-        } else {
-            Said::new("doctor_detail.as_name").with("name", api_name)
+        let as_name = match (&shown.namespace, api_name == name) {
+            (Some(ns), _) => Said::new("doctor_detail.in_namespace").with("namespace", ns),
+            (None, true) => Said::empty(),
+            (None, false) => Said::new("doctor_detail.as_name").with("name", api_name),
         };
+        if shown.delivery != Delivery::Whole
+            && let Some(x) = self.last
+        {
+            return self.on_demand(server, name, x, shown, as_name, call);
+        }
         let seen = |sent: &'static str, would: &'static str| match self.last {
             Some(x) => Said::new(sent).with("request", self.ctx.seq(x.request)),
             None => Said::new(would).with("provider", provider_name(shape)),
@@ -147,6 +154,40 @@ impl Judge<'_, '_> {
                 )
             }
         }
+    }
+
+    /// A tool the host deferred: its name in the model's context, its schema loaded when the
+    /// model searches for it. The proving event is the request that shows the search loaded
+    /// it, else the request that names it.
+    fn on_demand(
+        &self,
+        server: &str,
+        name: &str,
+        x: &LlmExchange,
+        shown: &Shown,
+        as_name: Said,
+        call: Option<usize>,
+    ) -> ToolFinding {
+        let how = match shown.delivery {
+            Delivery::NameOnly => "doctor_detail.deferred_name_only",
+            _ => "doctor_detail.deferred_schema",
+        };
+        let loaded = shown.loaded_in.map_or_else(
+            || Said::new("doctor_detail.not_loaded"),
+            |l| Said::new("doctor_detail.loaded").with("seq", self.ctx.seq(l)),
+        );
+        let called = call.map_or_else(
+            || Said::new("doctor_detail.not_called"),
+            |c| Said::new("doctor_detail.called").with("seq", self.ctx.seq(c)),
+        );
+        let detail = Said::new("doctor_detail.on_demand")
+            .with("request", self.ctx.seq(x.request))
+            .with_said("as", as_name)
+            .with_said("how", Said::new(how))
+            .with_said("loaded", loaded)
+            .with_said("called", called);
+        let at = shown.loaded_in.unwrap_or(x.request);
+        self.finding(server, name, Code::VisibleOnDemand, at, detail)
     }
 
     /// A listed tool the last request lacks.

@@ -1,0 +1,177 @@
+//! The hosts' rules for the name the model sees an MCP tool under, to tie a model's call (or a
+//! `tools` entry) to the server's tool by rule, not by timing.
+//!
+//! From the hosts' source and docs (`shared/notes/host-rules.md`):
+//! - Claude Code and Codex: `mcp__<server>__<tool>`, characters outside `[A-Za-z0-9_-]` made
+//!   `_`. Codex cuts a name over 64 characters to its first 24 and appends the SHA-1 (hex) of
+//!   the raw name; it also offers the tool as `<tool>` inside the namespace `mcp__<server>`.
+//! - Gemini CLI: `mcp_<server>_<tool>`, characters outside `[A-Za-z0-9_.:-]` made `_`, a name
+//!   that does not start with a letter or `_` given one; over 63 characters, the first 30,
+//!   `...`, the last 30.
+//! - Sightline's own host: the tool's name, `<server>__<tool>` on a collision, or sanitized.
+
+/// Which rule ties a model-facing name to a server's tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The MCP name as is.
+    Same,
+    /// `<server>__<tool>` (Sightline's host on a collision).
+    ServerPrefix,
+    /// The MCP name with characters the providers refuse made `_`.
+    Sanitized,
+    /// `mcp__<server>__<tool>` (Claude Code, Codex).
+    McpPrefix,
+    /// Codex's cut: first 24 characters and the SHA-1 of the raw name.
+    Hashed,
+    /// `mcp_<server>_<tool>` (Gemini CLI).
+    GeminiPrefix,
+    /// Gemini CLI's cut: first 30, `...`, last 30.
+    Truncated,
+    /// `<tool>` inside the namespace `mcp__<server>` (Codex).
+    Namespace,
+}
+
+impl Rule {
+    /// Whether the model sees another name than the server's.
+    pub fn renames(self) -> bool {
+        !matches!(self, Rule::Same | Rule::Namespace)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Same => "same name",
+            Rule::ServerPrefix => "server__tool",
+            Rule::Sanitized => "sanitized",
+            Rule::McpPrefix => "mcp__server__tool",
+            Rule::Hashed => "cut to 24 + SHA-1",
+            Rule::GeminiPrefix => "mcp_server_tool",
+            Rule::Truncated => "cut to 30...30",
+            Rule::Namespace => "inside namespace",
+        }
+    }
+}
+
+fn map_chars(name: &str, keep: impl Fn(char) -> bool) -> String {
+    name.chars()
+        .map(|c| if keep(c) { c } else { '_' })
+        .collect()
+}
+
+fn openai_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// `mcp__<server>__<tool>` as Claude Code and Codex write it, before any cut.
+pub fn mcp_prefixed(server: &str, tool: &str) -> String {
+    map_chars(&format!("mcp__{server}__{tool}"), openai_char)
+}
+
+/// Codex's name for a tool: [`mcp_prefixed`], cut to 24 characters plus the SHA-1 (hex) of
+/// the raw name when it is longer than 64.
+pub fn codex_name(server: &str, tool: &str) -> String {
+    let name = mcp_prefixed(server, tool);
+    if name.len() <= 64 {
+        return name;
+    }
+    let raw = format!("mcp__{server}__{tool}");
+    let hash: String = sha1(raw.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{}{hash}", &name[..24])
+}
+
+/// Gemini CLI's name for a tool (`generateValidName`).
+pub fn gemini_name(server: &str, tool: &str) -> String {
+    let mut name = map_chars(&format!("mcp_{server}_{tool}"), |c| {
+        c.is_ascii_alphanumeric() || "_.:-".contains(c)
+    });
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    if name.len() > 63 {
+        // Only ASCII is left, so bytes are characters.
+        name = format!("{}...{}", &name[..30], &name[name.len() - 30..]);
+    }
+    name
+}
+
+/// The rule by which `name` (called inside `namespace`, if any) names `server`'s `tool`.
+pub fn rule(name: &str, namespace: Option<&str>, server: &str, tool: &str) -> Option<Rule> {
+    let sanitized = || map_chars(tool, openai_char);
+    if let Some(ns) = namespace {
+        let ours = ns == map_chars(&format!("mcp__{server}"), openai_char) || ns == server;
+        return (ours && (name == tool || name == sanitized())).then_some(Rule::Namespace);
+    }
+    if name == tool {
+        return Some(Rule::Same);
+    }
+    if name == format!("{server}__{tool}") {
+        return Some(Rule::ServerPrefix);
+    }
+    if name.starts_with("mcp__") {
+        let full = mcp_prefixed(server, tool);
+        if name == full {
+            return Some(Rule::McpPrefix);
+        }
+        return (full.len() > 64 && name == codex_name(server, tool)).then_some(Rule::Hashed);
+    }
+    if name.starts_with("mcp_") || name.starts_with("_mcp_") {
+        let gemini = gemini_name(server, tool);
+        if name == gemini {
+            return Some(if name.contains("...") && !tool.contains("...") {
+                Rule::Truncated
+            } else {
+                Rule::GeminiPrefix
+            });
+        }
+    }
+    (name == sanitized() || name == crate::wire::convert::sanitize_name(tool))
+        .then_some(Rule::Sanitized)
+}
+
+/// SHA-1 (FIPS 180-4) of `data`: Codex hashes long tool names with it, and nothing else here
+/// needs it, so twenty lines stand in for a dependency.
+pub fn sha1(data: &[u8]) -> [u8; 20] {
+    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
+    let mut message = data.to_vec();
+    let bits = (data.len() as u64).wrapping_mul(8);
+    message.push(0x80);
+    while message.len() % 64 != 56 {
+        message.push(0);
+    }
+    message.extend_from_slice(&bits.to_be_bytes());
+    for chunk in message.chunks_exact(64) {
+        let mut w = [0u32; 80];
+        for (i, word) in chunk.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, wi) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5A827999),
+                20..=39 => (b ^ c ^ d, 0x6ED9EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
+                _ => (b ^ c ^ d, 0xCA62C1D6),
+            };
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
+            (e, d, c, b, a) = (d, c, b.rotate_left(30), a, t);
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 20];
+    for (i, x) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&x.to_be_bytes());
+    }
+    out
+}
