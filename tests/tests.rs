@@ -15,6 +15,7 @@ mod doctor;
 mod export;
 mod export_ranges;
 mod fuzz_crate;
+mod handout_escaping;
 mod handouts;
 mod hidden_chars;
 mod host_runs;

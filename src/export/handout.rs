@@ -7,12 +7,16 @@
 //! [`super::mermaid`] in Markdown, which GitHub draws), then one block per event with its
 //! number, its arrow, the narration ([`crate::analysis::narration`], in the chosen language)
 //! and the raw text. The HTML carries its own print style sheet (A4 margins, no block split
-//! across pages, long lines wrapped) and loads nothing. The raw text is never reformatted: it
-//! is escaped for the page and shown as recorded.
+//! across pages, long lines wrapped) and loads nothing, which its Content-Security-Policy
+//! makes the browser's rule. The raw text is never reformatted: it is escaped for the page and
+//! shown as recorded. In Markdown every text the trace gave (a title, a tool name, a stderr
+//! line) is escaped ([`super::markup::markdown`]) and every code span and fence outlasts the
+//! backticks inside it: the handout is meant to be published, and a server's words must not
+//! become the page's HTML or swallow the rest of it.
 
 use std::fmt::Write as _;
 
-use super::markup::html as escape;
+use super::markup::{html as escape, markdown as md, markdown_code, markdown_fence};
 use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram};
 use crate::i18n::{Language, Strings};
@@ -90,7 +94,8 @@ pub fn html(title: &str, events: &[Event], report: &Report, lang: Language) -> S
     let _ = write!(
         out,
         "<!doctype html>\n<html lang=\"{code}\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{title}</title>\n<style>{PRINT_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'; img-src data:\">\n<title>{title}</title>\n<style>{PRINT_CSS}</style>\n</head>\n<body>\n<h1>{title}</h1>\n\
          <p class=\"lesson\">{lesson}</p>\n<h2>{diagram}</h2>\n<div class=\"diagram\">\n{svg}\n</div>\n\
          <h2>{steps}</h2>\n",
         code = lang.code(),
@@ -135,34 +140,33 @@ pub fn html(title: &str, events: &[Event], report: &Report, lang: Language) -> S
 pub fn markdown(title: &str, events: &[Event], report: &Report, lang: Language) -> String {
     let d = diagram::build(events, report);
     let mut out = String::new();
+    let mermaid = mermaid(&d, events, report, lang);
     let _ = write!(
         out,
-        "# {title}\n\n**{lesson}**\n\n## {diagram}\n\n```mermaid\n{mermaid}```\n\n## {steps}\n\n",
-        title = title.trim(),
-        lesson = lesson(&d, lang),
-        diagram = t(lang, "handout.diagram"),
-        mermaid = mermaid(&d, events, report, lang),
-        steps = t(lang, "handout.steps"),
+        "# {title}\n\n**{lesson}**\n\n## {diagram}\n\n{fence}mermaid\n{mermaid}{fence}\n\n## {steps}\n\n",
+        title = md(title),
+        lesson = md(&lesson(&d, lang)),
+        diagram = md(&t(lang, "handout.diagram")),
+        fence = markdown_fence(&mermaid),
+        steps = md(&t(lang, "handout.steps")),
     );
     for s in steps(&d, events, report, lang) {
         let _ = write!(
             out,
-            "### #{} `{} → {}` {}\n\n{}\n\n",
+            "### #{} {} {}\n\n{}\n\n",
             s.seq,
-            s.from,
-            s.to,
-            s.label.replace('\n', " "),
-            s.narration
+            markdown_code(&format!("{} → {}", s.from, s.to)),
+            md(&s.label),
+            md(&s.narration)
         );
         if s.http.is_some() || s.raw.is_some() {
             let mut body = s.http.map(|h| format!("{h}\n")).unwrap_or_default();
             body.push_str(s.raw.as_deref().unwrap_or(""));
-            // A fence longer than any run of backticks in the text.
-            let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-            let fence = "`".repeat(longest.max(2) + 1);
+            let fence = markdown_fence(&body);
             let _ = write!(out, "{fence}\n{}\n{fence}\n\n", body.trim_end_matches('\n'));
         }
     }
+    // Sightline's own words, with their own Markdown (a command in a code span).
     let _ = writeln!(out, "---\n\n{}", footer(events.len(), lang));
     out
 }

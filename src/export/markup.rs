@@ -1,5 +1,6 @@
-//! Escaping for the markup the exports write: XML (the SVG diagram, JUnit) and HTML (the
-//! page that carries the web viewer, handouts). One home, so every export agrees on what a
+//! Escaping for the markup the exports write: XML (the SVG diagram, JUnit), HTML (the
+//! page that carries the web viewer, handouts) and Markdown (the Markdown handout, which is
+//! meant to be published: MkDocs, pandoc and wikis render raw HTML in it). One home, so every export agrees on what a
 //! reader can take: a trace is full of text nobody chose (tool descriptions, server errors,
 //! poisoning attempts), and one character XML 1.0 cannot hold makes the whole file unreadable.
 
@@ -52,6 +53,78 @@ pub fn html(text: &str) -> String {
     out
 }
 
+/// Markdown inline text, shown as it is written and never as markup: on one line (line breaks
+/// become spaces), `<`, `>` and `&` as HTML entities (no raw HTML, no autolink), a backslash
+/// before every character that can open emphasis, a code span, a link, a table cell or a
+/// strikethrough, and before a first character that would start a block (a heading, a list,
+/// a quote). Letters, digits and `_` inside a word stay as they are (`get_weather`).
+pub fn markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let chars: Vec<char> = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '_' if word(i.checked_sub(1)) && word(Some(i + 1)) => out.push('_'),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '#' | '-' | '+' | '=' if i == 0 => {
+                out.push('\\');
+                out.push(c);
+            }
+            '.' | ')' if chars[..i].iter().all(char::is_ascii_digit) && i > 0 => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as one Markdown code span: delimited by more backticks than any run inside it, so
+/// nothing in it can close the span early; line breaks become spaces.
+pub fn markdown_code(text: &str) -> String {
+    let text: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let fence = "`".repeat(longest_run(&text, '`') + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// The fence for a Markdown fenced code block holding `text`: backticks, more than any run of
+/// them in the text (at least three), so no line of it can close the block.
+pub fn markdown_fence(text: &str) -> String {
+    "`".repeat((longest_run(text, '`') + 1).max(3))
+}
+
+/// The longest run of `c` in `text`.
+fn longest_run(text: &str, c: char) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for x in text.chars() {
+        run = if x == c { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +170,22 @@ mod tests {
             "&lt;script&gt;&quot;a&quot; &amp; b&lt;/script&gt;"
         );
         assert_eq!(html("it's"), "it's");
+    }
+
+    #[test]
+    fn markdown_text_is_never_markup() {
+        assert_eq!(
+            markdown("<img src=x onerror=alert(1)>"),
+            "&lt;img src=x onerror=alert(1)&gt;"
+        );
+        assert_eq!(markdown("a\n```\n# b"), "a \\`\\`\\` # b");
+        assert_eq!(markdown("# heading"), "\\# heading");
+        assert_eq!(markdown("1. list"), "1\\. list");
+        assert_eq!(markdown("[x](javascript:y)"), "\\[x\\](javascript:y)");
+        assert_eq!(markdown("get_weather _em_"), "get_weather \\_em\\_");
+        assert_eq!(markdown_code("a`b"), "``a`b``");
+        assert_eq!(markdown_code("`a"), "`` `a ``");
+        assert_eq!(markdown_fence("x ```` y"), "`````");
+        assert_eq!(markdown_fence("plain"), "```");
     }
 }
