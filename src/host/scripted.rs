@@ -15,9 +15,11 @@
 //!   `messages` and Chat `messages` with role `assistant`; Responses `input` runs of consecutive
 //!   assistant items (`function_call`, `reasoning`, role `assistant`), plus the turns before a
 //!   `previous_response_id` of its own (`resp_sl_<turn>`).
-//! - A `call` step makes its tool calls only if every tool is among the request's `tools`;
-//!   otherwise it answers with its `if_missing` text and ends the turn, as a model does when
-//!   it has no such tool. Ids are deterministic: Anthropic `toolu_sl_<turn>_<n>`; Responses
+//! - A `call` step makes its tool calls only if every tool is among the request's `tools`
+//!   (under the host's name for it, or inside a namespace: [`tools`]); otherwise it answers
+//!   with its `if_missing` text and ends the turn, as a model does when it has no such tool.
+//!   A tool the host only names (Claude Code's deferred tools) is first loaded with the host's
+//!   `ToolSearch`; that search turn is not a step (the ids still count it). Ids are deterministic: Anthropic `toolu_sl_<turn>_<n>`; Responses
 //!   item `fc_sl_<turn>_<n>` with `call_id` `call_sl_<turn>_<n>`; Chat `call_sl_<turn>_<n>`.
 //! - A `reply` step fills `{result}` from the tool results of the last user turn: Anthropic
 //!   `tool_result` content (a string or text blocks), Responses `function_call_output`
@@ -41,6 +43,7 @@ mod test_support;
 mod tests;
 #[cfg(test)]
 mod tests_http;
+mod tools;
 
 use std::net::SocketAddr;
 
@@ -54,6 +57,7 @@ pub use server::ScriptedModel;
 use crate::wire::api::ApiShape;
 use script::fill;
 use shapes::{Answer, Call};
+use tools::Found;
 
 /// Starting the scripted model, or reading a script.
 #[derive(Debug, thiserror::Error)]
@@ -161,22 +165,42 @@ fn answer(
             if_missing,
             stop,
         }) => {
+            let found: Vec<Found> = calls
+                .iter()
+                .map(|call| conversation.tools.find(&call.tool))
+                .collect();
+            let deferred: Vec<&str> = found
+                .iter()
+                .filter_map(|f| match f {
+                    Found::Deferred(name) => Some(name.as_str()),
+                    _ => None,
+                })
+                .collect();
             let missing = calls
                 .iter()
-                .find(|call| !conversation.tools.contains(&call.tool));
+                .zip(&found)
+                .find(|(_, f)| **f == Found::Missing);
             match missing {
-                Some(call) => {
+                Some((call, _)) => {
                     let template = if_missing.as_deref().unwrap_or(DEFAULT_IF_MISSING);
                     let text = fill(template, &conversation.results, Some(&call.tool));
                     (Some(text), Vec::new(), StopReason::EndTurn)
                 }
+                // Load what is only named first; this turn is not a step.
+                None if !deferred.is_empty() => {
+                    let input = tools::search_input(&deferred.join(","));
+                    let search = Call::new(tools::SEARCH_TOOL.into(), None, input);
+                    (None, vec![search], StopReason::ToolUse)
+                }
                 None => {
                     let calls = calls
                         .iter()
-                        .map(|call| Call {
-                            name: call.tool.clone(),
-                            arguments: Value::Object(call.arguments.clone()).to_string(),
-                            input: call.arguments.clone(),
+                        .zip(found)
+                        .filter_map(|(call, found)| match found {
+                            Found::Callable { name, namespace } => {
+                                Some(Call::new(name, namespace, call.arguments.clone()))
+                            }
+                            _ => None,
                         })
                         .collect();
                     // An empty `say` is no text at all (Anthropic refuses empty text blocks).

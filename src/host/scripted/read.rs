@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::RequestError;
+use super::tools::{self, Offered};
 use crate::wire::api::ApiShape;
 
 /// The model name echoed when a request names none.
@@ -14,10 +15,14 @@ pub(super) const DEFAULT_MODEL: &str = "scripted";
 pub(super) struct Conversation {
     /// The request's `model`, echoed in the response.
     pub model: String,
-    /// Assistant turns already in the conversation: the index of the step to play.
+    /// Assistant turns already in the conversation, but the model's own tool searches: the
+    /// index of the step to play.
     pub turn: usize,
-    /// The names of the offered tools.
-    pub tools: Vec<String>,
+    /// The model's own tool-search turns so far (Anthropic): with `turn`, every assistant turn,
+    /// which the ids count so that no two answers share one.
+    pub searches: usize,
+    /// The offered tools.
+    pub tools: Offered,
     /// Text of each tool result in the last user turn, in order.
     pub results: Vec<String>,
     /// A rough token count of the request, for `usage`.
@@ -41,10 +46,11 @@ pub(super) fn read(shape: ApiShape, request: &Value) -> Result<Conversation, Req
         Some(_) => return Err(invalid(shape, "model", "a string")),
     };
     let input_tokens = tokens(serde_json::to_string(request).map_or(0, |s| s.len()));
-    let tools = tool_names(shape, body)?;
+    let tools = offered(shape, request, body)?;
     let mut conversation = Conversation {
         model,
         turn: 0,
+        searches: 0,
         tools,
         results: Vec::new(),
         input_tokens,
@@ -53,10 +59,12 @@ pub(super) fn read(shape: ApiShape, request: &Value) -> Result<Conversation, Req
     match shape {
         ApiShape::Anthropic | ApiShape::OpenaiChat => {
             let messages = messages(shape, body)?;
-            conversation.turn = messages
-                .iter()
-                .filter(|m| role(m) == Some("assistant"))
+            let assistant = messages.iter().filter(|m| role(m) == Some("assistant"));
+            conversation.searches = assistant
+                .clone()
+                .filter(|m| tools::is_search_turn(m))
                 .count();
+            conversation.turn = assistant.count() - conversation.searches;
             let last_user_turn = after_last(messages, |m| role(m) == Some("assistant"));
             conversation.results = match shape {
                 ApiShape::Anthropic => last_user_turn
@@ -150,20 +158,16 @@ fn messages(shape: ApiShape, body: &Map<String, Value>) -> Result<&[Value], Requ
     }
 }
 
-fn tool_names(shape: ApiShape, body: &Map<String, Value>) -> Result<Vec<String>, RequestError> {
-    let tools = match body.get("tools") {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(tools)) => tools,
-        Some(_) => return Err(invalid(shape, "tools", "an array")),
-    };
-    let name = |tool: &Value| -> Option<String> {
-        let holder = match shape {
-            ApiShape::OpenaiChat => tool.get("function")?,
-            ApiShape::Anthropic | ApiShape::Openai => tool,
-        };
-        holder.get("name")?.as_str().map(str::to_string)
-    };
-    Ok(tools.iter().filter_map(name).collect())
+fn offered(
+    shape: ApiShape,
+    request: &Value,
+    body: &Map<String, Value>,
+) -> Result<Offered, RequestError> {
+    match body.get("tools") {
+        None | Some(Value::Null) => Ok(Offered::read(request, &[])),
+        Some(Value::Array(tools)) => Ok(Offered::read(request, tools)),
+        Some(_) => Err(invalid(shape, "tools", "an array")),
+    }
 }
 
 fn invalid(shape: ApiShape, field: &str, expected: &str) -> RequestError {

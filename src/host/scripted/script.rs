@@ -33,7 +33,9 @@ pub const NO_RESULT: &str = "(no tool result)";
 /// Each step is either a **call step** or a **reply step**:
 ///
 /// - `call` (array of `{ tool, arguments }`, at least one): the tool calls to make. `tool` is
-///   the model-visible tool name, `arguments` a table (default empty) sent as the call's
+///   the tool's name (the server's: a host's `mcp__weather__get_weather`, Codex's member
+///   `get_weather` of namespace `mcp__weather` and Gemini CLI's `mcp_weather_get_weather`
+///   all answer to `get_weather`), `arguments` a table (default empty) sent as the call's
 ///   input. `say` (optional) is text the model writes before the calls. If any called tool
 ///   is not among the request's `tools`, the model instead answers with the text `if_missing`
 ///   (`{tool}` = the first missing tool; default [`DEFAULT_IF_MISSING`]) and ends its turn.
@@ -90,7 +92,8 @@ pub enum Step {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
-    /// The tool name as the model sees it in the request's `tools`.
+    /// The tool's name: as the server names it (`get_weather`), which also means the host's
+    /// qualified and namespaced forms of it, or as the host sends it (see `scripted::tools`).
     pub tool: String,
     /// The call's input object.
     #[serde(default)]

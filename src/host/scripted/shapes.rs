@@ -25,9 +25,22 @@ pub(super) struct Answer {
 #[derive(Debug, Clone)]
 pub(super) struct Call {
     pub name: String,
+    /// The Responses `namespace` the tool is a member of (Codex's MCP tools).
+    pub namespace: Option<String>,
     pub input: Map<String, Value>,
     /// `input` as compact JSON, the OpenAI `arguments` string.
     pub arguments: String,
+}
+
+impl Call {
+    pub fn new(name: String, namespace: Option<String>, input: Map<String, Value>) -> Call {
+        Call {
+            name,
+            namespace,
+            arguments: Value::Object(input.clone()).to_string(),
+            input,
+        }
+    }
 }
 
 impl Answer {
@@ -35,11 +48,13 @@ impl Answer {
         self.conversation.turn
     }
 
-    /// What the ids carry after `sl_`: the turn, or `sampling_<turn>`.
+    /// What the ids carry after `sl_`: the assistant turn (tool searches included), or
+    /// `sampling_<turn>`.
     fn tag(&self) -> String {
+        let turn = self.turn() + self.conversation.searches;
         match self.sampling {
-            true => format!("sampling_{}", self.turn()),
-            false => self.turn().to_string(),
+            true => format!("sampling_{turn}"),
+            false => turn.to_string(),
         }
     }
 
@@ -149,15 +164,20 @@ pub(super) fn responses_text_part(text: &str) -> Value {
 
 /// The Responses function_call item for call `n`.
 pub(super) fn responses_call(answer: &Answer, n: usize, status: &str, arguments: &str) -> Value {
-    let name = answer.calls.get(n).map_or("", |call| call.name.as_str());
-    json!({
+    let call = answer.calls.get(n);
+    let mut item = json!({
         "id": answer.item_id(n),
         "type": "function_call",
         "status": status,
         "arguments": arguments,
         "call_id": answer.call_id(n),
-        "name": name,
-    })
+        "name": call.map_or("", |call| call.name.as_str()),
+    });
+    // A member of a namespace tool is called inside it (Codex refuses the flat name).
+    if let Some(namespace) = call.and_then(|call| call.namespace.as_deref()) {
+        item["namespace"] = Value::from(namespace);
+    }
+    item
 }
 
 /// The whole Responses object with the given status, output and usage.

@@ -351,3 +351,101 @@ fn fragments_split_on_character_boundaries() {
     assert_eq!(stream::fragments("{\"a\":\"é\"}").len(), 3);
     assert_eq!(stream::fragments("x"), vec!["x"]);
 }
+
+/// Claude Code's first request, trimmed: its own tools, `ToolSearch`, the placeholder, and the
+/// MCP tool named only in a system text.
+fn claude_code_request(messages: Vec<Value>, loaded: bool) -> Value {
+    let mut tools = vec![
+        json!({"name": "Bash", "input_schema": {"type": "object"}}),
+        json!({"name": "ToolSearch", "input_schema": {"type": "object"}}),
+        json!({"name": "DeferredToolPlaceholder", "input_schema": {"type": "object"}, "defer_loading": true}),
+    ];
+    if loaded {
+        tools.push(json!({"name": "mcp__weather__get_weather", "input_schema": {"type": "object"}, "defer_loading": true}));
+    }
+    let mut all = vec![
+        json!({"role": "user", "content": [{"type": "text", "text": "What's the weather in Seoul right now?"}]}),
+        json!({"role": "system", "content": [{"type": "text", "text": "The following deferred tools are now available via ToolSearch. Their schemas are NOT loaded.\nWebFetch\nmcp__weather__get_weather\n\nMore."}]}),
+    ];
+    all.extend(messages);
+    json!({"model": "claude-opus-5-5", "stream": false, "tools": tools, "messages": all})
+}
+
+#[test]
+fn a_deferred_tool_is_searched_for_first_and_the_search_is_not_a_step() {
+    let script = weather();
+    let first = ok(
+        &script,
+        ApiShape::Anthropic,
+        &claude_code_request(vec![], false),
+    );
+    assert_eq!(
+        first["content"],
+        json!([{"type": "tool_use", "id": "toolu_sl_0_0", "name": "ToolSearch",
+                "input": {"query": "select:mcp__weather__get_weather"}}])
+    );
+    assert_eq!(first["stop_reason"], "tool_use");
+    let searched = vec![
+        json!({"role": "assistant", "content": first["content"]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_sl_0_0",
+               "content": [{"type": "tool_reference", "tool_name": "mcp__weather__get_weather"}]}]}),
+    ];
+    let second = ok(
+        &script,
+        ApiShape::Anthropic,
+        &claude_code_request(searched.clone(), true),
+    );
+    assert_eq!(second["id"], "msg_sl_1", "ids count the search turn");
+    let call = &second["content"][1];
+    assert_eq!(
+        (&call["name"], &call["id"], &call["input"]["location"]),
+        (
+            &json!("mcp__weather__get_weather"),
+            &json!("toolu_sl_1_0"),
+            &json!("Seoul")
+        )
+    );
+    let mut called = searched;
+    called.push(json!({"role": "assistant", "content": second["content"]}));
+    called.push(
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_sl_1_0",
+                       "content": [{"type": "text", "text": "Seoul: 15C"}]}]}),
+    );
+    let last = ok(
+        &script,
+        ApiShape::Anthropic,
+        &claude_code_request(called, true),
+    );
+    assert_eq!(last["content"][0]["text"], "It is Seoul: 15C right now.");
+}
+
+#[test]
+fn a_namespaced_tool_is_called_inside_its_namespace() {
+    let request = json!({
+        "model": "scripted",
+        "input": [{"role": "user", "content": "What's the weather in Seoul right now?"}],
+        "tools": [
+            {"type": "function", "name": "exec_command", "parameters": {}},
+            {"type": "namespace", "name": "mcp__weather", "description": "Use get_weather.",
+             "tools": [{"type": "function", "name": "get_weather", "parameters": {}}]},
+        ],
+    });
+    let body = ok(&weather(), ApiShape::Openai, &request);
+    let call = body["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["type"] == "function_call")
+        .expect("a call");
+    assert_eq!(
+        (&call["namespace"], &call["name"]),
+        (&json!("mcp__weather"), &json!("get_weather"))
+    );
+    let events = respond_stream(&weather(), ApiShape::Openai, &request).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.contains(r#""namespace":"mcp__weather""#)),
+        "the streamed item says the namespace too"
+    );
+}
