@@ -35,6 +35,7 @@ mod otlp;
 mod otlp_live;
 mod otlp_live_hosts;
 mod otlp_phoenix;
+mod outputs_over_inputs;
 mod properties;
 mod proxy_basics;
 mod proxy_guards;

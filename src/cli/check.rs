@@ -94,6 +94,9 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let lang = args.lang.language()?;
+    if let Some(out) = &args.out {
+        super::edges::refuse_output_over_input(out, &[&args.trace])?;
+    }
     let loaded = super::load_trace(&args.trace)?;
     let store = match &args.pins {
         Some(path) => Some(

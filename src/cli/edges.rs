@@ -1,6 +1,6 @@
 //! The edges every command shares, each in one place: the async runtime, the signals that stop
 //! a long-running command, how long exchanges in flight get once it stops, where a recorder
-//! writes and how a recording ends, a write to stdout that treats a reader going away (`| head`, a closed pager) as
+//! writes and how a recording ends, an output that would overwrite an input, a write to stdout that treats a reader going away (`| head`, a closed pager) as
 //! the end of the output rather than an error, and what a command that is about to exit does
 //! not free ([`leave`]).
 
@@ -97,6 +97,59 @@ pub(super) fn trace_path(
         }
         None => paths::default_trace_path(name),
     }
+}
+
+/// Refuses (exit 2, nothing written) an `output` that is one of the `inputs` (the same file,
+/// also through a link) or lies inside an input folder: `replay T --trace T` would replace
+/// the recording with its replay, `session merge S --trace S/merged.jsonl` would make the merge
+/// a member of the session it merges.
+pub(super) fn refuse_output_over_input(
+    output: &std::path::Path,
+    inputs: &[&std::path::Path],
+) -> anyhow::Result<()> {
+    let out = resolved(output);
+    let out_id = file_id(output);
+    for input in inputs {
+        let Ok(input_path) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        let same = out == input_path || (out_id.is_some() && out_id == file_id(input));
+        if same {
+            return super::errors::fail(
+                Said::new("cli_error.output_is_input")
+                    .with("output", output.display())
+                    .with("input", input.display()),
+            );
+        }
+        if input_path.is_dir() && out.starts_with(&input_path) {
+            return super::errors::fail(
+                Said::new("cli_error.output_in_input")
+                    .with("output", output.display())
+                    .with("input", input.display()),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `path` with its links resolved as far as it exists (a file to be created: its folder's).
+fn resolved(path: &std::path::Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => {
+            std::fs::canonicalize(parent).map_or_else(|_| absolute.clone(), |p| p.join(name))
+        }
+        _ => absolute,
+    }
+}
+
+/// The device and inode of an existing file (a hard link is the same file).
+fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Writes `text` to stdout and flushes it; see [`stdout_written`].

@@ -157,6 +157,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         Some(code) => crate::i18n::Words::of(super::lang::parse(code)?),
         None => crate::i18n::Words::of(crate::i18n::Language::from_env()),
     };
+    if let Some(out) = &args.out {
+        super::edges::refuse_output_over_input(out, &[&args.trace])?;
+    }
     let loaded = super::load_trace(&args.trace)?;
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;

@@ -58,6 +58,7 @@ pub struct ImportArgs {
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let path = &args.file;
+    super::edges::refuse_output_over_input(&args.trace, &[path])?;
     let file = import::import_file(
         args.format.into(),
         path,

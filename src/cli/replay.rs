@@ -57,6 +57,9 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let words = crate::i18n::Words::of(args.lang.language()?);
+    if let Some(out) = &args.out {
+        super::edges::refuse_output_over_input(out, &[&args.trace])?;
+    }
     let recorded = super::load_trace(&args.trace)?;
     let rpc = crate::trace::analyze(&recorded.events);
     let plan = plan(&recorded.events, &rpc, args.server.as_deref()).map_err(|e| {

@@ -84,6 +84,7 @@ pub fn run(command: SessionCommand) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Merge { name, trace: out } => {
             let dir = paths::session_dir(&name);
+            super::edges::refuse_output_over_input(&out, &[&dir])?;
             let loaded = super::load_trace(&dir)?;
             write_trace(&out, &loaded.header, &loaded.events)?;
             eprintln!(
