@@ -10,7 +10,7 @@ use crate::trace::{Channel, Event, Lane};
 use crate::wire::api::{ApiShape, SAMPLING_HEADER};
 use crate::wire::convert;
 use crate::wire::offered::{self, Offered};
-use crate::wire::{reassemble::reassemble, sse::SseParser};
+use crate::wire::reassemble::read_body;
 
 /// Which half of an exchange an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,9 @@ pub struct LlmExchange {
     /// What the request offers the model, each tool told apart: a host's own, the API's, MCP
     /// tools whole, deferred or named in text only, namespaces; tools a search loaded.
     pub offered: Arc<Offered>,
-    /// The request's `tools` entries as sent; one list shared by the requests of a run that
+    /// The request's `tools` entries as sent (for Gemini, each function declaration of its tool
+    /// objects, and any other tool object whole: [`convert::tool_entries`]); one list shared by
+    /// the requests of a run that
     /// repeat it (an agent loop sends the same tools every turn: on a tool-heavy trace, copies
     /// were most of what the app held beside the trace's own text).
     pub tool_entries: Arc<[Value]>,
@@ -51,19 +53,21 @@ pub struct LlmExchange {
     pub stop_reason: Option<String>,
     /// The response's text.
     pub text: String,
-    /// Whether the response arrived as a stream (SSE).
+    /// Whether the response arrived as a stream (SSE, or Gemini's JSON array).
     pub streamed: bool,
     /// Why the response could not be read, if it could not.
     pub problem: Option<String>,
     /// The MCP server this request asks the model for (`sampling/createMessage`), when the
     /// host marked it so ([`SAMPLING_HEADER`]): not a turn of the agent loop.
     pub sampling_for: Option<String>,
-    /// The request's `model`, `max_tokens` (or `max_output_tokens`), `temperature`, `top_p`.
+    /// The request's `model`, `max_tokens` (or `max_output_tokens`), `temperature`, `top_p`;
+    /// for Gemini the model named in the URL and `generationConfig`'s `maxOutputTokens`,
+    /// `temperature`, `topP`.
     pub model: Option<String>,
     pub max_tokens: Option<u64>,
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,
-    /// The response's `model` and `id`.
+    /// The response's `model` and `id` (Gemini: `modelVersion`, `responseId`).
     pub response_model: Option<String>,
     pub response_id: Option<String>,
     /// The response's usage block, read the same way for every shape.
@@ -96,27 +100,38 @@ pub struct Usage {
 
 impl Usage {
     /// Anthropic `input_tokens`/`output_tokens`/`cache_*_input_tokens`; OpenAI Responses
-    /// `input_tokens`/`output_tokens` with `*_details`; Chat `prompt_tokens`/`completion_tokens`.
+    /// `input_tokens`/`output_tokens` with `*_details`; Chat `prompt_tokens`/`completion_tokens`;
+    /// Gemini `usageMetadata`: `promptTokenCount` (cached tokens included, as OpenAI counts
+    /// them), `candidatesTokenCount` plus `thoughtsTokenCount` (the thinking is output, billed
+    /// as such, as OpenAI's `output_tokens` include reasoning), `cachedContentTokenCount`,
+    /// `thoughtsTokenCount`.
     fn read(usage: &Value) -> Usage {
         let n = |path: &str| usage.pointer(path).and_then(Value::as_u64);
+        let gemini_output = match (n("/candidatesTokenCount"), n("/thoughtsTokenCount")) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
         Usage {
-            input: n("/input_tokens").or_else(|| n("/prompt_tokens")),
-            output: n("/output_tokens").or_else(|| n("/completion_tokens")),
+            input: n("/input_tokens")
+                .or_else(|| n("/prompt_tokens"))
+                .or_else(|| n("/promptTokenCount")),
+            output: n("/output_tokens")
+                .or_else(|| n("/completion_tokens"))
+                .or(gemini_output),
             cache_read: n("/cache_read_input_tokens")
                 .or_else(|| n("/input_tokens_details/cached_tokens"))
-                .or_else(|| n("/prompt_tokens_details/cached_tokens")),
+                .or_else(|| n("/prompt_tokens_details/cached_tokens"))
+                .or_else(|| n("/cachedContentTokenCount")),
             cache_creation: n("/cache_creation_input_tokens"),
             reasoning: n("/output_tokens_details/reasoning_tokens")
-                .or_else(|| n("/completion_tokens_details/reasoning_tokens")),
+                .or_else(|| n("/completion_tokens_details/reasoning_tokens"))
+                .or_else(|| n("/thoughtsTokenCount")),
         }
     }
 }
 
 fn shape_of(url: &str) -> Option<ApiShape> {
-    let path = url.split('?').next().unwrap_or(url);
-    ApiShape::ALL
-        .into_iter()
-        .find(|s| path.ends_with(s.path()) || path.ends_with(s.path().trim_start_matches("/v1")))
+    ApiShape::from_url(url)
 }
 
 /// Pairs every host -> llm request with the llm -> host response that follows it, and reads both.
@@ -270,14 +285,18 @@ impl<'de> Deserialize<'de> for Body<'de> {
 /// A request's body as a [`Value`] object without its `tools`, and the entries of `tools`
 /// when it is an array (shared with `last` when they are the same text); `None` where the
 /// body is not a JSON object or its `tools` not JSON (nothing is read from it then).
-fn request_body(text: &str, last: &mut LastTools) -> Option<(Value, Arc<[Value]>)> {
+fn request_body(
+    shape: ApiShape,
+    text: &str,
+    last: &mut LastTools,
+) -> Option<(Value, Arc<[Value]>)> {
     let Body { members, tools } = serde_json::from_str::<Body<'_>>(text).ok()?;
     let entries = match tools {
         None => Arc::default(),
         Some(raw) if raw.get() == last.text => Arc::clone(&last.entries),
         Some(raw) => match serde_json::from_str::<Value>(raw.get()).ok()? {
             Value::Array(entries) => {
-                let entries: Arc<[Value]> = entries.into();
+                let entries: Arc<[Value]> = convert::tool_entries(shape, entries).into();
                 last.text = raw.get().to_string();
                 last.entries = Arc::clone(&entries);
                 entries
@@ -300,7 +319,7 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
         ..LlmExchange::default()
     };
     if let Some(shape) = shape
-        && let Some((body, entries)) = request_body(&e.text(), last)
+        && let Some((body, entries)) = request_body(shape, &e.text(), last)
     {
         let read = offered::read(&body, &entries);
         x.tools = read
@@ -317,12 +336,22 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
         x.model = body
             .get("model")
             .and_then(Value::as_str)
+            .or_else(|| x.url.as_deref().and_then(ApiShape::model_from_url))
             .map(str::to_string);
+        // Gemini keeps its sampling settings in `generationConfig`.
+        let config = body.get("generationConfig").unwrap_or(&Value::Null);
         x.max_tokens = ["max_tokens", "max_output_tokens", "max_completion_tokens"]
             .iter()
-            .find_map(|k| body.get(*k).and_then(Value::as_u64));
-        x.temperature = body.get("temperature").and_then(Value::as_f64);
-        x.top_p = body.get("top_p").and_then(Value::as_f64);
+            .find_map(|k| body.get(*k).and_then(Value::as_u64))
+            .or_else(|| config.get("maxOutputTokens").and_then(Value::as_u64));
+        x.temperature = body
+            .get("temperature")
+            .or_else(|| config.get("temperature"))
+            .and_then(Value::as_f64);
+        x.top_p = body
+            .get("top_p")
+            .or_else(|| config.get("topP"))
+            .and_then(Value::as_f64);
         x.tool_entries = entries;
     }
     x
@@ -330,22 +359,17 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
 
 fn read_response(x: &mut LlmExchange, e: &Event) {
     let Some(shape) = x.shape else { return };
-    let text = e.text();
-    let trimmed = text.trim_start();
-    let body = if trimmed.starts_with("event:")
-        || trimmed.starts_with("data:")
-        || trimmed.starts_with(':')
-    {
-        x.streamed = true;
-        reassemble(shape, &SseParser::parse(text.as_bytes()))
-    } else {
-        serde_json::from_str::<Value>(&text).map_err(|err| format!("not JSON: {err}"))
-    };
+    let (streamed, body) = read_body(shape, &e.text());
+    x.streamed = streamed;
     if let Ok(b) = &body {
         let text = |k: &str| b.get(k).and_then(Value::as_str).map(str::to_string);
-        x.response_model = text("model");
-        x.response_id = text("id");
-        x.usage = b.get("usage").map(Usage::read).unwrap_or_default();
+        x.response_model = text("model").or_else(|| text("modelVersion"));
+        x.response_id = text("id").or_else(|| text("responseId"));
+        x.usage = b
+            .get("usage")
+            .or_else(|| b.get("usageMetadata"))
+            .map(Usage::read)
+            .unwrap_or_default();
         x.calls = offered::calls(b);
         x.loaded = offered::tool_references(b);
     }
@@ -365,52 +389,4 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Requests read in a run (their repeated tools shared) read as each read alone does, and
-    /// a body's `tools` reads as a `Value` reads it: repeated (the last one), null, or in a
-    /// body that is not an object.
-    #[test]
-    fn repeated_tools_read_as_each_request_alone() {
-        let (mut requests, mut shared) = (0, 0);
-        for text in crate::analysis::fixtures::RECORDINGS {
-            let events = crate::trace::load_from_reader(text.as_bytes())
-                .expect("fixture")
-                .events;
-            let mut previous: Option<Arc<[Value]>> = None;
-            for x in llm_exchanges(&events) {
-                let alone = read_request(x.request, &events[x.request]);
-                assert_eq!(x.tool_entries, alone.tool_entries);
-                assert_eq!(x.tools, alone.tools);
-                requests += usize::from(!x.tool_entries.is_empty());
-                // A request that repeats the last one's tools holds the same list, not a copy.
-                if let Some(p) = previous.as_ref().filter(|p| !p.is_empty())
-                    && **p == *x.tool_entries
-                {
-                    assert!(Arc::ptr_eq(p, &x.tool_entries), "a copy at #{}", x.request);
-                    shared += 1;
-                }
-                previous = Some(Arc::clone(&x.tool_entries));
-            }
-        }
-        assert!(requests >= 4, "{requests}");
-        assert!(shared >= 2, "{shared}");
-        let mut last = LastTools::default();
-        for body in [
-            r#"{"tools":[{"name":"a"}],"model":"m","tools":[{"name":"b"}]}"#,
-            r#"{"model":"m","tools":[{"name":"b"}]}"#,
-            r#"{"tools":null}"#,
-            r#"[{"tools":[]}]"#,
-            r#"{"tools":[{"name":"b"}],"x":1}"#,
-        ] {
-            let value = serde_json::from_str::<Value>(body).expect("json");
-            let expected = value.is_object().then(|| {
-                let entries = value.get("tools").and_then(Value::as_array);
-                entries.cloned().unwrap_or_default()
-            });
-            let read = request_body(body, &mut last).map(|(_, entries)| entries.to_vec());
-            assert_eq!(read, expected, "{body}");
-        }
-    }
-}
+mod tests;

@@ -35,6 +35,14 @@
 //! keys and punctuation is denser than prose, so treat the figure as a rough upper-middle guess,
 //! good for comparing tools with each other, not for billing.
 //!
+//! # Gemini: an estimate (`exact: false`)
+//!
+//! Google publishes no offline tokenizer for Gemini models either (its `countTokens` API would
+//! send the definitions off the machine). The estimate is **characters / 4, rounded up**, the
+//! figure Google's Gemini API documentation gives ("a token is equivalent to about 4
+//! characters"). The entry counted is one function declaration as sent (`{name, description,
+//! parametersJsonSchema}`), not the `{functionDeclarations: [...]}` object around them.
+//!
 //! # Tool-use system prompt overhead
 //!
 //! - **Anthropic** documents it: when `tools` is sent, a tool-use system prompt is added whose
@@ -45,6 +53,7 @@
 //!   estimate from OpenAI's cookbook recipe for counting tool tokens (GPT-4o family): 12 tokens
 //!   once per request with tools, plus 7 per function for its wrapper in the internal rendering.
 //!   Reported as `(12, 12 + 7 × tools)`.
+//! - **Gemini** documents none and no estimate is published: reported as `(0, 0)`, unknown.
 //! - A request without tools has no overhead: `(0, 0)`.
 
 use serde::Serialize;
@@ -63,6 +72,8 @@ pub use tiktoken::{Tiktoken, o200k_tokens};
 
 /// Anthropic's documented characters per token.
 pub const ANTHROPIC_CHARS_PER_TOKEN: f64 = 3.5;
+/// Google's documented characters per token for Gemini models.
+pub const GEMINI_CHARS_PER_TOKEN: f64 = 4.0;
 /// Anthropic's documented tool-use system prompt, in tokens, across current models.
 pub const ANTHROPIC_OVERHEAD: (usize, usize) = (286, 675);
 /// OpenAI cookbook estimate: tokens added once per request with tools.
@@ -111,7 +122,8 @@ pub struct RequestTokens {
     pub overhead: (usize, usize),
     /// `true` when the counts come from the provider's own tokenizer, `false` for an estimate.
     pub exact: bool,
-    /// How the counts were made: `o200k_base`, `cl100k_base` or `chars/3.5`.
+    /// How the counts were made: `o200k_base`, `cl100k_base`, `chars/3.5` (Anthropic) or
+    /// `chars/4` (Gemini).
     pub tokenizer: &'static str,
 }
 
@@ -131,7 +143,7 @@ pub fn exchange_tokens(x: &crate::analysis::LlmExchange, bpe: &dyn Bpe) -> Optio
     let shape = x.shape?;
     let model = x.model.clone();
     let encoding = match shape {
-        ApiShape::Anthropic => None,
+        ApiShape::Anthropic | ApiShape::Gemini => None,
         ApiShape::Openai | ApiShape::OpenaiChat => Some(bpe.encoding(model.as_deref())?),
     };
     let mut tools = Vec::with_capacity(x.tool_entries.len());
@@ -142,6 +154,7 @@ pub fn exchange_tokens(x: &crate::analysis::LlmExchange, bpe: &dyn Bpe) -> Optio
         let text = entry_text(entry);
         let n = match encoding {
             Some(encoding) => bpe.count(encoding, &text)?,
+            None if shape == ApiShape::Gemini => gemini_estimate(&text),
             None => anthropic_estimate(&text),
         };
         tools.push((name, n));
@@ -155,7 +168,11 @@ pub fn exchange_tokens(x: &crate::analysis::LlmExchange, bpe: &dyn Bpe) -> Optio
         tools,
         total,
         exact: encoding.is_some(),
-        tokenizer: encoding.unwrap_or("chars/3.5"),
+        tokenizer: match (encoding, shape) {
+            (Some(encoding), _) => encoding,
+            (None, ApiShape::Gemini) => "chars/4",
+            (None, _) => "chars/3.5",
+        },
     })
 }
 
@@ -169,6 +186,11 @@ pub fn anthropic_estimate(text: &str) -> usize {
     (text.chars().count() as f64 / ANTHROPIC_CHARS_PER_TOKEN).ceil() as usize
 }
 
+/// Google's documented estimate for Gemini: characters / 4, rounded up.
+pub fn gemini_estimate(text: &str) -> usize {
+    (text.chars().count() as f64 / GEMINI_CHARS_PER_TOKEN).ceil() as usize
+}
+
 /// The provider's tool-use overhead for a request with `tools` tools (see the module docs).
 pub fn overhead(shape: ApiShape, tools: usize) -> (usize, usize) {
     if tools == 0 {
@@ -176,6 +198,7 @@ pub fn overhead(shape: ApiShape, tools: usize) -> (usize, usize) {
     }
     match shape {
         ApiShape::Anthropic => ANTHROPIC_OVERHEAD,
+        ApiShape::Gemini => (0, 0),
         ApiShape::Openai | ApiShape::OpenaiChat => (
             OPENAI_OVERHEAD_PER_REQUEST,
             OPENAI_OVERHEAD_PER_REQUEST + OPENAI_OVERHEAD_PER_TOOL * tools,
@@ -186,7 +209,7 @@ pub fn overhead(shape: ApiShape, tools: usize) -> (usize, usize) {
 fn entry_name(shape: ApiShape, entry: &Value) -> Option<String> {
     let holder = match shape {
         ApiShape::OpenaiChat => entry.get("function")?,
-        ApiShape::Anthropic | ApiShape::Openai => entry,
+        ApiShape::Anthropic | ApiShape::Openai | ApiShape::Gemini => entry,
     };
     holder.get("name")?.as_str().map(str::to_string)
 }

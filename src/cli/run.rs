@@ -2,7 +2,10 @@
 //!
 //! With the scenario's default model (`scripted`) nothing leaves the machine: the scripted model
 //! listens on 127.0.0.1 and the servers are built in. Naming a real model sends the requests to
-//! the provider (key from `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`) or to `--base-url`.
+//! the provider (key from `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` / `GEMINI_API_KEY`, else
+//! `GOOGLE_API_KEY`) or to `--base-url`. Each `--provider` but `scripted` is also an API shape
+//! the scripted model speaks, so the same scenario shows the same `tools/list` become each
+//! provider's `tools` parameter.
 //!
 //! Nothing is left behind and nothing good is lost: each MCP request waits at most
 //! `--timeout` for its answer; on Ctrl-C or SIGTERM the servers' process groups are stopped
@@ -74,6 +77,7 @@ enum ProviderArg {
     Anthropic,
     Openai,
     OpenaiChat,
+    Gemini,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -92,6 +96,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(ProviderArg::Anthropic) => (Some(ApiShape::Anthropic), args.model.clone()),
         Some(ProviderArg::Openai) => (Some(ApiShape::Openai), args.model.clone()),
         Some(ProviderArg::OpenaiChat) => (Some(ApiShape::OpenaiChat), args.model.clone()),
+        Some(ProviderArg::Gemini) => (Some(ApiShape::Gemini), args.model.clone()),
         None => (None, args.model.clone()),
     };
     let options = RunOptions {

@@ -139,12 +139,15 @@ pub async fn run(
         (None, None) => shape.default_base_url().to_string(),
     };
     // A key is never sent to the cassette's local server.
-    let api_key = std::env::var(shape.key_variable())
-        .ok()
-        .filter(|k| !k.is_empty() && cassette.is_none());
+    let api_key = shape
+        .key_variables()
+        .iter()
+        .find_map(|variable| std::env::var(variable).ok().filter(|k| !k.is_empty()))
+        .filter(|_| cassette.is_none());
     let provider = Arc::new(Provider::new(ProviderConfig {
         shape,
         base_url: base_url.clone(),
+        model: model.clone(),
         api_key,
         stream,
         timeout: options.timeout.unwrap_or(Duration::from_secs(120)),
@@ -427,7 +430,7 @@ impl Loop<'_> {
                 );
                 self.recorder.record_note(Lane::Host, Lane::Host, &text);
                 progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
-                return convert::tool_error_to_api(self.shape, &call.id, &text);
+                return convert::tool_error_to_api(self.shape, &call.id, &call.name, &text);
             }
         };
         let Some(entry) = catalog.resolve(&call.name) else {
@@ -437,10 +440,15 @@ impl Loop<'_> {
             );
             self.recorder.record_note(Lane::Host, Lane::Host, &text);
             progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
-            return convert::tool_error_to_api(self.shape, &call.id, &text);
+            return convert::tool_error_to_api(self.shape, &call.id, &call.name, &text);
         };
         let Some(connection) = self.connections.iter().find(|c| c.name == entry.server) else {
-            return convert::tool_error_to_api(self.shape, &call.id, "server not connected");
+            return convert::tool_error_to_api(
+                self.shape,
+                &call.id,
+                &call.name,
+                "server not connected",
+            );
         };
         let args = [
             ("server", entry.server.as_str()),
@@ -452,12 +460,12 @@ impl Loop<'_> {
                 let text = result_text(&result);
                 let args = [("server", entry.server.as_str()), ("text", text.as_str())];
                 progress(&line(self.lang, "result", &args));
-                convert::tool_result_to_api(self.shape, &call.id, &result)
+                convert::tool_result_to_api(self.shape, &call.id, &call.name, &result)
             }
             Err(e) => {
                 let text = e.to_string();
                 progress(&line(self.lang, "failed", &[("text", &text)]));
-                convert::tool_error_to_api(self.shape, &call.id, &e.to_string())
+                convert::tool_error_to_api(self.shape, &call.id, &call.name, &e.to_string())
             }
         }
     }

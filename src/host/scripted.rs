@@ -5,7 +5,10 @@
 //! calls, tool results, streams) is the real wire shape of the chosen [`ApiShape`]:
 //! `POST /v1/messages` (Anthropic), `/v1/responses` (OpenAI Responses) and
 //! `/v1/chat/completions` (OpenAI Chat Completions), streamed when the request says
-//! `"stream": true`.
+//! `"stream": true`; and Gemini's `POST /v1beta/models/<model>:generateContent` (also under
+//! `/v1/models/`), streamed for `:streamGenerateContent`: as Server-Sent Events with `?alt=sse`,
+//! else as the JSON array of records the real API sends. For Gemini it also answers
+//! `:countTokens` (`{totalTokens}`, its rough count), which hosts call beside the loop.
 //!
 //! # How it decides
 //!
@@ -14,20 +17,26 @@
 //! - The step to play is the number of assistant turns already in the conversation: Anthropic
 //!   `messages` and Chat `messages` with role `assistant`; Responses `input` runs of consecutive
 //!   assistant items (`function_call`, `reasoning`, role `assistant`), plus the turns before a
-//!   `previous_response_id` of its own (`resp_sl_<turn>`).
+//!   `previous_response_id` of its own (`resp_sl_<turn>`); Gemini `contents` with role `model`.
 //! - A `call` step makes its tool calls only if every tool is among the request's `tools`
-//!   (under the host's name for it, or inside a namespace: [`tools`]); otherwise it answers
-//!   with its `if_missing` text and ends the turn, as a model does when it has no such tool.
-//!   A tool the host only names (Claude Code's deferred tools) is first loaded with the host's
-//!   `ToolSearch`; that search turn is not a step (the ids still count it). Ids are deterministic: Anthropic `toolu_sl_<turn>_<n>`; Responses
-//!   item `fc_sl_<turn>_<n>` with `call_id` `call_sl_<turn>_<n>`; Chat `call_sl_<turn>_<n>`.
+//!   (under the host's name for it, or inside a namespace: [`tools`]; for Gemini, among the
+//!   `functionDeclarations`); otherwise it answers with its `if_missing` text and ends the
+//!   turn, as a model does when it has no such tool. A tool the host only names (Claude Code's
+//!   deferred tools) is first loaded with the host's `ToolSearch`; that search turn is not a
+//!   step (the ids still count it). Ids are deterministic: Anthropic `toolu_sl_<turn>_<n>`;
+//!   Responses item `fc_sl_<turn>_<n>` with `call_id` `call_sl_<turn>_<n>`; Chat
+//!   `call_sl_<turn>_<n>`. Gemini calls have no id, as Gemini 2.5 sends them; its `responseId`
+//!   is `resp_sl_<turn>`, `finishReason` `STOP`.
 //! - A `reply` step fills `{result}` from the tool results of the last user turn: Anthropic
 //!   `tool_result` content (a string or text blocks), Responses `function_call_output`
-//!   `output`, Chat role `tool` `content`.
+//!   `output`, Chat role `tool` `content`, Gemini `functionResponse` `response.output` (or
+//!   `response.error`).
 //! - Past the last step it answers "(the script has no more steps)".
 //!
-//! A body that is not JSON, or lacks `messages` (`input` for Responses), gets HTTP 400 with
-//! the provider's error shape. A missing `model` is tolerated and echoed as `scripted`.
+//! A body that is not JSON, or lacks `messages` (`input` for Responses, `contents` for Gemini),
+//! gets HTTP 400 with the provider's error shape (Gemini: `{error: {code: 400, message, status:
+//! "INVALID_ARGUMENT"}}`). A missing `model` is tolerated and echoed as `scripted`; Gemini's
+//! comes from the URL.
 //!
 //! The [script format](Script) is documented on [`Script`]. [`respond`] is the whole decision
 //! as a pure function; [`ScriptedModel`] serves it over HTTP.
@@ -98,6 +107,9 @@ pub fn error_body(shape: ApiShape, error: &RequestError) -> Value {
                 "code": null,
             },
         }),
+        ApiShape::Gemini => json!({
+            "error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"},
+        }),
     }
 }
 
@@ -112,7 +124,8 @@ pub fn respond(script: &Script, shape: ApiShape, request: &Value) -> Result<Valu
 }
 
 /// The same answer as a server-sent event stream, one event per string, as sent for
-/// `"stream": true` (Chat adds a usage chunk if `stream_options.include_usage` is true).
+/// `"stream": true` (Chat adds a usage chunk if `stream_options.include_usage` is true; Gemini's
+/// is what `:streamGenerateContent?alt=sse` gets).
 pub fn respond_stream(
     script: &Script,
     shape: ApiShape,

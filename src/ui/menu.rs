@@ -56,7 +56,11 @@ fn import_label(format: ImportFormat) -> &'static str {
 pub fn providers_with_keys() -> Vec<ApiShape> {
     ApiShape::ALL
         .into_iter()
-        .filter(|s| std::env::var(s.key_variable()).is_ok_and(|k| !k.is_empty()))
+        .filter(|s| {
+            s.key_variables()
+                .iter()
+                .any(|v| std::env::var(v).is_ok_and(|k| !k.is_empty()))
+        })
         .collect()
 }
 
@@ -65,6 +69,7 @@ fn default_model(shape: ApiShape) -> &'static str {
     match shape {
         ApiShape::Anthropic => "claude-sonnet-4-5",
         ApiShape::Openai | ApiShape::OpenaiChat => "gpt-4.1-mini",
+        ApiShape::Gemini => "gemini-2.5-flash",
     }
 }
 

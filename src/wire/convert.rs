@@ -1,25 +1,28 @@
-//! Pure conversions between MCP and the three LLM API shapes: what the host does between them.
+//! Pure conversions between MCP and the four LLM API shapes: what the host does between them.
 //!
 //! The model never talks to an MCP server. The host turns each `tools/list` entry into an entry
 //! of the provider's `tools` parameter, reads the tool calls out of the model's answer, sends them
 //! as `tools/call`, and hands each `CallToolResult` back in the provider's result shape. Almost all
-//! of it is a renaming of fields: MCP `inputSchema` becomes Anthropic `input_schema` or OpenAI
-//! `parameters`, Anthropic `tool_use.input` goes into `tools/call` `arguments` as is, and text
-//! results keep their form. The exceptions are where the shapes really differ, and each is
-//! documented where it is handled: OpenAI `arguments` arrive as a JSON *string* to parse; tool
-//! names must match `^[a-zA-Z0-9_-]{1,64}$` where MCP allows any string; and results that are not
-//! text (images, audio, resources, `structuredContent`, `isError`) each need a decision per shape.
+//! of it is a renaming of fields: MCP `inputSchema` becomes Anthropic `input_schema`, OpenAI
+//! `parameters` or Gemini `parametersJsonSchema`, Anthropic `tool_use.input` and Gemini
+//! `functionCall.args` go into `tools/call` `arguments` as they are, and text results keep
+//! their form. The exceptions are where the shapes really differ, and each is documented where
+//! it is handled: OpenAI `arguments` arrive as a JSON *string* to parse; Gemini calls may come
+//! without an id, so results go back by name; tool names must match `^[a-zA-Z0-9_-]{1,64}$`
+//! (Gemini: its own pattern) where MCP allows any string; and results that are not text
+//! (images, audio, resources, `structuredContent`, `isError`) each need a decision per shape.
 //!
 //! Everything here is a function over [`serde_json::Value`] taken exactly as received (unknown
 //! fields are tolerated and ignored), with no I/O, so the recorder, the scripted model and the
 //! real host all share one definition of each conversion.
 //!
-//! - [`tool_to_api`], [`valid_api_name`], [`sanitize_name`]: tool definitions and names.
+//! - [`tool_to_api`], [`valid_api_name`], [`sanitize_name`] (and their `_for` forms by shape):
+//!   tool definitions and names.
 //! - [`parse_response`]: a response body into a [`ModelTurn`] (text, tool calls, loop signal).
 //! - [`tool_result_to_api`], [`tool_error_to_api`]: MCP results back to the model.
 //! - [`user_message`], [`tool_results_message`], [`request_body`]: building the next request.
-//! - [`tool_result_ids_in_request`], [`tool_names_in_request`]: reading requests back, for the
-//!   trace's correlation of model calls with `tools/call`.
+//! - [`tool_result_ids_in_request`], [`tool_names_in_request`], [`tool_entries`]: reading
+//!   requests back, for the trace's correlation of model calls with `tools/call`.
 //!
 //! One wire consequence the renaming cannot show: when a function tool omits `strict`, the OpenAI
 //! Responses API normalizes its schema into strict mode (every property required,
@@ -33,7 +36,7 @@ mod results;
 mod tools;
 
 pub use request::{
-    request_body, tool_names, tool_names_in_request, tool_result_ids_in_request,
+    request_body, tool_entries, tool_names, tool_names_in_request, tool_result_ids_in_request,
     tool_results_message, user_message,
 };
 pub use response::{
@@ -41,7 +44,8 @@ pub use response::{
 };
 pub use results::{tool_error_to_api, tool_result_to_api};
 pub use tools::{
-    API_NAME_MAX_LEN, API_NAME_PATTERN, ToolRejected, sanitize_name, tool_to_api, valid_api_name,
+    API_NAME_MAX_LEN, API_NAME_PATTERN, GEMINI_NAME_PATTERN, ToolRejected, name_pattern,
+    sanitize_name, sanitize_name_for, tool_to_api, valid_api_name, valid_name_for,
 };
 
 use serde_json::Value;
@@ -78,6 +82,10 @@ mod golden {
     /// A Chat Completions response with `finish_reason: "tool_calls"`.
     pub const CHAT_TOOL_CALLS: &str =
         include_str!("../../tests/golden/convert/chat_tool_calls.json");
+    /// A Gemini `generateContent` response with a `functionCall` part (no id, as Gemini 2.5
+    /// sends it), `finishReason: "STOP"`.
+    pub const GEMINI_FUNCTION_CALL: &str =
+        include_str!("../../tests/golden/convert/gemini_function_call.json");
 
     /// Parses a golden JSON file.
     pub fn json(text: &str) -> serde_json::Value {

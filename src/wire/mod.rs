@@ -1,11 +1,11 @@
 //! The LLM wire formats: what crosses between a host and an LLM API, as pure code.
 //!
 //! The recorder (`tap`), the host (`host`), the analysis and the app all read the same bytes:
-//! request and response bodies in three API shapes, Server-Sent Events, headers that carry
+//! request and response bodies in four API shapes, Server-Sent Events, headers that carry
 //! credentials. Each of those has one definition here, with no I/O (std, serde_json and a few
 //! pure crates), so no two of those modules have to import each other to share it.
 //!
-//! - [`api`]: the three LLM API shapes Sightline speaks.
+//! - [`api`]: the four LLM API shapes Sightline speaks.
 //! - [`convert`]: conversions between MCP and each API shape (tools, calls, results).
 //! - [`catalog`]: which tools the model sees, under which names, and why some are dropped.
 //! - [`offered`]: what a request offers the model (a host's own tools, the API's, MCP tools

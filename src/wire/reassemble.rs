@@ -10,6 +10,12 @@
 //! - Chat Completions: `choices[i].delta` chunks merged per choice (strings such as `content`
 //!   concatenated, `tool_calls` merged by `index` with `function.arguments` concatenated), the
 //!   last `finish_reason` kept, `usage` from the chunk that has it; `data: [DONE]` ends it.
+//! - Gemini: every `data:` is a whole response record holding the parts generated since the
+//!   last; they are merged (`gemini`), as are the records of the JSON-array stream Gemini sends
+//!   without `?alt=sse` ([`gemini_json_array`]).
+//!
+//! [`read_body`] takes a recorded response body of any shape, streamed or not, to the body the
+//! request would have got without streaming.
 //!
 //! Errors are one-line descriptions of what is wrong with the stream.
 
@@ -21,6 +27,9 @@ use super::sse::SseEvent;
 use crate::wire::api::ApiShape;
 
 mod chat;
+mod gemini;
+
+pub use gemini::from_json_array as gemini_json_array;
 
 /// Reassembles the non-streamed body from the events of a streamed answer.
 pub fn reassemble(shape: ApiShape, events: &[SseEvent]) -> Result<Value, String> {
@@ -28,7 +37,27 @@ pub fn reassemble(shape: ApiShape, events: &[SseEvent]) -> Result<Value, String>
         ApiShape::Anthropic => anthropic(events),
         ApiShape::Openai => responses(events),
         ApiShape::OpenaiChat => chat::chat(events),
+        ApiShape::Gemini => gemini::from_sse(events),
     }
+}
+
+/// A response body as recorded, read: whether it was a stream, and the body the request would
+/// have got without streaming (or why there is none). A body that starts as Server-Sent Events
+/// (`event:`, `data:`, `:`) is reassembled from them; for Gemini, a JSON array is the stream
+/// of `streamGenerateContent` without `?alt=sse`; anything else is parsed as JSON.
+pub fn read_body(shape: ApiShape, text: &str) -> (bool, Result<Value, String>) {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with("event:") || trimmed.starts_with("data:") || trimmed.starts_with(':') {
+        return (
+            true,
+            reassemble(shape, &super::sse::SseParser::parse(text.as_bytes())),
+        );
+    }
+    if shape == ApiShape::Gemini && trimmed.starts_with('[') {
+        return (true, gemini::from_json_array(text));
+    }
+    let body = serde_json::from_str::<Value>(text).map_err(|err| format!("not JSON: {err}"));
+    (false, body)
 }
 
 /// The event's data as JSON, and its type (`type` in the data, else the SSE event name).
@@ -49,7 +78,9 @@ pub(super) fn error_text(data: &Value) -> String {
         .get("type")
         .and_then(Value::as_str)
         .filter(|kind| *kind != "error")
-        .or_else(|| error.get("code").and_then(Value::as_str));
+        .or_else(|| error.get("code").and_then(Value::as_str))
+        // Gemini: `code` is the HTTP status number, `status` its name.
+        .or_else(|| error.get("status").and_then(Value::as_str));
     let message = error
         .get("message")
         .and_then(Value::as_str)

@@ -7,14 +7,52 @@ use serde_json::{Map, Value};
 use sightline::trace::Event;
 use sightline::wire::api::ApiShape;
 
-/// The body of an `llm-http` event as JSON; an SSE body is reassembled (Anthropic events) into
-/// the body a non-streamed request would have got. `Null` when it is neither.
+/// The body of an `llm-http` event as JSON; an SSE body is reassembled (Anthropic events, or
+/// Gemini records) into the body a non-streamed request would have got. `Null` when it is
+/// neither.
 pub(super) fn llm_body(e: &Event) -> Value {
     let text = e.text();
     if is_sse(&text) {
+        if text.contains("\"candidates\"") {
+            return gemini_sse_to_body(&text);
+        }
         return anthropic_sse_to_body(&text);
     }
     serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+/// A minimal merge of Gemini's SSE records, independent of the crate's: every record's parts
+/// in order, text pieces joined into one text part, the last `finishReason`.
+fn gemini_sse_to_body(text: &str) -> Value {
+    let mut parts: Vec<Value> = Vec::new();
+    let mut finish = Value::Null;
+    for data in text.lines().filter_map(|l| l.strip_prefix("data:")) {
+        let Ok(record) = serde_json::from_str::<Value>(data.trim()) else {
+            continue;
+        };
+        let candidate = &record["candidates"][0];
+        for part in candidate["content"]["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let joined = match (parts.last(), part["text"].as_str()) {
+                (Some(last), Some(piece)) if last["text"].is_string() => {
+                    Some(format!("{}{piece}", last["text"].as_str().unwrap_or("")))
+                }
+                _ => None,
+            };
+            match (joined, parts.last_mut()) {
+                (Some(joined), Some(last)) => last["text"] = Value::String(joined),
+                _ => parts.push(part.clone()),
+            }
+        }
+        if candidate["finishReason"].is_string() {
+            finish = candidate["finishReason"].clone();
+        }
+    }
+    serde_json::json!({"candidates": [{"content": {"role": "model", "parts": parts},
+        "finishReason": finish}]})
 }
 
 pub(super) fn is_sse(text: &str) -> bool {
@@ -104,10 +142,26 @@ pub(super) fn string(v: &Value) -> String {
 }
 
 /// The tool calls in a response body: Anthropic `tool_use` blocks, Responses `function_call`
-/// items, Chat `tool_calls`.
+/// items, Chat `tool_calls`, Gemini `functionCall` parts (an id-less call known as
+/// `<name>#<n>`).
 pub(super) fn model_calls(shape: ApiShape, body: &Value) -> Vec<Call> {
     let empty = Vec::new();
     match shape {
+        ApiShape::Gemini => body["candidates"][0]["content"]["parts"]
+            .as_array()
+            .unwrap_or(&empty)
+            .iter()
+            .filter_map(|p| p.get("functionCall"))
+            .enumerate()
+            .map(|(k, c)| Call {
+                id: c["id"].as_str().map_or_else(
+                    || format!("{}#{}", string(&c["name"]), k + 1),
+                    str::to_string,
+                ),
+                name: string(&c["name"]),
+                arguments: c["args"].clone(),
+            })
+            .collect(),
         ApiShape::Anthropic => body["content"]
             .as_array()
             .unwrap_or(&empty)
@@ -150,6 +204,7 @@ pub(super) fn stop_reason(shape: ApiShape, body: &Value) -> String {
         ApiShape::Anthropic => string(&body["stop_reason"]),
         ApiShape::Openai => string(&body["status"]),
         ApiShape::OpenaiChat => string(&body["choices"][0]["finish_reason"]),
+        ApiShape::Gemini => string(&body["candidates"][0]["finishReason"]),
     }
 }
 
@@ -174,6 +229,12 @@ pub(super) fn answer_text(shape: ApiShape, body: &Value) -> String {
             .map(|part| string(&part["text"]))
             .collect(),
         ApiShape::OpenaiChat => string(&body["choices"][0]["message"]["content"]),
+        ApiShape::Gemini => body["candidates"][0]["content"]["parts"]
+            .as_array()
+            .unwrap_or(&empty)
+            .iter()
+            .map(|p| string(&p["text"]))
+            .collect(),
     }
 }
 

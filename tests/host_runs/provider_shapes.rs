@@ -22,7 +22,9 @@ fn weather_loop_in_order_for_each_provider_shape() {
         ("scripted", ApiShape::Anthropic, false),
         ("openai", ApiShape::Openai, false),
         ("openai-chat", ApiShape::OpenaiChat, false),
+        ("gemini", ApiShape::Gemini, false),
         ("scripted", ApiShape::Anthropic, true),
+        ("gemini", ApiShape::Gemini, true),
     ];
     for (provider, shape, stream) in cases {
         let mut args = vec!["--provider", provider, "--no-summary"];
@@ -85,9 +87,14 @@ fn check_weather_loop(run: &Run, shape: ApiShape, stream: bool, prompt: &str, wh
         "{what}: the LLM request (#{request_at}) precedes the tools/list result (#{list_result_at})"
     );
     let request = llm_body(&events[request_at]);
+    // Gemini's functions are the declarations of one tool object.
+    let sent_tools = match shape {
+        ApiShape::Gemini => &request["tools"][0]["functionDeclarations"],
+        _ => &request["tools"],
+    };
     assert_eq!(
-        request["tools"],
-        Value::Array(expected_tools),
+        sent_tools,
+        &Value::Array(expected_tools),
         "{what}: the request's tools are not tool_to_api of the listed tools"
     );
 
@@ -164,6 +171,7 @@ fn check_weather_loop(run: &Run, shape: ApiShape, stream: bool, prompt: &str, wh
         ApiShape::Anthropic => "end_turn",
         ApiShape::Openai => "completed",
         ApiShape::OpenaiChat => "stop",
+        ApiShape::Gemini => "STOP",
     };
     assert_eq!(stop_reason(shape, &final_body), expected_stop, "{what}");
     assert!(
@@ -205,7 +213,7 @@ fn check_weather_loop(run: &Run, shape: ApiShape, stream: bool, prompt: &str, wh
     );
     assert_eq!(
         asks.contains("arguments arrive as a JSON string"),
-        shape != ApiShape::Anthropic,
+        shape.arguments_are_a_string(),
         "{what}: {asks}"
     );
     let ends = say(final_at);

@@ -148,6 +148,7 @@ impl Context<'_> {
                 Some(ApiShape::Anthropic) => "tool_use",
                 Some(ApiShape::Openai) => "function_call",
                 Some(ApiShape::OpenaiChat) => "tool_calls",
+                Some(ApiShape::Gemini) => "functionCall",
                 None => x.stop_reason.as_deref().unwrap_or("tool call"),
             };
             let names: Vec<&str> = x.tool_calls.iter().map(|(_, n, _)| n.as_str()).collect();

@@ -9,6 +9,11 @@
 //!   `description` of at most [`OPENAI_MAX_DESCRIPTION_CHARS`] characters (the API answers
 //!   `string_above_max_length`). Either refuses the whole request.
 //! - Anthropic documents no limit on the number of tools or on description length.
+//! - Gemini: function names `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`
+//!   ([`GEMINI_NAME_PATTERN`](crate::wire::convert::GEMINI_NAME_PATTERN)), at most
+//!   [`GEMINI_MAX_TOOLS`] declarations per request; no description limit is documented. Both
+//!   from the API's own 400 messages as reported in issues (medium confidence), see the
+//!   constant.
 //! - Every provider needs `input_schema` / `parameters` to be a valid JSON Schema of an
 //!   object; a schema that does not compile is refused.
 //!
@@ -26,6 +31,12 @@ use crate::wire::convert::API_NAME_PATTERN;
 /// The most tools OpenAI accepts in one request (Responses and Chat Completions).
 pub const OPENAI_MAX_TOOLS: usize = 128;
 
+/// The most function declarations the Gemini API accepts in one request: 512 (the API's 400
+/// error text and Gemini CLI's issues #19083, #25440; older Vertex AI reference pages said 128,
+/// earlier 64). Confidence medium: several consistent reports, not a stated limit in the
+/// Gemini API reference (`../shared/notes/host-rules.md`, 2026-12-06).
+pub const GEMINI_MAX_TOOLS: usize = 512;
+
 /// The longest function `description` OpenAI accepts, in characters.
 pub const OPENAI_MAX_DESCRIPTION_CHARS: usize = 1024;
 
@@ -38,6 +49,7 @@ pub fn provider_name(shape: ApiShape) -> &'static str {
         ApiShape::Anthropic => "Anthropic (Messages API)",
         ApiShape::Openai => "OpenAI (Responses API)",
         ApiShape::OpenaiChat => "OpenAI (Chat Completions API)",
+        ApiShape::Gemini => "Google (Gemini API)",
     }
 }
 
@@ -46,13 +58,14 @@ pub fn max_tools(shape: ApiShape) -> Option<usize> {
     match shape {
         ApiShape::Anthropic => None,
         ApiShape::Openai | ApiShape::OpenaiChat => Some(OPENAI_MAX_TOOLS),
+        ApiShape::Gemini => Some(GEMINI_MAX_TOOLS),
     }
 }
 
 /// The longest tool description the provider accepts, when it has a limit.
 pub fn max_description_chars(shape: ApiShape) -> Option<usize> {
     match shape {
-        ApiShape::Anthropic => None,
+        ApiShape::Anthropic | ApiShape::Gemini => None,
         ApiShape::Openai | ApiShape::OpenaiChat => Some(OPENAI_MAX_DESCRIPTION_CHARS),
     }
 }

@@ -160,6 +160,7 @@ impl ShapeWords {
         let (schema_field, call_block, result_block) = match shape {
             Some(ApiShape::Openai) => ("parameters", "function_call", "function_call_output"),
             Some(ApiShape::OpenaiChat) => ("function.parameters", "tool_calls", "role: \"tool\""),
+            Some(ApiShape::Gemini) => ("parametersJsonSchema", "functionCall", "functionResponse"),
             Some(ApiShape::Anthropic) | None => ("input_schema", "tool_use", "tool_result"),
         };
         let stop_field = shape.unwrap_or(ApiShape::Anthropic).stop_field();

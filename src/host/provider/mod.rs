@@ -1,4 +1,4 @@
-//! HTTP clients for the three LLM API shapes, recording every request and response.
+//! HTTP clients for the four LLM API shapes, recording every request and response.
 //!
 //! [`Provider::send`] serializes the request body once, records exactly those bytes as an
 //! `llm-http` event from the host to the LLM, sends exactly those bytes, and records the
@@ -62,9 +62,13 @@ pub struct ProviderConfig {
     /// `https://api.anthropic.com`, `http://127.0.0.1:PORT`; the shape's path is appended
     /// (a trailing `/v1` is not doubled: `http://localhost:11434/v1` works too).
     pub base_url: String,
+    /// The model asked for: Gemini names it in the path (`/v1beta/models/<model>:...`); the
+    /// other shapes carry it in the body and ignore this.
+    pub model: String,
     /// Required unless the base URL is on this machine (`localhost`, `127.0.0.0/8`, `::1`).
     pub api_key: Option<String>,
-    /// Ask for a streamed answer: `"stream": true` is set in the request body.
+    /// Ask for a streamed answer: `"stream": true` is set in the request body (Gemini: the
+    /// request goes to `:streamGenerateContent?alt=sse` instead, with the body unchanged).
     pub stream: bool,
     /// For the whole exchange, from sending the request to the last byte of the answer.
     pub timeout: Duration,
@@ -79,6 +83,7 @@ impl std::fmt::Debug for ProviderConfig {
         f.debug_struct("ProviderConfig")
             .field("shape", &self.shape)
             .field("base_url", &self.base_url)
+            .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| REDACTED))
             .field("stream", &self.stream)
             .field("timeout", &self.timeout)
@@ -129,7 +134,7 @@ impl Provider {
     /// Checks the configuration and builds the client. Fails with
     /// [`ProviderError::MissingKey`] when there is no key for an endpoint off this machine.
     pub fn new(config: ProviderConfig) -> Result<Provider, ProviderError> {
-        let send_url = endpoint(&config.base_url, config.shape);
+        let send_url = endpoint(&config.base_url, config.shape, &config.model, config.stream);
         let (url, mut secrets) = crate::wire::redact_url::redact_url(&send_url);
         secrets.extend(config.api_key.clone());
         let invalid = |detail: String| ProviderError::Config {
@@ -329,11 +334,14 @@ impl Provider {
         })
     }
 
-    /// The request body serialized once; `"stream": true` added when streaming is asked for.
+    /// The request body serialized once; `"stream": true` added when streaming is asked for
+    /// (not for Gemini, whose URL says it and whose API refuses the field).
     fn request_body(&self, body: &Value) -> Result<Vec<u8>, ProviderError> {
         let serialized = match body {
             Value::Object(fields)
-                if self.config.stream && fields.get("stream") != Some(&true.into()) =>
+                if self.config.stream
+                    && self.config.shape != ApiShape::Gemini
+                    && fields.get("stream") != Some(&true.into()) =>
             {
                 let mut fields = fields.clone();
                 fields.insert("stream".into(), Value::Bool(true));

@@ -3,10 +3,21 @@
 use super::ProviderConfig;
 use crate::wire::api::ApiShape;
 
-/// `base_url` + the shape's path, without a doubled `/v1` or `//`.
-pub(super) fn endpoint(base_url: &str, shape: ApiShape) -> String {
+/// `base_url` + the shape's path for `model` ([`ApiShape::endpoint_path`]), without a doubled
+/// `/v1` or `//`. A Gemini base URL that ends in its API version (`/v1beta`, `/v1`) keeps that
+/// version: `http://host/v1` asks `http://host/v1/models/<model>:generateContent`.
+pub(super) fn endpoint(base_url: &str, shape: ApiShape, model: &str, stream: bool) -> String {
     let base = base_url.trim().trim_end_matches('/');
-    let path = shape.path();
+    let path = shape.endpoint_path(model, stream);
+    if shape == ApiShape::Gemini {
+        for version in ["/v1beta", "/v1"] {
+            if let (Some(root), Some(rest)) =
+                (base.strip_suffix(version), path.strip_prefix("/v1beta"))
+            {
+                return format!("{root}{version}{rest}");
+            }
+        }
+    }
     match (base.strip_suffix("/v1"), path.strip_prefix("/v1")) {
         (Some(root), Some(rest)) => format!("{root}/v1{rest}"),
         _ => format!("{base}{path}"),
@@ -42,6 +53,12 @@ pub(super) fn request_headers(config: &ProviderConfig, key: Option<&str>) -> Vec
         ApiShape::Openai | ApiShape::OpenaiChat => {
             if let Some(key) = key {
                 push("authorization", format!("Bearer {key}"));
+            }
+        }
+        // Gemini CLI (through Google's SDK) sends the key in this header, not in `?key=`.
+        ApiShape::Gemini => {
+            if let Some(key) = key {
+                push("x-goog-api-key", key.to_string());
             }
         }
     }

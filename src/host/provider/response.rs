@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{Provider, ProviderError, error};
+use crate::wire::api::ApiShape;
 use crate::wire::{reassemble, sse};
 
 impl Provider {
@@ -73,11 +74,23 @@ impl Provider {
                 }
             });
         }
-        serde_json::from_slice(body).map_err(|_| ProviderError::NotJson {
-            url,
+        let value: Value = serde_json::from_slice(body).map_err(|_| ProviderError::NotJson {
+            url: url.clone(),
             status,
             snippet: error::body_snippet(body),
-        })
+        })?;
+        match value {
+            // Gemini's `streamGenerateContent` without `?alt=sse`: a JSON array of responses.
+            Value::Array(_) if self.config.shape == ApiShape::Gemini => {
+                let text = String::from_utf8_lossy(body);
+                reassemble::gemini_json_array(&text).map_err(|detail| ProviderError::BadStream {
+                    url,
+                    status,
+                    detail,
+                })
+            }
+            value => Ok(value),
+        }
     }
 }
 

@@ -12,8 +12,8 @@ use super::*;
 use crate::tap::{MemorySink, Recorder};
 use crate::trace::Event;
 use crate::wire::reassemble::tests::{
-    ANTHROPIC_STREAM, CHAT_STREAM, RESPONSES_STREAM, anthropic_expected, chat_expected,
-    responses_expected,
+    ANTHROPIC_STREAM, CHAT_STREAM, GEMINI_STREAM, RESPONSES_STREAM, anthropic_expected,
+    chat_expected, gemini_expected, responses_expected,
 };
 
 pub(super) const KEY: &str = "sk-test-0123456789abcdef";
@@ -121,6 +121,7 @@ pub(super) fn config(shape: ApiShape, base_url: &str, stream: bool) -> ProviderC
     ProviderConfig {
         shape,
         base_url: base_url.to_string(),
+        model: "m-1".to_string(),
         api_key: Some(KEY.to_string()),
         stream,
         timeout: Duration::from_secs(10),
@@ -399,4 +400,71 @@ fn bad_configurations_are_refused_without_showing_the_key() {
     let provider = Provider::new(config(ApiShape::Openai, "https://api.openai.com", false));
     let shown = format!("{:?}", provider.expect("provider"));
     assert!(!shown.contains(KEY), "{shown}");
+}
+
+/// Gemini: the model and the stream are in the URL (`:streamGenerateContent?alt=sse`), the body
+/// gets no `stream` field, the key travels as `x-goog-api-key` and is recorded redacted.
+#[tokio::test]
+async fn gemini_streams_by_its_url_with_the_key_in_x_goog_api_key() {
+    let (base, server) = serve(streamed(GEMINI_STREAM, 61)).await;
+    let (recorder, sink) = recorder();
+    let provider = Provider::new(config(ApiShape::Gemini, &base, true)).expect("provider");
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    let reply = provider.send(&body, &recorder).await.expect("reply");
+    let received = server.await.expect("server");
+    let events = finished(&recorder, &sink);
+
+    assert!(
+        received
+            .head
+            .starts_with("POST /v1beta/models/m-1:streamGenerateContent?alt=sse HTTP/1.1"),
+        "{}",
+        received.head
+    );
+    let sent: Value = serde_json::from_slice(&received.body).expect("json body");
+    assert_eq!(sent, body, "no `stream` field for Gemini");
+    assert!(
+        received
+            .headers()
+            .contains(&("x-goog-api-key".into(), KEY.into()))
+    );
+    assert_eq!(reply.body, gemini_expected());
+    let info = http(&events[0]);
+    assert_eq!(
+        info.url.as_deref(),
+        Some(format!("{base}/v1beta/models/m-1:streamGenerateContent?alt=sse").as_str())
+    );
+    assert!(
+        info.headers
+            .contains(&("x-goog-api-key".into(), "[redacted]".into()))
+    );
+    assert_eq!(events[1].raw.as_deref(), Some(GEMINI_STREAM));
+}
+
+/// A JSON array answer (`streamGenerateContent` without `alt=sse`) is merged like the SSE one;
+/// a base URL that ends in the API version keeps it.
+#[tokio::test]
+async fn gemini_json_array_answer_and_versioned_base_url() {
+    let records: Vec<&str> = GEMINI_STREAM
+        .split("\r\n\r\n")
+        .filter_map(|event| event.strip_prefix("data: "))
+        .collect();
+    let array = format!("[{}]", records.join("\n,\r\n"));
+    let canned = response("200 OK", &[("content-type", "application/json")], &array);
+    let (base, server) = serve(canned).await;
+    let (recorder, sink) = recorder();
+    let config = config(ApiShape::Gemini, &format!("{base}/v1/"), false);
+    let provider = Provider::new(config).expect("provider");
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    let reply = provider.send(&body, &recorder).await.expect("reply");
+    let received = server.await.expect("server");
+    finished(&recorder, &sink);
+    assert!(
+        received
+            .head
+            .starts_with("POST /v1/models/m-1:generateContent HTTP/1.1"),
+        "{}",
+        received.head
+    );
+    assert_eq!(reply.body, gemini_expected());
 }

@@ -63,13 +63,13 @@ impl Cassette {
                 let sampling = header(e, SAMPLING_HEADER).is_some();
                 if !sampling && out.shape.is_none() {
                     let url = e.http().and_then(|h| h.url.as_deref()).unwrap_or("");
-                    out.shape = [ApiShape::Anthropic, ApiShape::Openai, ApiShape::OpenaiChat]
-                        .into_iter()
-                        .find(|s| url.ends_with(s.path()));
-                    out.stream = serde_json::from_str::<serde_json::Value>(&e.text())
-                        .ok()
-                        .and_then(|v| v.get("stream").and_then(serde_json::Value::as_bool))
-                        .unwrap_or(false);
+                    out.shape = ApiShape::from_url(url);
+                    // Gemini asks for a stream in its URL, the others in the body.
+                    out.stream = ApiShape::streams_by_url(url)
+                        || serde_json::from_str::<serde_json::Value>(&e.text())
+                            .ok()
+                            .and_then(|v| v.get("stream").and_then(serde_json::Value::as_bool))
+                            .unwrap_or(false);
                 }
                 pending = Some((e.seq, sampling));
             } else if e.from == Lane::Llm

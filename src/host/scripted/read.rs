@@ -40,9 +40,11 @@ pub(super) fn read(shape: ApiShape, request: &Value) -> Result<Conversation, Req
     let body = request
         .as_object()
         .ok_or_else(|| RequestError::Invalid("the request body must be a JSON object".into()))?;
+    // Gemini names the model in the URL; the server puts it in afterwards.
     let model = match body.get("model") {
         None | Some(Value::Null) => DEFAULT_MODEL.to_string(),
         Some(Value::String(model)) => model.clone(),
+        Some(_) if shape == ApiShape::Gemini => DEFAULT_MODEL.to_string(),
         Some(_) => return Err(invalid(shape, "model", "a string")),
     };
     let input_tokens = tokens(serde_json::to_string(request).map_or(0, |s| s.len()));
@@ -83,8 +85,38 @@ pub(super) fn read(shape: ApiShape, request: &Value) -> Result<Conversation, Req
             };
         }
         ApiShape::Openai => read_responses(body, &mut conversation)?,
+        ApiShape::Gemini => read_gemini(body, &mut conversation)?,
     }
     Ok(conversation)
+}
+
+/// Gemini: `contents` with `role: "model"` are the model's turns; the tool results are the
+/// `functionResponse` parts after the last of them (`response.output`, else `response.error`,
+/// else the whole `response` as JSON).
+fn read_gemini(body: &Map<String, Value>, out: &mut Conversation) -> Result<(), RequestError> {
+    let contents = match body.get("contents") {
+        Some(Value::Array(contents)) if !contents.is_empty() => contents,
+        None | Some(Value::Null) | Some(Value::Array(_)) => {
+            return Err(RequestError::Invalid(
+                "* GenerateContentRequest.contents: contents is not specified".into(),
+            ));
+        }
+        Some(_) => return Err(invalid(ApiShape::Gemini, "contents", "an array")),
+    };
+    let is_model = |c: &Value| role(c) == Some("model");
+    out.turn = contents.iter().filter(|c| is_model(c)).count();
+    out.results = after_last(contents, is_model)
+        .iter()
+        .filter_map(|c| c.get("parts").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|part| part.get("functionResponse"))
+        .map(|r| {
+            let response = r.get("response");
+            let field = |key: &str| response.and_then(|v| v.get(key)).filter(|v| v.is_string());
+            text_of(field("output").or_else(|| field("error")).or(response))
+        })
+        .collect();
+    Ok(())
 }
 
 fn read_responses(body: &Map<String, Value>, out: &mut Conversation) -> Result<(), RequestError> {
@@ -176,6 +208,7 @@ fn invalid(shape: ApiShape, field: &str, expected: &str) -> RequestError {
         ApiShape::Openai | ApiShape::OpenaiChat => {
             format!("Invalid type for '{field}': expected {expected}.")
         }
+        ApiShape::Gemini => format!("Invalid value at '{field}' ({expected} expected)"),
     })
 }
 

@@ -133,6 +133,16 @@ impl StopReason {
         }
     }
 
+    /// Gemini `finishReason`: `STOP` for a call too (the `functionCall` part says it), `SAFETY`
+    /// for a refusal.
+    pub fn gemini(self) -> &'static str {
+        match self {
+            StopReason::EndTurn | StopReason::ToolUse | StopReason::StopSequence => "STOP",
+            StopReason::MaxTokens => "MAX_TOKENS",
+            StopReason::Refusal => "SAFETY",
+        }
+    }
+
     /// Responses `incomplete_details.reason`, when the response is `incomplete`.
     pub fn responses_incomplete(self) -> Option<&'static str> {
         match self {

@@ -1,4 +1,4 @@
-//! The HTTP side: an axum server on a local address answering all three API shapes.
+//! The HTTP side: an axum server on a local address answering all four API shapes.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -38,8 +38,9 @@ struct Shared {
 
 /// The scripted model serving on a local address; see the [module docs](super).
 ///
-/// It answers `POST /v1/messages`, `POST /v1/responses` and `POST /v1/chat/completions`
-/// until [`shutdown`](ScriptedModel::shutdown) or drop (which lets requests in flight finish).
+/// It answers `POST /v1/messages`, `POST /v1/responses`, `POST /v1/chat/completions` and
+/// Gemini's `POST /v1beta/models/<model>:<method>` (and `/v1/models/...`) until
+/// [`shutdown`](ScriptedModel::shutdown) or drop (which lets requests in flight finish).
 #[derive(Debug)]
 pub struct ScriptedModel {
     addr: SocketAddr,
@@ -96,14 +97,26 @@ impl ScriptedModel {
             post(
                 move |State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes| async move {
                     let sampling = headers.contains_key(super::SAMPLING_HEADER);
-                    handle(&shared, shape, &body, sampling)
+                    handle(&shared, shape, &body, sampling, None)
                 },
             )
         };
+        let gemini = post(
+            |State(shared): State<Arc<Shared>>,
+             Path(target): Path<String>,
+             uri: Uri,
+             headers: HeaderMap,
+             body: Bytes| async move {
+                let sampling = headers.contains_key(super::SAMPLING_HEADER);
+                gemini_handle(&shared, &target, &uri, &body, sampling)
+            },
+        );
         let router = Router::new()
             .route(ApiShape::Anthropic.path(), route(ApiShape::Anthropic))
             .route(ApiShape::Openai.path(), route(ApiShape::Openai))
             .route(ApiShape::OpenaiChat.path(), route(ApiShape::OpenaiChat))
+            .route("/v1beta/models/{target}", gemini.clone())
+            .route("/v1/models/{target}", gemini)
             .fallback(not_found)
             .layer(DefaultBodyLimit::max(BODY_LIMIT))
             .with_state(shared);
@@ -190,7 +203,72 @@ fn from_cassette(cassette: &Mutex<Cassette>, shape: ApiShape, sampling: bool) ->
     }
 }
 
-fn handle(shared: &Shared, shape: ApiShape, body: &[u8], sampling: bool) -> Response {
+/// How a Gemini request asks to be answered: its method and `alt`, in the URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GeminiDelivery {
+    /// `:generateContent`.
+    Whole,
+    /// `:streamGenerateContent?alt=sse`.
+    Sse,
+    /// `:streamGenerateContent` without `alt=sse`: a JSON array of records.
+    Array,
+}
+
+/// A Gemini request to `models/<target>`: `<model>:generateContent`,
+/// `:streamGenerateContent` or `:countTokens`; anything else is a 404 in Gemini's error shape.
+fn gemini_handle(
+    shared: &Shared,
+    target: &str,
+    uri: &Uri,
+    body: &[u8],
+    sampling: bool,
+) -> Response {
+    let sse = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|pair| pair == "alt=sse"));
+    let (model, delivery) = match target.rsplit_once(':') {
+        Some((model, "generateContent")) => (model, GeminiDelivery::Whole),
+        Some((model, "streamGenerateContent")) if sse => (model, GeminiDelivery::Sse),
+        Some((model, "streamGenerateContent")) => (model, GeminiDelivery::Array),
+        Some((_, "countTokens")) => return gemini_count_tokens(body),
+        _ => {
+            let message = format!(
+                "the scripted model serves POST /v1beta/models/<model>:generateContent, \
+                 :streamGenerateContent and :countTokens, not {}",
+                uri.path()
+            );
+            let body = json!({"error": {"code": 404, "message": message, "status": "NOT_FOUND"}});
+            return json_response(StatusCode::NOT_FOUND, &body);
+        }
+    };
+    handle(
+        shared,
+        ApiShape::Gemini,
+        body,
+        sampling,
+        Some((model, delivery)),
+    )
+}
+
+/// `:countTokens`: the request's rough token count, as `{totalTokens}`.
+fn gemini_count_tokens(body: &[u8]) -> Response {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(request) => {
+            let chars = serde_json::to_string(&request).map_or(0, |s| s.len());
+            let total = super::read::tokens(chars);
+            json_response(StatusCode::OK, &json!({"totalTokens": total}))
+        }
+        Err(error) => bad_request(ApiShape::Gemini, &RequestError::NotJson(error.to_string())),
+    }
+}
+
+fn handle(
+    shared: &Shared,
+    shape: ApiShape,
+    body: &[u8],
+    sampling: bool,
+    gemini: Option<(&str, GeminiDelivery)>,
+) -> Response {
     let number = shared.requests.fetch_add(1, Ordering::Relaxed);
     if let Some(cassette) = &shared.cassette {
         return from_cassette(cassette, shape, sampling);
@@ -200,13 +278,22 @@ fn handle(shared: &Shared, shape: ApiShape, body: &[u8], sampling: bool) -> Resp
         Err(error) => bad_request(shape, &RequestError::NotJson(error.to_string())),
         Ok(request) => match answer(&shared.script, shape, &request, sampling) {
             Err(error) => bad_request(shape, &error),
-            Ok(answer) => {
+            Ok(mut answer) => {
                 tracing::debug!(
                     shape = shape.as_str(),
                     turn = answer.turn(),
                     "scripted answer"
                 );
-                if request.get("stream").and_then(Value::as_bool) == Some(true) {
+                if let Some((model, delivery)) = gemini {
+                    answer.conversation.model = model.to_string();
+                    match delivery {
+                        GeminiDelivery::Whole => {
+                            json_response(StatusCode::OK, &super::shapes::body(shape, &answer))
+                        }
+                        GeminiDelivery::Sse => sse(stream::events(shape, &answer, false)),
+                        GeminiDelivery::Array => json_stream(stream::gemini_array(&answer)),
+                    }
+                } else if request.get("stream").and_then(Value::as_bool) == Some(true) {
                     let include_usage = request
                         .pointer("/stream_options/include_usage")
                         .and_then(Value::as_bool)
@@ -221,6 +308,7 @@ fn handle(shared: &Shared, shape: ApiShape, body: &[u8], sampling: bool) -> Resp
     let id_header = match shape {
         ApiShape::Anthropic => "request-id",
         ApiShape::Openai | ApiShape::OpenaiChat => "x-request-id",
+        ApiShape::Gemini => "x-goog-request-id",
     };
     if let Ok(value) = HeaderValue::from_str(&format!("req_sl_{number}")) {
         response.headers_mut().insert(id_header, value);
@@ -251,12 +339,23 @@ fn sse(events: Vec<String>) -> Response {
     (StatusCode::OK, headers, body).into_response()
 }
 
+/// A body sent as it is made, one chunk per string, as JSON (Gemini's array stream).
+fn json_stream(chunks: Vec<String>) -> Response {
+    let chunks = chunks
+        .into_iter()
+        .map(|chunk| Ok::<_, Infallible>(Bytes::from(chunk)));
+    let body = Body::from_stream(futures_util::stream::iter(chunks));
+    let headers = [(header::CONTENT_TYPE, "application/json; charset=UTF-8")];
+    (StatusCode::OK, headers, body).into_response()
+}
+
 async fn not_found(uri: Uri) -> Response {
     let message = format!(
-        "the scripted model serves POST {}, {} and {}, not {}",
+        "the scripted model serves POST {}, {}, {} and {}, not {}",
         ApiShape::Anthropic.path(),
         ApiShape::Openai.path(),
         ApiShape::OpenaiChat.path(),
+        ApiShape::Gemini.path(),
         uri.path()
     );
     let body = json!({"error": {"message": message, "type": "not_found_error"}});

@@ -98,7 +98,48 @@ pub(super) fn body(shape: ApiShape, answer: &Answer) -> Value {
         ApiShape::Anthropic => anthropic(answer),
         ApiShape::Openai => responses(answer),
         ApiShape::OpenaiChat => chat(answer),
+        ApiShape::Gemini => gemini(answer),
     }
+}
+
+/// The parts of the scripted model's Gemini content: the text, then one `functionCall` per call
+/// (without an `id`, as Gemini 2.5 answers on the Developer API: the host pairs its response by
+/// name).
+pub(super) fn gemini_parts(answer: &Answer) -> Vec<Value> {
+    let text = answer.text.iter().map(|text| json!({"text": text}));
+    let calls = answer
+        .calls
+        .iter()
+        .map(|call| json!({"functionCall": {"name": call.name, "args": call.input}}));
+    text.chain(calls).collect()
+}
+
+/// One Gemini response record: a candidate with `parts` (and `finishReason` when `done`), and
+/// the usage so far.
+pub(super) fn gemini_record(answer: &Answer, parts: Vec<Value>, done: bool) -> Value {
+    let mut candidate = json!({
+        "content": {"parts": parts, "role": "model"},
+        "index": 0,
+    });
+    if done && let Some(fields) = candidate.as_object_mut() {
+        fields.insert("finishReason".into(), answer.stop.gemini().into());
+    }
+    let prompt = answer.conversation.input_tokens;
+    let output = if done { answer.output_tokens } else { 0 };
+    let mut usage = json!({"promptTokenCount": prompt, "totalTokenCount": prompt + output});
+    if done && let Some(fields) = usage.as_object_mut() {
+        fields.insert("candidatesTokenCount".into(), output.into());
+    }
+    json!({
+        "candidates": [candidate],
+        "usageMetadata": usage,
+        "modelVersion": answer.model(),
+        "responseId": answer.response_id(),
+    })
+}
+
+fn gemini(answer: &Answer) -> Value {
+    gemini_record(answer, gemini_parts(answer), true)
 }
 
 fn anthropic(answer: &Answer) -> Value {

@@ -14,7 +14,56 @@ pub(super) fn events(shape: ApiShape, answer: &Answer, include_usage: bool) -> V
         ApiShape::Anthropic => anthropic(answer),
         ApiShape::Openai => responses(answer),
         ApiShape::OpenaiChat => chat(answer, include_usage),
+        ApiShape::Gemini => gemini_records(answer)
+            .iter()
+            .map(|record| format!("data: {record}\r\n\r\n"))
+            .collect(),
     }
+}
+
+/// Gemini's stream records: one per text piece, then one per call (a `functionCall` comes whole
+/// in one record); the last one has the `finishReason` and the whole usage.
+pub(super) fn gemini_records(answer: &Answer) -> Vec<Value> {
+    let mut parts: Vec<Value> = Vec::new();
+    if let Some(text) = &answer.text {
+        parts.extend(
+            text_pieces(text)
+                .into_iter()
+                .map(|piece| json!({"text": piece})),
+        );
+    }
+    let calls = shapes::gemini_parts(answer);
+    parts.extend(
+        calls
+            .into_iter()
+            .filter(|p| p.get("functionCall").is_some()),
+    );
+    if parts.is_empty() {
+        parts.push(json!({"text": ""}));
+    }
+    let last = parts.len() - 1;
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(n, part)| shapes::gemini_record(answer, vec![part], n == last))
+        .collect()
+}
+
+/// The JSON-array stream Gemini sends for `streamGenerateContent` without `?alt=sse`, one
+/// string per record as they go out: `[`, the records separated by `,` on lines of their own,
+/// `]`.
+pub(super) fn gemini_array(answer: &Answer) -> Vec<String> {
+    let records = gemini_records(answer);
+    let last = records.len().saturating_sub(1);
+    records
+        .iter()
+        .enumerate()
+        .map(|(n, record)| {
+            let open = if n == 0 { "[" } else { "" };
+            let close = if n == last { "]" } else { "\n,\r\n" };
+            format!("{open}{record}{close}")
+        })
+        .collect()
 }
 
 fn named(event: &str, data: &Value) -> String {

@@ -37,10 +37,17 @@ pub(super) fn first_request(shape: ApiShape, tools: &[&str]) -> Value {
             }
             ApiShape::OpenaiChat => json!({"type": "function", "function":
                 {"name": name, "description": "d", "parameters": schema}}),
+            ApiShape::Gemini => {
+                json!({"name": name, "description": "d", "parametersJsonSchema": schema})
+            }
         })
         .collect();
     let question = json!([{"role": "user", "content": "What's the weather in Seoul?"}]);
     match shape {
+        ApiShape::Gemini => json!({
+            "contents": [{"role": "user", "parts": [{"text": "What's the weather in Seoul?"}]}],
+            "tools": [{"functionDeclarations": tools}],
+        }),
         ApiShape::Anthropic => json!({"model": "claude-test", "max_tokens": 1024,
             "tools": tools, "messages": question}),
         ApiShape::Openai => json!({"model": "gpt-test", "tools": tools, "input": question}),
@@ -57,10 +64,10 @@ pub(super) fn follow_up(
     results: &[&str],
 ) -> Value {
     let mut next = request.clone();
-    let key = if shape == ApiShape::Openai {
-        "input"
-    } else {
-        "messages"
+    let key = match shape {
+        ApiShape::Openai => "input",
+        ApiShape::Gemini => "contents",
+        _ => "messages",
     };
     let Some(list) = next.get_mut(key).and_then(Value::as_array_mut) else {
         panic!("no {key} in {request}");
@@ -93,6 +100,16 @@ pub(super) fn follow_up(
             for (call, text) in pairs {
                 list.push(json!({"role": "tool", "tool_call_id": call.id, "content": text}));
             }
+        }
+        ApiShape::Gemini => {
+            list.push(response["candidates"][0]["content"].clone());
+            let parts: Vec<Value> = pairs
+                .map(|(call, text)| {
+                    json!({"functionResponse": {"id": call.id, "name": call.name,
+                        "response": {"output": text}}})
+                })
+                .collect();
+            list.push(json!({"role": "user", "parts": parts}));
         }
     }
     next
@@ -185,6 +202,38 @@ pub(super) fn summary(shape: ApiShape, body: &Value) -> Summary {
                 });
             }
             out.stop = choice["finish_reason"].as_str().unwrap_or_default().into();
+        }
+        ApiShape::Gemini => {
+            let candidate = &body["candidates"][0];
+            assert_eq!(candidate["content"]["role"], "model");
+            let mut n = 0;
+            for part in candidate["content"]["parts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if let Some(piece) = part["text"].as_str() {
+                    out.text.get_or_insert_with(String::new).push_str(piece);
+                } else if part["functionCall"].is_object() {
+                    n += 1;
+                    let call = &part["functionCall"];
+                    let name = call["name"].as_str().unwrap_or_default();
+                    out.calls.push(CallSummary {
+                        id: call["id"]
+                            .as_str()
+                            .map_or_else(|| format!("{name}#{n}"), str::to_string),
+                        item_id: None,
+                        name: name.into(),
+                        arguments: call["args"].clone(),
+                    });
+                } else {
+                    panic!("unexpected part {part}");
+                }
+            }
+            out.stop = candidate["finishReason"]
+                .as_str()
+                .unwrap_or_default()
+                .into();
         }
     }
     out

@@ -11,6 +11,7 @@ fn stops(shape: ApiShape) -> (&'static str, &'static str) {
         ApiShape::Anthropic => ("end_turn", "tool_use"),
         ApiShape::Openai => ("completed", "completed"),
         ApiShape::OpenaiChat => ("stop", "tool_calls"),
+        ApiShape::Gemini => ("STOP", "STOP"),
     }
 }
 
@@ -121,14 +122,22 @@ fn a_call_step_calls_an_offered_tool_with_deterministic_ids() {
         let expected_id = match shape {
             ApiShape::Anthropic => "toolu_sl_0_0",
             ApiShape::Openai | ApiShape::OpenaiChat => "call_sl_0_0",
+            // No id on the wire: the host knows the call by its name and place.
+            ApiShape::Gemini => "get_weather#1",
         };
         assert_eq!(call.id, expected_id);
-        let model = if shape == ApiShape::Anthropic {
-            "claude-test"
-        } else {
-            "gpt-test"
+        let model = match shape {
+            ApiShape::Anthropic => "claude-test",
+            // The model is in the URL, which the pure answer does not see.
+            ApiShape::Gemini => "scripted",
+            ApiShape::Openai | ApiShape::OpenaiChat => "gpt-test",
         };
-        assert_eq!(body["model"], model);
+        let model_field = if shape == ApiShape::Gemini {
+            "modelVersion"
+        } else {
+            "model"
+        };
+        assert_eq!(body[model_field], model);
         match shape {
             ApiShape::Anthropic => {
                 assert_eq!(body["id"], "msg_sl_0");
@@ -151,6 +160,18 @@ fn a_call_step_calls_an_offered_tool_with_deterministic_ids() {
                 assert_eq!(arguments, r#"{"location":"Seoul","units":"metric"}"#);
                 assert_eq!(body["choices"][0]["message"]["role"], "assistant");
                 assert!(body["usage"]["total_tokens"].as_u64() > Some(10));
+            }
+            ApiShape::Gemini => {
+                assert_eq!(body["responseId"], "resp_sl_0");
+                let part = &body["candidates"][0]["content"]["parts"][1]["functionCall"];
+                assert_eq!(
+                    part["args"],
+                    json!({"location": "Seoul", "units": "metric"})
+                );
+                assert!(part.get("id").is_none(), "{part}");
+                let usage = &body["usageMetadata"];
+                assert!(usage["promptTokenCount"].as_u64() > Some(10));
+                assert!(usage["candidatesTokenCount"].as_u64() > Some(1));
             }
         }
     }
@@ -247,10 +268,22 @@ fn each_shape_reads_its_other_tool_result_forms() {
         {"role": "tool", "tool_call_id": "a", "content": "one"},
         {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "two\nlines"}]},
     ]});
+    // Gemini: the responses after the last model content, by `output` or `error`, with and
+    // without ids.
+    let gemini = json!({"contents": [
+        {"role": "user", "parts": [{"functionResponse": {"name": "t", "response": {"output": "stale"}}}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "t", "args": {}}},
+                                    {"functionCall": {"name": "t", "args": {}}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"name": "t", "id": "t#1", "response": {"output": "one"}}},
+            {"functionResponse": {"name": "t", "response": {"error": "two\nlines"}}},
+        ]},
+    ]});
     for (shape, request) in [
         (ApiShape::Anthropic, anthropic),
         (ApiShape::Openai, responses),
         (ApiShape::OpenaiChat, chat),
+        (ApiShape::Gemini, gemini),
     ] {
         let gist = summary(shape, &ok(&script, shape, &request));
         assert_eq!(
@@ -314,6 +347,12 @@ fn a_stop_override_maps_to_each_shape() {
         &first_request(ApiShape::OpenaiChat, &[]),
     );
     assert_eq!(chat["choices"][0]["finish_reason"], "length");
+    let gemini = ok(
+        &script,
+        ApiShape::Gemini,
+        &first_request(ApiShape::Gemini, &[]),
+    );
+    assert_eq!(gemini["candidates"][0]["finishReason"], "MAX_TOKENS");
 }
 
 #[test]
@@ -342,6 +381,46 @@ fn malformed_requests_are_refused_in_the_provider_error_shape() {
     let body = error_body(ApiShape::OpenaiChat, &error);
     assert_eq!(body["error"]["type"], "invalid_request_error");
     assert_eq!(body["error"]["message"], "messages: Field required");
+    assert_eq!(
+        error_body(ApiShape::Gemini, &error),
+        json!({"error": {"code": 400, "message": "messages: Field required",
+            "status": "INVALID_ARGUMENT"}})
+    );
+}
+
+/// Gemini's stream: a record per text piece and per call, the last with `finishReason`; the
+/// JSON-array form holds the same records; both merge back into the whole answer.
+#[test]
+fn gemini_streams_merge_into_the_whole_answer() {
+    let script = weather();
+    let request = first_request(ApiShape::Gemini, &["get_weather"]);
+    let whole = ok(&script, ApiShape::Gemini, &request);
+    let Ok(events) = respond_stream(&script, ApiShape::Gemini, &request) else {
+        panic!("stream");
+    };
+    assert!(events.len() >= 3, "{events:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e.starts_with("data: ") && e.ends_with("\r\n\r\n"))
+    );
+    let joined = events.concat();
+    let sse = crate::wire::sse::SseParser::parse(joined.as_bytes());
+    let merged = crate::wire::reassemble::reassemble(ApiShape::Gemini, &sse).expect("merges");
+    assert_eq!(
+        summary(ApiShape::Gemini, &merged),
+        summary(ApiShape::Gemini, &whole)
+    );
+    let Ok(answer) = answer(&script, ApiShape::Gemini, &request, None) else {
+        panic!("answer");
+    };
+    let array = stream::gemini_array(&answer).concat();
+    assert!(array.starts_with('[') && array.ends_with(']'), "{array}");
+    let merged = crate::wire::reassemble::gemini_json_array(&array).expect("merges");
+    assert_eq!(
+        merged,
+        crate::wire::reassemble::reassemble(ApiShape::Gemini, &sse).expect("sse")
+    );
 }
 
 #[test]

@@ -42,7 +42,9 @@ async fn post(
         value.to_str().ok().map(str::to_string)
     };
     let content_type = header("content-type").unwrap_or_default();
-    let request_id = header("request-id").or_else(|| header("x-request-id"));
+    let request_id = header("request-id")
+        .or_else(|| header("x-request-id"))
+        .or_else(|| header("x-goog-request-id"));
     let text = match response.text().await {
         Ok(text) => text,
         Err(error) => panic!("reading {url}: {error}"),
@@ -58,8 +60,12 @@ fn parse(text: &str) -> Value {
 }
 
 async fn post_json(model: &ScriptedModel, shape: ApiShape, request: &Value) -> Value {
-    let (status, content_type, request_id, text) =
-        post(model, shape.path(), request.to_string().into_bytes()).await;
+    let (status, content_type, request_id, text) = post(
+        model,
+        &shape.endpoint_path("gemini-test", false),
+        request.to_string().into_bytes(),
+    )
+    .await;
     assert_eq!(status, 200, "{text}");
     assert_eq!(content_type, "application/json");
     assert!(request_id.is_some_and(|id| id.starts_with("req_sl_")));
@@ -112,8 +118,51 @@ impl Partial {
     }
 }
 
+/// Gemini's SSE stream: every event a `data:` line ending in CRLF CRLF, each a whole record;
+/// text pieces appended, calls whole, the last record's `finishReason`.
+fn gemini_stream(body: &str) -> Summary {
+    let mut text: Option<String> = None;
+    let mut calls = Vec::new();
+    let mut stop = String::new();
+    let records: Vec<&str> = body.split("\r\n\r\n").filter(|r| !r.is_empty()).collect();
+    assert!(records.len() >= 2, "{body}");
+    for record in records {
+        let Some(data) = record.strip_prefix("data: ") else {
+            panic!("not a data line: {record:?}");
+        };
+        let record = parse(data);
+        let candidate = &record["candidates"][0];
+        for part in candidate["content"]["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if let Some(piece) = part["text"].as_str() {
+                text.get_or_insert_with(String::new).push_str(piece);
+            } else {
+                let call = &part["functionCall"];
+                let name = call["name"].as_str().unwrap_or_default().to_string();
+                calls.push(CallSummary {
+                    id: format!("{name}#{}", calls.len() + 1),
+                    item_id: None,
+                    name,
+                    arguments: call["args"].clone(),
+                });
+            }
+        }
+        if let Some(reason) = candidate["finishReason"].as_str() {
+            assert!(stop.is_empty(), "two finish reasons");
+            stop = reason.into();
+        }
+    }
+    Summary { text, calls, stop }
+}
+
 /// Reassembles a stream the way a host must, into the gist of the non-streamed answer.
 fn reassemble(shape: ApiShape, body: &str) -> Summary {
+    if shape == ApiShape::Gemini {
+        return gemini_stream(body);
+    }
     let events = sse_events(body);
     let mut text: Option<String> = None;
     let mut calls: BTreeMap<u64, Partial> = BTreeMap::new();
@@ -217,6 +266,7 @@ fn reassemble(shape: ApiShape, body: &str) -> Summary {
             assert_eq!(whole.text, text);
             assert_eq!(whole.calls.len(), calls.len());
         }
+        ApiShape::Gemini => unreachable!("read by gemini_stream"),
         ApiShape::OpenaiChat => {
             assert_eq!(events.last().map(|e| e.1.as_str()), Some("[DONE]"));
             for (name, data) in &events[..events.len() - 1] {
@@ -293,7 +343,8 @@ async fn each_shape_streams_events_that_reassemble_into_the_answer() {
             request["stream"] = json!(true);
             request["stream_options"] = json!({"include_usage": true});
             let bytes = request.to_string().into_bytes();
-            let (status, content_type, _, body) = post(&model, shape.path(), bytes).await;
+            let path = shape.endpoint_path("gemini-test", true);
+            let (status, content_type, _, body) = post(&model, &path, bytes).await;
             assert_eq!(status, 200, "{body}");
             assert!(
                 content_type.starts_with("text/event-stream"),
@@ -310,11 +361,17 @@ async fn malformed_requests_get_400_in_the_provider_error_shape() {
     let model = start().await;
     for shape in ApiShape::ALL {
         for body in [&b"{not json"[..], br#"{"model": "m"}"#] {
-            let (status, content_type, _, text) = post(&model, shape.path(), body.to_vec()).await;
+            let path = shape.endpoint_path("gemini-test", false);
+            let (status, content_type, _, text) = post(&model, &path, body.to_vec()).await;
             assert_eq!(status, 400, "{shape:?}");
             assert_eq!(content_type, "application/json");
             let error = parse(&text);
-            assert_eq!(error["error"]["type"], "invalid_request_error", "{text}");
+            if shape == ApiShape::Gemini {
+                assert_eq!(error["error"]["status"], "INVALID_ARGUMENT", "{text}");
+                assert_eq!(error["error"]["code"], 400, "{text}");
+            } else {
+                assert_eq!(error["error"]["type"], "invalid_request_error", "{text}");
+            }
             assert!(
                 error["error"]["message"]
                     .as_str()
@@ -349,7 +406,11 @@ async fn a_request_marked_as_sampling_gets_the_sampling_reply_not_a_script_turn(
     };
     let client = reqwest::Client::new();
     for shape in ApiShape::ALL {
-        let url = format!("{}{}", model.base_url(), shape.path());
+        let url = format!(
+            "{}{}",
+            model.base_url(),
+            shape.endpoint_path("gemini-test", false)
+        );
         let body = first_request(shape, &["get_weather"]);
         let send = |marked: bool| {
             let mut request = client.post(&url).json(&body);
@@ -371,7 +432,12 @@ async fn a_request_marked_as_sampling_gets_the_sampling_reply_not_a_script_turn(
             marked_text.contains("A short summary."),
             "{shape:?}: {marked}"
         );
-        let call = marked_text.contains("\"tool_use\"") || marked_text.contains("\"arguments\"");
+        let calls = |text: &str| {
+            ["\"tool_use\"", "\"arguments\"", "\"functionCall\""]
+                .iter()
+                .any(|word| text.contains(word))
+        };
+        let call = calls(&marked_text);
         assert!(!call, "{shape:?} sampling made a call: {marked}");
         assert!(
             marked_text.contains("sl_sampling_0"),
@@ -379,7 +445,7 @@ async fn a_request_marked_as_sampling_gets_the_sampling_reply_not_a_script_turn(
         );
         // Without the mark, the same body is turn 0 of the script: the weather call.
         let plain_text = plain.to_string();
-        let call = plain_text.contains("\"tool_use\"") || plain_text.contains("\"arguments\"");
+        let call = calls(&plain_text);
         assert!(call, "{shape:?} turn 0 made no call: {plain}");
     }
     model.shutdown().await;

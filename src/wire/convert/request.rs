@@ -12,22 +12,27 @@ use serde_json::{Map, Value, json};
 use super::str_field;
 use crate::wire::api::ApiShape;
 
-/// A user turn saying `text`: `{role: "user", content: text}` in all three shapes (for
-/// Responses, an input item in the short "easy message" form).
+/// A user turn saying `text`: `{role: "user", content: text}` in the Anthropic and OpenAI
+/// shapes (for Responses, an input item in the short "easy message" form); Gemini's content is
+/// a list of parts, `{role: "user", parts: [{text}]}`.
 pub fn user_message(shape: ApiShape, text: &str) -> Vec<Value> {
-    // The three shapes agree here; the parameter keeps call sites uniform.
-    let _ = shape;
-    vec![json!({"role": "user", "content": text})]
+    match shape {
+        ApiShape::Gemini => vec![json!({"role": "user", "parts": [{"text": text}]})],
+        ApiShape::Anthropic | ApiShape::Openai | ApiShape::OpenaiChat => {
+            vec![json!({"role": "user", "content": text})]
+        }
+    }
 }
 
 /// The conversation entries carrying tool results (from `tool_result_to_api` and
-/// `tool_error_to_api`). Anthropic wants them all as the content of ONE user message; Responses
-/// items and Chat `tool` messages stand on their own and are returned as they are. No results,
-/// no entries.
+/// `tool_error_to_api`). Anthropic wants them all as the content of ONE user message, Gemini as
+/// the parts of ONE user content (as Gemini CLI sends them); Responses items and Chat `tool`
+/// messages stand on their own and are returned as they are. No results, no entries.
 pub fn tool_results_message(shape: ApiShape, results: Vec<Value>) -> Vec<Value> {
     match shape {
-        ApiShape::Anthropic if results.is_empty() => Vec::new(),
+        ApiShape::Anthropic | ApiShape::Gemini if results.is_empty() => Vec::new(),
         ApiShape::Anthropic => vec![json!({"role": "user", "content": results})],
+        ApiShape::Gemini => vec![json!({"role": "user", "parts": results})],
         ApiShape::Openai | ApiShape::OpenaiChat => results,
     }
 }
@@ -42,8 +47,13 @@ pub fn tool_results_message(shape: ApiShape, results: Vec<Value>) -> Vec<Value> 
 ///   stream?}`. `max_completion_tokens` is the field OpenAI documents (the older `max_tokens` is
 ///   refused by its reasoning models); vLLM and recent Ollama and llama.cpp accept it too.
 ///
-/// `tools` is left out when empty, `stream` when false, and for the two OpenAI shapes the token
-/// limit when `max_tokens` is 0 (the server's default then applies).
+/// - Gemini: `{contents, systemInstruction?: {parts: [{text}]}, tools?: [{functionDeclarations:
+///   [...]}], generationConfig?: {maxOutputTokens}}`. The model and streaming are in the URL
+///   ([`ApiShape::endpoint_path`]), so neither `model` nor `stream` is in the body (the API
+///   refuses fields it does not know).
+///
+/// `tools` is left out when empty, `stream` when false, and for the OpenAI and Gemini shapes
+/// the token limit when `max_tokens` is 0 (the server's default then applies).
 pub fn request_body(
     shape: ApiShape,
     model: &str,
@@ -54,6 +64,9 @@ pub fn request_body(
     stream: bool,
 ) -> Value {
     let mut body = Map::new();
+    if shape == ApiShape::Gemini {
+        return gemini_body(system, tools, conversation, max_tokens);
+    }
     body.insert("model".into(), model.into());
     let tools = (!tools.is_empty()).then(|| Value::Array(tools.to_vec()));
     match shape {
@@ -90,6 +103,7 @@ pub fn request_body(
                 body.insert("max_completion_tokens".into(), max_tokens.into());
             }
         }
+        ApiShape::Gemini => {}
     }
     if stream {
         body.insert("stream".into(), true.into());
@@ -97,12 +111,43 @@ pub fn request_body(
     Value::Object(body)
 }
 
-/// The conversation of a request body: `messages` (Anthropic, Chat) or `input` (Responses; a
-/// plain string input has no items).
+/// [`request_body`] for Gemini: `contents`, then what Gemini CLI sends beside it.
+fn gemini_body(
+    system: Option<&str>,
+    declarations: &[Value],
+    conversation: &[Value],
+    max_tokens: u32,
+) -> Value {
+    let mut body = Map::new();
+    body.insert("contents".into(), conversation.into());
+    if let Some(system) = system {
+        body.insert(
+            "systemInstruction".into(),
+            json!({"role": "user", "parts": [{"text": system}]}),
+        );
+    }
+    if !declarations.is_empty() {
+        body.insert(
+            "tools".into(),
+            json!([{"functionDeclarations": declarations}]),
+        );
+    }
+    if max_tokens > 0 {
+        body.insert(
+            "generationConfig".into(),
+            json!({"maxOutputTokens": max_tokens}),
+        );
+    }
+    Value::Object(body)
+}
+
+/// The conversation of a request body: `messages` (Anthropic, Chat), `input` (Responses; a
+/// plain string input has no items) or `contents` (Gemini).
 fn conversation(shape: ApiShape, body: &Value) -> &[Value] {
     let key = match shape {
         ApiShape::Anthropic | ApiShape::OpenaiChat => "messages",
         ApiShape::Openai => "input",
+        ApiShape::Gemini => "contents",
     };
     body.get(key)
         .and_then(Value::as_array)
@@ -112,6 +157,9 @@ fn conversation(shape: ApiShape, body: &Value) -> &[Value] {
 
 /// Whether a conversation entry was written by the model.
 fn is_model_turn(shape: ApiShape, entry: &Value) -> bool {
+    if shape == ApiShape::Gemini {
+        return str_field(entry, "role") == Some("model");
+    }
     if str_field(entry, "role") == Some("assistant") {
         return true;
     }
@@ -124,17 +172,27 @@ fn is_model_turn(shape: ApiShape, entry: &Value) -> bool {
 }
 
 /// The ids of the tool calls a request body returns results for: the `tool_result` blocks
-/// (Anthropic), `function_call_output` items (Responses) and `role: "tool"` messages (Chat) that
-/// come after the last model turn, in order. Earlier results were answered already; a body
-/// without a model turn (a Responses continuation by `previous_response_id`) counts from the
-/// start.
+/// (Anthropic), `function_call_output` items (Responses), `role: "tool"` messages (Chat) and
+/// `functionResponse` parts (Gemini) that come after the last model turn, in order. Earlier
+/// results were answered already; a body without a model turn (a Responses continuation by
+/// `previous_response_id`) counts from the start.
+///
+/// A Gemini call may have no id, and a host may answer it under an id of its own (Gemini CLI
+/// makes one up): each `functionResponse` is paired with a `functionCall` of the last model
+/// turn, by id when one of them has that id, else by name in order, and the id returned is the
+/// call's as [`parse_response`](super::parse_response) reads it, so calls and results join.
 pub fn tool_result_ids_in_request(shape: ApiShape, request_body: &Value) -> Vec<String> {
     let entries = conversation(shape, request_body);
-    let start = entries
+    let last_model = entries
         .iter()
-        .rposition(|entry| is_model_turn(shape, entry))
-        .map_or(0, |last| last + 1);
+        .rposition(|entry| is_model_turn(shape, entry));
+    let start = last_model.map_or(0, |last| last + 1);
     let after = &entries[start..];
+    if shape == ApiShape::Gemini {
+        let calls =
+            last_model.map_or_else(Vec::new, |at| super::response::gemini_calls(&entries[at]));
+        return gemini_result_ids(&calls, after);
+    }
     let ids = after.iter().flat_map(|entry| -> Vec<&str> {
         match shape {
             ApiShape::Anthropic => entry
@@ -155,13 +213,42 @@ pub fn tool_result_ids_in_request(shape: ApiShape, request_body: &Value) -> Vec<
                 .flatten()
                 .into_iter()
                 .collect(),
+            ApiShape::Gemini => Vec::new(),
         }
     });
     ids.map(str::to_string).collect()
 }
 
+/// The `functionResponse` parts of `after` (the contents after the last model turn), each as
+/// the id of the call of `calls` (id, name) it answers; see [`tool_result_ids_in_request`].
+fn gemini_result_ids(calls: &[(String, String, bool)], after: &[Value]) -> Vec<String> {
+    let mut used = vec![false; calls.len()];
+    let responses = after
+        .iter()
+        .filter_map(|content| content.get("parts").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|part| part.get("functionResponse"));
+    let mut ids = Vec::new();
+    for response in responses {
+        let id = str_field(response, "id");
+        let name = str_field(response, "name").unwrap_or_default();
+        let by_id = id
+            .and_then(|id| (0..calls.len()).find(|&k| !used[k] && calls[k].2 && calls[k].0 == id));
+        let found = by_id.or_else(|| (0..calls.len()).find(|&k| !used[k] && calls[k].1 == name));
+        match found {
+            Some(k) => {
+                used[k] = true;
+                ids.push(calls[k].0.clone());
+            }
+            None => ids.push(id.unwrap_or(name).to_string()),
+        }
+    }
+    ids
+}
+
 /// The names of the entries of a request body's `tools` parameter, in order (entries without
-/// a name, such as built-in tools, are skipped).
+/// a name, such as built-in tools, are skipped; Gemini's function declarations are read inside
+/// their tool objects).
 pub fn tool_names_in_request(shape: ApiShape, request_body: &Value) -> Vec<String> {
     let tools = request_body
         .get("tools")
@@ -171,200 +258,61 @@ pub fn tool_names_in_request(shape: ApiShape, request_body: &Value) -> Vec<Strin
     tool_names(shape, tools)
 }
 
-/// The names of a request's `tools` entries, in order (entries without one are left out).
+/// The names of a request's `tools` entries, in order (entries without one are left out). For
+/// Gemini, `tools` may be the parameter as sent (tool objects holding `functionDeclarations`)
+/// or the declarations themselves ([`tool_entries`]).
 pub fn tool_names(shape: ApiShape, tools: &[Value]) -> Vec<String> {
+    if shape == ApiShape::Gemini {
+        return tool_entries(shape, tools.to_vec())
+            .iter()
+            .filter_map(|declaration| str_field(declaration, "name"))
+            .map(str::to_string)
+            .collect();
+    }
     tools
         .iter()
         .filter_map(|tool| match shape {
             ApiShape::Anthropic | ApiShape::Openai => str_field(tool, "name"),
             ApiShape::OpenaiChat => tool.get("function").and_then(|f| str_field(f, "name")),
+            ApiShape::Gemini => None,
         })
         .map(str::to_string)
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wire::convert::{
-        golden, parse_response, tool_error_to_api, tool_result_to_api, tool_to_api,
-    };
-
-    fn get_weather() -> Value {
-        json!({
-            "name": "get_weather",
-            "description": "Get current weather information for a location",
-            "inputSchema": {"type": "object", "properties": {"location": {"type": "string"}},
-                            "required": ["location"]}
-        })
+/// A request's `tools` parameter as one entry per thing the model is offered: for Gemini, each
+/// function declaration of each tool object (`{functionDeclarations: [...]}`) in order, and
+/// every other tool object (`{googleSearch: {}}`, `{codeExecution: {}}`) as it is; the other
+/// shapes' entries are already one per tool and come back unchanged. A tool object whose
+/// `functionDeclarations` is not an array is kept whole, not read as no tools.
+pub fn tool_entries(shape: ApiShape, tools: Vec<Value>) -> Vec<Value> {
+    if shape != ApiShape::Gemini {
+        return tools;
     }
-
-    fn response_for(shape: ApiShape) -> Value {
-        golden::json(match shape {
-            ApiShape::Anthropic => golden::ANTHROPIC_TOOL_USE,
-            ApiShape::Openai => golden::RESPONSES_FUNCTION_CALL,
-            ApiShape::OpenaiChat => golden::CHAT_TOOL_CALLS,
-        })
-    }
-
-    #[test]
-    fn first_request_bodies() {
-        let tools: Vec<Value> = ApiShape::ALL
-            .iter()
-            .map(|&shape| tool_to_api(shape, &get_weather(), "get_weather").unwrap())
-            .collect();
-        let [anthropic_tool, responses_tool, chat_tool] = [&tools[0], &tools[1], &tools[2]];
-        let body = |shape: ApiShape, tool: &Value| {
-            request_body(
-                shape,
-                "m",
-                Some("Be brief."),
-                std::slice::from_ref(tool),
-                &user_message(shape, "Weather in Seoul?"),
-                1024,
-                false,
-            )
-        };
-        let user = json!({"role": "user", "content": "Weather in Seoul?"});
-        assert_eq!(
-            body(ApiShape::Anthropic, anthropic_tool),
-            json!({"model": "m", "max_tokens": 1024, "system": "Be brief.",
-                   "tools": [anthropic_tool], "messages": [user]})
-        );
-        assert_eq!(
-            body(ApiShape::Openai, responses_tool),
-            json!({"model": "m", "instructions": "Be brief.", "tools": [responses_tool],
-                   "input": [user], "max_output_tokens": 1024})
-        );
-        assert_eq!(
-            body(ApiShape::OpenaiChat, chat_tool),
-            json!({"model": "m",
-                   "messages": [{"role": "system", "content": "Be brief."}, user],
-                   "tools": [chat_tool], "max_completion_tokens": 1024})
-        );
-        for (shape, tool) in ApiShape::ALL.into_iter().zip(&tools) {
-            assert_eq!(
-                tool_names_in_request(shape, &body(shape, tool)),
-                ["get_weather"]
-            );
+    let mut entries = Vec::with_capacity(tools.len());
+    for mut tool in tools {
+        match tool.get_mut("functionDeclarations").map(Value::take) {
+            Some(Value::Array(declarations)) => {
+                entries.extend(declarations);
+                // Anything else the same tool object offers (a built-in beside them) stays.
+                if let Some(fields) = tool.as_object_mut() {
+                    fields.remove("functionDeclarations");
+                    if !fields.is_empty() {
+                        entries.push(tool);
+                    }
+                }
+            }
+            Some(other) => {
+                if let Some(fields) = tool.as_object_mut() {
+                    fields.insert("functionDeclarations".into(), other);
+                }
+                entries.push(tool);
+            }
+            None => entries.push(tool),
         }
     }
-
-    #[test]
-    fn optional_fields_are_left_out() {
-        let user = user_message(ApiShape::Anthropic, "hi");
-        assert_eq!(
-            request_body(ApiShape::Anthropic, "m", None, &[], &user, 0, true),
-            json!({"model": "m", "max_tokens": 0, "messages": user, "stream": true})
-        );
-        assert_eq!(
-            request_body(ApiShape::Openai, "m", None, &[], &user, 0, false),
-            json!({"model": "m", "input": user})
-        );
-        assert_eq!(
-            request_body(ApiShape::OpenaiChat, "m", None, &[], &user, 0, true),
-            json!({"model": "m", "messages": user, "stream": true})
-        );
-    }
-
-    #[test]
-    fn tool_results_message_wraps_only_for_anthropic() {
-        let a = tool_result_to_api(ApiShape::Anthropic, "toolu_1", &json!({"content": []}));
-        let b = tool_error_to_api(ApiShape::Anthropic, "toolu_2", "boom");
-        let both: Vec<Value> = a.into_iter().chain(b).collect();
-        assert_eq!(
-            tool_results_message(ApiShape::Anthropic, both.clone()),
-            vec![json!({"role": "user", "content": both})]
-        );
-        assert_eq!(
-            tool_results_message(ApiShape::Anthropic, vec![]),
-            Vec::<Value>::new()
-        );
-        let items = tool_error_to_api(ApiShape::OpenaiChat, "call_1", "boom");
-        assert_eq!(
-            tool_results_message(ApiShape::OpenaiChat, items.clone()),
-            items
-        );
-        let items = tool_error_to_api(ApiShape::Openai, "call_1", "boom");
-        assert_eq!(tool_results_message(ApiShape::Openai, items.clone()), items);
-    }
-
-    /// User turn, model asks for a tool, host answers: the second request's result ids are the
-    /// ids of the calls in the response.
-    #[test]
-    fn tool_result_ids_round_trip() {
-        let expected = [
-            "toolu_01A09q90qw90lq917835lq9",
-            "call_12345xyz",
-            "call_abc123",
-        ];
-        for (shape, expected) in ApiShape::ALL.into_iter().zip(expected) {
-            let mut conversation = user_message(shape, "Weather in Seoul?");
-            let first = request_body(shape, "m", None, &[], &conversation, 1024, false);
-            assert!(tool_result_ids_in_request(shape, &first).is_empty());
-
-            let turn = parse_response(shape, &response_for(shape)).unwrap();
-            assert!(turn.wants_tools);
-            conversation.extend(turn.assistant_message);
-            let results: Vec<Value> = turn
-                .tool_calls
-                .iter()
-                .flat_map(|call| {
-                    let result = json!({"content": [{"type": "text", "text": "Seoul: 15C"}]});
-                    tool_result_to_api(shape, &call.id, &result)
-                })
-                .collect();
-            conversation.extend(tool_results_message(shape, results));
-            let second = request_body(shape, "m", None, &[], &conversation, 1024, false);
-            assert_eq!(
-                tool_result_ids_in_request(shape, &second),
-                [expected],
-                "{shape:?}"
-            );
-
-            // Once the model has answered again, those results are history.
-            conversation.extend(
-                parse_response(shape, &response_for(shape))
-                    .unwrap()
-                    .assistant_message,
-            );
-            let third = request_body(shape, "m", None, &[], &conversation, 1024, false);
-            assert!(tool_result_ids_in_request(shape, &third).is_empty());
-        }
-    }
-
-    #[test]
-    fn result_ids_of_several_calls_and_of_a_continuation() {
-        let anthropic = json!({"messages": [
-            {"role": "user", "content": "go"},
-            {"role": "assistant", "content": [
-                {"type": "tool_use", "id": "toolu_a", "name": "t", "input": {}},
-                {"type": "tool_use", "id": "toolu_b", "name": "t", "input": {}}]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_a", "content": "1"},
-                {"type": "tool_result", "tool_use_id": "toolu_b", "content": "2"},
-                {"type": "text", "text": "and hurry"}]}
-        ]});
-        assert_eq!(
-            tool_result_ids_in_request(ApiShape::Anthropic, &anthropic),
-            ["toolu_a", "toolu_b"]
-        );
-        // Responses with `previous_response_id`: only the outputs are sent.
-        let continuation = json!({"previous_response_id": "resp_1", "input": [
-            {"type": "function_call_output", "call_id": "call_a", "output": "1"},
-            {"type": "function_call_output", "call_id": "call_b", "output": "2"}
-        ]});
-        assert_eq!(
-            tool_result_ids_in_request(ApiShape::Openai, &continuation),
-            ["call_a", "call_b"]
-        );
-        assert!(tool_result_ids_in_request(ApiShape::Openai, &json!({"input": "hi"})).is_empty());
-        assert!(
-            tool_names_in_request(
-                ApiShape::Openai,
-                &json!({"tools": [{"type": "web_search"}]})
-            )
-            .is_empty()
-        );
-    }
+    entries
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,11 +1,18 @@
 //! Response bodies: what the model answered, its tool calls, and whether the loop goes on.
 //!
-//! The three shapes say "call these tools" differently: Anthropic puts `tool_use` blocks in
+//! The four shapes say "call these tools" differently: Anthropic puts `tool_use` blocks in
 //! `content` and stops with `stop_reason: "tool_use"`; Responses puts `function_call` items in
 //! `output` (and has no tool-specific status); Chat Completions puts `tool_calls` on the message
-//! with `finish_reason: "tool_calls"`. Anthropic's `input` is already an object; both OpenAI
-//! shapes send `arguments` as a JSON *string* that the host must parse before `tools/call`, and
-//! that parse can fail: [`ArgumentsError`] keeps the raw string so the trace can show it.
+//! with `finish_reason: "tool_calls"`; Gemini puts `functionCall` parts in
+//! `candidates[0].content.parts` and stops with `finishReason: "STOP"` as for text. Anthropic's
+//! `input` and Gemini's `args` are already objects; both OpenAI shapes send `arguments` as a
+//! JSON *string* that the host must parse before `tools/call`, and that parse can fail:
+//! [`ArgumentsError`] keeps the raw string so the trace can show it.
+//!
+//! A Gemini `functionCall` has an `id` only when the model gives one (Gemini 2.5 on the
+//! Developer API does not). Such a call is known by its name and place: [`gemini_call_id`]
+//! gives it `<name>#<n>` (`get_weather#1`, the first call of the answer), the id the host then
+//! sends back in its `functionResponse`, as Gemini CLI sends an id of its own.
 
 use serde_json::{Map, Value};
 
@@ -41,7 +48,8 @@ pub enum ArgumentsError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelToolCall {
     /// The id results are returned under: Anthropic `tool_use.id`, Responses `call_id` (not the
-    /// item's `fc_` id), Chat `tool_calls[].id`.
+    /// item's `fc_` id), Chat `tool_calls[].id`, Gemini `functionCall.id` (or, without one,
+    /// [`gemini_call_id`]).
     pub id: String,
     /// The tool name as the model saw it (the `api_name` given to `tool_to_api`).
     pub name: String,
@@ -53,23 +61,27 @@ pub struct ModelToolCall {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelTurn {
     /// The text parts, concatenated as they come (Anthropic `text` blocks; Responses
-    /// `output_text` and `refusal` parts of `message` items; Chat `content`, or `refusal`).
+    /// `output_text` and `refusal` parts of `message` items; Chat `content`, or `refusal`;
+    /// Gemini `text` parts that are not `thought` summaries).
     pub text: String,
     /// The tool calls, in order.
     pub tool_calls: Vec<ModelToolCall>,
     /// The provider's own value: Anthropic `stop_reason`, Responses `status`, Chat
-    /// `finish_reason`.
+    /// `finish_reason`, Gemini `finishReason`.
     pub stop_reason: String,
     /// Whether the loop continues: the host runs `tool_calls` and sends the results. Anthropic:
     /// `stop_reason` is `"tool_use"` and there is a `tool_use` block. Responses: there is a
     /// `function_call` item. Chat: there is a tool call (some OpenAI-compatible servers report
     /// `finish_reason: "stop"` along with `tool_calls`, so the calls decide, not the reason).
+    /// Gemini: there is a `functionCall` part (its `finishReason` is `STOP` either way).
     pub wants_tools: bool,
     /// What to append to the conversation to continue it. Anthropic: one `{role: "assistant",
     /// content}` message with the content blocks as received (thinking blocks and their
     /// signatures must go back unchanged). Responses: every output item as received (reasoning
     /// items must accompany their function calls). Chat: one `{role: "assistant", content,
     /// tool_calls}` message; the response-only fields (`refusal`, `annotations`) are left out.
+    /// Gemini: the candidate's `content` as received (`{role: "model", parts}`; a part's
+    /// `thoughtSignature` must go back with it).
     pub assistant_message: Vec<Value>,
 }
 
@@ -85,7 +97,8 @@ pub enum ResponseError {
     /// The body carries an `error` (an error response, or a Responses `status: "failed"`).
     #[error("the API returned an error{}: {message}", .kind.as_ref().map(|k| format!(" ({k})")).unwrap_or_default())]
     Api {
-        /// `error.type`, or else `error.code`.
+        /// `error.type`, or else `error.code`, or else `error.status` (Gemini: `error.code` is the
+        /// HTTP status number, `status` its name, `INVALID_ARGUMENT`).
         kind: Option<String>,
         /// `error.message` (or the `error` itself when it is a string).
         message: String,
@@ -169,6 +182,7 @@ pub fn parse_response(shape: ApiShape, body: &Value) -> Result<ModelTurn, Respon
         ApiShape::Anthropic => parse_anthropic(body),
         ApiShape::Openai => parse_responses(body),
         ApiShape::OpenaiChat => parse_chat(body),
+        ApiShape::Gemini => parse_gemini(body),
     }
 }
 
@@ -182,6 +196,7 @@ fn api_error(error: &Value) -> ResponseError {
     }
     let kind = str_field(error, "type")
         .or_else(|| str_field(error, "code"))
+        .or_else(|| str_field(error, "status"))
         .map(str::to_string);
     let message = str_field(error, "message")
         .map(str::to_string)
@@ -325,6 +340,97 @@ fn parse_chat(body: &Value) -> Result<ModelTurn, ResponseError> {
         tool_calls,
         stop_reason,
         assistant_message: vec![Value::Object(assistant)],
+    })
+}
+
+/// The id Sightline gives a Gemini `functionCall` that has none: its name and its place among
+/// the answer's calls, from 1 (`get_weather#1`).
+pub fn gemini_call_id(name: &str, n: usize) -> String {
+    format!("{name}#{n}")
+}
+
+/// The `functionCall` parts of a Gemini content (`{role: "model", parts}`), in order: the id a
+/// call is known by ([`ModelToolCall::id`]), its name, and whether the model gave that id.
+pub(super) fn gemini_calls(content: &Value) -> Vec<(String, String, bool)> {
+    let parts = content.get("parts").and_then(Value::as_array);
+    let calls = parts
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.get("functionCall"));
+    calls
+        .enumerate()
+        .map(|(k, call)| {
+            let name = str_field(call, "name").unwrap_or_default().to_string();
+            match str_field(call, "id").filter(|id| !id.is_empty()) {
+                Some(id) => (id.to_string(), name, true),
+                None => (gemini_call_id(&name, k + 1), name, false),
+            }
+        })
+        .collect()
+}
+
+fn parse_gemini(body: &Value) -> Result<ModelTurn, ResponseError> {
+    let candidate = body
+        .get("candidates")
+        .and_then(|candidates| candidates.get(0))
+        .filter(|c| c.is_object());
+    let Some(candidate) = candidate else {
+        // A prompt the API blocked has no candidates, only `promptFeedback.blockReason`.
+        if let Some(reason) = body
+            .pointer("/promptFeedback/blockReason")
+            .and_then(Value::as_str)
+        {
+            return Err(ResponseError::Api {
+                kind: Some(reason.to_string()),
+                message: "the prompt was blocked (promptFeedback.blockReason)".into(),
+            });
+        }
+        return Err(missing("candidates[0]", "an object"));
+    };
+    let stop_reason = required_str(candidate, "finishReason", "candidates[0].finishReason")?;
+    // A candidate stopped for safety or length may have no content, or content without parts.
+    let content = candidate
+        .get("content")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({"role": "model", "parts": []}));
+    let parts = match content.get("parts") {
+        None | Some(Value::Null) => &[][..],
+        Some(Value::Array(parts)) => parts.as_slice(),
+        Some(_) => return Err(missing("candidates[0].content.parts", "an array")),
+    };
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    let mut n = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if let Some(call) = part.get("functionCall") {
+            n += 1;
+            let path = format!("candidates[0].content.parts[{i}].functionCall");
+            let name = required_str(call, "name", &format!("{path}.name"))?;
+            let id = match str_field(call, "id").filter(|id| !id.is_empty()) {
+                Some(id) => id.to_string(),
+                None => gemini_call_id(&name, n),
+            };
+            tool_calls.push(ModelToolCall {
+                id,
+                name,
+                arguments: arguments_from(call.get("args")),
+            });
+        } else if let Some(piece) = str_field(part, "text")
+            && part.get("thought").and_then(Value::as_bool) != Some(true)
+        {
+            text.push_str(piece);
+        }
+    }
+    let mut message = content.clone();
+    if let Some(fields) = message.as_object_mut() {
+        fields.entry("role").or_insert_with(|| "model".into());
+    }
+    Ok(ModelTurn {
+        text,
+        wants_tools: !tool_calls.is_empty(),
+        tool_calls,
+        stop_reason,
+        assistant_message: vec![message],
     })
 }
 

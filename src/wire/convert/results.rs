@@ -1,18 +1,22 @@
 //! Tool results: an MCP `CallToolResult` goes back to the model as the provider's result.
 //!
 //! Text passes through unchanged in every shape. The rest is decided per shape, because the
-//! three accept different things:
+//! four accept different things:
 //!
-//! | MCP block            | Anthropic `tool_result`     | Responses `function_call_output` | Chat `role: "tool"` |
-//! |----------------------|-----------------------------|----------------------------------|---------------------|
-//! | `text`               | `text` block                | text                             | text                |
-//! | `image`              | `image` block (base64)      | `input_image` (data URL)         | description         |
-//! | `audio`              | description                 | description                      | description         |
-//! | `resource_link`      | `[resource link: name <uri>]` | same                           | same                |
-//! | `resource` (text)    | its text                    | its text                         | its text            |
-//! | `resource` (blob)    | `[embedded resource uri (mime), N bytes blob]` | same          | same                |
-//! | `structuredContent`  | JSON text, only when there are no content blocks | same        | same                |
-//! | `isError: true`      | `is_error: true`            | text starts with `Error`         | same as Responses   |
+//! | MCP block            | Anthropic `tool_result`     | Responses `function_call_output` | Chat `role: "tool"` | Gemini `functionResponse` |
+//! |----------------------|-----------------------------|----------------------------------|---------------------|---------------------------|
+//! | `text`               | `text` block                | text                             | text                | `response.output` text    |
+//! | `image`              | `image` block (base64)      | `input_image` (data URL)         | description         | `inlineData` part after it |
+//! | `audio`              | description                 | description                      | description         | description               |
+//! | `resource_link`      | `[resource link: name <uri>]` | same                           | same                | same                      |
+//! | `resource` (text)    | its text                    | its text                         | its text            | its text                  |
+//! | `resource` (blob)    | `[embedded resource uri (mime), N bytes blob]` | same          | same                | same                      |
+//! | `structuredContent`  | JSON text, only when there are no content blocks | same        | same                | same                      |
+//! | `isError: true`      | `is_error: true`            | text starts with `Error`         | same as Responses   | `response.error` instead of `output` |
+//!
+//! Gemini's `functionResponse` carries the call's `name` (the API pairs a response with its call
+//! by name when there is no id) and `id`, and its `response` is an object: `{output}` for a
+//! result, `{error}` for a failure, the keys Gemini CLI uses.
 //!
 //! Images go as images only in the types the vision APIs take (PNG, JPEG, GIF, WebP); any other
 //! image is described. A description names the MIME type and the size of the base64 text as it
@@ -131,16 +135,26 @@ fn joined_text(parts: &[Part]) -> String {
         .join("\n")
 }
 
-/// MCP `CallToolResult` → what goes back to the model for call `call_id` (always one value):
+/// MCP `CallToolResult` → what goes back to the model for call `call_id` of tool `name` (the
+/// name the model called; only Gemini's result carries it). One value, but for Gemini with
+/// images, where each image follows as its own part:
 ///
 /// - Anthropic: one content block `{type: "tool_result", tool_use_id, content: [blocks],
 ///   is_error?: true}` (`content` left out when there is nothing to say), to be wrapped by
 ///   [`tool_results_message`](super::tool_results_message);
 /// - Responses: one input item `{type: "function_call_output", call_id, output}`;
-/// - Chat: one message `{role: "tool", tool_call_id, content}`.
+/// - Chat: one message `{role: "tool", tool_call_id, content}`;
+/// - Gemini: one part `{functionResponse: {id, name, response: {output | error}}}`, then an
+///   `{inlineData: {mimeType, data}}` part per image, all to be wrapped by
+///   [`tool_results_message`](super::tool_results_message).
 ///
 /// The module documentation has the table of what becomes of each kind of MCP block.
-pub fn tool_result_to_api(shape: ApiShape, call_id: &str, result: &Value) -> Vec<Value> {
+pub fn tool_result_to_api(
+    shape: ApiShape,
+    call_id: &str,
+    name: &str,
+    result: &Value,
+) -> Vec<Value> {
     let mut parts = parts(result);
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let value = match shape {
@@ -175,8 +189,35 @@ pub fn tool_result_to_api(shape: ApiShape, call_id: &str, result: &Value) -> Vec
             }
             json!({"role": "tool", "tool_call_id": call_id, "content": joined_text(&parts)})
         }
+        ApiShape::Gemini => return gemini_response(call_id, name, &parts, is_error),
     };
     vec![value]
+}
+
+/// Gemini's `functionResponse` part, then the images as `inlineData` parts.
+fn gemini_response(call_id: &str, name: &str, parts: &[Part], is_error: bool) -> Vec<Value> {
+    let text: Vec<&Part> = parts
+        .iter()
+        .filter(|p| matches!(p, Part::Text(_)))
+        .collect();
+    let text = text
+        .iter()
+        .map(|p| p.as_text())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let key = if is_error { "error" } else { "output" };
+    let mut response = Map::new();
+    response.insert(key.into(), text.into());
+    let mut out = vec![json!({"functionResponse": {
+        "id": call_id,
+        "name": name,
+        "response": response,
+    }})];
+    out.extend(parts.iter().filter_map(|p| match p {
+        Part::Image { mime, data } => Some(json!({"inlineData": {"mimeType": mime, "data": data}})),
+        Part::Text(_) => None,
+    }));
+    out
 }
 
 fn anthropic_block(part: &Part) -> Value {
@@ -202,9 +243,9 @@ fn responses_part(part: &Part) -> Value {
 /// A tool call that failed without a `CallToolResult`: it never reached the server (unknown
 /// tool, unusable arguments, server gone) or came back as a JSON-RPC error. The model gets it
 /// as an error result, exactly as if the server had answered `isError: true` with `message`.
-pub fn tool_error_to_api(shape: ApiShape, call_id: &str, message: &str) -> Vec<Value> {
+pub fn tool_error_to_api(shape: ApiShape, call_id: &str, name: &str, message: &str) -> Vec<Value> {
     let result = json!({"content": [{"type": "text", "text": message}], "isError": true});
-    tool_result_to_api(shape, call_id, &result)
+    tool_result_to_api(shape, call_id, name, &result)
 }
 
 #[cfg(test)]
@@ -214,10 +255,13 @@ mod tests {
 
     const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
+    /// The three shapes whose result is always one value, each answered alike.
+    const THREE: [ApiShape; 3] = [ApiShape::Anthropic, ApiShape::Openai, ApiShape::OpenaiChat];
+
     /// The result as [Anthropic, Responses, Chat] values.
     fn all(result: &Value) -> [Value; 3] {
-        ApiShape::ALL.map(|shape| {
-            let mut values = tool_result_to_api(shape, "call_1", result);
+        THREE.map(|shape| {
+            let mut values = tool_result_to_api(shape, "call_1", "t", result);
             assert_eq!(values.len(), 1);
             values.remove(0)
         })
@@ -248,7 +292,7 @@ mod tests {
     fn seed_article_tool_result_line_is_reproduced() {
         let (line, expected) = golden::seed_line("tool_result: ");
         let result = json!({"content": [{"type": "text", "text": "Seoul: 15C, partly cloudy"}]});
-        let got = tool_result_to_api(ApiShape::Anthropic, "toolu_demo", &result);
+        let got = tool_result_to_api(ApiShape::Anthropic, "toolu_demo", "get_weather", &result);
         assert_eq!(got, vec![expected]);
         assert_eq!(serde_json::to_string(&got[0]).unwrap(), line);
     }
@@ -410,7 +454,7 @@ mod tests {
     #[test]
     fn tool_error() {
         let message = "MCP error -32602: Unknown tool: get_wether";
-        let got = ApiShape::ALL.map(|shape| tool_error_to_api(shape, "call_1", message));
+        let got = THREE.map(|shape| tool_error_to_api(shape, "call_1", "t", message));
         assert_eq!(
             got,
             [
@@ -419,6 +463,47 @@ mod tests {
                 vec![responses(json!(format!("Error: {message}")))],
                 vec![chat(&format!("Error: {message}"))],
             ]
+        );
+    }
+
+    /// Gemini: the name and id go back with the result; text under `output`, a failure under
+    /// `error` (no `Error:` prefix: the key says it), images as `inlineData` parts after it.
+    #[test]
+    fn gemini_function_responses() {
+        let g = ApiShape::Gemini;
+        let result = json!({"content": [{"type": "text", "text": "Seoul: 15C"},
+            {"type": "text", "text": "partly cloudy"}]});
+        assert_eq!(
+            tool_result_to_api(g, "get_weather#1", "get_weather", &result),
+            [
+                json!({"functionResponse": {"id": "get_weather#1", "name": "get_weather",
+                "response": {"output": "Seoul: 15C\npartly cloudy"}}})
+            ]
+        );
+        assert_eq!(
+            tool_error_to_api(g, "c1", "get_wether", "Unknown tool: get_wether"),
+            [
+                json!({"functionResponse": {"id": "c1", "name": "get_wether",
+                "response": {"error": "Unknown tool: get_wether"}}})
+            ]
+        );
+        let result = json!({"content": [
+            {"type": "text", "text": "The chart:"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"},
+            {"type": "audio", "data": "UklGRiQAAABXQVZF", "mimeType": "audio/wav"}
+        ]});
+        assert_eq!(
+            tool_result_to_api(g, "c1", "chart", &result),
+            [
+                json!({"functionResponse": {"id": "c1", "name": "chart", "response": {
+                    "output": "The chart:\n[audio: audio/wav, 16 bytes base64 omitted]"}}}),
+                json!({"inlineData": {"mimeType": "image/png", "data": PNG}}),
+            ]
+        );
+        let structured = json!({"content": [], "structuredContent": {"t": 15}});
+        assert_eq!(
+            tool_result_to_api(g, "c1", "t", &structured)[0]["functionResponse"]["response"],
+            json!({"output": "{\"t\":15}"})
         );
     }
 }

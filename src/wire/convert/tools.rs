@@ -1,14 +1,23 @@
 //! Tool definitions: an MCP `tools/list` entry becomes one entry of the provider's `tools`.
 //!
-//! The three shapes carry the same three things under different names: the name, the optional
+//! The four shapes carry the same three things under different names: the name, the optional
 //! description and the JSON Schema of the arguments (`input_schema` for Anthropic, `parameters`
-//! for OpenAI, nested under `function` for Chat Completions). The schema is copied as is,
-//! `$schema` included, as the MCP SDKs send it. MCP `title`, `outputSchema`, `annotations`,
-//! `icons` and `_meta` have no place in any of the three and are dropped.
+//! for OpenAI, nested under `function` for Chat Completions, `parametersJsonSchema` for a
+//! Gemini function declaration). The schema is copied as is, `$schema` included, as the MCP
+//! SDKs send it. MCP `title`, `outputSchema`, `annotations`, `icons` and `_meta` have no place
+//! in any of them and are dropped.
+//!
+//! Gemini nests one level deeper: the `tools` parameter is a list of tool objects, and the
+//! functions are the `functionDeclarations` of one of them. [`tool_to_api`] gives a declaration
+//! (what the model sees of one MCP tool, as for the other shapes);
+//! [`request_body`](super::request_body) wraps them. Gemini also takes the older `parameters`
+//! field (an OpenAPI 3.0 subset of JSON Schema); `parametersJsonSchema` takes JSON Schema as MCP
+//! writes it, and is what Gemini CLI sends for MCP tools.
 //!
 //! Names are where the two worlds disagree: MCP allows any string, the providers only
-//! `^[a-zA-Z0-9_-]{1,64}$`. A name with a dot, a slash or a space is rejected by the API for the
-//! whole request, which is why some hosts drop such tools and others sanitize the name.
+//! `^[a-zA-Z0-9_-]{1,64}$` (Gemini: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`, a dot or colon allowed
+//! but not a leading digit). A name outside the pattern is rejected by the API for the whole
+//! request, which is why some hosts drop such tools and others sanitize the name.
 
 use serde_json::{Map, Value};
 
@@ -22,14 +31,29 @@ pub const API_NAME_PATTERN: &str = "^[a-zA-Z0-9_-]{1,64}$";
 /// The longest tool name every provider accepts.
 pub const API_NAME_MAX_LEN: usize = 64;
 
+/// The function-name pattern of the Gemini API: a letter or `_` first, then letters, digits,
+/// `_`, `.`, `:` or `-`, 64 characters in all (Gemini API function-declaration reference and
+/// its 400 error text; older documentation said 63).
+pub const GEMINI_NAME_PATTERN: &str = "^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$";
+
+/// The tool-name pattern `shape`'s API enforces.
+pub fn name_pattern(shape: ApiShape) -> &'static str {
+    match shape {
+        ApiShape::Gemini => GEMINI_NAME_PATTERN,
+        ApiShape::Anthropic | ApiShape::Openai | ApiShape::OpenaiChat => API_NAME_PATTERN,
+    }
+}
+
 /// Why an MCP tool cannot be offered to the model.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ToolRejected {
-    /// The name the model would see does not match [`API_NAME_PATTERN`].
-    #[error("tool name {name:?} does not match the provider pattern {API_NAME_PATTERN}: {problem}")]
+    /// The name the model would see does not match the shape's pattern ([`name_pattern`]).
+    #[error("tool name {name:?} does not match the provider pattern {pattern}: {problem}")]
     InvalidName {
         /// The rejected name.
         name: String,
+        /// The pattern it fails ([`API_NAME_PATTERN`] or [`GEMINI_NAME_PATTERN`]).
+        pattern: &'static str,
         /// What is wrong with it ("character '.' at position 3 is not allowed").
         problem: String,
     },
@@ -64,14 +88,16 @@ fn describe_type(found: &Option<Value>) -> String {
 /// - Anthropic: `{name, description, input_schema}`
 /// - Responses: `{type: "function", name, description, parameters}`
 /// - Chat: `{type: "function", function: {name, description, parameters}}`
+/// - Gemini: one function declaration `{name, description, parametersJsonSchema}`
 ///
 /// `api_name` is the name the model sees (the host may have prefixed or sanitized the MCP name);
 /// calls come back under it. `description` is left out when the tool has none (or a non-string
-/// one): all three APIs make it optional. The schema is copied unchanged.
+/// one): all four APIs make it optional. The schema is copied unchanged.
 pub fn tool_to_api(shape: ApiShape, tool: &Value, api_name: &str) -> Result<Value, ToolRejected> {
-    if let Some(problem) = name_problem(api_name) {
+    if let Some(problem) = name_problem_for(shape, api_name) {
         return Err(ToolRejected::InvalidName {
             name: api_name.to_string(),
+            pattern: name_pattern(shape),
             problem,
         });
     }
@@ -102,6 +128,7 @@ pub fn tool_to_api(shape: ApiShape, tool: &Value, api_name: &str) -> Result<Valu
             entry.insert("function".into(), Value::Object(function("parameters")));
             entry
         }
+        ApiShape::Gemini => function("parametersJsonSchema"),
     };
     Ok(Value::Object(entry))
 }
@@ -129,19 +156,51 @@ pub fn valid_api_name(name: &str) -> bool {
     name_problem(name).is_none()
 }
 
+/// Whether `shape`'s API accepts `name` as a tool name ([`name_pattern`]).
+pub fn valid_name_for(shape: ApiShape, name: &str) -> bool {
+    name_problem_for(shape, name).is_none()
+}
+
 fn allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// The characters a Gemini function name may hold.
+fn gemini_allowed(c: char) -> bool {
+    allowed(c) || c == '.' || c == ':'
+}
+
 /// What keeps `name` from matching [`API_NAME_PATTERN`], in words; `None` when it matches.
 fn name_problem(name: &str) -> Option<String> {
+    name_problem_for(ApiShape::Anthropic, name)
+}
+
+/// What keeps `name` from matching `shape`'s [`name_pattern`], in words; `None` when it
+/// matches.
+fn name_problem_for(shape: ApiShape, name: &str) -> Option<String> {
+    let gemini = shape == ApiShape::Gemini;
     if name.is_empty() {
         return Some("it is empty".to_string());
     }
-    if let Some((position, c)) = name.chars().enumerate().find(|(_, c)| !allowed(*c)) {
+    let ok = |c: char| {
+        if gemini {
+            gemini_allowed(c)
+        } else {
+            allowed(c)
+        }
+    };
+    if let Some((position, c)) = name.chars().enumerate().find(|(_, c)| !ok(*c)) {
         return Some(format!(
             "character {c:?} at position {position} is not allowed"
         ));
+    }
+    if gemini
+        && let Some(first) = name
+            .chars()
+            .next()
+            .filter(|c| !c.is_ascii_alphabetic() && *c != '_')
+    {
+        return Some(format!("it starts with {first:?}, not a letter or '_'"));
     }
     // Only ASCII is left, so bytes are characters.
     (name.len() > API_NAME_MAX_LEN).then(|| {
@@ -167,6 +226,23 @@ pub fn sanitize_name(name: &str) -> String {
     } else {
         sanitized
     }
+}
+
+/// [`sanitize_name`] by `shape`'s rule: for Gemini, `.` and `:` are kept, and a name that does
+/// not start with a letter or `_` gets a `_` in front (Gemini CLI does the same, then cuts);
+/// the result is cut to 64 characters.
+pub fn sanitize_name_for(shape: ApiShape, name: &str) -> String {
+    if shape != ApiShape::Gemini {
+        return sanitize_name(name);
+    }
+    let mut sanitized: String = name
+        .chars()
+        .map(|c| if gemini_allowed(c) { c } else { '_' })
+        .collect();
+    if !sanitized.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        sanitized.insert(0, '_');
+    }
+    sanitized.chars().take(API_NAME_MAX_LEN).collect()
 }
 
 #[cfg(test)]
@@ -241,6 +317,7 @@ mod tests {
             json!({"name": "weather__get", "input_schema": {"type": "object"}}),
             json!({"type": "function", "name": "weather__get", "parameters": {"type": "object"}}),
             json!({"type": "function", "function": {"name": "weather__get", "parameters": {"type": "object"}}}),
+            json!({"name": "weather__get", "parametersJsonSchema": {"type": "object"}}),
         ];
         for (shape, expected) in ApiShape::ALL.into_iter().zip(expected) {
             assert_eq!(tool_to_api(shape, &tool, "weather__get").unwrap(), expected);
@@ -254,6 +331,7 @@ mod tests {
             err,
             ToolRejected::InvalidName {
                 name: "weather.get".into(),
+                pattern: API_NAME_PATTERN,
                 problem: "character '.' at position 7 is not allowed".into()
             }
         );
@@ -326,6 +404,57 @@ mod tests {
         for (name, problem) in bad {
             assert!(!valid_api_name(name), "{name} should be invalid");
             assert_eq!(name_problem(name).as_deref(), Some(problem));
+        }
+    }
+
+    /// Gemini: a dot or a colon is fine, a leading digit is not; the schema goes under
+    /// `parametersJsonSchema`, unchanged.
+    #[test]
+    fn gemini_declarations_and_names() {
+        let got = tool_to_api(ApiShape::Gemini, &get_weather(), "get_weather").unwrap();
+        assert_eq!(
+            got,
+            json!({
+                "name": "get_weather",
+                "description": "Get current weather information for a location",
+                "parametersJsonSchema": get_weather()["inputSchema"],
+            })
+        );
+        let g = ApiShape::Gemini;
+        for good in [
+            "weather.get",
+            "ns:tool",
+            "_x",
+            "a-b",
+            "a".repeat(64).as_str(),
+        ] {
+            assert!(valid_name_for(g, good), "{good}");
+        }
+        let bad = [
+            ("1tool", "it starts with '1', not a letter or '_'"),
+            ("-x", "it starts with '-', not a letter or '_'"),
+            ("a b", "character ' ' at position 1 is not allowed"),
+            ("a/b", "character '/' at position 1 is not allowed"),
+            ("", "it is empty"),
+        ];
+        for (name, problem) in bad {
+            assert_eq!(
+                name_problem_for(g, name).as_deref(),
+                Some(problem),
+                "{name}"
+            );
+        }
+        let err = tool_to_api(g, &get_weather(), "21st_magic").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tool name \"21st_magic\" does not match the provider pattern \
+             ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$: it starts with '2', not a letter or '_'"
+        );
+        assert_eq!(sanitize_name_for(g, "21st magic/x.y"), "_21st_magic_x.y");
+        assert_eq!(sanitize_name_for(g, &"b".repeat(70)), "b".repeat(64));
+        assert_eq!(sanitize_name_for(ApiShape::Openai, "a.b"), "a_b");
+        for name in ["9", "", "é", "a.b:c", "-"] {
+            assert!(valid_name_for(g, &sanitize_name_for(g, name)), "{name}");
         }
     }
 

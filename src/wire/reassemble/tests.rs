@@ -245,3 +245,110 @@ fn chat_stream_failures_are_described() {
         Err("the stream reported model not loaded".into())
     );
 }
+
+/// A Gemini SSE stream as the API sends it (CRLF, one record per event, no end marker): a
+/// thought summary, text in two pieces with the signature on the second, a whole
+/// `functionCall`, then the `finishReason` and the final usage.
+pub(crate) const GEMINI_STREAM: &str = concat!(
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Planning\",\"thought\": true}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 71,\"totalTokenCount\": 71},\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"r1\"}\r\n\r\n",
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Let me \"}],\"role\": \"model\"},\"index\": 0}],\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"r1\"}\r\n\r\n",
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"check.\",\"thoughtSignature\": \"c2ln\"}],\"role\": \"model\"},\"index\": 0}],\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"r1\"}\r\n\r\n",
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"functionCall\": {\"name\": \"get_weather\",\"args\": {\"location\": \"Seoul\"}}}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 71,\"candidatesTokenCount\": 22,\"totalTokenCount\": 151,\"thoughtsTokenCount\": 58},\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"r1\"}\r\n\r\n",
+);
+
+pub(crate) fn gemini_expected() -> Value {
+    json!({
+        "candidates": [{
+            "content": {"parts": [
+                {"text": "Planning", "thought": true},
+                {"text": "Let me check.", "thoughtSignature": "c2ln"},
+                {"functionCall": {"name": "get_weather", "args": {"location": "Seoul"}}}
+            ], "role": "model"},
+            "index": 0,
+            "finishReason": "STOP"
+        }],
+        "usageMetadata": {"promptTokenCount": 71, "candidatesTokenCount": 22,
+                          "totalTokenCount": 151, "thoughtsTokenCount": 58},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "r1"
+    })
+}
+
+#[test]
+fn gemini_sse_records_merge() {
+    let body = run(ApiShape::Gemini, GEMINI_STREAM).expect("reassembles");
+    assert_eq!(body, gemini_expected());
+    let turn = crate::wire::convert::parse_response(ApiShape::Gemini, &body).expect("reads");
+    assert_eq!(turn.text, "Let me check.");
+    assert_eq!(turn.tool_calls[0].id, "get_weather#1");
+}
+
+/// Without `?alt=sse` the same records come as one JSON array (Google's REST streaming), and
+/// [`read_body`] tells the two forms and a plain body apart.
+#[test]
+fn gemini_json_array_stream_merges_the_same() {
+    let records: Vec<&str> = GEMINI_STREAM
+        .split("\r\n\r\n")
+        .filter_map(|event| event.strip_prefix("data: "))
+        .collect();
+    let array = format!("[{}]", records.join("\n,\r\n"));
+    assert_eq!(gemini_json_array(&array), Ok(gemini_expected()));
+    assert_eq!(
+        read_body(ApiShape::Gemini, &array),
+        (true, Ok(gemini_expected()))
+    );
+    assert_eq!(
+        read_body(ApiShape::Gemini, GEMINI_STREAM),
+        (true, Ok(gemini_expected()))
+    );
+    let plain = gemini_expected().to_string();
+    assert_eq!(
+        read_body(ApiShape::Gemini, &plain),
+        (false, Ok(gemini_expected()))
+    );
+    // An array from another shape is not a stream.
+    assert_eq!(read_body(ApiShape::Openai, "[1]"), (false, Ok(json!([1]))));
+    // A cut array, an array of something else.
+    let cut = &array[..array.len() / 2];
+    assert!(gemini_json_array(cut).is_err_and(|e| e.contains("not a whole JSON array")));
+    assert_eq!(
+        gemini_json_array("[1]"),
+        Err("record 1 of the stream is not a JSON object".into())
+    );
+    assert_eq!(
+        gemini_json_array("{}"),
+        Err("the streamed answer is not a JSON array of responses".into())
+    );
+}
+
+#[test]
+fn gemini_stream_errors() {
+    assert_eq!(
+        run(ApiShape::Gemini, ""),
+        Err("the stream has no responses".into())
+    );
+    let cut: String = GEMINI_STREAM
+        .split("\r\n\r\n")
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("\r\n\r\n");
+    assert_eq!(
+        run(ApiShape::Gemini, &cut),
+        Err("the stream ended before a `finishReason`".into())
+    );
+    let error = "data: {\"error\": {\"code\": 503, \"message\": \"The model is overloaded.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n";
+    assert_eq!(
+        run(ApiShape::Gemini, error),
+        Err("the stream reported UNAVAILABLE: The model is overloaded.".into())
+    );
+    assert!(
+        run(ApiShape::Gemini, "data: {not json\r\n\r\n")
+            .is_err_and(|e| e.contains("record 1 of the stream is not JSON"))
+    );
+    // A blocked prompt: no candidates, the feedback kept for the reader to say why.
+    let blocked = "data: {\"promptFeedback\": {\"blockReason\": \"SAFETY\"}}\r\n\r\n";
+    assert_eq!(
+        run(ApiShape::Gemini, blocked),
+        Ok(json!({"promptFeedback": {"blockReason": "SAFETY"}}))
+    );
+}

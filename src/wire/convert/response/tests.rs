@@ -313,3 +313,90 @@ fn malformed_bodies() {
         "the response body has no valid `choices[0].message` (expected an object)"
     );
 }
+
+/// Gemini 2.5 on the Developer API: a text part with its `thoughtSignature`, a `functionCall`
+/// without an id, `finishReason: "STOP"`; the call gets `<name>#<n>` and the content goes back
+/// as received (the signature with it).
+#[test]
+fn gemini_function_call() {
+    let body = golden::json(golden::GEMINI_FUNCTION_CALL);
+    let turn = parse_response(ApiShape::Gemini, &body).unwrap();
+    assert_eq!(
+        turn,
+        ModelTurn {
+            text: "I'll check the weather in Seoul.".into(),
+            tool_calls: vec![ModelToolCall {
+                id: "get_weather#1".into(),
+                name: "get_weather".into(),
+                arguments: Ok(seoul()),
+            }],
+            stop_reason: "STOP".into(),
+            wants_tools: true,
+            assistant_message: vec![body["candidates"][0]["content"].clone()],
+        }
+    );
+}
+
+#[test]
+fn gemini_ids_thoughts_and_odd_candidates() {
+    let body = json!({"candidates": [{"content": {"parts": [
+        {"text": "thinking about it", "thought": true},
+        {"functionCall": {"id": "fc-7", "name": "a", "args": {"x": 1}}},
+        {"functionCall": {"name": "b"}},
+        {"functionCall": {"name": "a", "args": [1]}},
+        {"executableCode": {"language": "PYTHON", "code": "1+1"}},
+        {"text": "Done."}
+    ]}, "finishReason": "STOP"}]});
+    let turn = parse_response(ApiShape::Gemini, &body).unwrap();
+    assert_eq!(turn.text, "Done.", "thought summaries are not the answer");
+    let ids: Vec<&str> = turn.tool_calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["fc-7", "b#2", "a#3"]);
+    assert_eq!(turn.tool_calls[1].arguments, Ok(Map::new()));
+    assert!(matches!(
+        turn.tool_calls[2].arguments,
+        Err(ArgumentsError::NotAnObject {
+            found: "an array",
+            ..
+        })
+    ));
+    // The content goes back whole, its role said.
+    assert_eq!(turn.assistant_message[0]["role"], "model");
+    assert_eq!(
+        turn.assistant_message[0]["parts"].as_array().map(Vec::len),
+        Some(6)
+    );
+
+    // Stopped for length with no content at all: no text, no calls, not an error.
+    let cut = json!({"candidates": [{"finishReason": "MAX_TOKENS"}]});
+    let turn = parse_response(ApiShape::Gemini, &cut).unwrap();
+    assert_eq!(
+        (turn.stop_reason.as_str(), turn.wants_tools),
+        ("MAX_TOKENS", false)
+    );
+    // A blocked prompt has no candidates; the reason is said.
+    let blocked = json!({"promptFeedback": {"blockReason": "SAFETY"}});
+    assert_eq!(
+        parse_response(ApiShape::Gemini, &blocked)
+            .unwrap_err()
+            .to_string(),
+        "the API returned an error (SAFETY): the prompt was blocked (promptFeedback.blockReason)"
+    );
+    assert_eq!(
+        parse_response(ApiShape::Gemini, &json!({"candidates": []})).unwrap_err(),
+        ResponseError::MissingField {
+            field: "candidates[0]".into(),
+            expected: "an object"
+        }
+    );
+    let no_reason = json!({"candidates": [{"content": {"parts": []}}]});
+    assert!(parse_response(ApiShape::Gemini, &no_reason).is_err());
+    // Gemini's error shape: the status names the kind.
+    let error = json!({"error": {"code": 400, "message": "* GenerateContentRequest.tools[0].function_declarations[0].name: Invalid function name.", "status": "INVALID_ARGUMENT"}});
+    assert_eq!(
+        parse_response(ApiShape::Gemini, &error).unwrap_err(),
+        ResponseError::Api {
+            kind: Some("INVALID_ARGUMENT".into()),
+            message: "* GenerateContentRequest.tools[0].function_declarations[0].name: Invalid function name.".into()
+        }
+    );
+}
