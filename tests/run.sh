@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs the third-party MCP peers the tests
-# talk to (npm packages pinned in tests/peers/package-lock.json), builds the web viewer
+# talk to (npm packages pinned in tests/peers/package-lock.json) and the real hosts
+# (tests/hosts/package-lock.json), builds the web viewer
 # (tools/build-web.sh, which the binary embeds for `export --format html` and `serve`), runs
 # every test, then the web viewer's tests in a real browser (tests/web/run.sh).
 # Extra arguments go to `cargo test` (for example a test name filter); with them the browser
@@ -17,6 +18,13 @@ fi
 # The npm peers: the TypeScript SDK, server-everything (exact versions from the lockfile).
 if ! npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error; then
     echo "tests/run.sh: npm ci failed; the tests that use npm peers cannot run" >&2
+    exit 1
+fi
+
+# The real hosts tests/real_hosts.rs drives (Claude Code, Codex, Gemini CLI; exact versions from
+# tests/hosts/package-lock.json; about 860 MB, 30 s from npm's cache).
+if ! npm ci --prefix tests/hosts --no-audit --no-fund --loglevel=error; then
+    echo "tests/run.sh: npm ci failed; the real-host tests cannot run" >&2
     exit 1
 fi
 

@@ -189,7 +189,7 @@ fn an_external_hosts_loop_is_one_session_live_and_on_disk() {
 
 /// The scripted model of the weather scenario and an `llm-proxy --session SESSION` in front of
 /// it, both listening: the model, the proxy and the proxy's port.
-fn model_behind_llm_proxy(session_arg: &str) -> (Child, Child, u16) {
+pub fn model_behind_llm_proxy(session_arg: &str) -> (Child, Child, u16) {
     let model_port = free_port();
     let model = spawn_listening(
         Command::new(bin())

@@ -40,6 +40,7 @@ mod properties;
 mod proxy_basics;
 mod proxy_guards;
 mod readers_and_exits;
+mod real_hosts;
 mod real_peers;
 mod replay;
 mod replay_http;

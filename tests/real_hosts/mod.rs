@@ -1,0 +1,395 @@
+//! The real hosts, as users run them (issue 34, item 6): Claude Code, Codex and Gemini CLI
+//! from npm (pinned in `tests/hosts/package-lock.json`, installed by `tests/run.sh`), each
+//! with a `HOME` of its own, run headless with one prompt. Their LLM calls go through
+//! `sightline llm-proxy --session` to the scripted model playing `scenarios/weather.toml`;
+//! their MCP server, the seed article's TypeScript weather server, runs behind `sightline
+//! wrap --session` of the host's own config. Each test checks that the loop completed, the
+//! wire shape the notes describe (shared/notes/real-hosts-on-the-wire.md), and that a fresh
+//! run's shape is the recorded fixture's (`tests/fixtures/hosts/<host>/`, a session folder),
+//! naming what changed when a host update changes how it talks. Set
+//! `SIGHTLINE_RECORD_HOSTS=1` to record the fixtures again.
+
+mod shape;
+
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline::trace::{Channel, Event, Lane};
+
+use crate::sessions::{model_behind_llm_proxy, stop};
+use crate::util;
+
+const PROMPT: &str = "What's the weather in Seoul right now?";
+/// What the seed article's server answers for Seoul.
+const WEATHER: &str = "Seoul: 15C, partly cloudy";
+/// The API key each host is given: it must never reach the session.
+const KEY: &str = "sk-real-hosts-test-key-0123456789";
+/// One host's whole run; each takes a few seconds.
+const LIMIT: Duration = Duration::from_secs(90);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    ClaudeCode,
+    Codex,
+}
+
+impl Host {
+    fn name(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Codex => "codex",
+        }
+    }
+}
+
+/// A finished run: what the host printed and the session it left.
+pub struct Run {
+    pub out: Output,
+    pub session: PathBuf,
+    pub events: Vec<Event>,
+}
+
+fn bin(name: &str) -> PathBuf {
+    util::repo("tests/hosts/node_modules/.bin").join(name)
+}
+
+fn require_hosts() {
+    util::require_npm_peers();
+    assert!(
+        bin("claude").exists() && bin("codex").exists() && bin("gemini").exists(),
+        "the real hosts are not installed: run `tests/run.sh` (or `npm ci --prefix tests/hosts`)"
+    );
+}
+
+/// The weather server as a host's config names it.
+fn weather_server() -> (String, Vec<String>) {
+    ("node".into(), vec![util::peer("weather-server.mjs")])
+}
+
+/// Runs `host` once in `dir` (its `HOME` is `dir/home`) and returns what it left.
+pub fn record(host: Host, dir: &Path) -> Run {
+    require_hosts();
+    let session = dir.join("session");
+    let home = dir.join("home");
+    let work = dir.join("work");
+    for d in [&home, &work] {
+        std::fs::create_dir_all(d).expect("create dirs");
+    }
+    let session_arg = session.display().to_string();
+    let (model, llm, port) = model_behind_llm_proxy(&session_arg);
+    let (model, llm) = (Stopped(Some(model)), Stopped(Some(llm)));
+    let base = format!("http://127.0.0.1:{port}");
+    let (command, args) = weather_server();
+
+    let mut cmd;
+    let config = match host {
+        Host::ClaudeCode => {
+            let config = work.join(".mcp.json");
+            let servers = json!({"mcpServers": {"weather": {"command": command, "args": args}}});
+            std::fs::write(&config, servers.to_string()).expect("write .mcp.json");
+            cmd = Command::new(bin("claude"));
+            // A clean environment: the developer's own keys and settings never reach a host.
+            cmd.env_clear()
+                .args([
+                    "-p",
+                    PROMPT,
+                    "--mcp-config",
+                    ".mcp.json",
+                    "--strict-mcp-config",
+                ])
+                .args(["--allowedTools", "mcp__weather__get_weather"])
+                .env("ANTHROPIC_BASE_URL", &base)
+                .env("ANTHROPIC_API_KEY", KEY)
+                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                .env("DISABLE_AUTOUPDATER", "1");
+            config
+        }
+        Host::Codex => {
+            let config = home.join(".codex/config.toml");
+            std::fs::create_dir_all(home.join(".codex")).expect("create .codex");
+            // An unknown model name: for models it knows to search tools (gpt-5.5), Codex
+            // defers MCP namespaces behind its `tool_search`; otherwise it sends them whole.
+            let toml = format!(
+                "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n\
+                 [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{base}/v1\"\n\
+                 env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n\n\
+                 [mcp_servers.weather]\ncommand = {command:?}\nargs = {args:?}\n"
+            );
+            std::fs::write(&config, toml).expect("write config.toml");
+            cmd = Command::new(bin("codex"));
+            cmd.env_clear()
+                .args(["exec", "--skip-git-repo-check"])
+                .arg("--dangerously-bypass-approvals-and-sandbox")
+                .arg(PROMPT)
+                .env("OPENAI_API_KEY", KEY);
+            config
+        }
+    };
+    let wrapped = util::run(
+        Command::new(util::bin())
+            .arg("wrap")
+            .arg(&config)
+            .args(["--session", &session_arg]),
+        Duration::from_secs(30),
+    );
+    assert!(wrapped.status.success(), "{}", util::text(&wrapped.stderr));
+
+    cmd.env("HOME", &home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NO_COLOR", "1")
+        .current_dir(&work);
+    let start = Instant::now();
+    let out = run_group(&mut cmd, LIMIT);
+    let seconds = start.elapsed().as_secs_f64();
+    drop((llm, model));
+    let events = util::load(&session).events;
+    eprintln!("{}: {seconds:.1} s", host.name());
+    Run {
+        out,
+        session,
+        events,
+    }
+}
+
+/// Stops a proxy or the model when the run ends, also when a test fails on the way.
+struct Stopped(Option<Child>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.take() {
+            stop(child);
+        }
+    }
+}
+
+/// Runs `cmd` in a process group of its own and, once it exits or after `limit`, ends the
+/// whole group: the host's servers and helpers are never left running.
+fn run_group(cmd: &mut Command, limit: Duration) -> Output {
+    let child = cmd
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let group = i32::try_from(child.id()).expect("pid");
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        util::wait_with_deadline(child, limit)
+    }));
+    // SAFETY: signalling the process group this test started.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+    out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The LLM exchanges' bodies: requests and responses, in order.
+pub fn llm_bodies(events: &[Event], to: Lane) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e.channel == Channel::LlmHttp && e.to == to)
+        .map(|e| e.text().into_owned())
+        .collect()
+}
+
+/// The loop completed: the host printed the weather, and the session holds `tools/call
+/// get_weather` to the server and its answer.
+fn assert_loop_completed(run: &Run) {
+    let stdout = util::text(&run.out.stdout);
+    assert!(
+        run.out.status.success() && stdout.contains(WEATHER),
+        "the host did not print the weather ({:?}):\n{stdout}\n{}",
+        run.out.status,
+        util::text(&run.out.stderr)
+    );
+    let server = Lane::server("weather");
+    let call = run.events.iter().find(|e| {
+        e.to == server && {
+            let text = e.text();
+            text.contains(r#""method":"tools/call""#) && text.contains(r#""name":"get_weather""#)
+        }
+    });
+    assert!(call.is_some(), "no tools/call get_weather in the session");
+    assert!(
+        run.events
+            .iter()
+            .any(|e| e.from == server && e.text().contains(WEATHER)),
+        "no result from the weather server in the session"
+    );
+    for file in std::fs::read_dir(&run.session).expect("session folder") {
+        let text = std::fs::read_to_string(file.expect("entry").path()).expect("read");
+        assert!(!text.contains(KEY), "the API key reached the session");
+    }
+}
+
+/// The fresh run's shape is the fixture's; with `SIGHTLINE_RECORD_HOSTS=1` the fresh session
+/// becomes the fixture.
+fn assert_same_shape_as_fixture(host: Host, run: &Run) {
+    let fixture = util::repo("tests/fixtures/hosts").join(host.name());
+    if std::env::var_os("SIGHTLINE_RECORD_HOSTS").is_some() {
+        let _ = std::fs::remove_dir_all(&fixture);
+        std::fs::create_dir_all(&fixture).expect("create the fixture folder");
+        for file in std::fs::read_dir(&run.session).expect("session folder") {
+            let path = file.expect("entry").path();
+            std::fs::copy(&path, fixture.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    let expected = shape::of(&util::load(&fixture).events);
+    let fresh = shape::of(&run.events);
+    let changed = shape::differences(&expected, &fresh);
+    assert!(
+        changed.is_empty(),
+        "{}'s wire shape is not the recorded one ({}): `-` only in the fixture, `+` only now:\n{}\n\
+         (a host update? record again with SIGHTLINE_RECORD_HOSTS=1 and review the diff)",
+        host.name(),
+        fixture.display(),
+        changed.join("\n")
+    );
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:.200}"))
+}
+
+/// The JSON objects of a server-sent event stream's `data:` lines.
+fn stream_data(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
+#[test]
+fn claude_code_loads_the_deferred_tool_with_tool_search_then_calls_it() {
+    let dir = util::tempdir();
+    let run = record(Host::ClaudeCode, dir.path());
+    assert_loop_completed(&run);
+    let requests = llm_bodies(&run.events, Lane::Llm);
+    let responses = llm_bodies(&run.events, Lane::Host);
+    assert_eq!(requests.len(), 3, "search, call, answer");
+
+    // First request: the MCP tool is named only in a system text; `tools` holds ToolSearch
+    // and the placeholder.
+    let first = json(&requests[0]);
+    let tools = first["tools"].as_array().expect("tools");
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name);
+    assert!(tool("ToolSearch").is_some());
+    assert_eq!(
+        tool("DeferredToolPlaceholder").map(|t| &t["defer_loading"]),
+        Some(&json!(true))
+    );
+    assert!(tool("mcp__weather__get_weather").is_none());
+    assert!(
+        requests[0].contains("The following deferred tools are now available via ToolSearch")
+            && requests[0].contains("\\nmcp__weather__get_weather"),
+        "the deferred name in a system text"
+    );
+    let calls = |response: &str| -> Vec<Value> {
+        stream_data(response)
+            .into_iter()
+            .filter(|d| d["content_block"]["type"] == "tool_use")
+            .map(|d| d["content_block"]["name"].clone())
+            .collect()
+    };
+    assert_eq!(calls(&responses[0]), [json!("ToolSearch")]);
+
+    // Second request: the search's result is a tool_reference; the tool is now sent whole,
+    // with defer_loading.
+    let second = json(&requests[1]);
+    let messages = second["messages"].as_array().expect("messages");
+    let reference = messages
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "tool_result")
+        .flat_map(|b| b["content"].as_array().into_iter().flatten())
+        .find(|b| b["type"] == "tool_reference");
+    assert_eq!(
+        reference.map(|r| &r["tool_name"]),
+        Some(&json!("mcp__weather__get_weather"))
+    );
+    let loaded = second["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == "mcp__weather__get_weather")
+        .expect("the loaded tool in `tools`");
+    assert_eq!(loaded["defer_loading"], json!(true));
+    assert!(loaded["input_schema"]["properties"]["location"].is_object());
+    assert_eq!(calls(&responses[1]), [json!("mcp__weather__get_weather")]);
+    assert_same_shape_as_fixture(Host::ClaudeCode, &run);
+}
+
+#[test]
+fn codex_calls_the_mcp_tool_inside_its_namespace() {
+    let dir = util::tempdir();
+    let run = record(Host::Codex, dir.path());
+    assert_loop_completed(&run);
+    let requests = llm_bodies(&run.events, Lane::Llm);
+    let responses = llm_bodies(&run.events, Lane::Host);
+    assert_eq!(requests.len(), 2, "call, answer");
+    let first = json(&requests[0]);
+    let namespace = first["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["type"] == "namespace" && t["name"] == "mcp__weather")
+        .expect("the server's tools as a namespace");
+    assert_eq!(namespace["tools"][0]["name"], "get_weather");
+    assert_eq!(
+        namespace["description"], "Use get_weather for current conditions only.",
+        "the server's instructions"
+    );
+    let call = stream_data(&responses[0])
+        .into_iter()
+        .find(|d| d["type"] == "response.output_item.done" && d["item"]["type"] == "function_call")
+        .expect("a function_call");
+    assert_eq!(
+        (&call["item"]["namespace"], &call["item"]["name"]),
+        (&json!("mcp__weather"), &json!("get_weather"))
+    );
+    let second = json(&requests[1]);
+    let output = second["input"]
+        .as_array()
+        .expect("input")
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .expect("the tool's result");
+    assert_eq!(output["call_id"], call["item"]["call_id"]);
+    assert!(output["output"].to_string().contains(WEATHER));
+    assert_same_shape_as_fixture(Host::Codex, &run);
+}
+
+#[test]
+fn a_changed_wire_shape_is_named_by_what_changed() {
+    // The recorded Claude Code session, as if an update renamed ToolSearch and stopped
+    // deferring: the comparison names both changes, request by request.
+    let fixture = util::repo("tests/fixtures/hosts/claude-code");
+    let dir = util::tempdir();
+    for file in std::fs::read_dir(&fixture).expect("the Claude Code fixture") {
+        let path = file.expect("entry").path();
+        let text = std::fs::read_to_string(&path)
+            .expect("read")
+            .replace(r#"\"name\":\"ToolSearch\""#, r#"\"name\":\"ToolFinder\""#)
+            .replace(r#"\"defer_loading\":true"#, r#"\"eager\":true"#);
+        std::fs::write(dir.path().join(path.file_name().expect("name")), text).expect("write");
+    }
+    let expected = shape::of(&util::load(&fixture).events);
+    let changed = shape::differences(&expected, &shape::of(&util::load(dir.path()).events));
+    let said = changed.join("\n");
+    for wanted in [
+        "- request 1 tool - ToolSearch [",
+        "+ request 1 tool - ToolFinder [",
+        "- request 1 tool - DeferredToolPlaceholder [defer_loading,description,input_schema,name]",
+        "+ request 1 tool - DeferredToolPlaceholder [description,eager,input_schema,name]",
+        "+ request 3 tool - mcp__weather__get_weather [description,eager,input_schema,name]",
+    ] {
+        assert!(said.contains(wanted), "{wanted:?} not in:\n{said}");
+    }
+    assert!(
+        !said.contains("path") && !said.contains("events"),
+        "only what changed is named:\n{said}"
+    );
+}
