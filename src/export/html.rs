@@ -246,8 +246,13 @@ fn script_text(text: &str) -> String {
     while let Some(at) = rest.find('<') {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        let lower = after.get(..7).unwrap_or(after).to_ascii_lowercase();
-        if lower.starts_with("/script") || lower.starts_with("!--") || lower.starts_with("script") {
+        // The next seven bytes, whatever characters they cut: looking at the whole rest when
+        // the seventh byte fell inside a character made a title of `<é<é...` quadratic.
+        let lower = after.as_bytes()[..after.len().min(7)].to_ascii_lowercase();
+        if lower.starts_with(b"/script")
+            || lower.starts_with(b"!--")
+            || lower.starts_with(b"script")
+        {
             out.push_str("\\u003c");
         } else {
             out.push('<');
@@ -260,6 +265,26 @@ fn script_text(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// One pass over the text: 100,000 `<` each followed by a character of two bytes took
+    /// minutes when each `<` lowercased the whole rest.
+    #[test]
+    fn script_text_is_linear_in_a_title_of_lt_and_multibyte_text() {
+        let title = "<é".repeat(100_000) + "</SCRIPT><!--";
+        let started = std::time::Instant::now();
+        let out = super::script_text(&title);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            out.ends_with("\\u003c/SCRIPT>\\u003c!--"),
+            "{}",
+            &out[out.len() - 30..]
+        );
+        assert_eq!(out.matches('<').count(), 100_000);
+    }
+
     use super::*;
 
     #[test]
