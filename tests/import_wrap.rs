@@ -382,3 +382,38 @@ fn imported_traces_pass_the_trace_schema() {
         }
     }
 }
+
+/// Windows tools write a UTF-8 byte-order mark before the JSON: every importer reads past it
+/// (issue 37, item 9).
+#[test]
+fn an_import_file_starting_with_a_byte_order_mark_is_read() {
+    let dir = tempdir();
+    for (format, name) in [
+        ("har", "streamable-http.har"),
+        (
+            "inspector",
+            "inspector-protocol-weather-2026-08-19T12-00-00.000Z.json",
+        ),
+    ] {
+        let body = std::fs::read(fixture(name)).unwrap();
+        let with_bom = dir.path().join(format!("bom-{name}"));
+        std::fs::write(&with_bom, [b"\xEF\xBB\xBF".as_slice(), &body].concat()).unwrap();
+        let plain = dir.path().join(format!("{format}.jsonl"));
+        let bom = dir.path().join(format!("{format}-bom.jsonl"));
+        for (input, out) in [(fixture(name), &plain), (with_bom.clone(), &bom)] {
+            let o = sightline(&[
+                "import",
+                format,
+                input.to_str().unwrap(),
+                "--trace",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{format}: {}", text(&o.stderr));
+        }
+        assert_eq!(
+            load(&plain).events.len(),
+            load(&bom).events.len(),
+            "{format}"
+        );
+    }
+}
