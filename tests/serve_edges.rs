@@ -76,3 +76,40 @@ fn serve_ends_open_streams_and_exits_on_a_stop_signal() {
         let _ = a.read_to_end(&mut rest);
     }
 }
+
+#[test]
+fn serve_resumes_after_the_last_id_without_wrapping_and_titles_by_file_name() {
+    let dir = tempdir();
+    let trace = weather_trace(dir.path());
+    let served = serve(&trace, "127.0.0.1:0");
+    // An id past every event: nothing old is sent again, from the first event or otherwise.
+    let (_s, got) = open_events(
+        served.port,
+        "Last-Event-ID: 18446744073709551615\r\n",
+        |t| t.contains("event: header"),
+    );
+    assert!(got.contains("event: header"), "{got}");
+    std::thread::sleep(Duration::from_millis(500));
+    let (_s, again) = open_events(
+        served.port,
+        "Last-Event-ID: 18446744073709551615\r\n",
+        |t| t.contains("event: header") && t.contains("\n\n"),
+    );
+    assert!(!again.contains("\nid: "), "events sent again: {again}");
+    // The page names the file, not where it sits on the server.
+    let (status, page) = crate::web_page::get(
+        served.port,
+        "/",
+        &format!("127.0.0.1:{}", served.port),
+        |_| false,
+    );
+    assert_eq!(status, 200);
+    let title = page
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or_else(|| panic!("no title in the page"));
+    assert!(title.contains("weather.jsonl"), "{title}");
+    let folder = dir.path().to_string_lossy().into_owned();
+    assert!(!title.contains(&folder), "{title}");
+}

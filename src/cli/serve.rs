@@ -70,8 +70,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // Fails now, with the path, when it is neither a trace nor a session folder.
     let follower = Follower::new(&args.trace).map_err(|e| anyhow::anyhow!(e))?;
     drop(follower);
-    // The page names what it follows; the stream's header then gives the trace's own title.
-    let title = args.trace.display().to_string();
+    // The page names what it follows by its file name (the page may be shown to a class: the
+    // folders above it are the server's business); the stream's header then gives the
+    // trace's own title.
+    let title = args.trace.file_name().map_or_else(
+        || args.trace.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
     let token = (!args.listen.ip().is_loopback())
         .then(new_token)
         .transpose()?;
@@ -233,7 +238,8 @@ async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Respon
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
-        .map_or(0, |last| last + 1);
+        // An id past every event resumes after them all, never wraps to the first.
+        .map_or(0, |last| last.saturating_add(1));
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
     let path = served.path.clone();
     tokio::spawn(async move {
