@@ -250,6 +250,45 @@ fn assert_same_shape_as_fixture(host: Host, run: &Run) {
     );
 }
 
+/// Sightline tells the truth about a host's session: `doctor` finds the tool visible (exit 0)
+/// and says how (`verdict`), `summary` joins the model's call to the `tools/call` (`join`) and
+/// flags nothing as listed but not sent.
+fn assert_read_true(session: &Path, verdict: &str, join: &str) {
+    let sightline = |command: &str| {
+        util::run(
+            Command::new(util::bin()).arg(command).arg(session),
+            Duration::from_secs(30),
+        )
+    };
+    let doctor = sightline("doctor");
+    let said = util::text(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "doctor:\n{said}");
+    assert!(
+        said.contains("✓ weather/get_weather") && said.contains(verdict),
+        "doctor:\n{said}"
+    );
+    let summary = util::text(&sightline("summary").stdout);
+    assert!(
+        summary.contains(join) && !summary.contains("listed but not sent"),
+        "summary:\n{summary}"
+    );
+}
+
+#[test]
+fn the_recorded_sessions_are_read_true() {
+    let fixtures = util::repo("tests/fixtures/hosts");
+    assert_read_true(
+        &fixtures.join("claude-code"),
+        "visible-on-demand",
+        "tools/call get_weather  [id 2]  (model call toolu_sl_1_0 from #12)",
+    );
+    assert_read_true(
+        &fixtures.join("codex"),
+        "inside namespace `mcp__weather`",
+        "tools/call get_weather  [id 2]  (model call call_sl_0_0 from #8)",
+    );
+}
+
 fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:.200}"))
 }
@@ -320,6 +359,11 @@ fn claude_code_loads_the_deferred_tool_with_tool_search_then_calls_it() {
     assert!(loaded["input_schema"]["properties"]["location"].is_object());
     assert_eq!(calls(&responses[1]), [json!("mcp__weather__get_weather")]);
     assert_same_shape_as_fixture(Host::ClaudeCode, &run);
+    assert_read_true(
+        &run.session,
+        "visible-on-demand",
+        "(model call toolu_sl_1_0 from",
+    );
 }
 
 #[test]
@@ -360,6 +404,11 @@ fn codex_calls_the_mcp_tool_inside_its_namespace() {
     assert_eq!(output["call_id"], call["item"]["call_id"]);
     assert!(output["output"].to_string().contains(WEATHER));
     assert_same_shape_as_fixture(Host::Codex, &run);
+    assert_read_true(
+        &run.session,
+        "inside namespace `mcp__weather`",
+        "(model call call_sl_0_0 from",
+    );
 }
 
 #[test]
