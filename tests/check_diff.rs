@@ -354,3 +354,44 @@ fn check_reports_it_cannot_write_its_report_in_one_line() {
         text(&out.stderr)
     );
 }
+
+/// `check` of a trace in which nothing was asked (only its header, only answers, only lines
+/// that are not events) fails with exit 2 naming the file: a recorder that broke must not
+/// keep CI green (issue 37, item 9). The lines come from a real recording.
+#[test]
+fn check_fails_a_trace_with_nothing_asked_in_it() {
+    let dir = tempdir();
+    let recorded = dir.path().join("weather.jsonl");
+    run_scenario_to("weather", &recorded, &[]);
+    let text_of = std::fs::read_to_string(&recorded).unwrap();
+    let mut lines = text_of.lines();
+    let header = lines.next().unwrap();
+    let answers: Vec<&str> = lines
+        .filter(|l| l.contains("\\\"result\\\"") && l.contains("\"from\":\"server:"))
+        .collect();
+    assert!(!answers.is_empty(), "the recording has answers");
+    for (what, body) in [
+        ("only a header", format!("{header}\n")),
+        (
+            "only answers",
+            format!("{header}\n{}\n", answers.join("\n")),
+        ),
+        (
+            "only broken lines",
+            format!("{header}\nnot json\n{{\"seq\":\n"),
+        ),
+    ] {
+        let trace = dir.path().join(format!("{}.jsonl", what.replace(' ', "-")));
+        std::fs::write(&trace, body).unwrap();
+        let o = sightline(&["check", s(&trace)]);
+        let stderr = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {stderr}");
+        assert!(
+            stderr.contains(s(&trace)),
+            "{what}: names the file: {stderr}"
+        );
+        assert!(stderr.contains("no request"), "{what}: {stderr}");
+    }
+    let o = sightline(&["check", s(&recorded)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}

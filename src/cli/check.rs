@@ -121,6 +121,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let report = options.report(&loaded.events);
+    // A trace with nothing anyone asked (no events, only answers, only lines that are not
+    // events) passes every rule: a recorder that broke would keep CI green.
+    let asked = report.rpc.derived.iter().any(|d| {
+        matches!(
+            d.kind,
+            crate::trace::Kind::Request
+                | crate::trace::Kind::Notification
+                | crate::trace::Kind::LlmHttp
+        )
+    });
+    if !asked {
+        return super::errors::fail(
+            Said::new("cli_error.check_nothing")
+                .with("path", args.trace.display())
+                .with("events", loaded.events.len())
+                .with("skipped", loaded.warnings.len()),
+        );
+    }
     let result = check::check(&loaded.events, &report, &options, store.as_ref());
     let trace = args.trace.display().to_string();
     let out = match args.format {
