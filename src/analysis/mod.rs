@@ -33,6 +33,7 @@ pub mod pins;
 pub mod poison;
 pub mod replay;
 pub mod revisions;
+pub mod sees;
 pub mod tokens;
 pub mod trace_context;
 pub mod trace_error;

@@ -18,6 +18,8 @@ use crate::analysis::LlmExchange;
 use crate::analysis::tokens::{Bpe, RequestTokens, exchange_tokens};
 use crate::trace::{Channel, Lane};
 
+mod tools;
+
 /// UI memory of the panel.
 #[derive(Debug, Default)]
 pub struct ModelView {
@@ -207,69 +209,20 @@ impl ModelView {
 
         ui.separator();
         ui.label(RichText::new(tr.t("panel.tools_sent")).strong());
-        let view = store.report.tools.get(n);
-        if x.tool_entries.is_empty() {
+        if x.tool_entries.is_empty() && x.offered.tools.is_empty() {
             ui.weak(tr.t("model_view.none_sent"));
         }
-        for (k, entry) in x.tool_entries.iter().enumerate() {
-            let origin = view.and_then(|v| v.sent.iter().find(|o| o.entry == Some(k)));
-            let name = origin.map_or_else(
-                || {
-                    entry
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("?")
-                        .to_string()
-                },
-                |o| o.api_name.clone(),
-            );
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(visible::escape(&name)).monospace().strong());
-                if let Some((_, count)) = tokens.as_ref().and_then(|t| t.tools.get(k)) {
-                    let count = count.to_string();
-                    ui.weak(tr.f("model_view.tool_tokens", &[("count", count)]));
-                }
-                if let Some(o) = origin
-                    && let (Some(server), Some(mcp)) = (&o.server, &o.mcp_name)
-                {
-                    finding_badges(ui, store, server, mcp, tr);
-                }
-                match origin {
-                    Some(o) if o.listed_in.is_some() => {
-                        let listed = o.listed_in.unwrap_or_default();
-                        let mcp = o.mcp_name.clone().unwrap_or_default();
-                        let text = tr.f(
-                            "model_view.listed_in",
-                            &[
-                                ("server", o.server.clone().unwrap_or_default()),
-                                ("seq", seq(listed).to_string()),
-                            ],
-                        );
-                        if ui.link(text).clicked() {
-                            command = Some(Command::Select(listed));
-                        }
-                        if mcp != o.api_name {
-                            let text = tr.f(
-                                "model_view.renamed",
-                                &[
-                                    ("mcp_name", visible::escape(&mcp).into_owned()),
-                                    ("api_name", visible::escape(&o.api_name).into_owned()),
-                                ],
-                            );
-                            ui.colored_label(colors.number, text);
-                        }
-                    }
-                    _ => {
-                        ui.colored_label(colors.warn, tr.t("model_view.origin_unknown"));
-                    }
-                }
-            });
-            egui::CollapsingHeader::new(tr.t("panel.pretty_json"))
-                .id_salt(("tool-entry", n, k))
-                .show(ui, |ui| {
-                    let more = |c: usize| tr.f("diagram.more_below", &[("count", c.to_string())]);
-                    self.tree.ui(ui, &format!("tool{n}-{k}"), entry, &more);
-                });
+        if let Some(view) = store.report.tools.get(n) {
+            let shown = tools::Shown {
+                store,
+                x,
+                view,
+                tokens: tokens.as_ref(),
+                n,
+            };
+            if let Some(c) = shown.ui(&mut self.tree, ui, tr) {
+                command = Some(c);
+            }
         }
 
         if self
@@ -375,7 +328,13 @@ fn tokens_ui(ui: &mut Ui, t: &RequestTokens, tr: Tr<'_>) {
 
 /// Badges for the doctor's code and the poisoning findings of `tool` of `server`, each with
 /// a tooltip; the doctor's badge reads `doctor: <code>`.
-fn finding_badges(ui: &mut Ui, store: &TraceStore, server: &str, tool: &str, tr: Tr<'_>) {
+pub(super) fn finding_badges(
+    ui: &mut Ui,
+    store: &TraceStore,
+    server: &str,
+    tool: &str,
+    tr: Tr<'_>,
+) {
     let palette = super::theme::Palette::for_visuals(ui.visuals());
     let findings = &store.findings;
     if let Some(t) = findings.doctor_of(server, tool) {

@@ -15,6 +15,7 @@
 //! - [`read`]: a request body and its `tools` entries into an [`Offered`].
 //! - [`calls`]: the model's calls in a response body (with their namespace, and the API's own
 //!   `server_tool_use`), and the tools a tool search loaded ([`tool_references`]).
+//! - [`changes`]: what a host changed between a server's definition and the model's.
 //! - [`naming`]: the hosts' rules for the name the model sees, to join a call to the server's
 //!   tool by rule rather than by timing.
 
@@ -22,9 +23,11 @@ use serde_json::Value;
 
 mod anthropic;
 mod calls;
+mod changes;
 pub mod naming;
 
 pub use calls::{Call, CallKind, calls, tool_references};
+pub use changes::{Change, changes, definition};
 
 /// The text by which Claude Code introduces the tools it deferred behind `ToolSearch`.
 pub const DEFERRED_MARKER: &str = "The following deferred tools are now available via ToolSearch";

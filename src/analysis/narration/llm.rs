@@ -5,7 +5,9 @@
 
 use super::Narrator;
 use super::words::{entries_by_name, list, quote};
+use crate::analysis::ToolOrigin;
 use crate::wire::api::ApiShape;
+use crate::wire::offered::{Delivery, Kind};
 use serde_json::Value;
 
 impl Narrator<'_> {
@@ -29,7 +31,7 @@ impl Narrator<'_> {
             say!(self, "llm_unreadable", problem = quote(problem, 200))
         } else if !x.tool_calls.is_empty() {
             let names: Vec<&str> = x.tool_calls.iter().map(|(_, n, _)| n.as_str()).collect();
-            let asks = say!(
+            let mut asks = say!(
                 self,
                 "llm_tool_use",
                 tools = list(&names),
@@ -37,6 +39,10 @@ impl Narrator<'_> {
                 field = words.stop_field,
                 stop = stop,
             );
+            let own: Vec<&str> = names.iter().copied().filter(|n| x.runs_itself(n)).collect();
+            if !own.is_empty() {
+                asks = format!("{asks} {}", say!(self, "llm_host_runs", tools = list(&own)));
+            }
             match x.shape.filter(|s| s.arguments_are_a_string()) {
                 // OpenAI sends `arguments` as a JSON string: the host parses it first.
                 Some(_) => {
@@ -79,6 +85,8 @@ impl Narrator<'_> {
                 tools = tools,
                 block = words.result_block
             )
+        } else if let Some(told) = self.host_tools(n) {
+            told
         } else if x.tools.is_empty() {
             say!(self, "llm_request_no_tools")
         } else {
@@ -95,6 +103,60 @@ impl Narrator<'_> {
             .into_iter()
             .flatten()
             .collect()
+    }
+
+    /// A real host's request told group by group: the host's own tools, the API's, the MCP
+    /// tools sent whole, deferred (name only) or in a namespace. `None` for a request whose
+    /// tools all come whole from `tools/list` (Sightline's own host), told by `llm_request`.
+    fn host_tools(&self, n: usize) -> Option<String> {
+        let x = &self.report.llm[n];
+        let view = self.report.tools.get(n)?;
+        let plain = |o: &&ToolOrigin| {
+            matches!(o.kind, Kind::Mcp | Kind::Plain)
+                && o.delivery == Delivery::Whole
+                && o.namespace.is_none()
+        };
+        if view.sent.iter().all(|o| plain(&o)) {
+            return None;
+        }
+        let words = ShapeWords::of(x.shape);
+        let names = |keep: &dyn Fn(&ToolOrigin) -> bool| -> Vec<&str> {
+            let mut names: Vec<&str> = Vec::new();
+            for o in view.sent.iter().filter(|o| keep(o)) {
+                let name = o.namespace.as_deref().unwrap_or(&o.api_name);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            names
+        };
+        let own = names(&|o| o.kind == Kind::Host);
+        let api = names(&|o| o.kind == Kind::Api);
+        let whole = names(&|o| plain(&o));
+        let deferred = names(&|o| o.kind == Kind::Mcp && o.delivery != Delivery::Whole);
+        let spaces = names(&|o| o.kind == Kind::Mcp && o.namespace.is_some());
+        let mut told = vec![say!(self, "llm_request_host", count = view.sent.len())];
+        if !own.is_empty() {
+            told.push(say!(self, "llm_host_own", tools = list(&own)));
+        }
+        if !api.is_empty() {
+            told.push(say!(self, "llm_api_own", tools = list(&api)));
+        }
+        if !whole.is_empty() {
+            told.push(say!(
+                self,
+                "llm_mcp_whole",
+                tools = list(&whole),
+                field = words.schema_field
+            ));
+        }
+        if !deferred.is_empty() {
+            told.push(say!(self, "llm_deferred", tools = list(&deferred)));
+        }
+        if !spaces.is_empty() {
+            told.push(say!(self, "llm_namespace", tools = list(&spaces)));
+        }
+        Some(told.join(" "))
     }
 
     /// What else a request shows, most telling first: tools the model cannot see, tools
