@@ -9,182 +9,24 @@
 //! naming what changed when a host update changes how it talks. Set
 //! `SIGHTLINE_RECORD_HOSTS=1` to record the fixtures again.
 
+mod record;
 mod shape;
 
-use std::os::unix::process::CommandExt as _;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use sightline::trace::{Channel, Event, Lane};
 
-use crate::sessions::{model_behind_llm_proxy, stop};
 use crate::util;
+use record::{Host, Run, record};
 
 const PROMPT: &str = "What's the weather in Seoul right now?";
 /// What the seed article's server answers for Seoul.
 const WEATHER: &str = "Seoul: 15C, partly cloudy";
 /// The API key each host is given: it must never reach the session.
 const KEY: &str = "sk-real-hosts-test-key-0123456789";
-/// One host's whole run; each takes a few seconds.
-const LIMIT: Duration = Duration::from_secs(90);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Host {
-    ClaudeCode,
-    Codex,
-}
-
-impl Host {
-    fn name(self) -> &'static str {
-        match self {
-            Host::ClaudeCode => "claude-code",
-            Host::Codex => "codex",
-        }
-    }
-}
-
-/// A finished run: what the host printed and the session it left.
-pub struct Run {
-    pub out: Output,
-    pub session: PathBuf,
-    pub events: Vec<Event>,
-}
-
-fn bin(name: &str) -> PathBuf {
-    util::repo("tests/hosts/node_modules/.bin").join(name)
-}
-
-fn require_hosts() {
-    util::require_npm_peers();
-    assert!(
-        bin("claude").exists() && bin("codex").exists() && bin("gemini").exists(),
-        "the real hosts are not installed: run `tests/run.sh` (or `npm ci --prefix tests/hosts`)"
-    );
-}
-
-/// The weather server as a host's config names it.
-fn weather_server() -> (String, Vec<String>) {
-    ("node".into(), vec![util::peer("weather-server.mjs")])
-}
-
-/// Runs `host` once in `dir` (its `HOME` is `dir/home`) and returns what it left.
-pub fn record(host: Host, dir: &Path) -> Run {
-    require_hosts();
-    let session = dir.join("session");
-    let home = dir.join("home");
-    let work = dir.join("work");
-    for d in [&home, &work] {
-        std::fs::create_dir_all(d).expect("create dirs");
-    }
-    let session_arg = session.display().to_string();
-    let (model, llm, port) = model_behind_llm_proxy(&session_arg);
-    let (model, llm) = (Stopped(Some(model)), Stopped(Some(llm)));
-    let base = format!("http://127.0.0.1:{port}");
-    let (command, args) = weather_server();
-
-    let mut cmd;
-    let config = match host {
-        Host::ClaudeCode => {
-            let config = work.join(".mcp.json");
-            let servers = json!({"mcpServers": {"weather": {"command": command, "args": args}}});
-            std::fs::write(&config, servers.to_string()).expect("write .mcp.json");
-            cmd = Command::new(bin("claude"));
-            // A clean environment: the developer's own keys and settings never reach a host.
-            cmd.env_clear()
-                .args([
-                    "-p",
-                    PROMPT,
-                    "--mcp-config",
-                    ".mcp.json",
-                    "--strict-mcp-config",
-                ])
-                .args(["--allowedTools", "mcp__weather__get_weather"])
-                .env("ANTHROPIC_BASE_URL", &base)
-                .env("ANTHROPIC_API_KEY", KEY)
-                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-                .env("DISABLE_AUTOUPDATER", "1");
-            config
-        }
-        Host::Codex => {
-            let config = home.join(".codex/config.toml");
-            std::fs::create_dir_all(home.join(".codex")).expect("create .codex");
-            // An unknown model name: for models it knows to search tools (gpt-5.5), Codex
-            // defers MCP namespaces behind its `tool_search`; otherwise it sends them whole.
-            let toml = format!(
-                "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n\
-                 [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{base}/v1\"\n\
-                 env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n\n\
-                 [mcp_servers.weather]\ncommand = {command:?}\nargs = {args:?}\n"
-            );
-            std::fs::write(&config, toml).expect("write config.toml");
-            cmd = Command::new(bin("codex"));
-            cmd.env_clear()
-                .args(["exec", "--skip-git-repo-check"])
-                .arg("--dangerously-bypass-approvals-and-sandbox")
-                .arg(PROMPT)
-                .env("OPENAI_API_KEY", KEY);
-            config
-        }
-    };
-    let wrapped = util::run(
-        Command::new(util::bin())
-            .arg("wrap")
-            .arg(&config)
-            .args(["--session", &session_arg]),
-        Duration::from_secs(30),
-    );
-    assert!(wrapped.status.success(), "{}", util::text(&wrapped.stderr));
-
-    cmd.env("HOME", &home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("NO_COLOR", "1")
-        .current_dir(&work);
-    let start = Instant::now();
-    let out = run_group(&mut cmd, LIMIT);
-    let seconds = start.elapsed().as_secs_f64();
-    drop((llm, model));
-    let events = util::load(&session).events;
-    eprintln!("{}: {seconds:.1} s", host.name());
-    Run {
-        out,
-        session,
-        events,
-    }
-}
-
-/// Stops a proxy or the model when the run ends, also when a test fails on the way.
-struct Stopped(Option<Child>);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        if let Some(child) = self.0.take() {
-            stop(child);
-        }
-    }
-}
-
-/// Runs `cmd` in a process group of its own and, once it exits or after `limit`, ends the
-/// whole group: the host's servers and helpers are never left running.
-fn run_group(cmd: &mut Command, limit: Duration) -> Output {
-    let child = cmd
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let group = i32::try_from(child.id()).expect("pid");
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        util::wait_with_deadline(child, limit)
-    }));
-    // SAFETY: signalling the process group this test started.
-    unsafe {
-        libc::kill(-group, libc::SIGKILL);
-    }
-    out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-}
 
 /// The LLM exchanges' bodies: requests and responses, in order.
 pub fn llm_bodies(events: &[Event], to: Lane) -> Vec<String> {
@@ -286,6 +128,11 @@ fn the_recorded_sessions_are_read_true() {
         &fixtures.join("codex"),
         "inside namespace `mcp__weather`",
         "tools/call get_weather  [id 2]  (model call call_sl_0_0 from #8)",
+    );
+    assert_read_true(
+        &fixtures.join("gemini-cli"),
+        "as `mcp_weather_get_weather`, and the model called it",
+        "tools/call get_weather  [id 2]  (model call mcp_weather_get_weather#1 from #8)",
     );
 }
 
@@ -440,5 +287,72 @@ fn a_changed_wire_shape_is_named_by_what_changed() {
     assert!(
         !said.contains("path") && !said.contains("events"),
         "only what changed is named:\n{said}"
+    );
+}
+
+#[test]
+fn gemini_cli_declares_the_tool_with_its_own_name_and_an_added_property() {
+    let dir = util::tempdir();
+    let run = record(Host::GeminiCli, dir.path());
+    assert_loop_completed(&run);
+    let paths: Vec<String> = run
+        .events
+        .iter()
+        .filter(|e| e.channel == Channel::LlmHttp && e.to == Lane::Llm)
+        .filter_map(|e| e.http().and_then(|h| h.url.as_deref().map(str::to_string)))
+        .collect();
+    assert_eq!(paths.len(), 2, "call, answer: {paths:?}");
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.ends_with("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")),
+        "{paths:?}"
+    );
+    let requests = llm_bodies(&run.events, Lane::Llm);
+    let responses = llm_bodies(&run.events, Lane::Host);
+    let first = json(&requests[0]);
+    let declaration = first["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .flat_map(|t| t["functionDeclarations"].as_array().into_iter().flatten())
+        .find(|d| d["name"] == "mcp_weather_get_weather")
+        .expect("the server's tool, named mcp_<server>_<tool>");
+    assert!(declaration.get("parameters").is_none());
+    let properties = &declaration["parametersJsonSchema"]["properties"];
+    assert_eq!(properties["location"]["type"], "string");
+    assert_eq!(
+        properties["wait_for_previous"]["type"], "boolean",
+        "the property Gemini CLI adds to every schema"
+    );
+    let call = stream_data(&responses[0])
+        .into_iter()
+        .flat_map(|d| {
+            d["candidates"][0]["content"]["parts"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .find(|p| p.get("functionCall").is_some())
+        .expect("a functionCall part");
+    assert_eq!(call["functionCall"]["name"], "mcp_weather_get_weather");
+    let second = json(&requests[1]);
+    let response = second["contents"]
+        .as_array()
+        .expect("contents")
+        .iter()
+        .flat_map(|c| c["parts"].as_array().into_iter().flatten())
+        .find(|p| p.get("functionResponse").is_some())
+        .expect("the tool's result as a functionResponse");
+    assert_eq!(
+        response["functionResponse"]["name"],
+        "mcp_weather_get_weather"
+    );
+    assert!(response.to_string().contains(WEATHER));
+    assert_same_shape_as_fixture(Host::GeminiCli, &run);
+    assert_read_true(
+        &run.session,
+        "as `mcp_weather_get_weather`",
+        "(model call mcp_weather_get_weather#1 from",
     );
 }
