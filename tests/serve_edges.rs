@@ -113,3 +113,55 @@ fn serve_resumes_after_the_last_id_without_wrapping_and_titles_by_file_name() {
     let folder = dir.path().to_string_lossy().into_owned();
     assert!(!title.contains(&folder), "{title}");
 }
+
+/// `mkfifo PATH`.
+fn fifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo");
+    assert!(ok.success());
+}
+
+/// A FIFO given as the trace is refused at once, with exit 2 and the path: opening it would
+/// wait for a writer forever (`serve` then answered nothing and ignored SIGTERM; `summary`,
+/// `check`, `diff` hung). A FIFO among a session's files is skipped with a warning.
+#[test]
+fn a_fifo_is_refused_as_a_trace_and_skipped_in_a_session() {
+    let dir = tempdir();
+    let trace = weather_trace(dir.path());
+    let pipe = dir.path().join("pipe.jsonl");
+    fifo(&pipe);
+    let (t, p) = (trace.to_str().unwrap(), pipe.to_str().unwrap());
+    for args in [
+        vec!["summary", p],
+        vec!["check", p],
+        vec!["diff", t, p],
+        vec!["serve", p, "--listen", "127.0.0.1:0"],
+    ] {
+        let o = run(
+            std::process::Command::new(bin()).args(&args),
+            Duration::from_secs(10),
+        );
+        let stderr = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(p), "{args:?}: names the path: {stderr}");
+        assert!(
+            stderr.contains("FIFO"),
+            "{args:?}: says what it is: {stderr}"
+        );
+    }
+    let session = dir.path().join("s");
+    std::fs::create_dir(&session).unwrap();
+    std::fs::copy(&trace, session.join("weather-1.jsonl")).unwrap();
+    fifo(&session.join("stuck-2.jsonl"));
+    let merged = dir.path().join("merged.jsonl");
+    let o = run(
+        std::process::Command::new(bin())
+            .args(["session", "merge", session.to_str().unwrap(), "--trace"])
+            .arg(&merged),
+        Duration::from_secs(10),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(load(&merged).events.len(), load(&trace).events.len());
+}

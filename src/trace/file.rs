@@ -60,12 +60,41 @@ pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
     if path.is_dir() {
         return super::session::load_dir(path);
     }
-    let file = File::open(path).map_err(|source| TraceError::Open {
+    let file = open_regular(path).map_err(|source| TraceError::Open {
         path: path.to_path_buf(),
         source,
     })?;
     let size = file.metadata().map_or(0, |m| m.len());
     load_in_chunks(file, LOAD_CHUNK, size)
+}
+
+/// Opens a trace file, refusing what is not a regular file: opening a FIFO waits for a writer
+/// (forever, for a command that only reads), and a socket or a device holds no trace.
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    File::open(path)
+}
+
+/// Why `meta` (neither a file nor, where a folder is taken, a folder) cannot be a trace.
+pub(crate) fn not_regular(meta: &std::fs::Metadata) -> io::Error {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    let what = if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_dir() {
+        "a folder"
+    } else {
+        "a device"
+    };
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("it is {what}, not a file: a trace is a file or a session folder"),
+    )
 }
 
 /// Below this many bytes of events a chunk is parsed on one thread.

@@ -64,7 +64,7 @@ impl Member {
             return;
         }
         if self.file.is_none() {
-            match File::open(&self.path) {
+            match crate::trace::file::open_regular(&self.path) {
                 Ok(f) => self.file = Some(f),
                 Err(e) => {
                     let detail = e.to_string();

@@ -72,6 +72,12 @@ impl Follower {
             path: path.to_path_buf(),
             source,
         })?;
+        if !meta.is_dir() && !meta.is_file() {
+            return Err(TraceError::Open {
+                path: path.to_path_buf(),
+                source: crate::trace::file::not_regular(&meta),
+            });
+        }
         let mut follower = Follower {
             root: path.to_path_buf(),
             is_dir: meta.is_dir(),
