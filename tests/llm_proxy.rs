@@ -26,7 +26,7 @@ const OPENAI_KEY: &str = "sk-SECRET";
 const QUERY_KEY: &str = "qk-SECRET-in-the-url";
 
 /// Starts `sightline llm-proxy` and waits until it accepts connections.
-fn start_proxy(upstream: &str, trace: &Path) -> (Child, u16) {
+pub(crate) fn start_proxy(upstream: &str, trace: &Path) -> (Child, u16) {
     let port = free_port();
     let child = Command::new(util::bin())
         .args(["llm-proxy", "--listen", &format!("127.0.0.1:{port}")])
@@ -46,7 +46,7 @@ fn start_proxy(upstream: &str, trace: &Path) -> (Child, u16) {
 }
 
 /// SIGTERM, then its output once it has flushed the trace and exited.
-fn stop(child: Child) -> String {
+pub(crate) fn stop(child: Child) -> String {
     let pid = i32::try_from(child.id()).expect("pid");
     // SAFETY: signalling a child we spawned and have not yet reaped.
     unsafe {
@@ -171,7 +171,7 @@ fn strip_created(value: &mut Value) {
 
 /// Waits until the trace holds `n` `llm-http` events (the response is recorded as its stream
 /// ends, and written by the recorder thread a moment later).
-fn llm_events(trace: &Path, n: usize) -> Vec<Event> {
+pub(crate) fn llm_events(trace: &Path, n: usize) -> Vec<Event> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let events: Vec<Event> = util::load(trace)
@@ -394,7 +394,11 @@ fn sightline_run_through_the_llm_proxy_sees_what_the_proxy_records() {
     let run_trace = dir.path().join("run.jsonl");
     let (proxy, port) = start_proxy(&model.base_url(), &proxy_trace);
     let mut total = 0;
-    for (provider, stream) in [("anthropic", true), ("openai-chat", false)] {
+    for (provider, stream) in [
+        ("anthropic", true),
+        ("openai-chat", false),
+        ("gemini", true),
+    ] {
         let mut cmd = Command::new(util::bin());
         cmd.arg("run")
             .arg(&scenario)
@@ -404,7 +408,9 @@ fn sightline_run_through_the_llm_proxy_sees_what_the_proxy_records() {
             .arg(&run_trace)
             .arg("--no-summary")
             .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY");
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .env_remove("GOOGLE_API_KEY");
         if stream {
             cmd.arg("--stream");
         }

@@ -30,6 +30,7 @@ mod language_errors;
 mod language_gaps;
 mod language_reports;
 mod llm_proxy;
+mod llm_proxy_gemini;
 mod misbehaving_server;
 mod otlp;
 mod otlp_live;

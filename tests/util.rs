@@ -176,7 +176,9 @@ pub fn run_scenario_to(scenario: &str, trace: &Path, extra: &[&str]) {
             .args(extra)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY"),
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .env_remove("GOOGLE_API_KEY"),
         Duration::from_secs(60),
     );
     assert!(

@@ -101,9 +101,9 @@ impl Catalog {
                     _ => mcp_name.clone(),
                 };
                 if options.on_invalid_tool == OnInvalidTool::Sanitize
-                    && !convert::valid_api_name(&api_name)
+                    && !convert::valid_name_for(shape, &api_name)
                 {
-                    api_name = convert::sanitize_name(&api_name);
+                    api_name = convert::sanitize_name_for(shape, &api_name);
                 }
                 let mut entry = Entry {
                     server: server.clone(),

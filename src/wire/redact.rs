@@ -235,4 +235,27 @@ mod tests {
         scrub_secret_str(&mut text, "sk-test-12345678");
         assert_eq!(text, "echo [redacted]");
     }
+
+    /// Gemini: Gemini CLI (Google's SDK) sends its key as `x-goog-api-key`; Vertex AI and some
+    /// gateways as `x-goog-api-key` or `authorization: Bearer`. None is recorded.
+    #[test]
+    fn gemini_key_headers_are_redacted() {
+        let mut headers = pairs(&[
+            ("x-goog-api-key", "AIzaSyD-0123456789abcdefghijklmnopqrstu"),
+            ("X-Goog-Api-Client", "google-genai-sdk/1.30.0 gl-node/v22"),
+            ("x-goog-user-project", "my-project"),
+            ("content-type", "application/json"),
+        ]);
+        redact_headers(&mut headers);
+        assert_eq!(
+            headers,
+            pairs(&[
+                ("x-goog-api-key", REDACTED),
+                ("X-Goog-Api-Client", "google-genai-sdk/1.30.0 gl-node/v22"),
+                ("x-goog-user-project", "my-project"),
+                ("content-type", "application/json"),
+            ])
+        );
+        assert!(is_credential_header("X-GOOG-API-KEY"));
+    }
 }

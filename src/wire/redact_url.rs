@@ -360,4 +360,24 @@ mod tests {
         ]);
         assert_eq!(redact_argv(&plain), plain);
     }
+
+    /// Gemini's `?key=` (the REST API's query form of the key) and `alt=sse` beside it: the
+    /// key goes, the rest of the path and query stays as sent.
+    #[test]
+    fn gemini_key_in_the_query_is_redacted() {
+        let url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaSyD-0123456789abcdef";
+        let (redacted, secrets) = redact_url(url);
+        assert_eq!(
+            redacted,
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=[redacted]"
+        );
+        assert_eq!(secrets, ["AIzaSyD-0123456789abcdef"]);
+        let argv = redact_argv(&argv(&[
+            "curl",
+            url,
+            "-H",
+            "x-goog-api-key: AIzaSyD-0123456789abcdef",
+        ]));
+        assert!(argv.iter().all(|a| !a.contains("AIzaSyD")), "{argv:?}");
+    }
 }

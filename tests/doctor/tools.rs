@@ -31,6 +31,56 @@ fn invisible_tool_names_are_rejected_with_the_hosts_note_as_evidence() {
     assert_eq!(d.server("oddnames")["visible"], 1);
 }
 
+/// The same server in front of a Gemini host: Gemini takes `.` in a function name, so
+/// `weather.lookup` is sent and called; a space is still refused, and the detail says
+/// Gemini's rule, not Anthropic's and OpenAI's.
+#[test]
+fn a_gemini_host_sends_a_dotted_name_and_says_its_own_rule() {
+    let d = doctor(&["scenarios/invisible-tool.toml", "--provider", "gemini"]);
+    assert_eq!(d.status, Some(1), "{}", d.describe());
+    let t = d.tool("weather.lookup");
+    d.expect(t, "visible-called", |_, i| {
+        d.kind(i) == Kind::Request && d.method(i) == Some("tools/call")
+    });
+    assert_eq!(t["visible"], true);
+    let spaced = d.tool("get forecast");
+    d.expect(spaced, "name-rejected", |_, i| {
+        d.is_note(i, "host drops tool `get forecast`")
+    });
+    let detail = spaced["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("Gemini accepts only a letter or `_` first")
+            && !detail.contains("Anthropic"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$"),
+        "{detail}"
+    );
+    // The LLM requests are Gemini's: declarations inside their tool object.
+    let request = d
+        .events
+        .iter()
+        .find(|e| e.channel == sightline::trace::Channel::LlmHttp && e.from == Lane::Host)
+        .expect("an LLM request");
+    let url = request
+        .http()
+        .and_then(|h| h.url.as_deref())
+        .unwrap_or_default();
+    assert!(
+        url.ends_with("/v1beta/models/scripted:generateContent"),
+        "{url}"
+    );
+    let body: serde_json::Value = serde_json::from_str(&request.text()).expect("JSON");
+    let names: Vec<&str> = body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .expect("declarations")
+        .iter()
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    assert!(names.contains(&"weather.lookup"), "{names:?}");
+}
+
 #[test]
 fn a_visible_tool_the_model_called_points_at_its_tools_call() {
     let d = doctor(&["scenarios/weather.toml", "--expect", "get_weather"]);

@@ -156,11 +156,16 @@ pub(super) fn check(trace: &Path, spans: &[Span], content: bool) {
         }
     }
 
-    // One chat span per LLM exchange: the loop's under the root, those the host made for a
-    // server's sampling request under that request's span.
+    // One chat span per LLM exchange (`generate_content` for Gemini): the loop's under the
+    // root, those the host made for a server's sampling request under that request's span.
     let all_chats: Vec<&Span> = spans
         .iter()
-        .filter(|s| attr_str(s, "gen_ai.operation.name") == Some("chat"))
+        .filter(|s| {
+            matches!(
+                attr_str(s, "gen_ai.operation.name"),
+                Some("chat" | "generate_content")
+            )
+        })
         .collect();
     let (chats, sampling): (Vec<&Span>, Vec<&Span>) = all_chats
         .iter()
@@ -183,11 +188,13 @@ pub(super) fn check(trace: &Path, spans: &[Span], content: bool) {
     for (s, x) in chats.iter().zip(&r.llm) {
         assert_eq!(s.kind, SPAN_CLIENT);
         let model = x.model.as_deref().expect("model");
-        assert_eq!(s.name, format!("chat {model}"));
-        assert!(matches!(
-            attr_str(s, "gen_ai.provider.name"),
-            Some("anthropic" | "openai")
-        ));
+        let op = attr_str(s, "gen_ai.operation.name").expect("operation");
+        assert_eq!(s.name, format!("{op} {model}"));
+        match attr_str(s, "gen_ai.provider.name") {
+            Some("anthropic" | "openai") => assert_eq!(op, "chat"),
+            Some("gcp.gemini") => assert_eq!(op, "generate_content"),
+            other => panic!("{}: provider {other:?}", s.name),
+        }
         assert_eq!(attr_str(s, "gen_ai.request.model"), Some(model));
         assert!(
             matches!(attr(s, "gen_ai.usage.input_tokens"), Some(V::IntValue(n)) if *n > 0),

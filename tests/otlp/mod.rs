@@ -98,6 +98,55 @@ fn every_scenario_and_both_revisions_export_by_the_conventions() {
     );
 }
 
+/// The same loop in the Gemini shape: `generate_content {model}` spans of provider
+/// `gcp.gemini`, with the attributes the other shapes get, and the content read from
+/// `contents` / `functionCall` / `functionResponse`.
+#[test]
+fn the_gemini_loop_exports_gcp_gemini_spans() {
+    let dir = tempdir();
+    let trace = dir.path().join("gemini.jsonl");
+    run_scenario_to("weather", &trace, &["--provider", "gemini", "--stream"]);
+    let spans = spans_by_both_routes(&trace, &["--otlp-content"]);
+    check(&trace, &spans, true);
+    let models: Vec<&Span> = spans
+        .iter()
+        .filter(|s| s.name == "generate_content scripted")
+        .collect();
+    assert_eq!(
+        models.len(),
+        2,
+        "{:?}",
+        spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    for s in &models {
+        assert_eq!(attr_str(s, "gen_ai.provider.name"), Some("gcp.gemini"));
+        assert_eq!(
+            attr_str(s, "gen_ai.operation.name"),
+            Some("generate_content")
+        );
+        assert_eq!(attr_str(s, "gen_ai.request.model"), Some("scripted"));
+        assert_eq!(attr_str(s, "gen_ai.response.model"), Some("scripted"));
+        assert!(attr_str(s, "gen_ai.response.id").is_some_and(|id| id.starts_with("resp_sl_")));
+        let defs = attr_str(s, "gen_ai.tool.definitions").expect("tool definitions");
+        let defs: serde_json::Value = serde_json::from_str(defs).expect("JSON");
+        assert_eq!(defs[0]["name"], "get_weather");
+        assert_eq!(defs[0]["parameters"]["type"], "object");
+    }
+    let tool = spans
+        .iter()
+        .find(|s| s.name == "execute_tool get_weather")
+        .expect("execute_tool");
+    assert_eq!(attr_str(tool, "gen_ai.tool.call.id"), Some("get_weather#1"));
+    let input = attr_str(models[1], "gen_ai.input.messages").expect("input messages");
+    let input: serde_json::Value = serde_json::from_str(input).expect("JSON");
+    assert_eq!(input[1]["role"], "assistant");
+    assert_eq!(input[1]["parts"][1]["type"], "tool_call");
+    assert_eq!(input[2]["parts"][0]["type"], "tool_call_response");
+    assert_eq!(input[2]["parts"][0]["id"], "get_weather#1");
+    let output = attr_str(models[1], "gen_ai.output.messages").expect("output");
+    assert!(output.contains("Seoul"), "{output}");
+}
+
 #[test]
 fn the_weather_loop_nests_as_the_conventions_draw_it() {
     let dir = tempdir();

@@ -70,9 +70,16 @@ pub fn max_description_chars(shape: ApiShape) -> Option<usize> {
     }
 }
 
-/// What every provider allows as a tool name, in words.
-pub fn name_rule() -> Said {
-    Said::new("doctor_detail.name_rule").with("pattern", API_NAME_PATTERN)
+/// What `shape`'s provider allows as a tool name, in words: the rule Anthropic and OpenAI
+/// share, or Gemini's.
+pub fn name_rule(shape: ApiShape) -> Said {
+    match shape {
+        ApiShape::Gemini => Said::new("doctor_detail.name_rule_gemini")
+            .with("pattern", crate::wire::convert::GEMINI_NAME_PATTERN),
+        ApiShape::Anthropic | ApiShape::Openai | ApiShape::OpenaiChat => {
+            Said::new("doctor_detail.name_rule").with("pattern", API_NAME_PATTERN)
+        }
+    }
 }
 
 /// Why `schema` is not a valid JSON Schema (compiled offline, draft from `$schema`, else
@@ -426,5 +433,21 @@ mod tests {
         for (why, code) in cases {
             assert_eq!(classify_drop(why), code, "{why}");
         }
+    }
+
+    /// Gemini's limits and rule, as the module docs give them.
+    #[test]
+    fn gemini_limits_and_name_rule() {
+        assert_eq!(max_tools(ApiShape::Gemini), Some(512));
+        assert_eq!(max_description_chars(ApiShape::Gemini), None);
+        assert_eq!(provider_name(ApiShape::Gemini), "Google (Gemini API)");
+        let words = crate::i18n::Words::of(crate::i18n::Language::En);
+        let rule = name_rule(ApiShape::Gemini).say(words);
+        assert!(rule.contains("^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$"), "{rule}");
+        assert!(
+            name_rule(ApiShape::Openai)
+                .say(words)
+                .contains(API_NAME_PATTERN)
+        );
     }
 }

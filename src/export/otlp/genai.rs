@@ -1,5 +1,6 @@
-//! The GenAI half: the `invoke_agent` root, `chat {model}` per LLM exchange, and
-//! `execute_tool {tool}` per model tool call (from [`crate::analysis::CallChain`]).
+//! The GenAI half: the `invoke_agent` root, `chat {model}` per LLM exchange (`generate_content
+//! {model}` for Gemini, the operation the conventions name for it), and `execute_tool {tool}`
+//! per model tool call (from [`crate::analysis::CallChain`]).
 
 use std::collections::HashMap;
 
@@ -172,20 +173,32 @@ pub(super) fn chats(ctx: &Ctx<'_>) -> Vec<Mapped> {
 }
 
 /// The `gen_ai.provider.name` of an API shape: the provider whose wire format it is (a Chat
-/// Completions request to Ollama or vLLM is still `openai` on the wire).
+/// Completions request to Ollama or vLLM is still `openai` on the wire; the Gemini API is
+/// `gcp.gemini`, the conventions' name for Google's Generative Language API).
 fn provider(shape: Option<ApiShape>) -> &'static str {
     match shape {
         Some(ApiShape::Anthropic) => "anthropic",
-        Some(_) => "openai",
+        Some(ApiShape::Openai | ApiShape::OpenaiChat) => "openai",
+        Some(ApiShape::Gemini) => "gcp.gemini",
         None => "unknown",
+    }
+}
+
+/// The `gen_ai.operation.name` of an exchange: `generate_content` for Gemini ("such as Gemini
+/// Generate Content" in the conventions), `chat` for the others.
+fn operation(shape: Option<ApiShape>) -> &'static str {
+    match shape {
+        Some(ApiShape::Gemini) => "generate_content",
+        _ => "chat",
     }
 }
 
 fn chat(ctx: &Ctx<'_>, x: &LlmExchange) -> Span {
     let request = &ctx.events[x.request];
     let response = x.response.map(|r| &ctx.events[r]);
+    let op = operation(x.shape);
     let mut attributes = vec![
-        kv("gen_ai.operation.name", "chat"),
+        kv("gen_ai.operation.name", op),
         kv("gen_ai.provider.name", provider(x.shape)),
     ];
     opt(&mut attributes, "gen_ai.request.model", x.model.clone());
@@ -243,8 +256,8 @@ fn chat(ctx: &Ctx<'_>, x: &LlmExchange) -> Span {
         content(&mut attributes, x, request.text().as_ref());
     }
     let name = match &x.model {
-        Some(model) => format!("chat {model}"),
-        None => "chat".into(),
+        Some(model) => format!("{op} {model}"),
+        None => op.into(),
     };
     let key_time = nanos(request.time).to_string();
     Span {
@@ -282,6 +295,7 @@ fn content(
     let messages = body
         .get("messages")
         .or_else(|| body.get("input"))
+        .or_else(|| body.get("contents"))
         .and_then(Value::as_array)
         .map(|m| m.iter().map(message).collect::<Vec<_>>());
     if let Some(messages) = messages {
@@ -290,7 +304,11 @@ fn content(
             Value::from(messages).to_string(),
         ));
     }
-    let system = match body.get("system").or_else(|| body.get("instructions")) {
+    let system = match body
+        .get("system")
+        .or_else(|| body.get("instructions"))
+        .or_else(|| body.pointer("/systemInstruction/parts"))
+    {
         Some(Value::String(s)) => Some(json!([{"type": "text", "content": s}])),
         Some(Value::Array(blocks)) => Some(Value::from(
             blocks.iter().filter_map(part).collect::<Vec<_>>(),
@@ -312,7 +330,9 @@ fn content(
                     "type": "function",
                     "name": f.get("name"),
                     "description": f.get("description"),
-                    "parameters": f.get("parameters").or_else(|| f.get("input_schema")),
+                    "parameters": f.get("parameters")
+                        .or_else(|| f.get("input_schema"))
+                        .or_else(|| f.get("parametersJsonSchema")),
                 })
             })
             .collect();
@@ -331,10 +351,20 @@ fn content(
     }
 }
 
-/// One provider message as `{role, parts}`: text, tool calls and tool results of the three
-/// shapes (Anthropic blocks, Responses items, Chat messages).
+/// One provider message as `{role, parts}`: text, tool calls and tool results of the four
+/// shapes (Anthropic blocks, Responses items, Chat messages, Gemini contents; Gemini's `model`
+/// role is the conventions' `assistant`).
 fn message(m: &Value) -> Value {
     let role = m.get("role").and_then(Value::as_str);
+    if let Some(parts) = m.get("parts").and_then(Value::as_array) {
+        let role = match role {
+            Some("model") => "assistant",
+            Some(other) => other,
+            None => "user",
+        };
+        let parts: Vec<Value> = parts.iter().filter_map(part).collect();
+        return json!({"role": role, "parts": parts});
+    }
     let parts: Vec<Value> = match m.get("content") {
         _ if role == Some("tool") => vec![json!({"type": "tool_call_response",
             "id": m.get("tool_call_id"), "response": m.get("content")})],
@@ -359,6 +389,17 @@ fn message(m: &Value) -> Value {
 }
 
 fn part(b: &Value) -> Option<Value> {
+    // Gemini parts are typed by their one field, not by `type`.
+    if let Some(call) = b.get("functionCall") {
+        return Some(json!({"type": "tool_call", "id": call.get("id"),
+            "name": call.get("name"), "arguments": call.get("args")}));
+    }
+    if let Some(response) = b.get("functionResponse") {
+        return Some(
+            json!({"type": "tool_call_response", "id": response.get("id"),
+            "response": response.get("response")}),
+        );
+    }
     let kind = b.get("type").and_then(Value::as_str).unwrap_or("text");
     Some(match kind {
         "text" | "input_text" | "output_text" => {

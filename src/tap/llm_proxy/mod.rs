@@ -1,12 +1,14 @@
 //! The LLM API proxy: a reverse proxy in front of an LLM API that records every exchange.
 //!
-//! A host pointed at it (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`) reaches its model through
+//! A host pointed at it (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, Gemini CLI's
+//! `GOOGLE_GEMINI_BASE_URL`) reaches its model through
 //! Sightline without noticing: every request (any method, any path) goes to `upstream + path
 //! (+ query)` with its body and headers unchanged, except hop-by-hop headers and `Host`; the
 //! response's status and headers come back unchanged (hop-by-hop ones aside) and its body is
 //! streamed back chunk by chunk as it arrives, so SSE flows unbuffered. It speaks the Anthropic
-//! Messages API, OpenAI Responses and Chat Completions, and anything else over HTTP/1.1: it
-//! does not read the bodies it forwards.
+//! Messages API, OpenAI Responses and Chat Completions, Gemini (`/v1beta/models/<model>:
+//! streamGenerateContent?alt=sse`, its JSON-array stream too), and anything else over
+//! HTTP/1.1: it does not read the bodies it forwards.
 //!
 //! It lives in the tap because it is one: bytes pass unchanged, a copy goes to the
 //! [`Recorder`]. What it records, as `llm-http` events:

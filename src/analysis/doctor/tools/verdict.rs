@@ -98,7 +98,7 @@ impl Judge<'_, '_> {
                     .with("b", name);
                 return f;
             }
-            if !convert::valid_api_name(name) {
+            if !convert::valid_name_for(shape, name) {
                 let mut f = self.finding(
                     server,
                     name,
@@ -107,7 +107,7 @@ impl Judge<'_, '_> {
                     Said::new("doctor_detail.renamed")
                         .with("name", name)
                         .with("api", api_name)
-                        .with_said("rule", name_rule())
+                        .with_said("rule", name_rule(shape))
                         .with_said("called", called),
                 );
                 f.visible = true;
@@ -212,7 +212,7 @@ impl Judge<'_, '_> {
             let detail = Said::new(key)
                 .with("request", request)
                 .with_said("why", reason(&why))
-                .with_said("rule", name_rule());
+                .with_said("rule", name_rule(self.basis.shape()));
             let mut f = self.finding(server, name, code, at, detail);
             f.hint = tool_hint(code, server, name, &why);
             return f;
@@ -254,7 +254,7 @@ impl Judge<'_, '_> {
         let detail = Said::new(key)
             .with("provider", provider_name(self.basis.shape()))
             .with_said("why", reason(why))
-            .with_said("rule", name_rule());
+            .with_said("rule", name_rule(self.basis.shape()));
         let mut f = self.finding(&e.server, &e.mcp_name, code, result, detail);
         f.hint = tool_hint(code, &e.server, &e.mcp_name, why);
         f
