@@ -61,6 +61,11 @@ fn assert_loop_completed(run: &Run) {
             .any(|e| e.from == server && e.text().contains(WEATHER)),
         "no result from the weather server in the session"
     );
+    assert_no_key(run);
+}
+
+/// The API key the host was given is nowhere in its session.
+fn assert_no_key(run: &Run) {
     for file in std::fs::read_dir(&run.session).expect("session folder") {
         let text = std::fs::read_to_string(file.expect("entry").path()).expect("read");
         assert!(!text.contains(KEY), "the API key reached the session");
@@ -355,4 +360,41 @@ fn gemini_cli_declares_the_tool_with_its_own_name_and_an_added_property() {
         "as `mcp_weather_get_weather`",
         "(model call mcp_weather_get_weather#1 from",
     );
+}
+
+#[test]
+fn codex_defers_mcp_namespaces_behind_tool_search_for_a_model_it_knows() {
+    // With gpt-5.5 Codex does not send the namespace: it names it in a developer text and
+    // offers its own `tool_search`, run by the host. The scripted model does not search
+    // through Codex's tool yet, so it says it has no such tool; the session is kept as
+    // ground truth for the analysis (a deferred namespace, not a host-filtered tool).
+    let dir = util::tempdir();
+    let run = record(Host::CodexToolSearch, dir.path());
+    let stdout = util::text(&run.out.stdout);
+    assert!(
+        run.out.status.success() && stdout.contains("I don't have a tool called `get_weather`"),
+        "{stdout}\n{}",
+        util::text(&run.out.stderr)
+    );
+    assert_no_key(&run);
+    let requests = llm_bodies(&run.events, Lane::Llm);
+    let first = json(&requests[0]);
+    let tools = first["tools"].as_array().expect("tools");
+    assert!(
+        !tools.iter().any(|t| t["name"] == "mcp__weather"),
+        "no namespace sent"
+    );
+    let search = tools
+        .iter()
+        .find(|t| t["type"] == "tool_search")
+        .expect("Codex's tool_search");
+    assert_eq!(search["execution"], "client", "run by the host");
+    assert!(search["parameters"]["properties"]["query"].is_object());
+    assert!(
+        requests[0].contains(
+            "Deferred tool namespaces:\\n- mcp__weather: Use get_weather for current conditions only."
+        ),
+        "the namespace named, with the server's instructions, in a developer text"
+    );
+    assert_same_shape_as_fixture(Host::CodexToolSearch, &run);
 }

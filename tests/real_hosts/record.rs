@@ -19,7 +19,11 @@ const LIMIT: Duration = Duration::from_secs(90);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
     ClaudeCode,
+    /// Codex with a model it does not know: MCP tools go whole, as a namespace.
     Codex,
+    /// Codex with a model it knows can search tools (gpt-5.5): MCP namespaces are deferred
+    /// behind its client-run `tool_search`.
+    CodexToolSearch,
     GeminiCli,
 }
 
@@ -28,6 +32,7 @@ impl Host {
         match self {
             Host::ClaudeCode => "claude-code",
             Host::Codex => "codex",
+            Host::CodexToolSearch => "codex-tool-search",
             Host::GeminiCli => "gemini-cli",
         }
     }
@@ -95,13 +100,17 @@ pub fn record(host: Host, dir: &Path) -> Run {
                 .env("DISABLE_AUTOUPDATER", "1");
             config
         }
-        Host::Codex => {
+        Host::Codex | Host::CodexToolSearch => {
             let config = home.join(".codex/config.toml");
             std::fs::create_dir_all(home.join(".codex")).expect("create .codex");
             // An unknown model name: for models it knows to search tools (gpt-5.5), Codex
             // defers MCP namespaces behind its `tool_search`; otherwise it sends them whole.
+            let model = match host {
+                Host::CodexToolSearch => "gpt-5.5",
+                _ => "scripted",
+            };
             let toml = format!(
-                "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n\
+                "model = \"{model}\"\nmodel_provider = \"scripted\"\n\n\
                  [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{base}/v1\"\n\
                  env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n\n\
                  [mcp_servers.weather]\ncommand = {command:?}\nargs = {args:?}\n"
