@@ -165,3 +165,55 @@ fn a_fifo_is_refused_as_a_trace_and_skipped_in_a_session() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(load(&merged).events.len(), load(&trace).events.len());
 }
+
+/// The descriptors `pid` has open.
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("/proc")
+        .count()
+}
+
+/// Streams that have read their header, kept open.
+fn streams(port: u16, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| open_events(port, "", |t| t.contains("event: header")).0)
+        .collect()
+}
+
+/// One reader per served trace: a client costs its socket, not a descriptor per session
+/// member, and past the cap a client gets a clear 503 (issue 37, item 3).
+#[test]
+fn serve_shares_one_reader_and_answers_503_past_its_client_cap() {
+    let dir = tempdir();
+    let session = dir.path().join("s");
+    std::fs::create_dir(&session).unwrap();
+    let trace = weather_trace(dir.path());
+    for i in 0..4 {
+        std::fs::copy(&trace, session.join(format!("weather-{i}.jsonl"))).unwrap();
+    }
+    let served = serve(&session, "127.0.0.1:0");
+    let pid = served.child.id();
+    let first = streams(served.port, 1);
+    std::thread::sleep(Duration::from_millis(300));
+    let with_one = open_fds(pid);
+    let more = streams(served.port, 40);
+    std::thread::sleep(Duration::from_millis(300));
+    let with_many = open_fds(pid);
+    assert!(
+        with_many <= with_one + 40 + 4,
+        "{with_one} descriptors with one page, {with_many} with 41: more than a socket per page"
+    );
+    // Up to the cap, then 503 naming why.
+    let rest = streams(served.port, 256 - 41);
+    let (_s, refused) = open_events(served.port, "", |t| t.contains("\r\n\r\n"));
+    assert!(
+        refused.starts_with("HTTP/1.1 503"),
+        "{}",
+        &refused[..refused.len().min(300)]
+    );
+    drop((first, more, rest));
+    // Slots are freed when pages leave.
+    std::thread::sleep(Duration::from_millis(300));
+    let (_s, again) = open_events(served.port, "", |t| t.contains("event: header"));
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+}

@@ -6,9 +6,10 @@
 //! Events stream: the trace's header (`event: header`), then every event as one trace line
 //! (`id:` its index, so a reconnecting browser resumes where it was), then each new one as
 //! [`crate::trace::Follower`] reads it (every 100 ms), and bad lines as `event: warning` (a
-//! typed [`LoadWarning`], which the page words in its own language);
+//! typed `trace::LoadWarning`, which the page words in its own language);
 //! before the events that hold LLM requests, their tools' exact token counts (`event: tokens`,
-//! [`Carried`]: the viewer links no tokenizer).
+//! `analysis::tokens::Carried`: the viewer links no tokenizer). One thread reads the trace for
+//! every client ([`hub`]).
 //! Nothing the page can send starts a process or writes a file: there is nothing to send to.
 //!
 //! Loopback by default, and then only requests whose `Host` names the loopback (a web page
@@ -21,7 +22,7 @@
 //! [`super::edges::GRACE`].
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,8 +36,9 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use clap::Args;
 
-use crate::analysis::tokens::{Carried, Tiktoken};
-use crate::trace::{Event, Follower, LineProblem, LoadWarning, TraceError};
+use crate::trace::Follower;
+
+mod hub;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -50,13 +52,10 @@ pub struct ServeArgs {
     lang: Option<String>,
 }
 
-/// How often the trace's files are looked at for new lines.
-const POLL_EVERY: Duration = Duration::from_millis(100);
-/// A comment line this often keeps idle streams open through proxies.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
 struct Served {
     path: PathBuf,
+    /// The one reader of the trace, which every stream reads from.
+    hub: Arc<hub::Hub>,
     page: String,
     /// Required on every request when listening off the loopback.
     token: Option<String>,
@@ -69,7 +68,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let bundle = crate::export::html::bundle()?;
     // Fails now, with the path, when it is neither a trace nor a session folder.
     let follower = Follower::new(&args.trace).map_err(|e| anyhow::anyhow!(e))?;
-    drop(follower);
     // The page names what it follows by its file name (the page may be shown to a class: the
     // folders above it are the server's business); the stream's header then gives the
     // trace's own title.
@@ -95,14 +93,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         },
     );
     let (stop, stopping) = tokio::sync::watch::channel(false);
+    let hub = hub::Hub::start(follower);
     let served = Arc::new(Served {
         path: args.trace.clone(),
+        hub: hub.clone(),
         page,
         token,
         stopping,
     });
     let runtime = super::edges::runtime()?;
-    runtime.block_on(serve(served, args.listen, stop))?;
+    let served = runtime.block_on(serve(served, args.listen, stop));
+    hub.stop();
+    served?;
     // A stream's reader may be inside a read of the trace: it is not waited for.
     runtime.shutdown_timeout(Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)
@@ -232,7 +234,8 @@ async fn page(State(served): State<Arc<Served>>) -> Response {
         .into_response()
 }
 
-/// The trace as Server-Sent Events, from event `Last-Event-ID + 1` on.
+/// The trace as Server-Sent Events, from event `Last-Event-ID + 1` on, read from the shared
+/// log ([`hub`]); `503` when [`hub::MAX_CLIENTS`] streams are open.
 async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Response {
     let resume = headers
         .get("last-event-id")
@@ -240,27 +243,29 @@ async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Respon
         .and_then(|v| v.parse::<usize>().ok())
         // An id past every event resumes after them all, never wraps to the first.
         .map_or(0, |last| last.saturating_add(1));
-    let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
-    let path = served.path.clone();
-    tokio::spawn(async move {
-        if let Err(problem) = stream(&path, resume, &tx).await {
-            let _ = tx
-                .send(format!(
-                    "event: warning\ndata: {}\n\n",
-                    warning_json(0, problem)
-                ))
-                .await;
-        }
-    });
+    let Some(client) = served.hub.client(resume) else {
+        let why = format!(
+            "503 Service Unavailable: sightline serve streams to at most {} pages at once; \
+             close one and reload\n",
+            hub::MAX_CLIENTS
+        );
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "10")],
+            why,
+        )
+            .into_response();
+    };
     let mut stopping = served.stopping.clone();
     let stopped = async move {
         let _ = stopping.wait_for(|stopped| *stopped).await;
     };
     let body = futures_util::StreamExt::take_until(
-        futures_util::stream::unfold(rx, |mut rx| async move {
-            rx.recv()
+        futures_util::stream::unfold(client, |mut client| async move {
+            client
+                .next_chunk()
                 .await
-                .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+                .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), client))
         }),
         stopped,
     );
@@ -272,93 +277,6 @@ async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Respon
         Body::from_stream(body),
     )
         .into_response()
-}
-
-/// Reads the trace and its growth into `tx` until the browser goes away.
-async fn stream(
-    path: &Path,
-    resume: usize,
-    tx: &tokio::sync::mpsc::Sender<String>,
-) -> Result<(), LineProblem> {
-    let mut follower = Follower::new(path).map_err(|e| LineProblem::CannotOpen {
-        detail: match e {
-            TraceError::Open { source, .. } => source.to_string(),
-            other => other.to_string(),
-        },
-    })?;
-    let mut sent = 0usize;
-    let mut warned = 0usize;
-    let mut title = None;
-    let mut idle = Duration::ZERO;
-    loop {
-        let new = follower.poll();
-        let header = follower.header();
-        if title.as_ref() != Some(&header.title) {
-            let json = serde_json::to_string(&header).map_err(|e| LineProblem::ReadStopped {
-                detail: e.to_string(),
-            })?;
-            title = Some(header.title);
-            if tx
-                .send(format!("event: header\ndata: {json}\n\n"))
-                .await
-                .is_err()
-            {
-                return Ok(());
-            }
-        }
-        // The exact token counts of new requests, before the events (the viewer links no
-        // tokenizer).
-        let counts = Carried::of(&new, &Tiktoken);
-        let mut chunk = String::new();
-        if !counts.is_empty() {
-            let json = serde_json::to_string(&counts).map_err(|e| LineProblem::ReadStopped {
-                detail: e.to_string(),
-            })?;
-            chunk.push_str(&format!("event: tokens\ndata: {json}\n\n"));
-        }
-        chunk.push_str(&frame(&new, &mut sent, resume));
-        let warnings = &follower.warnings[warned..];
-        for w in warnings {
-            chunk.push_str(&format!(
-                "event: warning\ndata: {}\n\n",
-                warning_json(w.line, w.problem.clone())
-            ));
-        }
-        warned = follower.warnings.len();
-        if chunk.is_empty() {
-            idle += POLL_EVERY;
-            if idle >= KEEP_ALIVE {
-                chunk.push_str(": keep-alive\n\n");
-                idle = Duration::ZERO;
-            }
-        }
-        if !chunk.is_empty() && tx.send(chunk).await.is_err() {
-            return Ok(());
-        }
-        tokio::time::sleep(POLL_EVERY).await;
-    }
-}
-
-/// The SSE messages of `events`, numbered from `sent`; those before `resume` are skipped.
-fn frame(events: &[Event], sent: &mut usize, resume: usize) -> String {
-    let mut out = String::new();
-    for event in events {
-        let id = *sent;
-        *sent += 1;
-        if id < resume {
-            continue;
-        }
-        // A trace line is one JSON object: serde_json escapes every newline inside it.
-        if let Ok(line) = serde_json::to_string(event) {
-            out.push_str(&format!("id: {id}\ndata: {line}\n\n"));
-        }
-    }
-    out
-}
-
-/// A bad line, typed: the page says it in its own language (`line` 0: the stream itself failed).
-fn warning_json(line: usize, problem: LineProblem) -> String {
-    serde_json::to_string(&LoadWarning { line, problem }).unwrap_or_default()
 }
 
 #[cfg(test)]
