@@ -90,6 +90,20 @@ fn gemini_paths_pass_through_llm_proxy_unchanged_and_are_read() {
         assert_eq!(through.2, direct.2, "{path}: the body changed on the way");
         received.push(through.2);
     }
+    // The streamed round trip, direct and through the proxy, for the record.
+    let time = |root: &str| {
+        let start = std::time::Instant::now();
+        for _ in 0..50 {
+            send(root, &paths[0]);
+        }
+        start.elapsed() / 50
+    };
+    let (direct, through) = (time(&upstream), time(&base));
+    eprintln!(
+        "llm-proxy Gemini SSE round trip (mean of 50): direct {direct:?}, through the proxy \
+         {through:?}, added {:?}",
+        through.saturating_sub(direct)
+    );
     let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("UTF-8");
     assert!(text(&received[0]).starts_with("data: "), "SSE with alt=sse");
     assert!(
@@ -98,8 +112,9 @@ fn gemini_paths_pass_through_llm_proxy_unchanged_and_are_read() {
     );
     assert!(text(&received[2]).starts_with('{'), "a whole body");
 
-    let events = llm_events(&trace, 2 * paths.len());
-    assert_eq!(events.len(), 2 * paths.len(), "{events:#?}");
+    // The three exchanges, then the 50 timed ones through the proxy.
+    let events = llm_events(&trace, 2 * (paths.len() + 50));
+    assert_eq!(events.len(), 2 * (paths.len() + 50));
     for (n, path) in paths.iter().enumerate() {
         let (request, response) = (&events[2 * n], &events[2 * n + 1]);
         let info = request.http().expect("http info");
@@ -126,7 +141,7 @@ fn gemini_paths_pass_through_llm_proxy_unchanged_and_are_read() {
     // Read back: each exchange is Gemini, with its tool, its call and the stop reason.
     let loaded = util::load(&trace);
     let report = sightline::analysis::report(&loaded.events);
-    assert_eq!(report.llm.len(), 3);
+    assert_eq!(report.llm.len(), 53);
     for (x, streamed) in report.llm.iter().zip([true, true, false]) {
         assert_eq!(x.shape, Some(ApiShape::Gemini));
         assert_eq!(x.model.as_deref(), Some("gemini-2.5-flash"));

@@ -150,3 +150,37 @@ fn replay_model_needs_a_trace_with_model_responses() {
         "{stderr}"
     );
 }
+
+/// A Gemini run (streamed, so by its URL) replays as recorded: the cassette finds the shape and
+/// the stream in the URL, and the JSON-array or SSE bodies go back with their content type.
+#[test]
+fn a_gemini_run_replays_without_divergence() {
+    let dir = tempdir();
+    let recorded = dir.path().join("g.jsonl");
+    let scenario = weather_scenario(dir.path(), "weather-a");
+    record(&scenario, &recorded, &["--provider", "gemini", "--stream"]);
+    let again = dir.path().join("g-again.jsonl");
+    let out = rerun(&scenario, &again, &recorded);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        verdict(&out).starts_with("replay-model: no divergence: 2 turns"),
+        "{}",
+        verdict(&out)
+    );
+    let urls: Vec<String> = load(&again)
+        .events
+        .iter()
+        .filter_map(|e| e.http().and_then(|h| h.url.clone()).map(|u| u.to_string()))
+        .collect();
+    assert!(
+        urls.iter()
+            .all(|u| u.ends_with(":streamGenerateContent?alt=sse")),
+        "{urls:?}"
+    );
+}

@@ -32,6 +32,7 @@ macro_rules! ensure {
 
 mod bodies;
 mod facts;
+mod gemini;
 mod invalid_tool_name;
 pub(crate) mod provider_errors;
 mod provider_shapes;
@@ -66,7 +67,9 @@ fn sightline_run(scenario: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY");
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("GOOGLE_API_KEY");
     for (name, value) in env {
         cmd.env(name, value);
     }
