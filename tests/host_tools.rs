@@ -218,6 +218,37 @@ fn codex(dir: &Path) -> (std::path::PathBuf, u64, u64) {
     (path, tools_call, last)
 }
 
+/// Gemini CLI's session: `mcp_weather_get_weather` declared with `parametersJsonSchema` and
+/// the property the host adds, called by a `functionCall` part without an id.
+fn gemini_cli(dir: &Path) -> (std::path::PathBuf, u64, u64) {
+    let mut t = Trace::default();
+    t.handshake();
+    let mut schema = get_weather()["inputSchema"].clone();
+    schema["properties"]["wait_for_previous"] = json!({"type": "boolean"});
+    let tools = json!([{"functionDeclarations": [
+        {"name": "run_shell_command", "description": "Runs a shell command", "parametersJsonSchema": {"type": "object"}},
+        {"name": "mcp_weather_get_weather", "description": "Get current weather information for a location",
+         "parametersJsonSchema": schema}]}]);
+    let user =
+        json!({"role": "user", "parts": [{"text": "What's the weather in Seoul right now?"}]});
+    let path = "/v1beta/models/gemini-2.5-flash:generateContent";
+    t.request(path, &json!({"contents": [user], "tools": tools}));
+    let call = json!({"role": "model", "parts": [{"functionCall": {"name": "mcp_weather_get_weather", "args": {"location": "Seoul"}}}]});
+    t.response(&json!({"candidates": [{"content": call, "finishReason": "STOP"}], "modelVersion": "gemini-2.5-flash"}));
+    let tools_call = t.tools_call(2);
+    let back = json!({"role": "user", "parts": [{"functionResponse": {"name": "mcp_weather_get_weather",
+        "response": {"output": "Seoul: 21°C, clear"}}}]});
+    let last = t.request(
+        path,
+        &json!({"contents": [user, call, back], "tools": tools}),
+    );
+    t.response(&json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "21°C and clear."}]},
+        "finishReason": "STOP"}]}));
+    let path = dir.join("gemini-cli.jsonl");
+    t.write(&path);
+    (path, tools_call, last)
+}
+
 fn sightline(args: &[&str]) -> (Option<i32>, String) {
     let out = util::run(Command::new(util::bin()).args(args).env("LANG", "C"), LIMIT);
     let stdout = util::text(&out.stdout);
@@ -304,6 +335,32 @@ fn codexs_namespaced_tool_is_visible_under_its_namespace() {
     assert!(out.contains("mcp__weather.get_weather"), "{out}");
     assert!(
         out.contains(&format!("get_weather [call_1] -> tools/call #{tools_call}")),
+        "{out}"
+    );
+}
+
+#[test]
+fn gemini_clis_renamed_tool_is_visible_under_its_new_name() {
+    let dir = util::tempdir();
+    let (trace, tools_call, last) = gemini_cli(dir.path());
+    let trace = trace.display().to_string();
+    let (_, line) = verdict(&trace);
+    assert!(
+        line.contains(&format!("visible-called  #{tools_call}")),
+        "{line}"
+    );
+    assert!(line.contains("as `mcp_weather_get_weather`"), "{line}");
+    assert!(line.contains(&format!("(#{last})")), "{line}");
+
+    let (status, out) = sightline(&["summary", &trace]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(!out.contains("listed but not sent"), "{out}");
+    assert!(
+        out.contains("`get_weather` shown as `mcp_weather_get_weather`"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("-> tools/call #{tools_call}")),
         "{out}"
     );
 }

@@ -149,7 +149,8 @@ pub fn exchange_tokens(x: &crate::analysis::LlmExchange, bpe: &dyn Bpe) -> Optio
     let mut tools = Vec::with_capacity(x.tool_entries.len());
     for (i, entry) in x.tool_entries.iter().enumerate() {
         let name = entry_name(shape, entry)
-            .or_else(|| x.tools.get(i).cloned())
+            .or_else(|| held_names(x, i))
+            .or_else(|| entry.get("type")?.as_str().map(str::to_string))
             .unwrap_or_default();
         let text = entry_text(entry);
         let n = match encoding {
@@ -204,6 +205,19 @@ pub fn overhead(shape: ApiShape, tools: usize) -> (usize, usize) {
             OPENAI_OVERHEAD_PER_REQUEST + OPENAI_OVERHEAD_PER_TOOL * tools,
         ),
     }
+}
+
+/// The tools entry `i` holds when it has no name of its own (Gemini's `functionDeclarations`):
+/// their names, comma separated.
+fn held_names(x: &crate::analysis::LlmExchange, i: usize) -> Option<String> {
+    let names: Vec<&str> = x
+        .offered
+        .tools
+        .iter()
+        .filter(|t| t.entry == Some(i))
+        .map(|t| t.name.as_str())
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 fn entry_name(shape: ApiShape, entry: &Value) -> Option<String> {

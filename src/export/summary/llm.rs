@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::{LaneNames, preview};
 use crate::analysis::diagram::{self, Status};
-use crate::analysis::{LlmExchange, Report};
+use crate::analysis::{LlmExchange, Report, ToolOrigin};
 use crate::i18n::Words;
 use crate::trace::Event;
 use crate::wire::offered::{Delivery, Kind};
@@ -67,10 +67,21 @@ pub(super) fn llm_line(
                 s.push_str(&words.fmt("summary.shown_as", &args));
             }
         }
-        let deferred: Vec<String> = view
+        // The MCP tools by name; the host's own it deferred too (Claude Code defers a dozen
+        // of its own) only counted.
+        let held_back =
+            |o: &&ToolOrigin| o.delivery != Delivery::Whole && o.kind != Kind::Placeholder;
+        let own = view
             .into_iter()
             .flat_map(|v| &v.sent)
-            .filter(|o| o.delivery != Delivery::Whole && o.kind != Kind::Placeholder)
+            .filter(held_back)
+            .filter(|o| o.kind == Kind::Host)
+            .count();
+        let mut deferred: Vec<String> = view
+            .into_iter()
+            .flat_map(|v| &v.sent)
+            .filter(held_back)
+            .filter(|o| o.kind != Kind::Host)
             .map(|o| {
                 let (key, seq) = match (o.loaded_in, o.delivery) {
                     (Some(l), _) => ("summary.loaded", seq_of(l)),
@@ -80,6 +91,9 @@ pub(super) fn llm_line(
                 format!("{} {}", o.api_name, words.fmt(key, &[("seq", &seq)]))
             })
             .collect();
+        if own > 0 {
+            deferred.push(words.fmt("summary.deferred_own", &[("count", &own.to_string())]));
+        }
         if !deferred.is_empty() {
             let tools = deferred.join(", ");
             s.push_str(&words.fmt("summary.deferred", &[("tools", &tools)]));
