@@ -51,6 +51,8 @@ mod test_support;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_gemini;
+#[cfg(test)]
 mod tests_http;
 mod tools;
 
