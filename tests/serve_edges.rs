@@ -217,3 +217,46 @@ fn serve_shares_one_reader_and_answers_503_past_its_client_cap() {
     let (_s, again) = open_events(served.port, "", |t| t.contains("event: header"));
     assert!(again.starts_with("HTTP/1.1 200"), "{again}");
 }
+
+/// A served file that becomes a new recording (replaced, or truncated and written again)
+/// restarts the stream: open streams get `event: restart` and end, and a new stream carries
+/// only the new recording (issue 37, item 4).
+#[test]
+fn serve_restarts_the_stream_when_the_file_is_a_new_recording() {
+    let dir = tempdir();
+    let first = weather_trace(dir.path());
+    let other = dir.path().join("other.jsonl");
+    run_scenario_to("invisible-tool", &other, &[]);
+    let served_path = dir.path().join("served.jsonl");
+    std::fs::copy(&first, &served_path).unwrap();
+    let served = serve(&served_path, "127.0.0.1:0");
+    let events_of = |path: &Path| load(path).events.len();
+    let count_ids =
+        |text: &str| text.matches("\nid: ").count() + usize::from(text.starts_with("id: "));
+    for (how, replace) in [
+        ("renamed over", true),
+        ("truncated and written again", false),
+    ] {
+        let (mut open, got) = open_events(served.port, "", |t| t.contains("event: header"));
+        assert!(got.contains("event: header"), "{how}: {got}");
+        let next = if replace { &other } else { &first };
+        if replace {
+            let tmp = dir.path().join("tmp.jsonl");
+            std::fs::copy(next, &tmp).unwrap();
+            std::fs::rename(&tmp, &served_path).unwrap();
+        } else {
+            std::fs::write(&served_path, std::fs::read(next).unwrap()).unwrap();
+        }
+        // The open stream is told, then ends.
+        let mut rest = Vec::new();
+        open.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = open.read_to_end(&mut rest);
+        let rest = String::from_utf8_lossy(&rest);
+        assert!(rest.contains("event: restart"), "{how}: {rest}");
+        // A new stream carries the new recording alone.
+        let want = events_of(next);
+        let (_s, fresh) = open_events(served.port, "", |t| count_ids(t) >= want);
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(count_ids(&fresh), want, "{how}: {fresh}");
+    }
+}

@@ -193,6 +193,17 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// (milliseconds of `performance.now()`, from the start of the page's navigation) says when
 /// the script started, the wasm was ready, the trace inflated and the viewer was started.
 const BOOT: &str = r#"
+// `sightline serve` ends a stream with `event: restart` when its trace file became a new
+// recording: the page loads again, from the new recording's start.
+if (window.EventSource) {
+  const Base = window.EventSource;
+  window.EventSource = class extends Base {
+    constructor(url, init) {
+      super(url, init);
+      this.addEventListener('restart', () => { this.close(); location.reload(); });
+    }
+  };
+}
 ;(async () => {
   const bytes = (id) => {
     const text = document.getElementById(id).textContent;

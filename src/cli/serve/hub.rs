@@ -7,6 +7,11 @@
 //! appends each Server-Sent Events message once to a log; a client is a cursor into that log,
 //! so what it costs is the chunk being written to it, also when it never reads. At most
 //! [`MAX_CLIENTS`] streams are open at once; one more is answered `503`.
+//!
+//! A trace file replaced under the server (a new `run --trace` over it), or truncated and
+//! written again, is a new recording: the reader starts over, says so on stderr, and every
+//! open stream gets `event: restart` and ends, so a page loads the new recording from its
+//! start instead of appending it to the old one (the page reloads on that event).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,9 +36,17 @@ struct Entry {
     text: Arc<str>,
 }
 
+/// The stream's messages of one recording; a new recording of the same file is a new
+/// generation.
+#[derive(Default)]
+struct Log {
+    generation: u64,
+    entries: Vec<Entry>,
+}
+
 /// The trace as a log of stream messages, grown by the reader thread.
 pub struct Hub {
-    log: Mutex<Vec<Entry>>,
+    log: Mutex<Log>,
     /// The log's length after each growth, for clients waiting for more.
     grew: tokio::sync::watch::Sender<usize>,
     clients: AtomicUsize,
@@ -44,7 +57,7 @@ impl Hub {
     /// Starts following `follower` on a thread of its own.
     pub fn start(follower: Follower) -> Arc<Hub> {
         let hub = Arc::new(Hub {
-            log: Mutex::new(Vec::new()),
+            log: Mutex::new(Log::default()),
             grew: tokio::sync::watch::Sender::new(0),
             clients: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -82,10 +95,23 @@ impl Hub {
                 .log
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            log.extend(entries);
-            log.len()
+            log.entries.extend(entries);
+            log.entries.len()
         };
         self.grew.send_replace(len);
+    }
+
+    /// A new recording: an empty log of the next generation; open streams end.
+    fn restart(&self) {
+        {
+            let mut log = self
+                .log
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            log.generation += 1;
+            log.entries = Vec::new();
+        }
+        self.grew.send_modify(|len| *len = len.wrapping_add(1));
     }
 
     /// The reader: the trace's growth into the log until [`Hub::stop`].
@@ -93,8 +119,29 @@ impl Hub {
         let mut sent = 0usize;
         let mut warned = 0usize;
         let mut title = None;
+        let mut recording = Recording::of(follower.path());
         while !self.stop.load(Ordering::Relaxed) {
             let new = follower.poll();
+            let shrank = follower.warnings[warned..]
+                .iter()
+                .any(|w| shrank(&w.problem));
+            let now = Recording::of(follower.path());
+            if shrank || recording.replaced_by(&now) {
+                let path = follower.path().to_path_buf();
+                eprintln!(
+                    "sightline: {} is a new recording (replaced or written again from its \
+                     start): streaming it from its start; open pages reload",
+                    path.display()
+                );
+                match Follower::new(&path) {
+                    Ok(f) => follower = f,
+                    Err(e) => eprintln!("sightline: warning: {e}"),
+                }
+                self.restart();
+                (sent, warned, title, recording) = (0, 0, None, now);
+                continue;
+            }
+            recording = now;
             let mut entries = Vec::new();
             let header = follower.header();
             if title.as_ref() != Some(&header.title) {
@@ -137,8 +184,15 @@ impl Hub {
             self.clients.fetch_sub(1, Ordering::AcqRel);
             return None;
         }
+        let generation = self
+            .log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .generation;
         Some(Client {
             hub: self.clone(),
+            generation,
+            ended: false,
             next: 0,
             resume,
             grew: self.grew.subscribe(),
@@ -149,6 +203,9 @@ impl Hub {
 /// One page's place in the log; leaving frees its slot.
 pub struct Client {
     hub: Arc<Hub>,
+    /// The recording this client follows; once the log moved on, it is told and ends.
+    generation: u64,
+    ended: bool,
     next: usize,
     resume: usize,
     grew: tokio::sync::watch::Receiver<usize>,
@@ -169,7 +226,11 @@ impl Client {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut out = String::new();
-        while let Some(entry) = log.get(self.next) {
+        if log.generation != self.generation {
+            self.ended = true;
+            return RESTART.to_string();
+        }
+        while let Some(entry) = log.entries.get(self.next) {
             if out.len() >= CHUNK {
                 break;
             }
@@ -186,6 +247,9 @@ impl Client {
     /// [`KEEP_ALIVE`] of nothing; `None` once the reader is gone.
     pub async fn next_chunk(&mut self) -> Option<String> {
         loop {
+            if self.ended {
+                return None;
+            }
             let chunk = self.take();
             if !chunk.is_empty() {
                 return Some(chunk);
@@ -195,6 +259,56 @@ impl Client {
                 () = tokio::time::sleep(KEEP_ALIVE) => return Some(": keep-alive\n\n".into()),
             }
         }
+    }
+}
+
+/// What a stream of a recording that was replaced ends with: the page reloads on it.
+const RESTART: &str = "event: restart\ndata: {\"why\":\"the trace file is a new recording\"}\n\n";
+
+/// Which recording a followed file holds: its file (device and inode) and its first line,
+/// once complete (a file truncated and written again keeps its inode, not its header).
+/// `None` for a folder.
+struct Recording(Option<(u64, u64, Option<Vec<u8>>)>);
+
+impl Recording {
+    fn of(path: &std::path::Path) -> Recording {
+        use std::io::Read as _;
+        use std::os::unix::fs::MetadataExt as _;
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Recording(None);
+        };
+        if !meta.is_file() {
+            return Recording(None);
+        }
+        let mut first = Vec::new();
+        if let Ok(file) = std::fs::File::open(path) {
+            let _ = file.take(4096).read_to_end(&mut first);
+        }
+        let header = memchr::memchr(b'\n', &first).map(|end| {
+            first.truncate(end);
+            first
+        });
+        Recording(Some((meta.dev(), meta.ino(), header)))
+    }
+
+    /// Whether `now` is another recording: another file at the path, or another header (a
+    /// header still being written is not yet another one).
+    fn replaced_by(&self, now: &Recording) -> bool {
+        match (&self.0, &now.0) {
+            (Some((dev, ino, was)), Some((dev2, ino2, is))) => {
+                (dev, ino) != (dev2, ino2) || matches!((was, is), (Some(a), Some(b)) if a != b)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether a follower's warning says a file got shorter than what was read of it.
+fn shrank(problem: &LineProblem) -> bool {
+    match problem {
+        LineProblem::Shrank { .. } => true,
+        LineProblem::InFile { problem, .. } => shrank(problem),
+        _ => false,
     }
 }
 
