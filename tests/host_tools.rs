@@ -316,6 +316,23 @@ fn claude_codes_deferred_tool_is_visible_on_demand() {
     );
 }
 
+/// The diagram says the ToolSearch call is the host's own step, not an unsent call.
+#[test]
+fn the_diagram_says_the_host_ran_toolsearch() {
+    let dir = util::tempdir();
+    let (trace, ..) = claude_code(dir.path());
+    let trace = trace.display().to_string();
+    let (status, out) = sightline(&["export", &trace, "--format", "mermaid"]);
+    assert_eq!(status, Some(0), "{out}");
+    let row = out.lines().find(|l| l.contains("tool_use ToolSearch"));
+    let row = row.unwrap_or_else(|| panic!("no ToolSearch row: {out}"));
+    assert!(
+        row.contains("toolu_1: ToolSearch run by the host itself, no MCP server"),
+        "{row}"
+    );
+    assert!(!row.contains("error returned"), "{row}");
+}
+
 #[test]
 fn codexs_namespaced_tool_is_visible_under_its_namespace() {
     let dir = util::tempdir();

@@ -171,6 +171,13 @@ impl Context<'_> {
         for (id, name, _) in &x.tool_calls {
             let chain = self.report.chain_asked(i, id);
             match chain {
+                // A tool the host (or the API) runs itself (ToolSearch, a shell): no server
+                // is expected to see it.
+                Some(c) if c.tools_call.is_none() && x.runs_itself(name) => {
+                    parts.add(format!(
+                        "{id}: {name} run by the host itself, no MCP server"
+                    ));
+                }
                 Some(c) if c.tools_call.is_none() && c.returned_in.is_none() => {
                     if status == Status::Ok {
                         status = Status::Problem;
