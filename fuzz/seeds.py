@@ -91,6 +91,16 @@ def main():
             for prefix in CHUNK_PREFIXES:
                 put("sse", prefix + variant)
 
+    # The Markdown handout's escaping: the shipped handouts and recorded payloads (tool
+    # names, stderr lines) are what it escapes.
+    for path in files(ROOT / "docs" / "handouts"):
+        if path.suffix == ".md":
+            put("markdown_escape", path.read_bytes())
+    for path in traces():
+        for event in trace_events(path):
+            if "raw" in event:
+                put("markdown_escape", event["raw"])
+
     for path in files(FIXTURES / "wrap"):
         put("wrap_config", path.read_bytes())
     for path in files(GOLDEN):

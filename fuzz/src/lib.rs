@@ -39,6 +39,10 @@ pub mod wire_sse;
 #[path = "../../src/wire/redact_url.rs"]
 #[doc(hidden)]
 pub mod wire_redact_url;
+// The exports' escaping (std only): the Markdown handout's, the HTML page's, the SVG's.
+#[path = "../../src/export/markup.rs"]
+#[doc(hidden)]
+pub mod export_markup;
 // `redact_url` names its sibling as `super::redact`.
 #[doc(hidden)]
 pub use wire_redact as redact;
@@ -48,6 +52,10 @@ pub mod tap {
     pub use super::paths;
     pub use super::tap_lines as lines;
     pub use super::tap_wrap as wrap;
+}
+
+pub mod export {
+    pub use super::export_markup as markup;
 }
 
 pub mod wire {
