@@ -80,21 +80,35 @@ pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
 
 /// Why `meta` (neither a file nor, where a folder is taken, a folder) cannot be a trace.
 pub(crate) fn not_regular(meta: &std::fs::Metadata) -> io::Error {
-    use std::os::unix::fs::FileTypeExt as _;
     let t = meta.file_type();
-    let what = if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_dir() {
+    let what = if t.is_dir() {
         "a folder"
     } else {
-        "a device"
+        special_kind(&t)
     };
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!("it is {what}, not a file: a trace is a file or a session folder"),
     )
+}
+
+/// What a file that is neither a regular file nor a folder is: only Unix tells a FIFO and a
+/// socket apart from a device (the web build and Windows have no such files to open).
+#[cfg(unix)]
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a device"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a device"
 }
 
 /// Below this many bytes of events a chunk is parsed on one thread.
