@@ -381,3 +381,13 @@ fn gemini_clis_renamed_tool_is_visible_under_its_new_name() {
         "{out}"
     );
 }
+
+/// Codex with a model it knows can search (the recorded fixture): the MCP namespace named in
+/// a developer text only, its tool visible on demand, exit 0.
+#[test]
+fn codexs_deferred_namespace_is_visible_on_demand() {
+    let trace = util::repo("tests/fixtures/hosts/codex-tool-search");
+    let (_, line) = verdict(&trace.display().to_string());
+    assert!(line.contains("visible-on-demand"), "{line}");
+    assert!(line.contains("inside namespace `mcp__weather`"), "{line}");
+}

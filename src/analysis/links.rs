@@ -309,6 +309,33 @@ fn tool_view(
     let mut matched: Vec<(&str, &str)> = Vec::new();
     let mut sent = Vec::with_capacity(x.offered.tools.len());
     for t in &x.offered.tools {
+        // A namespace named in text only (Codex's deferred namespaces): each tool its server
+        // listed is visible on demand inside it.
+        if t.kind == Kind::Mcp
+            && t.delivery == Delivery::NameOnly
+            && t.namespace.as_deref() == Some(t.name.as_str())
+        {
+            for (server, (r, names)) in latest {
+                for n in names {
+                    if let Some(rule) = naming::rule(n, Some(&t.name), server, n) {
+                        matched.push((server, n));
+                        sent.push(ToolOrigin {
+                            api_name: n.clone(),
+                            server: Some(server.clone()),
+                            mcp_name: Some(n.clone()),
+                            listed_in: Some(*r),
+                            entry: None,
+                            namespace: Some(t.name.clone()),
+                            kind: Kind::Mcp,
+                            delivery: Delivery::NameOnly,
+                            rule: Some(rule),
+                            loaded_in: loaded.get(n).copied(),
+                        });
+                    }
+                }
+            }
+            continue;
+        }
         // A host's own tools, the API's and placeholders come from no server.
         let joinable = matches!(t.kind, Kind::Mcp | Kind::Plain);
         let found = latest

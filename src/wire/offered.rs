@@ -255,6 +255,11 @@ pub fn mcp_named(name: &str) -> bool {
             .is_some_and(|rest| !rest.starts_with('_') && rest.contains('_'))
 }
 
+/// Whether a namespace holds a server's tools (`mcp__weather`), not the host's own.
+pub fn mcp_namespace(ns: &str) -> bool {
+    ns.starts_with("mcp__") || ns.starts_with("mcp_")
+}
+
 /// Reads what a request offers: `body` without its `tools` (or with them: they are not read
 /// from it), and the `tools` entries as sent.
 pub fn read(body: &Value, tools: &[Value]) -> Offered {
@@ -339,10 +344,9 @@ fn read_entry(out: &mut Offered, i: usize, entry: &Value) {
         (Some("namespace"), Some(ns)) => {
             let members = entry.get("tools").and_then(Value::as_array);
             let mut names = Vec::new();
-            let kind = if ns.starts_with("mcp__") || ns.starts_with("mcp_") {
-                Kind::Mcp
-            } else {
-                Kind::Host
+            let kind = match mcp_namespace(ns) {
+                true => Kind::Mcp,
+                false => Kind::Host,
             };
             for m in members.into_iter().flatten() {
                 if let Some(name) = m.get("name").and_then(Value::as_str) {
@@ -363,6 +367,11 @@ fn read_entry(out: &mut Offered, i: usize, entry: &Value) {
         },
         (Some("function" | "custom"), Some(name)) | (None, Some(name)) => {
             push(out, name, None, kind_by_name(name), i, deferred)
+        }
+        // A tool the API declares but the host runs (Codex's `tool_search`, `"execution":
+        // "client"`).
+        (Some(kind), name) if s("execution") == Some("client") => {
+            push(out, name.unwrap_or(kind), None, Kind::Host, i, deferred)
         }
         // The API's own tools: Anthropic `web_search_20250305` (named), Responses
         // `web_search`, `file_search`, `mcp` (typed only).

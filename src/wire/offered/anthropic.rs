@@ -7,7 +7,10 @@
 
 use serde_json::Value;
 
-use super::{DEFERRED_MARKER, Delivery, Offered, Tool, Unknown, kind_by_name};
+use super::{DEFERRED_MARKER, Delivery, Offered, Tool, Unknown, kind_by_name, mcp_namespace};
+
+/// The text by which Codex names the tool namespaces it deferred behind its `tool_search`.
+pub const NAMESPACES_MARKER: &str = "Deferred tool namespaces:";
 
 /// Content block types every shape's reading knows; anything else is kept and said once.
 const KNOWN_BLOCKS: &[&str] = &[
@@ -95,6 +98,26 @@ pub(super) fn read_conversation(out: &mut Offered, body: &Value) {
             }),
         }
     }
+    for ns in walk.namespaces {
+        if out.namespaces.iter().any(|(n, _)| *n == ns) {
+            continue;
+        }
+        // A deferred namespace: the model knows its name; its tools come with a search. One
+        // tool stands for it, named as the namespace, until a search names its members.
+        let kind = match mcp_namespace(&ns) {
+            true => super::Kind::Mcp,
+            false => super::Kind::Host,
+        };
+        out.tools.push(Tool {
+            name: ns.clone(),
+            namespace: Some(ns.clone()),
+            kind,
+            delivery: Delivery::NameOnly,
+            entry: None,
+            named_in_text: true,
+        });
+        out.namespaces.push((ns, Vec::new()));
+    }
     out.loaded = walk.loaded;
     out.blocks = walk.blocks;
     out.cache_control = walk.cache_control;
@@ -104,6 +127,8 @@ pub(super) fn read_conversation(out: &mut Offered, body: &Value) {
 #[derive(Default)]
 struct Walk {
     deferred: Vec<String>,
+    /// Namespaces named in text only (Codex's "Deferred tool namespaces:" list).
+    namespaces: Vec<String>,
     loaded: Vec<String>,
     blocks: Vec<(String, usize)>,
     cache_control: usize,
@@ -183,8 +208,25 @@ impl Walk {
         }
     }
 
+    /// Namespaces listed after [`NAMESPACES_MARKER`], one `- name: description` a line.
+    fn namespaces(&mut self, text: &str) {
+        let Some(at) = text.find(NAMESPACES_MARKER) else {
+            return;
+        };
+        for line in text[at..].lines().skip(1) {
+            let Some(item) = line.trim().strip_prefix("- ") else {
+                break;
+            };
+            let name = item.split(':').next().unwrap_or_default().trim();
+            if !name.is_empty() && !self.namespaces.iter().any(|n| n == name) {
+                self.namespaces.push(name.to_string());
+            }
+        }
+    }
+
     /// Names listed after [`DEFERRED_MARKER`], one per line, in a text.
     fn text(&mut self, text: &str) {
+        self.namespaces(text);
         let mut rest = text;
         while let Some(at) = rest.find(DEFERRED_MARKER) {
             rest = &rest[at + DEFERRED_MARKER.len()..];

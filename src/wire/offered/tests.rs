@@ -327,3 +327,33 @@ fn sha1_matches_the_standard_vectors() {
         "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
     );
 }
+
+/// Codex 0.169.0 with a model it knows can search: no namespace entry, the namespaces named in a
+/// developer text, and its own client-run `tool_search`.
+#[test]
+fn codex_deferred_namespaces_are_named_in_text() {
+    let tools = vec![
+        json!({"type": "function", "name": "exec_command", "parameters": {"type": "object"}}),
+        json!({"type": "tool_search", "execution": "client", "parameters": {"type": "object"}}),
+    ];
+    let text = "<tools>\nDeferred tool namespaces:\n- mcp__weather: Use get_weather for current conditions only.\n- multi_agent_v1: Tools for spawning and managing sub-agents.\n</tools>";
+    let body = json!({"input": [{"type": "message", "role": "developer",
+        "content": [{"type": "input_text", "text": text}]}]});
+    let o = read(&body, &tools);
+    assert_eq!(
+        o.find("tool_search", None).map(|t| t.kind),
+        Some(Kind::Host)
+    );
+    let weather = o
+        .find("mcp__weather", Some("mcp__weather"))
+        .expect("deferred namespace");
+    assert_eq!(
+        (weather.kind, weather.delivery),
+        (Kind::Mcp, Delivery::NameOnly)
+    );
+    let agents = o
+        .find("multi_agent_v1", Some("multi_agent_v1"))
+        .expect("host's namespace");
+    assert_eq!(agents.kind, Kind::Host);
+    assert_eq!(o.namespaces.len(), 2);
+}
