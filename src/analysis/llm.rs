@@ -373,6 +373,11 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
         x.calls = offered::calls(b);
         x.loaded = offered::tool_references(b);
     }
+    // Gemini calls are joined by their place in the answer: a host may rewrite their ids.
+    let keys = match (&body, shape) {
+        (Ok(b), ApiShape::Gemini) => Some(convert::gemini_call_keys(b)),
+        _ => None,
+    };
     let turn = body.and_then(|b| convert::parse_response(shape, &b).map_err(|err| err.to_string()));
     match turn {
         Ok(turn) => {
@@ -381,7 +386,15 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
             x.tool_calls = turn
                 .tool_calls
                 .into_iter()
-                .map(|c| (c.id, c.name, c.arguments.ok().map(Value::Object)))
+                .enumerate()
+                .map(|(k, c)| {
+                    let id = keys.as_ref().and_then(|keys| keys.get(k).cloned());
+                    (
+                        id.unwrap_or(c.id),
+                        c.name,
+                        c.arguments.ok().map(Value::Object),
+                    )
+                })
                 .collect();
         }
         Err(problem) => x.problem = Some(problem),

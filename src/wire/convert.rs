@@ -40,7 +40,8 @@ pub use request::{
     tool_results_message, user_message,
 };
 pub use response::{
-    ArgumentsError, ModelToolCall, ModelTurn, ResponseError, parse_arguments, parse_response,
+    ArgumentsError, ModelToolCall, ModelTurn, ResponseError, gemini_call_id, gemini_call_keys,
+    parse_arguments, parse_response,
 };
 pub use results::{tool_error_to_api, tool_result_to_api};
 pub use tools::{

@@ -84,3 +84,23 @@ fn the_weather_run_in_the_gemini_shape_joins_call_and_tools_call() {
         assert!(!run.stdout.contains("? request"), "{}", run.stdout);
     }
 }
+
+/// The recorded Gemini CLI 0.61.0 session: the model's call came without an id, and Gemini CLI
+/// wrote an id of its own (`mcp_weather_get_weather_<time>_0`) on the call in its history and
+/// on the `functionResponse`; the call still joins the request that returned its result.
+#[test]
+fn gemini_clis_own_ids_do_not_break_the_join() {
+    let session = repo("tests/fixtures/hosts/gemini-cli");
+    let loaded = sightline::trace::load(&session).expect("the fixture session loads");
+    let report = sightline::analysis::report(&loaded.events);
+    assert_eq!(report.llm.len(), 2, "two model turns");
+    assert_eq!(report.chains.len(), 1, "{:?}", report.chains);
+    let chain = &report.chains[0];
+    assert_eq!(chain.call_id, "mcp_weather_get_weather#1");
+    assert!(
+        chain.tools_call.is_some(),
+        "joined to tools/call get_weather"
+    );
+    assert_eq!(chain.returned_in, Some(report.llm[1].request));
+    assert_eq!(report.llm[1].tool_results, ["mcp_weather_get_weather#1"]);
+}

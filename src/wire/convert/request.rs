@@ -178,9 +178,10 @@ fn is_model_turn(shape: ApiShape, entry: &Value) -> bool {
 /// `previous_response_id`) counts from the start.
 ///
 /// A Gemini call may have no id, and a host may answer it under an id of its own (Gemini CLI
-/// makes one up): each `functionResponse` is paired with a `functionCall` of the last model
-/// turn, by id when one of them has that id, else by name in order, and the id returned is the
-/// call's as [`parse_response`](super::parse_response) reads it, so calls and results join.
+/// makes one up and writes it on the call in the history too): each `functionResponse` is
+/// paired with a `functionCall` of the last model turn, by id when one of them has that id,
+/// else by name in order, and what is returned is that call's place key `<name>#<n>`
+/// ([`gemini_call_keys`](super::gemini_call_keys)), the key a trace joins Gemini calls by.
 pub fn tool_result_ids_in_request(shape: ApiShape, request_body: &Value) -> Vec<String> {
     let entries = conversation(shape, request_body);
     let last_model = entries
@@ -220,8 +221,9 @@ pub fn tool_result_ids_in_request(shape: ApiShape, request_body: &Value) -> Vec<
 }
 
 /// The `functionResponse` parts of `after` (the contents after the last model turn), each as
-/// the id of the call of `calls` (id, name) it answers; see [`tool_result_ids_in_request`].
-fn gemini_result_ids(calls: &[(String, String, bool)], after: &[Value]) -> Vec<String> {
+/// the place key of the call of `calls` (id, name, key) it answers; see
+/// [`tool_result_ids_in_request`].
+fn gemini_result_ids(calls: &[(Option<String>, String, String)], after: &[Value]) -> Vec<String> {
     let mut used = vec![false; calls.len()];
     let responses = after
         .iter()
@@ -232,13 +234,14 @@ fn gemini_result_ids(calls: &[(String, String, bool)], after: &[Value]) -> Vec<S
     for response in responses {
         let id = str_field(response, "id");
         let name = str_field(response, "name").unwrap_or_default();
-        let by_id = id
-            .and_then(|id| (0..calls.len()).find(|&k| !used[k] && calls[k].2 && calls[k].0 == id));
+        let by_id = id.and_then(|id| {
+            (0..calls.len()).find(|&k| !used[k] && calls[k].0.as_deref() == Some(id))
+        });
         let found = by_id.or_else(|| (0..calls.len()).find(|&k| !used[k] && calls[k].1 == name));
         match found {
             Some(k) => {
                 used[k] = true;
-                ids.push(calls[k].0.clone());
+                ids.push(calls[k].2.clone());
             }
             None => ids.push(id.unwrap_or(name).to_string()),
         }

@@ -349,9 +349,10 @@ pub fn gemini_call_id(name: &str, n: usize) -> String {
     format!("{name}#{n}")
 }
 
-/// The `functionCall` parts of a Gemini content (`{role: "model", parts}`), in order: the id a
-/// call is known by ([`ModelToolCall::id`]), its name, and whether the model gave that id.
-pub(super) fn gemini_calls(content: &Value) -> Vec<(String, String, bool)> {
+/// The `functionCall` parts of a Gemini content (`{role: "model", parts}`), in order: the id
+/// written on it (by the model, or by the host: Gemini CLI writes its own into the history),
+/// its name, and its place key ([`gemini_call_id`]).
+pub(super) fn gemini_calls(content: &Value) -> Vec<(Option<String>, String, String)> {
     let parts = content.get("parts").and_then(Value::as_array);
     let calls = parts
         .into_iter()
@@ -361,12 +362,23 @@ pub(super) fn gemini_calls(content: &Value) -> Vec<(String, String, bool)> {
         .enumerate()
         .map(|(k, call)| {
             let name = str_field(call, "name").unwrap_or_default().to_string();
-            match str_field(call, "id").filter(|id| !id.is_empty()) {
-                Some(id) => (id.to_string(), name, true),
-                None => (gemini_call_id(&name, k + 1), name, false),
-            }
+            let id = str_field(call, "id").filter(|id| !id.is_empty());
+            let key = gemini_call_id(&name, k + 1);
+            (id.map(str::to_string), name, key)
         })
         .collect()
+}
+
+/// The keys the calls of a Gemini response are joined by in a trace: `<name>#<n>`, each call's
+/// place in the answer, whatever its id. A host may write ids of its own on the calls it sends
+/// back in the history (Gemini CLI does, when the model gave none), so the place is the one
+/// key the response and the next request always share;
+/// [`tool_result_ids_in_request`](super::tool_result_ids_in_request) gives the same keys. The
+/// host itself answers under [`ModelToolCall::id`], the model's id when it gave one.
+pub fn gemini_call_keys(body: &Value) -> Vec<String> {
+    body.pointer("/candidates/0/content")
+        .map(|content| gemini_calls(content).into_iter().map(|c| c.2).collect())
+        .unwrap_or_default()
 }
 
 fn parse_gemini(body: &Value) -> Result<ModelTurn, ResponseError> {

@@ -244,8 +244,21 @@ fn gemini_result_ids_join_by_id_or_name() {
     ]});
     assert_eq!(
         tool_result_ids_in_request(g, &body),
-        ["a#1", "real-b", "a#3", "c"]
+        ["a#1", "b#2", "a#3", "c"]
     );
+    // Gemini CLI: the model sent no id; the host wrote its own on the call in the history and
+    // answered under it. The result still joins the call's place.
+    let cli = json!({"contents": [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "t_1796588211815_0", "name": "t", "args": {}},
+            "thoughtSignature": "skip_thought_signature_validator"}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "t_1796588211815_0", "name": "t",
+            "response": {"output": "1"}}}]}
+    ]});
+    assert_eq!(tool_result_ids_in_request(g, &cli), ["t#1"]);
+    let answer = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "t", "args": {}}}]}, "finishReason": "STOP"}]});
+    assert_eq!(crate::wire::convert::gemini_call_keys(&answer), ["t#1"]);
     // Once the model answered, the results are history.
     let mut later = body.clone();
     later["contents"]
