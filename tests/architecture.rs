@@ -6,6 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod portable;
+
 /// Module -> the modules it uses.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 

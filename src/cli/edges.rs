@@ -1,10 +1,11 @@
 //! The edges every command shares, each in one place: the async runtime, the signals that stop
-//! a long-running command, how long exchanges in flight get once it stops, where a recorder
-//! writes and how a recording ends, an output that would overwrite an input, a write to stdout that treats a reader going away (`| head`, a closed pager) as
+//! a long-running command (Ctrl-C and the console's events on Windows, [`signals`]), how long
+//! exchanges in flight get once it stops, where a recorder writes and how a recording ends, an
+//! output that would overwrite an input, a write to stdout that treats a reader going away
+//! (`| head`, a closed pager) as
 //! the end of the output rather than an error, and what a command that is about to exit does
 //! not free ([`leave`]).
 
-use std::future::Future;
 use std::io::{self, Write as _};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,6 +16,9 @@ use crate::i18n::Said;
 use crate::tap::paths;
 use crate::tap::recorder::{Recorder, RecorderReport};
 use crate::trace::Header;
+
+mod signals;
+pub(super) use signals::{on_stop_signal, stop_signal};
 
 /// How long exchanges in flight may take to end once a proxy (or a wrapped server's proxy) is
 /// told to stop.
@@ -45,36 +49,10 @@ pub(super) fn proxy_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .within(|| Said::new("cli_error.async_runtime"))
 }
 
-/// Starts listening for Ctrl-C, SIGTERM and SIGHUP at once (call it within the runtime); the
-/// future it returns ends with the number of the first of them.
-pub(super) fn stop_signal() -> impl Future<Output = i32> + Send + 'static {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt()).ok();
-    let mut terminate = signal(SignalKind::terminate()).ok();
-    let mut hangup = signal(SignalKind::hangup()).ok();
-    async move {
-        tokio::select! {
-            () = wait(interrupt.as_mut()) => libc::SIGINT,
-            () = wait(terminate.as_mut()) => libc::SIGTERM,
-            () = wait(hangup.as_mut()) => libc::SIGHUP,
-        }
-    }
-}
-
 /// Completes on Ctrl-C, SIGTERM or SIGHUP; listens from its first poll, so it can be made
 /// before the runtime runs (a graceful-shutdown future).
 pub(super) async fn stopped() {
     stop_signal().await;
-}
-
-/// The next delivery of `signal`; never, when it could not be listened for.
-async fn wait(signal: Option<&mut tokio::signal::unix::Signal>) {
-    match signal {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending::<()>().await,
-    }
 }
 
 /// Where a recorder named `name` writes: `--trace FILE`, else a new member file of
@@ -147,9 +125,17 @@ fn resolved(path: &std::path::Path) -> PathBuf {
 }
 
 /// The device and inode of an existing file (a hard link is the same file).
+#[cfg(unix)]
 fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Windows: std gives no file index yet, so a hard link to an input is not told apart (the
+/// same path, also through a link, still is).
+#[cfg(not(unix))]
+fn file_id(_path: &std::path::Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// Writes `text` to stdout and flushes it; see [`stdout_written`].

@@ -112,11 +112,11 @@ impl LiveArgs {
 }
 
 /// Writes `K=V` headers to `DATA_DIR/otlp/headers-HASH.txt`, mode 0600 (the same headers give
-/// the same file); returns its path.
+/// the same file); returns its path. On Windows the data dir is under the user's profile, whose
+/// ACL already keeps other users out; the file gets it ([`crate::tap::wrap::file::open_private`]).
 fn write_headers_file(headers: &[String]) -> anyhow::Result<PathBuf> {
     use sha2::Digest as _;
     use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
     let text = headers.join("\n") + "\n";
     let hash = sha2::Sha256::digest(text.as_bytes());
     let name: String = hash[..6].iter().map(|b| format!("{b:02x}")).collect();
@@ -124,15 +124,8 @@ fn write_headers_file(headers: &[String]) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(&dir)
         .within(|| Said::new("cli_error.cannot_create").with("path", dir.display()))?;
     let path = std::path::absolute(dir.join(format!("headers-{name}.txt")))?;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
+    let mut file = crate::tap::wrap::file::open_private(&path)
         .within(|| Said::new("cli_error.cannot_write").with("path", path.display()))?;
-    // An existing file keeps its mode on open: make sure only the user reads it.
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     file.write_all(
         format!("# OTLP headers for sightline proxy --otlp-headers-file (written by sightline wrap)\n{text}")
             .as_bytes(),

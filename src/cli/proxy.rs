@@ -5,7 +5,6 @@
 //! 128 + the signal that ended it), so the host sees what it would have seen without us.
 
 use std::net::SocketAddr;
-use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -83,14 +82,10 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitCode> {
     let recorder = Recorder::start(vec![Box::new(writer)]);
     let live = args.live.start(&recorder, &header)?;
     // Unbuffered handles on our stdin and stdout: each chunk goes out in one write, at once.
-    let unbuffered =
-        |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
-    let stdin = unbuffered(std::io::stdin().as_fd()).within(|| Said::new("cli_error.use_stdin"))?;
+    let stdin = crate::tap::stdio::own_stdin().within(|| Said::new("cli_error.use_stdin"))?;
     let stdout =
         crate::tap::stdio::OwnStdout::new().within(|| Said::new("cli_error.use_stdout"))?;
-    for fd in [libc::STDIN_FILENO, libc::STDOUT_FILENO] {
-        crate::tap::stdio::widen_pipe(fd);
-    }
+    crate::tap::stdio::widen_own_pipes();
     let tap = match StdioTap::spawn(
         &cmd,
         recorder.clone(),
@@ -181,23 +176,11 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
 /// When the host stops us (Ctrl-C, SIGTERM, a closed terminal), stop the server properly so its
 /// exit is recorded, instead of leaving it orphaned.
 fn forward_signals(tap: &StdioTap) {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        tracing::warn!("cannot install signal handlers; a killed proxy may orphan its server");
-        return;
-    };
     let tap = tap.clone();
-    let spawned = std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                tracing::info!("received signal {signal}: stopping the server");
-                tap.terminate();
-            }
-        });
-    if spawned.is_err() {
-        tracing::warn!("cannot start the signal thread");
-    }
+    super::edges::on_stop_signal(move |signal| {
+        tracing::info!("received signal {signal}: stopping the server");
+        tap.terminate();
+    });
 }
 
 /// The server command after `--`, named by `--name` or else after its program

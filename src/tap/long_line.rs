@@ -10,7 +10,7 @@
 //! `raw_b64`.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 
 /// A partial line longer than this goes to a temporary file.
 pub const LONG_LINE: usize = 1 << 20;
@@ -29,7 +29,7 @@ impl LongLine {
     /// A new, empty long line, or the reason no temporary file could be made.
     pub fn create() -> io::Result<LongLine> {
         Ok(LongLine {
-            file: temp_file()?,
+            file: sys::temp_file()?,
             len: 0,
             utf8: true,
             carry: Vec::new(),
@@ -38,7 +38,7 @@ impl LongLine {
 
     /// Appends the next piece of the line.
     pub fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.file.write_all(bytes)?;
+        sys::append(&mut self.file, bytes, self.len)?;
         self.len += bytes.len() as u64;
         if self.utf8 {
             self.check_utf8(bytes);
@@ -108,13 +108,12 @@ struct LongLineReader<'a> {
 
 impl Read for LongLineReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use std::os::unix::fs::FileExt as _;
         let left = self.line.len.saturating_sub(self.at);
         let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         if want == 0 {
             return Ok(0);
         }
-        let n = self.line.file.read_at(&mut buf[..want], self.at)?;
+        let n = sys::read_at(&self.line.file, &mut buf[..want], self.at)?;
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -129,32 +128,95 @@ impl Read for LongLineReader<'_> {
     }
 }
 
-/// A file readable and writable only by us, with no name (Linux `O_TMPFILE`), or with one
-/// removed at once elsewhere.
-fn temp_file() -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let dir = std::env::temp_dir();
-    #[cfg(target_os = "linux")]
-    if let Ok(file) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_TMPFILE)
-        .open(&dir)
-    {
-        return Ok(file);
+/// Where the temporary file differs between systems: how it is made nameless, and how a piece
+/// is read at an offset without disturbing the appends.
+#[cfg(unix)]
+mod sys {
+    use std::fs::File;
+    use std::io::{self, Write as _};
+
+    pub fn append(file: &mut File, bytes: &[u8], _at: u64) -> io::Result<()> {
+        file.write_all(bytes)
     }
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("sightline-line-{}-{n}", std::process::id()));
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(file)
+
+    pub fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt as _;
+        file.read_at(buf, at)
+    }
+
+    /// A file readable and writable only by us, with no name (Linux `O_TMPFILE`), or with one
+    /// removed at once elsewhere.
+    pub fn temp_file() -> io::Result<File> {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let dir = std::env::temp_dir();
+        #[cfg(target_os = "linux")]
+        if let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_TMPFILE)
+            .open(&dir)
+        {
+            return Ok(file);
+        }
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("sightline-line-{}-{n}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?;
+        std::fs::remove_file(&path)?;
+        Ok(file)
+    }
+}
+
+/// Windows: a reading seeks (there is no positional read that leaves the cursor alone), so a
+/// piece is written at its offset too; the file is opened by us alone and deleted when closed
+/// (also when the process is killed), in the user's own temporary folder.
+#[cfg(windows)]
+mod sys {
+    use std::fs::File;
+    use std::io;
+    use std::os::windows::fs::{FileExt as _, OpenOptionsExt as _};
+
+    pub fn append(file: &mut File, mut bytes: &[u8], mut at: u64) -> io::Result<()> {
+        while !bytes.is_empty() {
+            match file.seek_write(bytes, at) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    bytes = &bytes[n..];
+                    at += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    pub fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+        file.seek_read(buf, at)
+    }
+
+    pub fn temp_file() -> io::Result<File> {
+        use windows_sys::Win32::Storage::FileSystem::{
+            FILE_ATTRIBUTE_TEMPORARY, FILE_FLAG_DELETE_ON_CLOSE,
+        };
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("sightline-line-{}-{n}", std::process::id()));
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .share_mode(0)
+            .attributes(FILE_ATTRIBUTE_TEMPORARY)
+            .custom_flags(FILE_FLAG_DELETE_ON_CLOSE)
+            .open(&path)
+    }
 }
 
 #[cfg(test)]

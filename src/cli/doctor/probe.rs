@@ -7,11 +7,11 @@
 //! and it disconnects when the server names a revision it cannot speak. When it gives up it
 //! says so in a `note`, so the doctor can tell a server that hung from one that crashed.
 //!
-//! It talks to the server through the tap over a socket pair, like [`crate::host::mcp`], so
-//! the trace holds exactly the bytes that crossed.
+//! It talks to the server through the tap over a socket pair
+//! ([`crate::tap::stdio::socket_pair`]), like [`crate::host::mcp`], so the trace holds exactly
+//! the bytes that crossed.
 
 use std::io::{self, Read as _, Write as _};
-use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::analysis::explain::INITIALIZE_REVISIONS;
 use crate::host::scenario::Protocol;
+use crate::tap::stdio::PairStream;
 use crate::tap::{Recorder, ServerCommand, StdioTap, TapError};
 use crate::trace::Lane;
 
@@ -34,7 +35,7 @@ pub fn probe(
     protocol: Protocol,
     timeout: Duration,
 ) -> anyhow::Result<()> {
-    let (host_end, tap_end) = UnixStream::pair()?;
+    let (host_end, tap_end) = crate::tap::stdio::socket_pair()?;
     let tap_in = tap_end.try_clone()?;
     let tap = match StdioTap::spawn(
         cmd,
@@ -63,7 +64,7 @@ pub fn probe(
 }
 
 /// The tap's write half toward the probe: when the server's stdout ends, the probe sees EOF.
-struct CloseOnDrop(UnixStream);
+struct CloseOnDrop(PairStream);
 
 impl io::Write for CloseOnDrop {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -90,7 +91,7 @@ enum Reply {
 }
 
 struct Client {
-    stream: UnixStream,
+    stream: PairStream,
     /// Bytes read past the last complete line.
     pending: Vec<u8>,
     next_id: i64,

@@ -1,6 +1,7 @@
 //! The host's MCP client: rmcp, connected to each server *through the tap*.
 //!
-//! rmcp speaks the protocol; the tap records it. They meet at a Unix socket pair: rmcp gets one
+//! rmcp speaks the protocol; the tap records it. They meet at a socket pair (Unix; loopback TCP
+//! on Windows, [`crate::tap::stdio::socket_pair`]): rmcp gets one
 //! end as its transport, the tap pumps the other end to the server process. So every byte rmcp
 //! sends or receives is recorded exactly as it crossed, including what rmcp's typed layer
 //! would hide (unknown fields, non-JSON lines, its own automatic error replies).
@@ -14,8 +15,8 @@
 //! goes away without [`McpConnection::close`] (an error, a cancelled run, a panic) still
 //! stops its server: its process group gets SIGTERM, then SIGKILL, and the exit is recorded.
 
+use crate::tap::stdio::PairStream;
 use std::io;
-use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -110,7 +111,7 @@ impl McpConnection {
         sampler: Option<Arc<Sampler>>,
         timeout: Duration,
     ) -> Result<McpConnection, ConnectError> {
-        let (host_end, tap_end) = UnixStream::pair().map_err(ConnectError::Socket)?;
+        let (host_end, tap_end) = crate::tap::stdio::socket_pair().map_err(ConnectError::Socket)?;
         let tap_in = tap_end.try_clone().map_err(ConnectError::Socket)?;
         // Counts the `list_changed` notifications that crossed the wire, so the loop can wait
         // until rmcp has delivered each one before it builds the next model request.
@@ -138,10 +139,7 @@ impl McpConnection {
             None,
             Some(observer),
         )?);
-        host_end
-            .set_nonblocking(true)
-            .map_err(ConnectError::Socket)?;
-        let stream = tokio::net::UnixStream::from_std(host_end).map_err(ConnectError::Socket)?;
+        let stream = crate::tap::stdio::into_async(host_end).map_err(ConnectError::Socket)?;
         let handler = HostClient::new(protocol, options, cmd.name.clone(), recorder, sampler);
         let tools_changed = handler.tools_changed.clone();
         let delivered = handler.delivered.clone();
@@ -447,7 +445,7 @@ struct ListenTask {
 }
 
 /// The tap's write half toward rmcp: when the server's stdout ends, rmcp must see EOF.
-struct ShutdownOnDrop(UnixStream);
+struct ShutdownOnDrop(PairStream);
 
 impl io::Write for ShutdownOnDrop {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

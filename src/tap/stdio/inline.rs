@@ -10,20 +10,20 @@
 //! (so an answer never gets an earlier `seq` than what it answers, and a crash loses nothing
 //! that was delivered), chunks are passed on as they are, and the output is read to its end
 //! (by a pump thread once the client is done, [`InlineServer::close`]) so the exit is recorded
-//! after everything the server wrote. Reads wait with `poll(2)` up to a deadline, so a server
+//! after everything the server wrote. Reads wait with `poll(2)` (on Windows by peeking at the
+//! pipe, [`super::sys`]) up to a deadline, so a server
 //! that never answers costs the client its timeout, not a hang; writes never block either: while
 //! the server's stdin is full, its output is read (and kept for the next read), so a server
 //! that waits for its output to be read before it reads more cannot deadlock the client.
 
-use std::io::{self, Read as _, Write as _};
-use std::os::fd::{AsRawFd as _, RawFd};
+use std::io::{self, Read as _};
 use std::process::ChildStdout;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use super::pump::{CHUNK, Direction, pump};
-use super::{Shared, spawn_thread};
+use super::{Shared, spawn_thread, sys};
 use crate::tap::lines::{LineSplitter, Lines, Tail};
 use crate::tap::long_line::LongLine;
 
@@ -68,7 +68,7 @@ impl InlineServer {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
         {
-            nonblocking(stdin.as_raw_fd());
+            sys::prepare_stdin(stdin);
         }
         InlineServer {
             shared,
@@ -97,28 +97,13 @@ impl InlineServer {
             record(&self.shared, &self.to_server, long.as_ref(), lines);
         }
         let deadline = Instant::now() + wait;
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            match stdin.write(rest) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => rest = &rest[n..],
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(io::ErrorKind::TimedOut.into());
-                    }
-                    let out = self.stdout.as_ref().map(|s| s.as_raw_fd());
-                    if poll(stdin.as_raw_fd(), libc::POLLOUT, out, left) == Ready::Other
-                        && let Some(n) = self.read_chunk()
-                    {
-                        self.backlog.extend_from_slice(&self.buf[..n]);
-                    }
-                }
-                Err(e) => return Err(e),
+        let out = self.stdout.as_ref().map(sys::raw);
+        sys::write_all(stdin, bytes, deadline, out, || {
+            if let Some(n) = self.read_chunk() {
+                self.backlog.extend_from_slice(&self.buf[..n]);
             }
-        }
-        Ok(())
+            self.stdout.is_some()
+        })
     }
 
     /// Waits up to `wait` for the server's output and appends one chunk of it to `into`, its
@@ -128,10 +113,10 @@ impl InlineServer {
             into.append(&mut self.backlog);
             return Received::Data;
         }
-        let Some(fd) = self.stdout.as_ref().map(|s| s.as_raw_fd()) else {
+        let Some(out) = self.stdout.as_ref().map(sys::raw) else {
             return Received::Closed;
         };
-        if poll(fd, libc::POLLIN, None, wait) != Ready::This {
+        if !sys::wait_readable(out, wait) {
             return Received::Timeout;
         }
         match self.read_chunk() {
@@ -223,55 +208,6 @@ fn record_tail(shared: &Shared, direction: &Direction, tail: Option<Tail>) {
         Some(Tail::Bytes(rest)) => record(shared, direction, None, Lines::single(rest)),
         Some(Tail::Long(long)) => record(shared, direction, Some(&long), Lines::default()),
         None => {}
-    }
-}
-
-fn nonblocking(fd: RawFd) {
-    // SAFETY: fcntl(2) on a descriptor we own (our end of the server's stdin, which no other
-    // process shares); O_NONBLOCK changes only how our writes wait.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
-    }
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Ready {
-    /// `fd` is ready (or at its end, or failed: the next call says which).
-    This,
-    /// `other` has something to read.
-    Other,
-    None,
-}
-
-/// Waits up to `wait` (rounded up to a millisecond) for `events` on `fd`, or input on `other`.
-fn poll(fd: RawFd, events: libc::c_short, other: Option<RawFd>, wait: Duration) -> Ready {
-    let mut fds = [
-        libc::pollfd {
-            fd,
-            events,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: other.unwrap_or(-1),
-            events: libc::POLLIN,
-            revents: 0,
-        },
-    ];
-    let ms = wait.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: poll(2) on an array we own, with its length; a negative fd is ignored.
-    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-    if n <= 0 {
-        return Ready::None;
-    }
-    if fds[0].revents != 0 {
-        Ready::This
-    } else if fds[1].revents != 0 {
-        Ready::Other
-    } else {
-        Ready::None
     }
 }
 

@@ -12,14 +12,15 @@
 //! [`inline`]): two threads and a hop each way fewer, recorded by the same rules.
 //!
 //! Shutting down follows rmcp's child-process transport: close stdin, wait, SIGTERM, wait,
-//! SIGKILL. The server runs in its own process group so a `sh -c 'a | b'` wrapper goes as one.
+//! SIGKILL. The server runs in its own process group so a `sh -c 'a | b'` wrapper goes as one
+//! (on Windows: a Job Object, Ctrl-Break, then the job ended; [`sys`]).
 
 mod inline;
 mod pump;
 mod stop;
+mod sys;
 
 use std::io::{self, Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,8 +32,15 @@ use super::lines::LineSplitter;
 use super::recorder::Recorder;
 use crate::trace::{Channel, Lane, ProcessInfo, signal_name};
 pub use inline::{InlineServer, Received};
+pub use pump::OwnStdout;
 use pump::{Direction, ToStdin, pump};
-pub use pump::{OwnStdout, widen_pipe};
+pub use sys::{AsyncPairStream, PairStream, into_async, own_stdin, widen_own_pipes};
+
+/// Two connected streams for a client in this process and the tap (a Unix socket pair, or a
+/// loopback TCP pair on Windows): the client gets one, the tap pumps the other to the server.
+pub fn socket_pair() -> io::Result<(PairStream, PairStream)> {
+    sys::pair()
+}
 
 /// Sees each line a server writes on stdout (see [`StdioTap::spawn_observed`]).
 pub type LineObserver = Arc<dyn Fn(&[u8]) + Send + Sync>;
@@ -118,6 +126,8 @@ impl std::fmt::Display for ExitOutcome {
 /// Shared between the tap's threads and its owner.
 struct Shared {
     pid: u32,
+    /// The server and what it starts, to stop together.
+    group: sys::Group,
     /// Taken (and so closed) on client EOF or shutdown.
     stdin: Mutex<Option<ChildStdin>>,
     exit: Mutex<Option<ExitOutcome>>,
@@ -302,8 +312,8 @@ fn start(
         .envs(cmd.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
+    sys::isolate(&mut command);
     if let Some(cwd) = &cmd.cwd {
         command.current_dir(cwd);
     }
@@ -352,14 +362,10 @@ fn start(
     else {
         unreachable!("all three pipes were requested");
     };
-    {
-        use std::os::fd::AsRawFd as _;
-        for fd in [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd()] {
-            widen_pipe(fd);
-        }
-    }
+    sys::widen_child_pipes(&stdin, &stdout, &stderr);
     let shared = Arc::new(Shared {
         pid,
+        group: sys::Group::adopt(&child),
         stdin: Mutex::new(Some(stdin)),
         exit: Mutex::new(None),
         exited: Condvar::new(),
@@ -403,7 +409,7 @@ fn start(
                 let outcome = match &status {
                     Ok(s) => ExitOutcome {
                         code: s.code(),
-                        signal: s.signal(),
+                        signal: sys::exit_signal(s),
                     },
                     Err(_) => ExitOutcome {
                         code: None,

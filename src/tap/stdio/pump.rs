@@ -1,6 +1,6 @@
 //! Moving bytes: a pump copies one pipe to its destination a chunk at a time, recording the
 //! lines each chunk completes before forwarding it; the destinations it writes to (the server's
-//! stdin, our own stdout) and the pipe capacity it asks for.
+//! stdin, our own stdout).
 
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,24 +14,6 @@ use crate::trace::{Channel, Lane};
 
 /// The most one read takes from a pipe (and so the most one record call writes for it).
 pub(super) const CHUNK: usize = 256 * 1024;
-/// The capacity asked for the server's pipes (Linux; the default is 64 KiB): fewer, larger
-/// reads and writes, so fewer wake-ups and record calls per megabyte.
-#[cfg(target_os = "linux")]
-const PIPE_SIZE: libc::c_int = 1 << 20;
-
-/// Asks for a larger pipe buffer (1 MiB on Linux); a refusal (not a pipe, a lower system limit)
-/// leaves the descriptor as it was. The proxy widens the host's pipes too: fewer wake-ups for
-/// the same bytes, and nothing else changes for either end.
-pub fn widen_pipe(fd: std::os::fd::RawFd) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: fcntl(2) on a descriptor we own; F_SETPIPE_SZ changes only the pipe's capacity.
-    unsafe {
-        libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_SIZE);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = fd;
-}
-
 /// Writes into the server's stdin while it is open.
 pub(super) struct ToStdin<'a>(pub(super) &'a Shared);
 
@@ -143,9 +125,7 @@ pub struct OwnStdout(Option<std::fs::File>);
 
 impl OwnStdout {
     pub fn new() -> io::Result<OwnStdout> {
-        use std::os::fd::AsFd as _;
-        let dup = io::stdout().as_fd().try_clone_to_owned()?;
-        Ok(OwnStdout(Some(std::fs::File::from(dup))))
+        Ok(OwnStdout(Some(super::sys::own_stdout()?)))
     }
 }
 
@@ -164,15 +144,7 @@ impl Write for OwnStdout {
 
 impl Drop for OwnStdout {
     fn drop(&mut self) {
-        use std::os::fd::AsRawFd as _;
         drop(self.0.take());
-        match std::fs::OpenOptions::new().write(true).open("/dev/null") {
-            // SAFETY: dup2 onto descriptor 1, which this process owns; it atomically replaces
-            // the pipe to the client with /dev/null.
-            Ok(null) => unsafe {
-                libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
-            },
-            Err(e) => tracing::warn!("cannot open /dev/null to close stdout: {e}"),
-        }
+        super::sys::close_own_stdout();
     }
 }

@@ -1,9 +1,11 @@
 //! Stopping a tapped server the way rmcp's child-process transport does (close stdin, wait,
-//! SIGTERM, wait, SIGKILL), and waiting for its exit to be recorded.
+//! SIGTERM, wait, SIGKILL; on Windows Ctrl-Break and the Job Object ended, [`super::sys`]),
+//! and waiting for its exit to be recorded.
 
 use std::sync::PoisonError;
 use std::time::Duration;
 
+use super::sys::{ASK, FORCE};
 use super::{ExitOutcome, StdioTap};
 
 /// How long a server gets to exit after its stdin closes, and again after SIGTERM.
@@ -48,14 +50,17 @@ impl StdioTap {
         *exit
     }
 
-    /// Sends `signal` to the server's process group.
-    pub fn signal(&self, signal: i32) {
+    /// Asks the server's process group to stop (SIGTERM), unless it has exited.
+    fn ask_to_stop(&self) {
         if self.wait_timeout(Duration::ZERO).is_none() {
-            // SAFETY: kill(2) with a negative pid signals the process group we created; the
-            // group cannot be reused before the waiter has reaped the leader, which it has not.
-            unsafe {
-                libc::kill(-(self.shared.pid as i32), signal);
-            }
+            self.shared.group.ask_to_stop();
+        }
+    }
+
+    /// Stops the server's process group now (SIGKILL), unless it has exited.
+    fn kill(&self) {
+        if self.wait_timeout(Duration::ZERO).is_none() {
+            self.shared.group.kill();
         }
     }
 
@@ -66,21 +71,19 @@ impl StdioTap {
             return outcome;
         }
         self.note(format!(
-            "still running {GRACE:?} after stdin closed: sent SIGTERM"
+            "still running {GRACE:?} after stdin closed: sent {ASK}"
         ));
         self.terminate()
     }
 
     /// Stops the server now: SIGTERM, wait, SIGKILL.
     pub fn terminate(&self) -> ExitOutcome {
-        self.signal(libc::SIGTERM);
+        self.ask_to_stop();
         if let Some(outcome) = self.wait_timeout(GRACE) {
             return outcome;
         }
-        self.note(format!(
-            "still running {GRACE:?} after SIGTERM: sent SIGKILL"
-        ));
-        self.signal(libc::SIGKILL);
+        self.note(format!("still running {GRACE:?} after {ASK}: sent {FORCE}"));
+        self.kill();
         self.wait()
     }
 

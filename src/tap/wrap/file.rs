@@ -6,14 +6,18 @@
 //! target, when the config is a symbolic link, so the link stays a link), is flushed to disk,
 //! gets the original's mode and owner, and is renamed over it: a crash leaves the old file or
 //! the new one, never half of one. A file without write permission is refused, not replaced.
+//! On Windows the read-only attribute and the file's ACL play these parts ([`sys`]).
 //!
 //! Backups (`CONFIG.sightline-backup`, then `.sightline-backup.2`, ...) are never overwritten:
 //! a text already in one of them is not saved again, and any other text gets the next free name.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write as _};
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
+
+// An explicit path, as for this file (see tap/wrap.rs).
+#[path = "file/sys.rs"]
+mod sys;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
@@ -22,6 +26,11 @@ pub enum FileError {
          first (chmod u+w)"
     )]
     ReadOnly { path: PathBuf, mode: u32 },
+    #[error(
+        "{path} is read-only (its read-only attribute is set); sightline does not replace it: \
+         make it writable first (attrib -r)"
+    )]
+    ReadOnlyAttribute { path: PathBuf },
     #[error("{path} is not writable by this user; sightline does not replace it")]
     NotWritable { path: PathBuf },
     #[error(
@@ -50,26 +59,12 @@ fn io_error<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) ->
     }
 }
 
-/// Refuses a file this user may not (or should not) write: no write bit, or `access(2)` says no.
+/// Refuses a file this user may not (or should not) write: no write bit, or `access(2)` says no
+/// (on Windows: the read-only attribute, or the ACL).
 pub fn check_writable(path: &Path) -> Result<(), FileError> {
     let real = std::fs::canonicalize(path).map_err(io_error("resolve", path))?;
     let meta = std::fs::metadata(&real).map_err(io_error("read the metadata of", &real))?;
-    let mode = meta.permissions().mode() & 0o7777;
-    if mode & 0o222 == 0 {
-        return Err(FileError::ReadOnly {
-            path: path.to_path_buf(),
-            mode,
-        });
-    }
-    let c_path = std::ffi::CString::new(real.as_os_str().as_encoded_bytes())
-        .map_err(|_| FileError::NotWritable { path: real.clone() })?;
-    // SAFETY: access(2) reads a NUL-terminated path and touches nothing else.
-    if unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } != 0 {
-        return Err(FileError::NotWritable {
-            path: path.to_path_buf(),
-        });
-    }
-    Ok(())
+    sys::check_writable(path, &real, &meta)
 }
 
 /// Replaces the file `path` names (through symbolic links) with `contents`, atomically, keeping
@@ -83,7 +78,7 @@ pub fn replace(path: &Path, contents: &[u8]) -> Result<(), FileError> {
         .map_or("config".into(), |n| n.to_string_lossy().into_owned());
     let tmp = real.with_file_name(format!(".{name}.sightline-tmp-{}", std::process::id()));
     let written = write_like(&tmp, contents, &meta)
-        .and_then(|()| std::fs::rename(&tmp, &real).map_err(io_error("replace", &real)));
+        .and_then(|()| sys::replace_with(&tmp, &real).map_err(io_error("replace", &real)));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -97,32 +92,19 @@ fn write_like(path: &Path, contents: &[u8], like: &std::fs::Metadata) -> Result<
     file.write_all(contents)
         .and_then(|()| file.sync_all())
         .map_err(io_error("write", path))?;
-    let mine = file
-        .metadata()
-        .map_err(io_error("read the metadata of", path))?;
-    if (mine.uid(), mine.gid()) != (like.uid(), like.gid()) {
-        std::os::unix::fs::fchown(&file, Some(like.uid()), Some(like.gid())).map_err(|source| {
-            FileError::Owner {
-                path: path.with_file_name(""),
-                uid: like.uid(),
-                gid: like.gid(),
-                source,
-            }
-        })?;
-    }
-    let mode = like.permissions().mode() & 0o7777;
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-        .map_err(io_error("set the mode of", path))
+    sys::protect_like(&file, path, like)
 }
 
 /// A new file readable by its owner only (the mode is set once the content is in).
 fn create_private(path: &Path) -> Result<File, FileError> {
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(io_error("create", path))
+    sys::create_private(path).map_err(io_error("create", path))
+}
+
+/// Opens `path` for writing from its start (made if missing), readable by this user alone:
+/// mode 0600 on Unix, set again on a file that existed; on Windows the folder's ACL (see
+/// [`sys`]).
+pub fn open_private(path: &Path) -> io::Result<File> {
+    sys::open_private(path)
 }
 
 /// How many backups of one config are looked for.
@@ -171,18 +153,14 @@ pub fn save_backup(config: &Path, contents: &[u8]) -> Result<PathBuf, FileError>
     file.write_all(contents)
         .and_then(|()| file.sync_all())
         .map_err(io_error("write", &path))?;
-    // The owner when this user may give it (root); otherwise the backup stays this user's,
-    // who could read the config anyway.
-    let _ = std::os::unix::fs::fchown(&file, Some(like.uid()), Some(like.gid()));
-    let mode = like.permissions().mode() & 0o666;
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-        .map_err(io_error("set the mode of", &path))?;
+    sys::protect_backup_like(&file, &like).map_err(io_error("set the mode of", &path))?;
     Ok(path)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
 
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
