@@ -126,7 +126,7 @@ fn resolved(path: &std::path::Path) -> PathBuf {
 
 /// The device and inode of an existing file (a hard link is the same file).
 #[cfg(unix)]
-fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
+pub(super) fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
@@ -134,7 +134,7 @@ fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
 /// Windows: std gives no file index yet, so a hard link to an input is not told apart (the
 /// same path, also through a link, still is).
 #[cfg(not(unix))]
-fn file_id(_path: &std::path::Path) -> Option<(u64, u64)> {
+pub(super) fn file_id(_path: &std::path::Path) -> Option<(u64, u64)> {
     None
 }
 

@@ -265,15 +265,17 @@ impl Client {
 /// What a stream of a recording that was replaced ends with: the page reloads on it.
 const RESTART: &str = "event: restart\ndata: {\"why\":\"the trace file is a new recording\"}\n\n";
 
-/// Which recording a followed file holds: its file (device and inode) and its first line,
-/// once complete (a file truncated and written again keeps its inode, not its header).
-/// `None` for a folder.
-struct Recording(Option<(u64, u64, Option<Vec<u8>>)>);
+/// Which recording a followed file holds: its file (device and inode, where the system tells,
+/// [`crate::cli::edges::file_id`]) and its first line, once complete (a file truncated and
+/// written again keeps its inode, not its header). `None` for a folder.
+struct Recording(Option<(FileId, Option<Vec<u8>>)>);
+
+/// A file's device and inode; `None` where the system does not tell them.
+type FileId = Option<(u64, u64)>;
 
 impl Recording {
     fn of(path: &std::path::Path) -> Recording {
         use std::io::Read as _;
-        use std::os::unix::fs::MetadataExt as _;
         let Ok(meta) = std::fs::metadata(path) else {
             return Recording(None);
         };
@@ -288,15 +290,15 @@ impl Recording {
             first.truncate(end);
             first
         });
-        Recording(Some((meta.dev(), meta.ino(), header)))
+        Recording(Some((crate::cli::edges::file_id(path), header)))
     }
 
     /// Whether `now` is another recording: another file at the path, or another header (a
     /// header still being written is not yet another one).
     fn replaced_by(&self, now: &Recording) -> bool {
         match (&self.0, &now.0) {
-            (Some((dev, ino, was)), Some((dev2, ino2, is))) => {
-                (dev, ino) != (dev2, ino2) || matches!((was, is), (Some(a), Some(b)) if a != b)
+            (Some((id, was)), Some((id2, is))) => {
+                id != id2 || matches!((was, is), (Some(a), Some(b)) if a != b)
             }
             _ => false,
         }
