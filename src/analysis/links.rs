@@ -329,7 +329,7 @@ fn tool_view(
                             kind: Kind::Mcp,
                             delivery: Delivery::NameOnly,
                             rule: Some(rule),
-                            loaded_in: loaded.get(n).copied(),
+                            loaded_in: loaded.get(&format!("{}.{n}", t.name)).copied(),
                         });
                     }
                 }

@@ -114,7 +114,8 @@ pub struct Offered {
     /// Namespaces, with the names of their members, in order.
     pub namespaces: Vec<(String, Vec<String>)>,
     pub host: Option<Host>,
-    /// Tools a tool search loaded, as the conversation shows them (`tool_reference` blocks),
+    /// Tools a tool search loaded, as the conversation shows them (`tool_reference` blocks,
+    /// the tools of Codex's `tool_search_output`, a namespace's member as `namespace.tool`),
     /// in order of first mention.
     pub loaded: Vec<String>,
     /// Content block types of the conversation, with how many of each (`thinking`,

@@ -362,8 +362,40 @@ fn gemini_cli_declares_the_tool_with_its_own_name_and_an_added_property() {
     );
 }
 
+/// Codex deferred the weather namespace (the recorded request is #7): `doctor` says the tool
+/// is visible on demand inside it, by that request, and exits 0; `summary` flags nothing.
+fn assert_deferred_namespace_read_true(session: &Path, request: &str) {
+    let sightline = |command: &str| {
+        util::run(
+            Command::new(util::bin()).arg(command).arg(session),
+            Duration::from_secs(30),
+        )
+    };
+    let doctor = sightline("doctor");
+    let said = util::text(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "doctor:\n{said}");
+    for wanted in [
+        "✓ weather/get_weather  visible-on-demand",
+        "inside namespace `mcp__weather`",
+        &format!("the last LLM request ({request}) names it"),
+        "no search has loaded its schema yet",
+    ] {
+        assert!(said.contains(wanted), "{wanted:?} not in doctor:\n{said}");
+    }
+    assert!(!said.contains("host-filtered"), "doctor:\n{said}");
+    let summary = util::text(&sightline("summary").stdout);
+    assert!(
+        !summary.contains("listed but not sent"),
+        "summary:\n{summary}"
+    );
+}
+
 #[test]
 fn codex_defers_mcp_namespaces_behind_tool_search_for_a_model_it_knows() {
+    assert_deferred_namespace_read_true(
+        &util::repo("tests/fixtures/hosts/codex-tool-search"),
+        "#7",
+    );
     // With gpt-5.5 Codex does not send the namespace: it names it in a developer text and
     // offers its own `tool_search`, run by the host. The scripted model does not search
     // through Codex's tool yet, so it says it has no such tool; the session is kept as
@@ -397,4 +429,5 @@ fn codex_defers_mcp_namespaces_behind_tool_search_for_a_model_it_knows() {
         "the namespace named, with the server's instructions, in a developer text"
     );
     assert_same_shape_as_fixture(Host::CodexToolSearch, &run);
+    assert_deferred_namespace_read_true(&run.session, "#");
 }

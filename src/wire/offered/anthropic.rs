@@ -54,6 +54,8 @@ const KNOWN_BLOCKS: &[&str] = &[
     "local_shell_call_output",
     "mcp_call",
     "mcp_list_tools",
+    "tool_search_call",
+    "tool_search_output",
     "compaction",
     // Chat Completions parts
     "image_url",
@@ -187,9 +189,11 @@ impl Walk {
         }
         if kind == "tool_reference"
             && let Some(name) = block.get("tool_name").and_then(Value::as_str)
-            && !self.loaded.iter().any(|l| l == name)
         {
-            self.loaded.push(name.to_string());
+            self.load(name.to_string());
+        }
+        if kind == "tool_search_output" {
+            self.search_output(block);
         }
         for key in ["text", "output"] {
             if let Some(text) = block.get(key).and_then(Value::as_str) {
@@ -221,6 +225,33 @@ impl Walk {
             if !name.is_empty() && !self.namespaces.iter().any(|n| n == name) {
                 self.namespaces.push(name.to_string());
             }
+        }
+    }
+
+    /// What Codex's `tool_search` returned (a `tool_search_output`): its `tools`, function
+    /// tools or namespaces of them, are loaded from here on; a namespace's member as
+    /// `namespace.tool`.
+    fn search_output(&mut self, block: &Value) {
+        let name = |v: &Value| v.get("name").and_then(Value::as_str).map(str::to_string);
+        let tools = block.get("tools").and_then(Value::as_array);
+        for tool in tools.into_iter().flatten() {
+            let Some(tool_name) = name(tool) else {
+                continue;
+            };
+            match tool.get("tools").and_then(Value::as_array) {
+                Some(members) => {
+                    for m in members.iter().filter_map(name) {
+                        self.load(format!("{tool_name}.{m}"));
+                    }
+                }
+                None => self.load(tool_name),
+            }
+        }
+    }
+
+    fn load(&mut self, name: String) {
+        if !self.loaded.contains(&name) {
+            self.loaded.push(name);
         }
     }
 

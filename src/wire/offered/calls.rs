@@ -77,6 +77,11 @@ pub fn calls(body: &Value) -> Vec<Call> {
                     CallKind::Client,
                 ));
             }
+            // Codex's own tool search, run by the host: a call like any of its tools'.
+            Some("tool_search_call") if s(item, "execution") == Some("client") => {
+                let id = s(item, "call_id").or_else(|| s(item, "id"));
+                out.push(call(id, "tool_search", None, CallKind::Client));
+            }
             Some(kind) if kind.ends_with("_call") => {
                 let name = kind.trim_end_matches("_call");
                 out.push(call(s(item, "id"), name, None, CallKind::Server));

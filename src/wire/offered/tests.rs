@@ -357,3 +357,28 @@ fn codex_deferred_namespaces_are_named_in_text() {
     assert_eq!(agents.kind, Kind::Host);
     assert_eq!(o.namespaces.len(), 2);
 }
+
+/// The model searched through Codex's `tool_search`: its call is the host's to run, and the
+/// `tool_search_output` Codex answers with loads the namespace's tools.
+#[test]
+fn codex_tool_search_output_loads_the_namespace() {
+    let body = json!({"input": [
+        {"type": "tool_search_call", "call_id": "ts_1", "execution": "client",
+         "status": "completed", "arguments": {"query": "weather"}},
+        {"type": "tool_search_output", "call_id": "ts_1", "execution": "client",
+         "status": "completed", "tools": [
+            {"type": "namespace", "name": "mcp__weather", "description": "Use get_weather...",
+             "tools": [{"type": "function", "name": "get_weather",
+                        "parameters": {"type": "object"}}]},
+            {"type": "function", "name": "spawn_agent", "parameters": {"type": "object"}}]}]});
+    let o = read(&body, &[]);
+    assert_eq!(o.loaded, ["mcp__weather.get_weather", "spawn_agent"]);
+    assert!(o.unknown.is_empty(), "{:?}", o.unknown);
+    let response = json!({"output": [{"type": "tool_search_call", "call_id": "ts_1",
+        "execution": "client", "arguments": {"query": "weather"}}]});
+    let c = calls(&response);
+    assert_eq!(
+        (c[0].id.as_str(), c[0].name.as_str(), c[0].kind),
+        ("ts_1", "tool_search", CallKind::Client)
+    );
+}
