@@ -168,13 +168,16 @@ pub(super) fn chains_of(
             && rpc.derived[i].kind == RpcKind::Request
             && rpc.derived[i].method.as_deref() == Some("tools/call")
     };
-    // The host sends a turn's calls before its next LLM request: look no further. Each
+    // The host sends a turn's calls before its next LLM request: look no further. Nor can it
+    // send them before the request that asked the model, but it may before the response is
+    // recorded: a host runs a streamed `tool_use` as soon as the block ends, while a proxy
+    // records the response when its stream ends (Claude Code through `llm-proxy`). Each
     // `tools/call` of the turn is read once: (index, tool name, params, used).
     let until = llm.get(n + 1).map_or(events.len(), |next| next.request);
     let mut sent: Vec<(usize, &str, String, Value, bool)> = if x.tool_calls.is_empty() {
         Vec::new()
     } else {
-        (asked_in + 1..until)
+        (x.request + 1..until)
             .filter(|&i| is_tools_call(i))
             .map(|i| {
                 let params = json(&events[i])
