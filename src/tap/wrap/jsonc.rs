@@ -317,6 +317,21 @@ impl Edits {
     }
 }
 
+/// The separator between the first two elements when it is only a comma and whitespace (so a
+/// list written one element per line stays so), else `, `.
+pub(super) fn separator<'a>(text: &'a str, elements: &[Node]) -> &'a str {
+    match elements {
+        [a, b, ..] => {
+            let between = &text[a.end..b.start];
+            match between.strip_prefix(',') {
+                Some(rest) if rest.trim().is_empty() => between,
+                _ => ", ",
+            }
+        }
+        _ => ", ",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
