@@ -3,12 +3,21 @@
 //! the binary. Without a bundle the binary still builds; those two commands then say how to
 //! make one. The bundle is looked for in `$SIGHTLINE_WEB_BUNDLE`, else `target/web-bundle/`
 //! of this package (where the script writes it, also for `cargo install --path .`).
+//!
+//! The bundle's folder is watched, never its files: cargo takes a watched path that does not
+//! exist for a change, so watching a bundle not built yet would rebuild the crate on every
+//! `cargo run`. The folder is made empty when missing; the script's files landing in it change
+//! its time, which is what brings the next build back here.
 
 use std::path::PathBuf;
+use std::time::Duration;
+
+const DAY: Duration = Duration::from_secs(86_400);
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(sightline_web_bundle)");
     println!("cargo::rerun-if-env-changed=SIGHTLINE_WEB_BUNDLE");
+    println!("cargo::rerun-if-changed=build.rs");
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let dir = std::env::var_os("SIGHTLINE_WEB_BUNDLE")
         .filter(|d| !d.is_empty())
@@ -17,12 +26,21 @@ fn main() {
     // The browser build itself embeds nothing, and must not watch the bundle it writes (each
     // build of it would make the next one start again from scratch).
     if target.starts_with("wasm32") {
-        println!("cargo::rerun-if-changed=build.rs");
         return;
     }
+    // Where the folder cannot be made, nothing is watched but this file: a build with no
+    // bundle stays without one until build.rs or the variable changes.
+    let made = !dir.exists();
+    if std::fs::create_dir_all(&dir).is_ok() {
+        if made {
+            // Dated before this run, or cargo would take the folder just made for a change and
+            // build once more for nothing.
+            let _ =
+                std::fs::File::open(&dir).and_then(|f| f.set_modified(std::time::UNIX_EPOCH + DAY));
+        }
+        println!("cargo::rerun-if-changed={}", dir.display());
+    }
     let (js, wasm) = (dir.join("sightline.js"), dir.join("sightline_bg.wasm.gz"));
-    println!("cargo::rerun-if-changed={}", js.display());
-    println!("cargo::rerun-if-changed={}", wasm.display());
     if !js.is_file() || !wasm.is_file() {
         return;
     }
