@@ -107,6 +107,12 @@ def main():
         if path.suffix == ".json":
             put("wrap_config", path.read_bytes())
 
+    # What reaches the listeners' gate: Host values, query strings, Last-Event-IDs.
+    for text in ["127.0.0.1:6300", "localhost", "[::1]:6300", "evil.example:80",
+                 "127.0.0.1.evil.example", "a=1&token=0123456789abcdef", "token=", "41",
+                 "18446744073709551615", "[::1]", "[fe80::1%25eth0]:1"]:
+        put("gate", text.encode())
+
     # Past crashes (tests/fixtures/fuzz/TARGET-what.ext, each guarded by a regression test) seed
     # their target again.
     for path in files(FIXTURES / "fuzz"):

@@ -36,6 +36,9 @@ pub mod wire_redact;
 #[path = "../../src/wire/sse.rs"]
 #[doc(hidden)]
 pub mod wire_sse;
+#[path = "../../src/wire/gate.rs"]
+#[doc(hidden)]
+pub mod wire_gate;
 #[path = "../../src/wire/redact_url.rs"]
 #[doc(hidden)]
 pub mod wire_redact_url;
@@ -59,6 +62,7 @@ pub mod export {
 }
 
 pub mod wire {
+    pub use super::wire_gate as gate;
     pub use super::wire_redact as redact;
     pub use super::wire_redact_url as redact_url;
     pub use super::wire_sse as sse;

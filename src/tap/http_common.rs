@@ -302,15 +302,8 @@ fn host_matches(host: &str, listen: std::net::SocketAddr) -> bool {
     }
 }
 
-/// `localhost`, `127.0.0.1`, `[::1]` and the like.
-pub(crate) fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
+/// `localhost`, `127.0.0.1`, `[::1]` and the like (one answer for every listener).
+pub(crate) use crate::wire::gate::is_loopback_name as is_loopback_host;
 
 /// Whether an `Origin` header value names a page served from this machine.
 pub(crate) fn is_loopback_origin(origin: &str) -> bool {

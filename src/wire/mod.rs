@@ -10,6 +10,8 @@
 //! - [`catalog`]: which tools the model sees, under which names, and why some are dropped.
 //! - [`offered`]: what a request offers the model (a host's own tools, the API's, MCP tools
 //!   whole, deferred or in a namespace) and the calls it makes, by each host's naming rule.
+//! - [`gate`]: who may talk to Sightline's own HTTP listeners (loopback `Host`, token,
+//!   resume), parsed from the request's text.
 //! - [`sse`]: the Server-Sent Events parser.
 //! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
 //! - [`redact`]: credential headers and secrets, kept out of traces and logs.
@@ -19,6 +21,7 @@
 pub mod api;
 pub mod catalog;
 pub mod convert;
+pub mod gate;
 pub mod offered;
 pub mod reassemble;
 pub mod redact;

@@ -37,6 +37,7 @@ use axum::response::{IntoResponse, Response};
 use clap::Args;
 
 use crate::trace::Follower;
+use crate::wire::gate;
 
 mod hub;
 
@@ -171,8 +172,13 @@ fn new_token() -> anyhow::Result<String> {
 /// Every request: the token when one is required, else a loopback `Host`.
 async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) -> Response {
     let allowed = match &served.token {
-        Some(token) => query_token(request.uri().query()).is_some_and(|t| same(t, token)),
-        None => loopback_host(request.headers()),
+        Some(token) => gate::query_param(request.uri().query(), "token")
+            .is_some_and(|t| gate::same_secret(t, token)),
+        None => request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(gate::host_is_loopback),
     };
     if !allowed {
         let why = if served.token.is_some() {
@@ -196,36 +202,6 @@ async fn guard(State(served): State<Arc<Served>>, request: Request, next: Next) 
     response
 }
 
-fn query_token(query: Option<&str>) -> Option<&str> {
-    query?
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("token="))
-}
-
-/// Compares without stopping at the first difference.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
-
-fn loopback_host(headers: &HeaderMap) -> bool {
-    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-        return false;
-    };
-    let name = match host.rsplit_once(':') {
-        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
-        _ => host,
-    };
-    let name = name.trim_start_matches('[').trim_end_matches(']');
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 async fn page(State(served): State<Arc<Served>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
@@ -237,12 +213,7 @@ async fn page(State(served): State<Arc<Served>>) -> Response {
 /// The trace as Server-Sent Events, from event `Last-Event-ID + 1` on, read from the shared
 /// log ([`hub`]); `503` when [`hub::MAX_CLIENTS`] streams are open.
 async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Response {
-    let resume = headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok())
-        // An id past every event resumes after them all, never wraps to the first.
-        .map_or(0, |last| last.saturating_add(1));
+    let resume = gate::resume_from(headers.get("last-event-id").and_then(|v| v.to_str().ok()));
     let Some(client) = served.hub.client(resume) else {
         let why = format!(
             "503 Service Unavailable: sightline serve streams to at most {} pages at once; \
@@ -282,32 +253,6 @@ async fn events(State(served): State<Arc<Served>>, headers: HeaderMap) -> Respon
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_compared_whole() {
-        assert!(same("abc", "abc"));
-        assert!(!same("abc", "abd"));
-        assert!(!same("abc", "abcd"));
-        assert_eq!(query_token(Some("a=1&token=xyz")), Some("xyz"));
-        assert_eq!(query_token(Some("tokens=xyz")), None);
-        assert_eq!(query_token(None), None);
-    }
-
-    #[test]
-    fn only_loopback_hosts_pass_without_a_token() {
-        let host = |h: &str| {
-            let mut m = HeaderMap::new();
-            m.insert(header::HOST, HeaderValue::from_str(h).expect("header"));
-            loopback_host(&m)
-        };
-        assert!(host("127.0.0.1:6300"));
-        assert!(host("localhost:6300"));
-        assert!(host("[::1]:6300"));
-        assert!(host("127.0.0.1"));
-        assert!(!host("evil.example:6300"));
-        assert!(!host("192.168.1.5:6300"));
-        assert!(!loopback_host(&HeaderMap::new()));
-    }
 
     #[test]
     fn tokens_are_random_hex() {
