@@ -244,6 +244,41 @@ fn events_out_of_time_order_are_a_warning_not_a_negative_latency() {
     assert!(!text(&out.stdout).contains("(-"), "{}", text_of(&out));
 }
 
+#[test]
+fn two_thousand_events_out_of_time_order_are_said_in_four_lines() {
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
+    let raw = format!("\"raw\":{}", serde_json::to_string(note).unwrap());
+    let mut lines = vec![HEADER.to_string()];
+    for seq in 0..2001_u64 {
+        // Each event a millisecond before the one it follows.
+        let time = format!(
+            "2026-01-01T00:00:{:02}.{:03}000Z",
+            5 - seq / 1000 % 6,
+            999 - seq % 1000
+        );
+        lines.push(event_line(seq, &time, "server:a", "host", &raw));
+    }
+    let dir = tempdir();
+    let path = dir.path().join("backwards.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = sightline(&["summary", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text_of(&out));
+    let stderr = text(&out.stderr);
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("sightline:"))
+        .collect();
+    assert_eq!(said.len(), 4, "{stderr}");
+    assert!(
+        said[..3].iter().all(|l| l.contains("out of time order")),
+        "{stderr}"
+    );
+    assert!(
+        said[3].ends_with("1997 more lines with the problem of line 3, the last on line 2002"),
+        "{stderr}"
+    );
+}
+
 fn text_of(out: &std::process::Output) -> String {
     format!("{}{}", text(&out.stdout), text(&out.stderr))
 }

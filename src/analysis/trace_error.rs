@@ -59,6 +59,62 @@ pub fn warning(w: &LoadWarning) -> Said {
         .with_said("problem", line_problem(&w.problem))
 }
 
+/// How many warnings of one kind [`warnings_once`] says before it counts the rest.
+pub const FIRST_OF_A_KIND: usize = 3;
+
+/// A trace's load warnings as sentences, each kind said for its first `first` lines and the
+/// rest of that kind counted in one sentence (the line of the first and of the last): a trace
+/// with 2,000 events out of time order says four lines, not 2,000, and nothing is hidden
+/// (every kind is said, and the count is exact). The kinds are the problem's variant, per file
+/// of a session folder. Sentences keep the order of the warnings; the counts follow them.
+pub fn warnings_once(warnings: &[LoadWarning], first: usize) -> Vec<Said> {
+    struct Kind {
+        key: (Option<String>, std::mem::Discriminant<LineProblem>),
+        seen: usize,
+        first_line: usize,
+        last_line: usize,
+    }
+    fn key_of(p: &LineProblem) -> (Option<String>, std::mem::Discriminant<LineProblem>) {
+        match p {
+            LineProblem::InFile { file, problem } => {
+                (Some(file.clone()), std::mem::discriminant(problem.as_ref()))
+            }
+            other => (None, std::mem::discriminant(other)),
+        }
+    }
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut said = Vec::new();
+    for w in warnings {
+        let key = key_of(&w.problem);
+        let kind = match kinds.iter().position(|k| k.key == key) {
+            Some(i) => &mut kinds[i],
+            None => {
+                kinds.push(Kind {
+                    key,
+                    seen: 0,
+                    first_line: w.line,
+                    last_line: w.line,
+                });
+                kinds.last_mut().expect("just pushed")
+            }
+        };
+        kind.seen += 1;
+        kind.last_line = w.line;
+        if kind.seen <= first {
+            said.push(warning(w));
+        }
+    }
+    for kind in kinds.iter().filter(|k| k.seen > first) {
+        said.push(
+            Said::new("trace_warning.more_alike")
+                .with("count", kind.seen - first)
+                .with("line", kind.first_line)
+                .with("last", kind.last_line),
+        );
+    }
+    said
+}
+
 /// What is wrong with a line, as a sentence (see [`warning`]).
 pub fn line_problem(problem: &LineProblem) -> Said {
     let detail = |key: &'static str, detail: &str| Said::new(key).with("detail", detail);
@@ -114,6 +170,44 @@ pub fn line_problem(problem: &LineProblem) -> Said {
 mod tests {
     use super::*;
     use crate::i18n::{Language, Words};
+
+    #[test]
+    fn repeated_warnings_are_said_a_few_times_then_counted() {
+        let backwards = |line: usize| LoadWarning {
+            line,
+            problem: LineProblem::TimeBackwards {
+                time: "t".into(),
+                ms: 1.0,
+                previous_line: line - 1,
+                before: "b".into(),
+            },
+        };
+        let mut warnings: Vec<LoadWarning> = (3..2003).map(backwards).collect();
+        warnings.insert(
+            1,
+            LoadWarning {
+                line: 4,
+                problem: LineProblem::BothPayloads,
+            },
+        );
+        let said: Vec<String> = warnings_once(&warnings, FIRST_OF_A_KIND)
+            .iter()
+            .map(|s| s.say(Words::of(Language::En)))
+            .collect();
+        assert_eq!(said.len(), 5, "{said:#?}");
+        assert!(said[0].starts_with("line 3: time"), "{said:#?}");
+        assert!(
+            said[1].starts_with("line 4: the event has both"),
+            "{said:#?}"
+        );
+        assert!(said[3].starts_with("line 5: time"), "{said:#?}");
+        assert_eq!(
+            said[4],
+            "1997 more lines with the problem of line 3, the last on line 2002"
+        );
+        let few: Vec<LoadWarning> = (3..6).map(backwards).collect();
+        assert_eq!(warnings_once(&few, FIRST_OF_A_KIND).len(), 3);
+    }
 
     #[test]
     fn each_reason_a_message_is_invalid_is_said_and_english_is_the_traces_own() {

@@ -345,9 +345,9 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
         }
     })?;
     let w = crate::i18n::Words::of(lang::of_process());
-    for warning in &loaded.warnings {
-        let said = crate::analysis::trace_error::warning(warning).say(w);
-        eprintln!("sightline: {}: {said}", path.display());
+    let first = crate::analysis::trace_error::FIRST_OF_A_KIND;
+    for said in crate::analysis::trace_error::warnings_once(&loaded.warnings, first) {
+        eprintln!("sightline: {}: {}", path.display(), said.say(w));
     }
     Ok(loaded)
 }

@@ -45,12 +45,13 @@ pub fn status_ui(
                     ),
                 ],
             );
-            let list: Vec<String> = store
-                .warnings
-                .iter()
-                .take(20)
-                .map(|w| crate::analysis::trace_error::warning(w).say(tr.words()))
-                .collect();
+            let first = crate::analysis::trace_error::FIRST_OF_A_KIND;
+            let list: Vec<String> =
+                crate::analysis::trace_error::warnings_once(&store.warnings, first)
+                    .iter()
+                    .take(20)
+                    .map(|said| said.say(tr.words()))
+                    .collect();
             ui.colored_label(ui.visuals().warn_fg_color, text)
                 .on_hover_text(list.join("\n"));
         }
