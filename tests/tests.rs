@@ -10,6 +10,7 @@ mod analysis_links;
 mod architecture;
 mod check_diff;
 mod conformance;
+mod connector;
 mod docs_quoted;
 mod doctor;
 mod export;

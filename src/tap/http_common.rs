@@ -1,5 +1,6 @@
 //! What the HTTP proxies ([`super::llm_proxy`], [`super::http_proxy`]) share: which headers
-//! are forwarded, headers as recorded pairs, the credentials to keep out of the record, and
+//! are forwarded, headers as recorded pairs, the credentials to keep out of the record (the
+//! headers', the URL's and those a request body hands an API for remote MCP servers), and
 //! serving with a bounded graceful shutdown.
 
 use axum::http::{HeaderMap, HeaderName, header};
@@ -222,7 +223,11 @@ pub(crate) fn outgoing(
     recorded_headers.push(("host".into(), upstream_host.to_string()));
     crate::wire::redact::redact_headers(&mut recorded_headers);
     let mut recorded_body = body.to_vec();
-    let redacted = scrub(&mut recorded_body, &secrets);
+    // The remote MCP servers' credentials a request hands an API that is itself their client
+    // (`mcp_servers`, an `mcp` tool's `headers`) go too, and out of the response as well.
+    let scrubbed = crate::wire::redact::scrub_request(&mut recorded_body, &secrets);
+    let redacted = scrubbed.redacted;
+    secrets.extend(scrubbed.connector_secrets);
     let info = crate::trace::HttpInfo {
         method: Some(method.as_str().into()),
         url: Some(recorded_url.as_str().into()),

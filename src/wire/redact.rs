@@ -12,6 +12,12 @@
 
 use memchr::memmem;
 
+// By path, so the fuzz crate, which compiles this file by path too, finds it.
+#[path = "redact/connector.rs"]
+mod connector;
+
+pub use connector::{Scrubbed, scrub_request};
+
 /// What a redacted value (or the secret part of it) is replaced with.
 pub const REDACTED: &str = "[redacted]";
 
@@ -82,31 +88,54 @@ fn is_rate_limit_figure(name: &str, value: &str) -> bool {
 /// in the result, as `[start, end)` byte ranges in order: what a recorded event lists in its
 /// `redacted` field, so the trace never claims exact bytes where it holds none.
 pub fn scrub_secrets(bytes: &mut Vec<u8>, secrets: &[String]) -> Vec<[usize; 2]> {
+    let spans = secret_spans(bytes, secrets);
+    replace_spans(bytes, &spans)
+}
+
+/// Where `secrets` (those of 8 bytes or more) occur in `bytes`, as `[start, end)` ranges in
+/// order, none overlapping: at one place the longest that matches.
+pub(crate) fn secret_spans(bytes: &[u8], secrets: &[String]) -> Vec<[usize; 2]> {
     let mut needles: Vec<&[u8]> = secrets
         .iter()
         .map(|s| s.as_bytes())
         .filter(|s| s.len() >= 8)
         .collect();
     needles.sort_by_key(|n| std::cmp::Reverse(n.len()));
-    let mut ranges = Vec::new();
-    if needles.iter().all(|n| memmem::find(bytes, n).is_none()) {
-        return ranges;
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut rest = bytes.as_slice();
+    let mut spans = Vec::new();
+    let mut from = 0;
     loop {
         // The earliest match; at equal places the longest (the needles are longest first).
         let next = needles
             .iter()
-            .filter_map(|n| memmem::find(rest, n).map(|at| (at, n.len())))
+            .filter_map(|n| memmem::find(&bytes[from..], n).map(|at| (from + at, n.len())))
             .min_by_key(|(at, _)| *at);
         let Some((at, len)) = next else { break };
-        out.extend_from_slice(&rest[..at]);
+        spans.push([at, at + len]);
+        from = at + len;
+    }
+    spans
+}
+
+/// Replaces each of `spans` (`[start, end)` in order, none overlapping) with `[redacted]`;
+/// returns where the replacements sit in the result.
+pub(crate) fn replace_spans(bytes: &mut Vec<u8>, spans: &[[usize; 2]]) -> Vec<[usize; 2]> {
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut ranges = Vec::with_capacity(spans.len());
+    let mut done = 0;
+    for &[start, end] in spans {
+        let (start, end) = (start.max(done), end.min(bytes.len()));
+        if start > end {
+            continue;
+        }
+        out.extend_from_slice(&bytes[done..start]);
         ranges.push([out.len(), out.len() + REDACTED.len()]);
         out.extend_from_slice(REDACTED.as_bytes());
-        rest = &rest[at + len..];
+        done = end;
     }
-    out.extend_from_slice(rest);
+    out.extend_from_slice(&bytes[done..]);
     *bytes = out;
     ranges
 }

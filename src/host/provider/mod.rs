@@ -227,7 +227,12 @@ impl Provider {
         let deadline = Instant::now() + self.config.timeout;
         let bytes = self.request_body(body)?;
         let mut recorded_body = bytes.clone();
-        let redacted = self.scrub(&mut recorded_body);
+        // The remote MCP servers' credentials the body hands the API (`mcp_servers`, an `mcp`
+        // tool's `headers`) are scrubbed too, here and from the response.
+        let scrubbed = redact::scrub_request(&mut recorded_body, &self.secrets);
+        let redacted = scrubbed.redacted;
+        let mut secrets = self.secrets.clone();
+        secrets.extend(scrubbed.connector_secrets);
         let mut header_map = self.header_map.clone();
         let mut headers = self.headers.clone();
         for (name, value) in extra {
@@ -307,7 +312,7 @@ impl Provider {
             }
         }
         // The key must not reach the trace, nor the caller, even if the API echoes it.
-        let redacted = self.scrub(&mut received);
+        let redacted = scrub_logged(&self.url, &mut received, &secrets);
         let response_info = HttpInfo {
             status: Some(status),
             headers: self.recorded(headers.clone()),
@@ -366,15 +371,6 @@ impl Provider {
         HttpInfo::headers_of(headers)
     }
 
-    /// Scrubs the key (and the URL's credentials) out of a body; returns where.
-    fn scrub(&self, bytes: &mut Vec<u8>) -> Vec<[usize; 2]> {
-        let redacted = redact::scrub_secrets(bytes, &self.secrets);
-        if !redacted.is_empty() {
-            tracing::warn!(url = %self.url, "the API key appeared in a message body; it is recorded as [redacted]");
-        }
-        redacted
-    }
-
     /// The error for an exchange that got no response, recorded as a note.
     fn no_response(&self, recorder: &Recorder, err: Option<&reqwest::Error>) -> ProviderError {
         let err = match err {
@@ -390,4 +386,14 @@ impl Provider {
         recorder.record_note(Lane::Llm, Lane::Host, &err.to_string());
         err
     }
+}
+
+/// Scrubs `secrets` (the key, the URL's credentials, the request's remote MCP servers') out of
+/// a response body from `url`; returns where.
+fn scrub_logged(url: &str, bytes: &mut Vec<u8>, secrets: &[String]) -> Vec<[usize; 2]> {
+    let redacted = redact::scrub_secrets(bytes, secrets);
+    if !redacted.is_empty() {
+        tracing::warn!(url = %url, "a credential appeared in a response body; it is recorded as [redacted]");
+    }
+    redacted
 }

@@ -258,3 +258,37 @@ async fn serve_then_hang(parts: Vec<String>) -> (String, tokio::task::JoinHandle
     });
     (format!("http://127.0.0.1:{port}"), task)
 }
+
+/// A request that hands the API a remote MCP server's token (Anthropic's MCP connector): the
+/// server gets it, the trace does not, in the request or in a response that echoes it.
+#[tokio::test]
+async fn a_remote_servers_token_is_sent_but_never_recorded() {
+    const TOKEN: &str = "mcp-oauth-token-0123456789";
+    let echo = format!(
+        r#"{{"type":"error","error":{{"type":"invalid_request_error","message":"token {TOKEN} refused"}}}}"#
+    );
+    let (base, server) = serve(response("400 Bad Request", &[], &echo)).await;
+    let (recorder, sink) = recorder();
+    let provider = Provider::new(config(ApiShape::Anthropic, &base, false)).expect("provider");
+    let body = json!({"model": "m", "messages": [], "mcp_servers": [
+        {"type": "url", "url": "https://r.example/mcp", "name": "r", "authorization_token": TOKEN}
+    ]});
+    let _ = provider.send(&body, &recorder).await;
+    let received = server.await.expect("server");
+    let events = finished(&recorder, &sink);
+    assert!(String::from_utf8_lossy(&received.body).contains(TOKEN));
+    assert_eq!(events.len(), 2, "{events:?}");
+    for event in &events {
+        let line = serde_json::to_string(event).expect("serialize");
+        assert!(
+            !line.contains(TOKEN),
+            "the token is in event {}: {line}",
+            event.seq
+        );
+        let bytes = event.bytes().expect("a body");
+        let ranges = &event.http().expect("http").redacted;
+        assert_eq!(ranges.len(), 1, "said where: {line}");
+        let [start, end] = ranges[0];
+        assert_eq!(&bytes[start..end], b"[redacted]");
+    }
+}

@@ -1,0 +1,187 @@
+//! When the LLM API is itself the MCP client (Anthropic's MCP connector, OpenAI's `mcp`
+//! tools): the remote servers' credentials a request hands the API never reach a trace, through
+//! the real `sightline llm-proxy`, while the API still gets them byte for byte (issue 36).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sightline::trace::{Channel, Event};
+
+use crate::llm_proxy::{start_proxy, stop};
+use crate::util;
+
+const API_KEY: &str = "sk-ant-SECRET-api-key-1";
+/// Anthropic's `mcp_servers[].authorization_token`; one long, one shorter than a key.
+const TOKEN: &str = "mcp-oauth-SECRET-token-2";
+const SHORT_TOKEN: &str = "s3cr3t";
+/// OpenAI's `mcp` tool `headers.Authorization` and `authorization`.
+const BEARER: &str = "mcp-bearer-SECRET-3";
+const OAUTH: &str = "mcp-authorization-SECRET-4";
+
+/// An API upstream on 127.0.0.1 that keeps every request body it gets and answers with that
+/// body echoed (as an API echoes its request's tools): as JSON, or as one Server-Sent Event
+/// when the request asked for a stream.
+struct EchoApi {
+    port: u16,
+    seen: Arc<Mutex<Vec<Vec<u8>>>>,
+}
+
+impl EchoApi {
+    fn start() -> EchoApi {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let body = read_body(&mut stream);
+                let streamed = body.windows(14).any(|w| w == b"\"stream\":true");
+                keep.lock().expect("lock").push(body.clone());
+                let (kind, answer) = if streamed {
+                    let mut sse = b"event: response.completed\ndata: ".to_vec();
+                    sse.extend_from_slice(&body);
+                    sse.extend_from_slice(b"\n\n");
+                    ("text/event-stream", sse)
+                } else {
+                    ("application/json", body)
+                };
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    answer.len()
+                );
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&answer);
+            }
+        });
+        EchoApi { port, seen }
+    }
+}
+
+/// One HTTP/1.1 request's body (`content-length` bytes after the head).
+fn read_body(stream: &mut TcpStream) -> Vec<u8> {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&data[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if data.len() >= end + 4 + length {
+                return data[end + 4..end + 4 + length].to_vec();
+            }
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return Vec::new(),
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// POSTs `body` through the proxy on `port`; the answer's body.
+fn post(port: u16, path: &str, body: &str) -> Vec<u8> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nx-api-key: {API_KEY}\r\n\
+         anthropic-beta: mcp-client-2025-11-20\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    let at = out
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(0, |i| i + 4);
+    out[at..].to_vec()
+}
+
+fn anthropic_request(stream: bool) -> String {
+    format!(
+        r#"{{"model":"claude","max_tokens":64,"stream":{stream},"mcp_servers":[{{"type":"url","url":"https://weather.example/mcp","name":"weather","authorization_token":"{TOKEN}"}},{{"type":"url","url":"https://tour.example/mcp","name":"tour","authorization_token":"{SHORT_TOKEN}"}}],"tools":[{{"type":"mcp_toolset","mcp_server_name":"weather"}}],"messages":[{{"role":"user","content":"Weather in Seoul?"}}]}}"#
+    )
+}
+
+fn openai_request(stream: bool) -> String {
+    format!(
+        r#"{{"model":"gpt","stream":{stream},"tools":[{{"type":"mcp","server_label":"weather","server_url":"https://weather.example/mcp","allowed_tools":["get_weather"],"require_approval":"never","headers":{{"Authorization":"Bearer {BEARER}","X-Region":"eu"}},"authorization":"{OAUTH}"}}],"input":"Weather in Seoul?"}}"#
+    )
+}
+
+/// Every `redacted` range of `event` holds `[redacted]`; how many there are.
+fn redacted_ranges(event: &Event) -> usize {
+    let bytes = event.bytes().expect("a body");
+    let ranges = &event.http().expect("HTTP details").redacted;
+    for [start, end] in ranges {
+        assert_eq!(&bytes[*start..*end], b"[redacted]", "{ranges:?}");
+    }
+    ranges.len()
+}
+
+#[test]
+fn remote_server_credentials_never_reach_the_trace_through_llm_proxy() {
+    let api = EchoApi::start();
+    let dir = util::tempdir();
+    let trace = dir.path().join("llm.jsonl");
+    let (proxy, port) = start_proxy(&format!("http://127.0.0.1:{}", api.port), &trace);
+    let sent = [
+        ("/v1/messages", anthropic_request(false)),
+        ("/v1/messages", anthropic_request(true)),
+        ("/v1/responses", openai_request(false)),
+        ("/v1/responses", openai_request(true)),
+    ];
+    let mut answers = Vec::new();
+    for (path, body) in &sent {
+        answers.push(post(port, path, body));
+    }
+    let stderr = stop(proxy);
+
+    // The API got every credential, byte for byte; the host got the echo unchanged.
+    let seen = api.seen.lock().expect("lock").clone();
+    assert_eq!(seen.len(), sent.len());
+    for ((_, body), (got, answer)) in sent.iter().zip(seen.iter().zip(&answers)) {
+        assert_eq!(got, body.as_bytes(), "forwarded unchanged");
+        let answer = String::from_utf8_lossy(answer);
+        assert!(answer.contains(body.as_str()), "echoed unchanged: {answer}");
+    }
+
+    // Neither the trace nor stderr holds one of them; each place is marked.
+    let text = String::from_utf8_lossy(&std::fs::read(&trace).expect("trace")).into_owned();
+    for secret in [API_KEY, TOKEN, BEARER, OAUTH, "\"s3cr3t\""] {
+        assert!(!text.contains(secret), "{secret} in the trace:\n{text}");
+        assert!(!stderr.contains(secret), "{secret} in stderr:\n{stderr}");
+    }
+    let loaded = util::load(&trace);
+    let llm: Vec<&Event> = loaded
+        .events
+        .iter()
+        .filter(|e| e.channel == Channel::LlmHttp)
+        .collect();
+    assert_eq!(llm.len(), 2 * sent.len(), "{llm:?}");
+    for (i, pair) in llm.chunks(2).enumerate() {
+        let (request, response) = (pair[0], pair[1]);
+        let recorded = String::from_utf8_lossy(&request.bytes().expect("body")).into_owned();
+        if i < 2 {
+            // Anthropic: both tokens, whatever their length; names and URLs stay readable.
+            assert_eq!(redacted_ranges(request), 2, "{recorded}");
+            assert!(recorded.contains(r#""authorization_token":"[redacted]""#));
+            assert!(recorded.contains(r#""name":"weather""#) && recorded.contains("tour.example"));
+        } else {
+            // OpenAI: the header keeps its scheme, the other header stays.
+            assert_eq!(redacted_ranges(request), 2, "{recorded}");
+            assert!(recorded.contains(r#""Authorization":"Bearer [redacted]""#));
+            assert!(recorded.contains(r#""authorization":"[redacted]""#));
+            assert!(recorded.contains(r#""X-Region":"eu""#));
+        }
+        // The echoed response: the long credentials scrubbed there too, and said so.
+        assert!(redacted_ranges(response) >= 1, "{response:?}");
+    }
+}
