@@ -1,4 +1,8 @@
-//! Embeds the web viewer (`tools/build-web.sh`'s output) into the native binary when it has
+//! Embeds what the binary carries: the shipped scenarios (every `scenarios/*.toml`, listed
+//! here so a new file ships without naming it in code; `host::scenario::shipped`) and the web
+//! viewer.
+//!
+//! The web viewer (`tools/build-web.sh`'s output) into the native binary when it has
 //! been built, so `sightline export --format html` and `sightline serve` need no file beside
 //! the binary. Without a bundle the binary still builds; those two commands then say how to
 //! make one. The bundle is looked for in `$SIGHTLINE_WEB_BUNDLE`, else `target/web-bundle/`
@@ -22,6 +26,7 @@ fn main() {
     let dir = std::env::var_os("SIGHTLINE_WEB_BUNDLE")
         .filter(|d| !d.is_empty())
         .map_or_else(|| manifest.join("target").join("web-bundle"), PathBuf::from);
+    shipped_scenarios(&manifest.join("scenarios"));
     let target = std::env::var("TARGET").unwrap_or_default();
     // The browser build itself embeds nothing, and must not watch the bundle it writes (each
     // build of it would make the next one start again from scratch).
@@ -49,4 +54,31 @@ fn main() {
         "cargo::rustc-env=SIGHTLINE_WEB_BUNDLE_DIR={}",
         dir.display()
     );
+}
+
+/// Writes `$OUT_DIR/shipped_scenarios.rs`: a slice of `Shipped { name, text }`, `weather`
+/// first, then by name, each text an `include_str!` of its file (so cargo watches each file).
+fn shipped_scenarios(dir: &std::path::Path) {
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut names: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|path| Some((path.file_stem()?.to_str()?.to_string(), path.clone())))
+        .collect();
+    names.sort_by(|(a, _), (b, _)| (a != "weather", a).cmp(&(b != "weather", b)));
+    let mut code = String::from("&[\n");
+    for (name, path) in &names {
+        let path = path.to_string_lossy();
+        code.push_str(&format!(
+            "    Shipped {{ name: {name:?}, text: include_str!({path:?}) }},\n"
+        ));
+    }
+    code.push_str("]\n");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    if let Err(e) = std::fs::write(out.join("shipped_scenarios.rs"), code) {
+        println!("cargo::error=cannot write the shipped scenarios' list: {e}");
+    }
 }

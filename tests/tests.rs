@@ -51,6 +51,7 @@ mod replay_stops;
 mod security;
 mod serve_edges;
 mod sessions;
+mod shipped_scenarios;
 mod summary_class;
 mod tap_durability;
 mod trace_files;

@@ -2,7 +2,7 @@
 //!
 //! Three inputs, one diagnosis ([`crate::analysis::doctor`]):
 //! - a trace (`.jsonl`) or a session folder: diagnosed as it is;
-//! - a scenario (`.toml`): run headless first, like `sightline run`, into a trace;
+//! - a scenario (`.toml`, or a shipped one's name): run headless first, like `sightline run`, into a trace;
 //! - `-- CMD [ARGS...]`: the server is spawned behind the tap and asked what a host asks before
 //!   the first LLM request (handshake, then `tools/list`), into a trace; see [`probe`].
 //!
@@ -28,7 +28,8 @@ use crate::wire::api::ApiShape;
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
-    /// A trace (.jsonl) or session folder to diagnose, or a scenario (.toml) to run first and then diagnose.
+    /// A trace (.jsonl) or session folder to diagnose, or a scenario (a .toml file, or a shipped
+    /// one's name) to run first and then diagnose.
     #[arg(
         value_name = "TRACE|SCENARIO",
         required_unless_present = "command",
@@ -92,7 +93,7 @@ fn diagnose(args: &DoctorArgs, w: Words) -> anyhow::Result<Diagnosis> {
     let mut provider = args.provider.unwrap_or(ApiShape::Anthropic);
     let path = match &args.input {
         Some(input) if is_scenario(input) => {
-            let scenario = Scenario::load(input)?;
+            let (scenario, _) = Scenario::find(input, &[])?;
             provider = args.provider.unwrap_or(scenario.provider);
             let path = scratch_trace_path(args);
             run_scenario(input, &scenario, args, &path, w)?;
@@ -137,9 +138,11 @@ fn name_probed_servers(diagnosis: &mut Diagnosis, report: &crate::analysis::Repo
     }
 }
 
+/// A `.toml` file, or a shipped scenario's name where no file or folder is (`invisible-tool`).
 fn is_scenario(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+        || (!path.exists() && crate::host::scenario::Source::of(path).is_ok())
 }
 
 /// `--trace`, or a new file in the temporary directory (the doctor's own run is scratch, not a

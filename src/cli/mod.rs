@@ -63,11 +63,12 @@ enum Command {
     LlmProxy(llm_proxy::LlmProxyArgs),
     /// Play the host headless: run a scenario, print the conversation and the summary.
     ///
-    /// Example: `sightline run scenarios/weather.toml --trace weather.jsonl`
+    /// Example: `sightline run weather` (a shipped scenario; `--list` names them), or
+    /// `sightline run my-scenario.toml --trace my.jsonl`
     Run(run::RunArgs),
     /// Serve the scripted model of a scenario on its own, for another host to use.
     ScriptedModel {
-        /// The scenario whose `[[script]]` the model follows.
+        /// The scenario whose `[[script]]` the model follows: a shipped one's name or a file.
         #[arg(long)]
         scenario: PathBuf,
         /// Address to listen on (loopback by default).
@@ -118,7 +119,7 @@ enum Command {
     /// Why the model can or cannot see each tool: one finding per server and tool, with the
     /// event that proves it and a fix (codes in docs/doctor.md).
     ///
-    /// Examples: `sightline doctor weather.jsonl`, `sightline doctor scenarios/invisible-tool.toml`,
+    /// Examples: `sightline doctor weather.jsonl`, `sightline doctor invisible-tool` (a shipped scenario),
     /// `sightline doctor --provider openai -- npx -y @modelcontextprotocol/server-everything`.
     /// Exit status 1 when a listed or expected tool is not visible, 2 on usage or I/O errors.
     Doctor(doctor::DoctorArgs),
@@ -295,7 +296,7 @@ fn scripted_model(
     path: &std::path::Path,
     listen: std::net::SocketAddr,
 ) -> anyhow::Result<ExitCode> {
-    let scenario = crate::host::scenario::Scenario::load(path)?;
+    let (scenario, _) = crate::host::scenario::Scenario::find(path, &[])?;
     let runtime = edges::runtime()?;
     runtime.block_on(async {
         let model = crate::host::scripted::ScriptedModel::start(scenario.script.clone(), listen)

@@ -22,6 +22,7 @@ use crate::i18n::Said;
 use clap::Args;
 
 use crate::host::agent::{self, RunOptions};
+use crate::host::scenario::shipped::SHIPPED;
 use crate::host::scenario::{Protocol, SCRIPTED_MODEL, Scenario};
 use crate::i18n::Words;
 use crate::tap::Recorder;
@@ -30,8 +31,13 @@ use crate::wire::api::ApiShape;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The scenario file (see scenarios/ and docs/scenarios.md).
-    scenario: PathBuf,
+    /// The scenario: a shipped one's name (`weather`; `--list` names them) or a scenario
+    /// file (docs/scenarios.md).
+    #[arg(required_unless_present = "list")]
+    scenario: Option<PathBuf>,
+    /// Name the shipped scenarios, with their titles, and run nothing.
+    #[arg(long, conflicts_with = "scenario")]
+    list: bool,
     /// Where to write the trace. Default: the scenario's name with `.jsonl`, in the current
     /// directory.
     #[arg(long, value_name = "FILE")]
@@ -71,6 +77,22 @@ pub struct RunArgs {
     set: Vec<String>,
 }
 
+/// `run --list`: each shipped scenario's name and its title in `lang`.
+fn list(words: Words, lang: crate::i18n::Language) -> anyhow::Result<ExitCode> {
+    let mut out = words.get("run_text.list_head").to_string();
+    out.push('\n');
+    let width = SHIPPED.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for shipped in SHIPPED {
+        let scenario = shipped.load()?;
+        let title = scenario.title_in(words.strings, lang, shipped.name);
+        out.push_str(&format!("  {:<width$}  {title}\n", shipped.name));
+    }
+    if let Err(err) = super::edges::write_stdout(&out) {
+        return Ok(super::exit::trouble(&err));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum ProviderArg {
     Scripted,
@@ -83,12 +105,11 @@ enum ProviderArg {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let lang = args.lang.language()?;
     let words = Words::of(lang);
-    let scenario = Scenario::load_with(&args.scenario, &args.set)?;
-    let stem = args
-        .scenario
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let Some(arg) = args.scenario.as_deref() else {
+        return list(words, lang);
+    };
+    let (scenario, source) = Scenario::find(arg, &args.set)?;
+    let stem = source.name();
     let (shape, model) = match args.provider {
         Some(ProviderArg::Scripted) => {
             (Some(ApiShape::Anthropic), Some(SCRIPTED_MODEL.to_string()))
@@ -117,11 +138,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let path = args
         .trace
         .clone()
-        .unwrap_or_else(|| agent::default_trace_name(&args.scenario));
+        .unwrap_or_else(|| PathBuf::from(format!("{stem}.jsonl")));
     let mut header = Header::new(scenario.title.clone());
     header.extra.insert(
         "scenario".into(),
-        serde_json::json!(args.scenario.display().to_string()),
+        serde_json::json!(arg.display().to_string()),
     );
     let staging = staging_path(&path);
     let writer = TraceWriter::create(staging.as_deref().unwrap_or(&path), &header)?;

@@ -10,7 +10,6 @@
 //!
 //! The model never talks to a server: every message of the loop goes through here.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -486,12 +485,4 @@ fn result_text(result: &Value) -> String {
         ""
     };
     format!("{}{error}", parts.join(" "))
-}
-
-/// Where `sightline run` writes a trace when not told.
-pub fn default_trace_name(scenario_path: &std::path::Path) -> PathBuf {
-    let stem = scenario_path
-        .file_stem()
-        .map_or("run".into(), |s| s.to_string_lossy().into_owned());
-    PathBuf::from(format!("{stem}.jsonl"))
 }

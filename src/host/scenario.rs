@@ -18,6 +18,9 @@ use crate::wire::api::ApiShape;
 use crate::wire::catalog::{CatalogOptions, OnInvalidTool, Prefix};
 
 mod keys;
+pub mod shipped;
+
+pub use shipped::{Shipped, Source};
 
 /// The model name that selects the embedded scripted model.
 pub const SCRIPTED_MODEL: &str = "scripted";
@@ -40,6 +43,11 @@ pub enum ScenarioError {
     },
     #[error("scenario {path}: {}", .problem.english())]
     Invalid { path: PathBuf, problem: Said },
+    /// Neither a file nor a shipped scenario's name.
+    #[error(
+        "no scenario file {path}, nor a shipped scenario of that name (`sightline run --list` names them)"
+    )]
+    NotFound { path: PathBuf },
 }
 
 /// ` (line L, column C)`, in English, when the place is known.
@@ -78,6 +86,9 @@ impl ScenarioError {
             ScenarioError::Invalid { path, problem } => Said::new("scenario_error.invalid")
                 .with("path", path.display())
                 .with_said("problem", problem.clone()),
+            ScenarioError::NotFound { path } => {
+                Said::new("scenario_error.not_found").with("path", path.display())
+            }
         }
     }
 
@@ -294,25 +305,29 @@ impl Scenario {
         Scenario::parse(&text, path)
     }
 
-    /// [`Scenario::load`] with `sets` applied first: each `KEY=VALUE` (`host.prefix=never`,
+    /// The scenario an argument names: a file, else a shipped scenario ([`Source::of`]), with
+    /// `sets` applied first: each `KEY=VALUE` (`host.prefix=never`,
     /// `host.refetch_on_list_changed=false`) replaces one value of the file, so a teacher
     /// changes one knob without editing TOML. `KEY` is dotted; `VALUE` is read as TOML
     /// (`false`, `3`, `["a"]`), else taken as a string. A key the scenario format does not know
     /// is an error, as in the file.
-    pub fn load_with(path: &Path, sets: &[String]) -> Result<Scenario, ScenarioError> {
+    pub fn find(arg: &Path, sets: &[String]) -> Result<(Scenario, Source), ScenarioError> {
+        let source = Source::of(arg)?;
+        let scenario = Scenario::with_sets(&source.text()?, &source.path(), sets)?;
+        Ok((scenario, source))
+    }
+
+    /// Scenario `text` (named by `path`) with `sets` applied (see [`Scenario::find`]).
+    fn with_sets(text: &str, path: &Path, sets: &[String]) -> Result<Scenario, ScenarioError> {
         if sets.is_empty() {
-            return Scenario::load(path);
+            return Scenario::parse(text, path);
         }
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
         let invalid = |problem: Said| ScenarioError::Invalid {
             path: path.to_path_buf(),
             problem,
         };
         let mut table: toml::Table =
-            toml::from_str(&text).map_err(|e| ScenarioError::parse(path, &text, &e))?;
+            toml::from_str(text).map_err(|e| ScenarioError::parse(path, text, &e))?;
         for set in sets {
             apply_set(&mut table, set).map_err(|e| {
                 invalid(
@@ -421,7 +436,7 @@ impl Scenario {
     }
 }
 
-/// One `KEY=VALUE` of [`Scenario::load_with`] applied to the scenario's table; a key the
+/// One `KEY=VALUE` of [`Scenario::find`] applied to the scenario's table; a key the
 /// scenario format does not have is refused here, naming the keys it has.
 /// The dotted key of the `key = value` line of TOML `text` at byte `offset` (`host.prefix`),
 /// with the `[table]` it sits under: where a value that `--set` changed fails.

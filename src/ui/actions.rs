@@ -17,9 +17,9 @@ use super::app::{Notice, SightlineApp};
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
-use super::scenarios::Shipped;
 use super::store::{Source, TraceStore};
 use crate::analysis::tokens::{Carried, Tiktoken};
+use crate::host::scenario::Shipped;
 use crate::trace::import::Format as ImportFormat;
 
 /// What the desktop's actions say: texts in the app's language, and the status bar's notice.

@@ -15,10 +15,10 @@ use super::app::SightlineApp;
 use super::compare::CompareView;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
-use super::scenarios::{SHIPPED, Shipped};
 use super::store::TraceStore;
 use crate::host::agent::RunOptions;
 use crate::host::scenario::Protocol;
+use crate::host::scenario::shipped::{SHIPPED, Shipped};
 use crate::i18n::Said;
 
 /// The two revisions compared, in the order they are drawn (left, right): the two the host

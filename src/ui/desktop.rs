@@ -421,7 +421,7 @@ pub fn launch_in(start: Start, lang: Option<crate::i18n::Language>) -> anyhow::R
                     SightlineApp::follow(&path, Arc::new(move || ctx.request_repaint()))
                 }
                 (None, _) => SightlineApp::live(
-                    super::scenarios::DEFAULT,
+                    crate::host::scenario::shipped::DEFAULT,
                     RunOptions::default(),
                     Arc::new(move || ctx.request_repaint()),
                 ),

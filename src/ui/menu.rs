@@ -13,9 +13,9 @@ use super::Tr;
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::recent::RecentFiles;
-use super::scenarios::{DEFAULT, SHIPPED, Shipped};
 use crate::host::agent::RunOptions;
 use crate::host::scenario::Protocol;
+use crate::host::scenario::shipped::{DEFAULT, SHIPPED, Shipped};
 use crate::trace::import::Format as ImportFormat;
 use crate::wire::api::ApiShape;
 

@@ -12,8 +12,8 @@
 //! - [`platform`]: the one seam between the viewer and where it runs. On the desktop
 //!   (feature `native`) it is `desktop`: [`live`] (a scenario running on a background thread,
 //!   recorded into a file and a live sink), [`follow`] (files other processes write), file
-//!   dialogs and exports (`actions`), the File menu and run window ([`menu`]), [`recent`] files,
-//!   the shipped [`scenarios`] and [`launch`]. In the browser it is `web`: the trace from bytes
+//!   dialogs and exports (`actions`), the File menu and run window ([`menu`]), [`recent`] files
+//!   and [`launch`] (the shipped scenarios are `host::scenario::shipped`'s). In the browser it is `web`: the trace from bytes
 //!   or from `sightline serve`'s stream, and the page's entry point.
 //! - [`store`]: the trace store (events, report, diagram model), append-only.
 //! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
@@ -29,7 +29,6 @@
 //! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
 //! - [`settings`]: what the user chose (language, zoom, teaching mode, tab, recent files),
 //!   kept from one run to the next, apart from the state of this run.
-//! - [`scenarios`]: the shipped scenarios, embedded so the app runs from any directory.
 
 pub mod app;
 pub mod badges;
@@ -82,8 +81,6 @@ mod otlp_export;
 pub use desktop as platform;
 #[cfg(feature = "native")]
 pub mod recent;
-#[cfg(feature = "native")]
-pub mod scenarios;
 #[cfg(not(feature = "native"))]
 pub mod web;
 #[cfg(not(feature = "native"))]
