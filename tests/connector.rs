@@ -20,9 +20,17 @@ const SHORT_TOKEN: &str = "s3cr3t";
 const BEARER: &str = "mcp-bearer-SECRET-3";
 const OAUTH: &str = "mcp-authorization-SECRET-4";
 
-/// An API upstream on 127.0.0.1 that keeps every request body it gets and answers with that
-/// body echoed (as an API echoes its request's tools): as JSON, or as one Server-Sent Event
-/// when the request asked for a stream.
+/// What the upstream answers one request with.
+enum Answer {
+    /// The request's body echoed (as an API echoes its request's tools): as JSON, or as one
+    /// Server-Sent Event when the request asked for a stream.
+    Echo,
+    /// A recorded answer: content type and body.
+    Canned(&'static str, &'static str),
+}
+
+/// An API upstream on 127.0.0.1 that keeps every request body it gets and gives the next of
+/// its answers to each (echoes once they run out).
 struct EchoApi {
     port: u16,
     seen: Arc<Mutex<Vec<Vec<u8>>>>,
@@ -30,23 +38,30 @@ struct EchoApi {
 
 impl EchoApi {
     fn start() -> EchoApi {
+        EchoApi::answering(Vec::new())
+    }
+
+    fn answering(answers: Vec<Answer>) -> EchoApi {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let keep = seen.clone();
         std::thread::spawn(move || {
+            let mut answers = answers.into_iter();
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { return };
                 let body = read_body(&mut stream);
                 let streamed = body.windows(14).any(|w| w == b"\"stream\":true");
                 keep.lock().expect("lock").push(body.clone());
-                let (kind, answer) = if streamed {
-                    let mut sse = b"event: response.completed\ndata: ".to_vec();
-                    sse.extend_from_slice(&body);
-                    sse.extend_from_slice(b"\n\n");
-                    ("text/event-stream", sse)
-                } else {
-                    ("application/json", body)
+                let (kind, answer) = match answers.next().unwrap_or(Answer::Echo) {
+                    Answer::Canned(kind, text) => (kind, text.as_bytes().to_vec()),
+                    Answer::Echo if streamed => {
+                        let mut sse = b"event: response.completed\ndata: ".to_vec();
+                        sse.extend_from_slice(&body);
+                        sse.extend_from_slice(b"\n\n");
+                        ("text/event-stream", sse)
+                    }
+                    Answer::Echo => ("application/json", body),
                 };
                 let head = format!(
                     "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
@@ -116,6 +131,13 @@ fn openai_request(stream: bool) -> String {
     )
 }
 
+/// The trace's `llm-http` events, in order.
+fn llm_events(trace: &std::path::Path) -> Vec<Event> {
+    let loaded = util::load(trace);
+    let llm = loaded.events.into_iter();
+    llm.filter(|e| e.channel == Channel::LlmHttp).collect()
+}
+
 /// Every `redacted` range of `event` holds `[redacted]`; how many there are.
 fn redacted_ranges(event: &Event) -> usize {
     let bytes = event.bytes().expect("a body");
@@ -159,15 +181,10 @@ fn remote_server_credentials_never_reach_the_trace_through_llm_proxy() {
         assert!(!text.contains(secret), "{secret} in the trace:\n{text}");
         assert!(!stderr.contains(secret), "{secret} in stderr:\n{stderr}");
     }
-    let loaded = util::load(&trace);
-    let llm: Vec<&Event> = loaded
-        .events
-        .iter()
-        .filter(|e| e.channel == Channel::LlmHttp)
-        .collect();
+    let llm = llm_events(&trace);
     assert_eq!(llm.len(), 2 * sent.len(), "{llm:?}");
     for (i, pair) in llm.chunks(2).enumerate() {
-        let (request, response) = (pair[0], pair[1]);
+        let (request, response) = (&pair[0], &pair[1]);
         let recorded = String::from_utf8_lossy(&request.bytes().expect("body")).into_owned();
         if i < 2 {
             // Anthropic: both tokens, whatever their length; names and URLs stay readable.
@@ -184,4 +201,140 @@ fn remote_server_credentials_never_reach_the_trace_through_llm_proxy() {
         // The echoed response: the long credentials scrubbed there too, and said so.
         assert!(redacted_ranges(response) >= 1, "{response:?}");
     }
+}
+
+macro_rules! fixture {
+    ($name:literal) => {
+        include_str!(concat!("fixtures/connector/", $name))
+    };
+}
+
+const JSON: &str = "application/json";
+const SSE: &str = "text/event-stream";
+
+/// Both APIs' hosted-MCP exchanges, JSON and streamed, an approval round trip and two bad
+/// blocks, through the real llm-proxy: the trace holds them byte for byte and `summary` says
+/// which server's tool the API's MCP client listed and called, and what does not add up.
+#[test]
+fn both_apis_hosted_mcp_shapes_through_llm_proxy_are_read_and_said() {
+    let streamed = |body: &str| body.replacen('{', r#"{"stream":true,"#, 1);
+    let anthropic = fixture!("anthropic_request.json");
+    let openai = fixture!("openai_request.json");
+    let exchanges: Vec<(&str, String, &str, &str)> = vec![
+        (
+            "/v1/messages",
+            anthropic.into(),
+            JSON,
+            fixture!("anthropic_response.json"),
+        ),
+        (
+            "/v1/messages",
+            streamed(anthropic),
+            SSE,
+            fixture!("anthropic_stream.sse"),
+        ),
+        (
+            "/v1/responses",
+            openai.into(),
+            JSON,
+            fixture!("openai_response.json"),
+        ),
+        (
+            "/v1/responses",
+            streamed(openai),
+            SSE,
+            fixture!("openai_stream.sse"),
+        ),
+        (
+            "/v1/responses",
+            fixture!("openai_approval_request.json").into(),
+            JSON,
+            fixture!("openai_approval_response.json"),
+        ),
+        (
+            "/v1/responses",
+            fixture!("openai_approved_request.json").into(),
+            JSON,
+            fixture!("openai_approved_response.json"),
+        ),
+        (
+            "/v1/messages",
+            anthropic.into(),
+            JSON,
+            fixture!("anthropic_bad_response.json"),
+        ),
+    ];
+    let api = EchoApi::answering(
+        exchanges
+            .iter()
+            .map(|(_, _, kind, text)| Answer::Canned(kind, text))
+            .collect(),
+    );
+    let sent: Vec<(&str, &String)> = exchanges.iter().map(|(p, b, _, _)| (*p, b)).collect();
+    let answers: Vec<&str> = exchanges.iter().map(|(_, _, _, text)| *text).collect();
+    let dir = util::tempdir();
+    let trace = dir.path().join("llm.jsonl");
+    let (proxy, port) = start_proxy(&format!("http://127.0.0.1:{}", api.port), &trace);
+    for ((path, body), answer) in sent.iter().zip(&answers) {
+        let got = post(port, path, body);
+        assert_eq!(got, answer.as_bytes(), "passed on unchanged");
+    }
+    stop(proxy);
+
+    // Recorded byte for byte, in order.
+    let llm = llm_events(&trace);
+    assert_eq!(llm.len(), 2 * sent.len());
+    for (pair, answer) in llm.chunks(2).zip(&answers) {
+        assert_eq!(pair[1].bytes().as_deref(), Some(answer.as_bytes()));
+    }
+
+    let out = util::run(
+        std::process::Command::new(util::bin())
+            .arg("summary")
+            .arg(&trace),
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let summary = util::text(&out.stdout);
+    let count = |needle: &str| summary.matches(needle).count();
+    // Servers named, credentials said redacted, no nameless tool.
+    assert_eq!(
+        count(
+            "the API itself is the MCP client of weather (https://weather.example/mcp; allowed: get_weather; its credential [redacted])"
+        ),
+        3,
+        "{summary}"
+    );
+    assert_eq!(
+        count("allowed: get_weather; approval: never"),
+        2,
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("mcp_toolset") && !summary.contains("0 tools []"),
+        "{summary}"
+    );
+    // Each call said as the API's MCP client's, JSON and streamed alike.
+    let call =
+        r#"the API's MCP client -> server weather: tools/call get_weather {"location":"Seoul"}"#;
+    assert_eq!(count(call), 5, "{summary}");
+    assert_eq!(count(r#"-> "Sunny, 24°C""#), 5, "{summary}");
+    assert_eq!(
+        count("the API's MCP client -> server weather: tools/list -> 1 tool: get_weather"),
+        3,
+        "{summary}"
+    );
+    // The approval round trip.
+    assert!(summary.contains("the API asks the host to approve server weather's get_weather"));
+    assert!(summary.contains("; approves mcpr_01"), "{summary}");
+    assert!(!summary.contains("kept, not read"), "{summary}");
+    // Bad input: kept, said.
+    assert!(
+        summary.contains("!! content[0]: names server `nowhere`, which the request never declared")
+    );
+    assert!(summary.contains("!! content[1]: an mcp_tool_result for mcptoolu_99"));
+    assert!(
+        summary.contains("content[1] -> error: unknown tool"),
+        "{summary}"
+    );
 }

@@ -11,6 +11,7 @@ use crate::wire::api::{ApiShape, SAMPLING_HEADER};
 use crate::wire::convert;
 use crate::wire::offered::{self, Offered};
 use crate::wire::reassemble::read_body;
+use crate::wire::remote;
 
 /// Which half of an exchange an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +73,14 @@ pub struct LlmExchange {
     pub response_id: Option<String>,
     /// The response's usage block, read the same way for every shape.
     pub usage: Usage,
+    /// The remote MCP servers the request hands the API, which is their MCP client then
+    /// (Anthropic's `mcp_servers`, OpenAI's `mcp` tools).
+    pub remote_servers: Vec<remote::Server>,
+    /// What the API's MCP client did: the approvals the request answers, then the lists, calls
+    /// and approval requests of the response.
+    pub remote: Vec<remote::Step>,
+    /// What does not add up between those servers and steps (each step is kept).
+    pub remote_problems: Vec<remote::Problem>,
 }
 
 impl LlmExchange {
@@ -333,6 +342,9 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
             .collect();
         x.offered = Arc::new(read);
         x.tool_results = convert::tool_result_ids_in_request(shape, &body);
+        x.remote_servers = remote::declared(&body, &entries);
+        x.remote = remote::answered(&body);
+        x.remote_problems = remote::problems(&x.remote_servers, &x.remote);
         x.model = body
             .get("model")
             .and_then(Value::as_str)
@@ -371,6 +383,8 @@ fn read_response(x: &mut LlmExchange, e: &Event) {
             .map(Usage::read)
             .unwrap_or_default();
         x.calls = offered::calls(b);
+        x.remote.extend(remote::steps(b));
+        x.remote_problems = remote::problems(&x.remote_servers, &x.remote);
         x.loaded = offered::tool_references(b);
     }
     // Gemini calls are joined by their place in the answer: a host may rewrite their ids.

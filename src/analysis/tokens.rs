@@ -148,6 +148,11 @@ pub fn exchange_tokens(x: &crate::analysis::LlmExchange, bpe: &dyn Bpe) -> Optio
     };
     let mut tools = Vec::with_capacity(x.tool_entries.len());
     for (i, entry) in x.tool_entries.iter().enumerate() {
+        // A remote MCP server the API connects to: the model sees that server's tools, which
+        // the request does not hold.
+        if crate::wire::remote::is_declaration(entry) {
+            continue;
+        }
         let name = entry_name(shape, entry)
             .or_else(|| held_names(x, i))
             .or_else(|| entry.get("type")?.as_str().map(str::to_string))

@@ -31,7 +31,20 @@ pub fn lines_in(events: &[Event], report: &Report, words: Words) -> String {
     let counted = tool_tokens(report, tokens::own());
     let last = counted.iter().rev().find(|t| !t.tools.is_empty());
     if let Some(last) = last.or(counted.last()) {
-        let _ = writeln!(s, "{}", tools_line(events, last, words));
+        let mut line = tools_line(events, last, words);
+        // Remote servers the API lists itself: the model sees their tools, the request does
+        // not hold them.
+        let x = report.llm.iter().find(|x| x.request == last.request);
+        let remote: Vec<&str> = x
+            .into_iter()
+            .flat_map(|x| &x.remote_servers)
+            .map(|d| d.name.as_str())
+            .collect();
+        if !remote.is_empty() {
+            let servers = remote.join(", ");
+            line.push_str(&words.fmt("summary.tools_seen_remote", &[("servers", &servers)]));
+        }
+        let _ = writeln!(s, "{line}");
     }
     s
 }

@@ -14,6 +14,8 @@
 //!   resume), parsed from the request's text.
 //! - [`sse`]: the Server-Sent Events parser.
 //! - [`reassemble`]: streamed answers back to whole bodies, per API shape.
+//! - [`remote`]: when the API is itself the MCP client: the remote servers a request hands it
+//!   and what its MCP client did (lists, calls, approvals), read from both APIs' shapes.
 //! - [`redact`]: credential headers and secrets, kept out of traces and logs.
 //! - [`redact_url`]: credentials in URLs and command lines, the same way.
 //! - [`traceparent`]: W3C trace context in MCP `_meta` (SEP-414).
@@ -26,5 +28,6 @@ pub mod offered;
 pub mod reassemble;
 pub mod redact;
 pub mod redact_url;
+pub mod remote;
 pub mod sse;
 pub mod traceparent;

@@ -328,6 +328,11 @@ fn read_entry(out: &mut Offered, i: usize, entry: &Value) {
     if !entry.is_object() {
         return unknown(out, "not a JSON object".into());
     }
+    // A remote MCP server the API connects to itself (`mcp`, `mcp_toolset`): not a tool, read
+    // by `wire::remote`.
+    if super::remote::is_declaration(entry) {
+        return;
+    }
     // Gemini: `{functionDeclarations: [...]}` (and `googleSearch`, `codeExecution`...).
     if let Some(list) = entry
         .get("functionDeclarations")

@@ -55,11 +55,17 @@ pub(super) fn llm_line(
         };
         let (count, tools) = (x.tools.len().to_string(), names_of(&x.tools));
         let args = [("shape", shape), ("count", &count), ("tools", &tools)];
-        let mut s = format!("{arrow}  {}", words.fmt("summary.llm_request", &args));
+        // Tools only through remote servers the API connects to itself: no "0 tools".
+        let key = match x.tools.is_empty() && !x.remote_servers.is_empty() {
+            true => "summary.llm_request_remote",
+            false => "summary.llm_request",
+        };
+        let mut s = format!("{arrow}  {}", words.fmt(key, &args));
         if !x.tool_results.is_empty() {
             let tools = x.tool_results.join(", ");
             s.push_str(&words.fmt("summary.returns_results", &[("tools", &tools)]));
         }
+        s.push_str(&super::remote::request_part(x, words));
         let view = report.tools.get(n);
         for o in view.into_iter().flat_map(|v| &v.sent) {
             if let Some(mcp) = o.mcp_name.as_ref().filter(|m| **m != o.api_name) {
@@ -220,6 +226,8 @@ pub(super) fn llm_line(
         let count = calls.len().to_string();
         let _ = write!(s, ", {}", words.fmt("summary.calls", &[("count", &count)]));
     }
+    // What the API's own MCP client did, each step on its own line.
+    calls.extend(super::remote::response_lines(x, words));
     Some((s, calls))
 }
 

@@ -9,10 +9,11 @@
 //!
 //! The first line names the lanes the letters stand for, as a class needs on first sight.
 //! Problems are marked with `!!` so they stand out in a terminal and in `grep`. The LLM lane's
-//! lines are in [`llm`], the JSON form (`--json`) in [`json`].
+//! lines are in [`llm`] (the API's own MCP client's in [`remote`]), the JSON form (`--json`) in [`json`].
 
 mod json;
 mod llm;
+mod remote;
 
 use std::fmt::Write as _;
 

@@ -54,6 +54,8 @@ const KNOWN_BLOCKS: &[&str] = &[
     "local_shell_call_output",
     "mcp_call",
     "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
     "tool_search_call",
     "tool_search_output",
     "compaction",

@@ -82,6 +82,8 @@ pub fn calls(body: &Value) -> Vec<Call> {
                 let id = s(item, "call_id").or_else(|| s(item, "id"));
                 out.push(call(id, "tool_search", None, CallKind::Client));
             }
+            // The API's own MCP client's call to a remote server: `wire::remote` reads it.
+            Some("mcp_call") => {}
             Some(kind) if kind.ends_with("_call") => {
                 let name = kind.trim_end_matches("_call");
                 out.push(call(s(item, "id"), name, None, CallKind::Server));
