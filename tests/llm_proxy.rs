@@ -433,4 +433,20 @@ fn sightline_run_through_the_llm_proxy_sees_what_the_proxy_records() {
     }
     stop(proxy);
     runtime.block_on(model.shutdown());
+    // The proxy notes when each answer's headers came: time to first byte, then to last.
+    let out = util::run(
+        Command::new(util::bin())
+            .args(["stats", "--json", "--by", "model"])
+            .arg(&proxy_trace),
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
+    let timed = v["llm"].as_array().expect("llm requests");
+    assert_eq!(timed.len(), total / 2, "{v:#}");
+    for r in timed {
+        let first = r["first_byte_us"].as_i64().expect("first byte noted");
+        let last = r["last_byte_us"].as_i64().expect("last byte");
+        assert!((0..=last).contains(&first), "{r:#}");
+    }
 }

@@ -52,6 +52,7 @@ mod security;
 mod serve_edges;
 mod sessions;
 mod shipped_scenarios;
+mod stats;
 mod summary_class;
 mod tap_durability;
 mod trace_files;

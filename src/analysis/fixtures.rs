@@ -87,7 +87,7 @@ pub fn restarted_pairs() -> Vec<Option<usize>> {
     pairs
 }
 
-fn load(text: &str) -> Vec<crate::trace::Event> {
+pub(crate) fn load(text: &str) -> Vec<crate::trace::Event> {
     crate::trace::load_from_reader(text.as_bytes())
         .expect("fixture")
         .events

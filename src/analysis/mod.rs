@@ -34,6 +34,7 @@ pub mod poison;
 pub mod replay;
 pub mod revisions;
 pub mod sees;
+pub mod stats;
 pub mod tokens;
 pub mod trace_context;
 pub mod trace_error;

@@ -23,6 +23,7 @@ mod replay_model;
 mod run;
 mod serve;
 mod session;
+mod stats;
 mod validate;
 mod wrap;
 
@@ -165,6 +166,13 @@ enum Command {
         #[command(flatten)]
         lang: lang::LangArg,
     },
+    /// Numbers of a trace: counts, errors and error rate, latency p50/p95/p99/max per method,
+    /// tool, server and model; each LLM request's tool tokens and time to its first and last
+    /// byte; the busiest second.
+    ///
+    /// Example: `sightline stats weather.jsonl --by tool,server`, `sightline stats run.jsonl
+    /// --json`
+    Stats(stats::StatsArgs),
     /// Check every message of a trace against the official MCP JSON Schema of its revision.
     ///
     /// Example: `sightline validate weather.jsonl` (exit status 1 when a message violates it)
@@ -270,6 +278,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary { trace, json, lang } => summary(&trace, json, lang.language()?),
+        Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Wrap(args) => wrap::run(args),
         Command::Import(args) => import::run(args),

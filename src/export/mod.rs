@@ -15,6 +15,7 @@ pub mod markup;
 pub mod mermaid;
 pub mod otlp;
 pub mod replay;
+pub mod stats;
 pub mod summary;
 pub mod svg;
 

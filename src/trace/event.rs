@@ -90,6 +90,10 @@ pub struct ProcessInfo {
     pub extra: Map<String, Value>,
 }
 
+/// An `llm-http` response's `http` field: the time its status and headers arrived (the first
+/// byte), beside the event's own time, when its body ended (the last byte).
+pub const FIRST_BYTE: &str = "first_byte";
+
 /// The HTTP side of an `http` or `llm-http` event: the request line or the status, and the
 /// headers in the order they were sent, with every credential already redacted.
 /// (`Deserialize` is written by hand in [`super::event_de`], as for [`Event`].)

@@ -187,6 +187,9 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let mut response_headers = header_pairs(&received);
     redact_headers(&mut response_headers);
     let expected = upstream.content_length();
+    let mut extra = crate::trace::Extra::new();
+    let first_byte = crate::trace::format_time(crate::trace::now());
+    extra.insert(crate::trace::FIRST_BYTE.into(), first_byte.into());
     let copy = RecordingStream {
         inner: Box::pin(upstream.bytes_stream()),
         received: Vec::new(),
@@ -196,6 +199,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             info: HttpInfo {
                 status: Some(status.as_u16()),
                 headers: HttpInfo::headers_of(response_headers),
+                extra,
                 ..HttpInfo::default()
             },
             secrets,

@@ -1,0 +1,93 @@
+//! `sightline stats` on a million events, against loading the same trace in the same run: the
+//! statistics must stay linear (issue 41: 1M events in under 3 s, load included).
+//!
+//!   cargo bench --bench stats_filter [N] [weather|tool]   (N events, default 1000000)
+//!
+//! Printed per mix (`traces.rs`): the file read and split into lines (the floor), the trace
+//! loaded (`trace::load`, the baseline every command pays), the analysis `stats` needs
+//! (`trace::analyze` and the LLM exchanges) and the statistics themselves, each with its
+//! ratio to the load; then the whole command's time.
+
+#[path = "traces.rs"]
+mod traces;
+
+use std::time::{Duration, Instant};
+
+use sightline::analysis::stats::{By, stats};
+use traces::Mix;
+
+fn secs(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (sizes, mixes) = Mix::from_args(&args);
+    let n = if args.iter().any(|a| a.parse::<u64>().is_ok()) {
+        sizes[0]
+    } else {
+        1_000_000
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for mix in mixes {
+        let path = dir.path().join("trace.jsonl");
+        let bytes = mix.write(&path, n);
+        let (_, split) = traces::read_and_split(&path);
+        let start = Instant::now();
+        let loaded = sightline::trace::load(&path).expect("load");
+        let load = start.elapsed();
+        let events = &loaded.events;
+        let start = Instant::now();
+        let (rpc, llm) = sightline::trace::halves::join(
+            || sightline::trace::analyze(events),
+            || sightline::analysis::llm_exchanges(events),
+        );
+        let analysis = start.elapsed();
+        let llm: Vec<_> = llm.iter().collect();
+        let start = Instant::now();
+        let s = stats(
+            events,
+            &rpc,
+            &llm,
+            &By::ALL,
+            sightline::analysis::tokens::own(),
+            &|_| true,
+        );
+        let computed = start.elapsed();
+        let ratio = |d: Duration| d.as_secs_f64() / load.as_secs_f64();
+        println!(
+            "{} x{n} ({} MB): {} requests, {} LLM requests",
+            mix.name(),
+            bytes / 1_000_000,
+            s.requests,
+            s.llm.len()
+        );
+        println!(
+            "  read+split   {:>9}  x{:.2} of load",
+            secs(split),
+            ratio(split)
+        );
+        println!("  load         {:>9}  (baseline)", secs(load));
+        println!(
+            "  analysis     {:>9}  x{:.2} of load",
+            secs(analysis),
+            ratio(analysis)
+        );
+        println!(
+            "  stats        {:>9}  x{:.2} of load",
+            secs(computed),
+            ratio(computed)
+        );
+        let whole = load + analysis + computed;
+        println!(
+            "  stats command {:>8}  x{:.2} of load  {}",
+            secs(whole),
+            ratio(whole),
+            if whole < Duration::from_secs(3) {
+                "ok (< 3 s)"
+            } else {
+                "OVER 3 s"
+            }
+        );
+    }
+}
