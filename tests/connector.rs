@@ -337,4 +337,65 @@ fn both_apis_hosted_mcp_shapes_through_llm_proxy_are_read_and_said() {
         summary.contains("content[1] -> error: unknown tool"),
         "{summary}"
     );
+
+    drawn_as_the_apis_client(&trace);
+}
+
+/// The diagram: a lane per remote server on the API's side, the API's MCP client's arrows to
+/// it (list, calls with arguments and results, the approval round trip with the host), none
+/// from the host; Mermaid, SVG and the handout's narration say the same.
+fn drawn_as_the_apis_client(trace: &std::path::Path) {
+    let out = util::export(trace, "mermaid", &[]);
+    assert!(out.status.success(), "{out:?}");
+    let mermaid = util::text(&out.stdout);
+    let has = |needle: &str| mermaid.contains(needle);
+    assert!(
+        has("participant R1 as weather (remote: the LLM API is its MCP client)"),
+        "{mermaid}"
+    );
+    assert!(has("participant R2 as nowhere (remote"), "{mermaid}");
+    assert_eq!(
+        mermaid.matches("L->>R1: tools/list").count(),
+        3,
+        "{mermaid}"
+    );
+    assert_eq!(
+        mermaid
+            .matches("L->>R1: tools/call get_weather {\"location\":\"Seoul\"}")
+            .count(),
+        5,
+        "{mermaid}"
+    );
+    assert_eq!(mermaid.matches("R1-->>L: result Sunny, 24°C").count(), 5);
+    assert!(has("L->>H: mcp_approval_request get_weather"), "{mermaid}");
+    assert!(
+        has("H-->>L: mcp_approval_response approve mcpr_01"),
+        "{mermaid}"
+    );
+    assert!(has("L->>R2: tools/call get_weather"), "{mermaid}");
+    assert!(
+        has("Note over L: content#91;1#93; error unknown tool"),
+        "{mermaid}"
+    );
+    for lane in ["R1", "R2"] {
+        for from in ["H", "U"] {
+            let arrow = format!("{from}->>{lane}");
+            assert!(!has(&arrow), "{arrow} in {mermaid}");
+        }
+    }
+
+    let out = util::export(trace, "svg", &[]);
+    assert!(out.status.success(), "{out:?}");
+    let svg = util::text(&out.stdout);
+    assert_eq!(svg.matches(r#"<g class="remote">"#).count(), 20, "{svg}");
+    assert!(svg.contains("tools/call get_weather"));
+
+    let out = util::export(trace, "handout", &["--md", "--lang", "pt"]);
+    assert!(out.status.success(), "{out:?}");
+    let handout = util::text(&out.stdout);
+    assert!(
+        handout.contains("a plataforma da API é o host, com seu próprio cliente MCP"),
+        "{handout}"
+    );
+    assert!(handout.contains("O próprio cliente MCP da API chamou weather/get_weather"));
 }

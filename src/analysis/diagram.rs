@@ -29,6 +29,7 @@ pub(crate) mod fixtures;
 mod grow;
 mod labels;
 mod llm;
+mod remote;
 #[cfg(test)]
 mod tests;
 
@@ -38,6 +39,7 @@ use crate::analysis::Report;
 use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
 pub use labels::{has_message_label, message_label, row_text, tool_result_is_error, visible};
+pub use remote::Hop;
 
 /// A whole trace as a sequence diagram.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -55,6 +57,8 @@ pub struct Diagram {
     chains: Vec<(usize, Vec<usize>)>,
     /// `(row, what the problem is)` for the rows whose status is [`Status::Problem`], sorted.
     problems: Vec<(usize, Shared)>,
+    /// `(row, the API's own MCP client's arrows under it)`, sorted; see [`Diagram::hops`].
+    remote: Vec<(usize, Vec<Hop>)>,
 }
 
 /// One participant (a vertical lifeline).
@@ -75,6 +79,10 @@ pub enum LaneKind {
     Host,
     Llm,
     Server,
+    /// A remote MCP server the LLM API connects to itself (Anthropic's MCP connector, OpenAI's
+    /// `mcp` tools): its client is the API platform's, not the host's; the trace holds none of
+    /// its messages, only what the API said of them.
+    Remote,
     /// A lane name this version does not know.
     Other,
 }
@@ -361,7 +369,9 @@ const PARALLEL_ROWS_FROM: usize = 20_000;
 
 /// Builds the diagram of a trace from its events and their analysis.
 pub fn build(events: &[Event], report: &Report) -> Diagram {
-    let lanes = lanes(events);
+    let mut lanes = lanes(events);
+    let remote_lanes = remote::lanes(report, &lanes);
+    lanes.extend(remote_lanes);
     let lane_index: HashMap<&Lane, usize> = lanes
         .iter()
         .enumerate()
@@ -437,12 +447,14 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
             (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
         })
         .count();
+    let remote = remote::hops(report, &lanes);
     Diagram {
         lanes,
         rows,
         direct_model_server,
         chains,
         problems,
+        remote,
     }
 }
 

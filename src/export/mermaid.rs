@@ -106,6 +106,7 @@ pub fn write_in(
             _ => arrow,
         };
         let _ = writeln!(out, "    {from}{arrow}{to}: {text}");
+        hops(&mut out, d, i, &aliases);
     }
     if let (Some(llm), Some(&last)) = (d.llm_lane(), d.server_lanes().last()) {
         let count = d.direct_model_server.to_string();
@@ -124,9 +125,29 @@ pub fn write_in(
     w.write_all(out.as_bytes())
 }
 
-/// `U`, `H`, `L`, `S1`, `S2`, ..., `X1`, ... in lane order.
+/// The API's own MCP client's arrows under row `row`: to and from its remote servers, and
+/// the approval round trip with the host.
+fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String]) {
+    for hop in d.hops(row) {
+        let text = escape(&diagram::visible(&hop.label, LINE_CHARS));
+        let (from, to) = (&aliases[hop.from], &aliases[hop.to]);
+        if hop.from == hop.to {
+            let _ = writeln!(out, "    Note over {from}: {text}");
+            continue;
+        }
+        let arrow = match hop.style {
+            Style::Response => "-->>",
+            Style::Error => "--x",
+            _ => "->>",
+        };
+        let _ = writeln!(out, "    {from}{arrow}{to}: {text}");
+    }
+}
+
+/// `U`, `H`, `L`, `S1`, `S2`, ..., `R1` (a remote server the API connects to), `X1`, ... in
+/// lane order.
 fn aliases(d: &Diagram) -> Vec<String> {
-    let (mut servers, mut others) = (0, 0);
+    let (mut servers, mut remotes, mut others) = (0, 0, 0);
     d.lanes
         .iter()
         .map(|lane| match lane.kind {
@@ -136,6 +157,10 @@ fn aliases(d: &Diagram) -> Vec<String> {
             LaneKind::Server => {
                 servers += 1;
                 format!("S{servers}")
+            }
+            LaneKind::Remote => {
+                remotes += 1;
+                format!("R{remotes}")
             }
             LaneKind::Other => {
                 others += 1;

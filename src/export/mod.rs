@@ -72,6 +72,7 @@ pub fn lane_title(words: crate::i18n::Words, lane: &crate::analysis::diagram::La
         LaneKind::User => words.get("export.lane_user").to_string(),
         LaneKind::Host => words.get("export.lane_host").to_string(),
         LaneKind::Llm => words.get("export.lane_llm").to_string(),
+        LaneKind::Remote => words.fmt("export.lane_remote", &[("name", &lane.title)]),
         LaneKind::Server | LaneKind::Other => lane.title.clone(),
     }
 }

@@ -64,7 +64,14 @@ pub fn write_in(
     let xs = lane_xs(d);
     let count = rows.len();
     let rows_top = HEADER_Y + HEADER_H + LESSON_H;
-    let rows_end = rows_top + count as f64 * ROW_H;
+    // Each row's top: the API's own MCP client's arrows (hops) take a line each under theirs.
+    let mut tops = Vec::with_capacity(count);
+    let mut lines = 0;
+    for i in rows.clone() {
+        tops.push(rows_top + lines as f64 * ROW_H);
+        lines += 1 + d.hops(i).len();
+    }
+    let rows_end = rows_top + lines as f64 * ROW_H;
     let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
     let text_right = rows
         .clone()
@@ -104,7 +111,7 @@ pub fn write_in(
     for (k, i) in rows.clone().enumerate() {
         s.clear();
         let row = &d.rows[i];
-        let y = rows_top + k as f64 * ROW_H;
+        let y = tops[k];
         if k % 2 == 1 {
             let _ = writeln!(
                 s,
@@ -138,6 +145,8 @@ pub fn write_in(
             LaneKind::Host => ("#e3ecfa", MCP),
             LaneKind::Llm => ("#e0f2f1", LLM),
             LaneKind::Server => ("#fff8e1", "#c49000"),
+            // On the API's side: its platform is the client.
+            LaneKind::Remote => ("#fff8e1", LLM),
             LaneKind::Other => ("#eeeeee", "#9e9e9e"),
         };
         let _ = writeln!(
@@ -169,7 +178,25 @@ pub fn write_in(
         let row = &d.rows[i];
         let text = d.text(events, report, i);
         let seq = events.get(row.event()).map_or(0, |e| e.seq);
-        draw_row(&mut s, row, seq, &text, &xs, rows_top + k as f64 * ROW_H);
+        draw_row(&mut s, row, seq, &text, &xs, tops[k]);
+        for (h, hop) in d.hops(i).iter().enumerate() {
+            let drawn = Row::new(row.event(), hop.from, hop.to, hop.style, hop.status.clone());
+            let text = RowText {
+                label: hop.label.clone(),
+                detail: None,
+                problem: None,
+            };
+            s.push_str(r#"<g class="remote">"#);
+            draw_row(
+                &mut s,
+                &drawn,
+                seq,
+                &text,
+                &xs,
+                tops[k] + (h + 1) as f64 * ROW_H,
+            );
+            s.push_str("</g>\n");
+        }
         out.write_all(s.as_bytes())?;
     }
 

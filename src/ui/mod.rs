@@ -129,6 +129,7 @@ pub fn lane_title(tr: Tr<'_>, lane: &crate::analysis::diagram::LaneInfo) -> Stri
         LaneKind::Host => tr.t("diagram.lane_host"),
         LaneKind::Llm => tr.t("diagram.lane_llm"),
         LaneKind::Server => tr.f("diagram.lane_server", &[("name", lane.title.clone())]),
+        LaneKind::Remote => tr.f("diagram.lane_remote", &[("name", lane.title.clone())]),
         LaneKind::Other => lane.title.clone(),
     }
 }

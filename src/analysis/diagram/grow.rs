@@ -12,7 +12,13 @@ impl Diagram {
     /// Brings the diagram of `events[..from]` up to date with all of `events` and `report`
     /// (their analysis): `dirty` are the earlier rows whose analysis may have changed.
     pub fn extend(&mut self, events: &[Event], report: &Report, from: usize, dirty: &[usize]) {
-        if from > self.rows.len() || !self.lanes_hold(&events[from..]) {
+        // The API's own MCP client's lanes and arrows depend on every exchange: rare enough
+        // to be laid out again.
+        let remote = report
+            .llm
+            .iter()
+            .any(|x| !x.remote_servers.is_empty() || !x.remote.is_empty());
+        if remote || from > self.rows.len() || !self.lanes_hold(&events[from..]) {
             // A new lane moves the others: everything is laid out again (rare).
             *self = super::build(events, report);
             return;

@@ -60,7 +60,31 @@ impl Narrator<'_> {
         } else {
             say!(self, "llm_final", field = words.stop_field, stop = stop)
         };
-        vec![sentence]
+        let mut told = vec![sentence];
+        told.extend(self.remote_calls(x));
+        told
+    }
+
+    /// Who the host is when the API is itself the MCP client: what its platform's client
+    /// called, on which servers, that the host saw none of it, and that only tools crossed.
+    fn remote_calls(&self, x: &crate::analysis::LlmExchange) -> Option<String> {
+        use crate::wire::remote::StepKind;
+        let calls: Vec<String> = x
+            .remote
+            .iter()
+            .filter(|s| s.kind == StepKind::Call)
+            .map(|s| {
+                let server = s.server.as_deref().unwrap_or("?");
+                format!("{server}/{}", s.tool.as_deref().unwrap_or("?"))
+            })
+            .collect();
+        let calls: Vec<&str> = calls.iter().map(String::as_str).collect();
+        let listed = x.remote.iter().any(|s| s.kind == StepKind::List);
+        match (calls.is_empty(), listed) {
+            (true, false) => None,
+            (true, true) => Some(say!(self, "llm_remote_listed")),
+            (false, _) => Some(say!(self, "llm_remote_calls", calls = list(&calls))),
+        }
     }
 
     fn llm_request(&self, n: usize) -> Vec<String> {
@@ -99,7 +123,10 @@ impl Narrator<'_> {
                 field = words.schema_field,
             )
         };
-        [Some(first), self.llm_request_extra(n)]
+        let servers: Vec<&str> = x.remote_servers.iter().map(|d| d.name.as_str()).collect();
+        let remote = (!servers.is_empty())
+            .then(|| say!(self, "llm_remote_servers", servers = list(&servers)));
+        [Some(first), remote, self.llm_request_extra(n)]
             .into_iter()
             .flatten()
             .collect()
