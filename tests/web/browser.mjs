@@ -6,7 +6,8 @@
 // screenshot is kept, and the arrows' accessibility labels are on the page), clicking an arrow
 // shows its raw text in the inspector, teaching mode steps, Portuguese switches the narration;
 // `serve` of a growing session folder shows new events within a second; `serve --listen` off
-// the loopback answers 403 without the token; a served page shows the exported page's token
+// the loopback answers 403 without the token; a served file replaced or written again is
+// shown anew from its start (the page reloads); a served page shows the exported page's token
 // counts (serve's `event: tokens`); a 100,000-event trace is drawn, its findings
 // come after its first diagram, and it scrolls. How fast all that is, is measured by
 // measure.mjs (tests/web/measure.sh), not here.
@@ -282,6 +283,42 @@ async function servedTokens() {
   console.log(`ok token counts: the served page shows the exported page's "${figure}"`);
 }
 
+async function servedReplacedTrace(weather) {
+  // A new `run --trace` over a served file replaces it (or a tool writes it again from its
+  // start): the page must show the new recording from its start, never append it to the old
+  // one. serve sends `event: restart`; the page reloads.
+  const file = path.join(work, 'replaced.jsonl');
+  fs.copyFileSync(weather, file);
+  const lines = fs.readFileSync(weather, 'utf8').trimEnd().split('\n');
+  const { child, url } = await serve([file, '--listen', '127.0.0.1:0']);
+  const { page, first } = await open(url);
+  assert.equal(first.events, lines.length - 1);
+  let reloads = 0;
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) reloads++;
+  });
+  // The page is between documents while it reloads: no status then.
+  const events = async (n) => {
+    const s = await status(page).catch(() => null);
+    return s && s.events === n && s.frames > 0 ? s : null;
+  };
+  // Replaced: a new file renamed over the old one (a new inode), six events long.
+  fs.writeFileSync(file + '.new', lines.slice(0, 7).join('\n') + '\n');
+  const t0 = Date.now();
+  fs.renameSync(file + '.new', file);
+  await until('the replacing recording', () => events(6), 10000);
+  const replacedMs = Date.now() - t0;
+  assert.equal(reloads, 1, 'the page did not reload once');
+  // Written again in place (the same inode, truncated): four events.
+  fs.writeFileSync(file, lines.slice(0, 5).join('\n') + '\n');
+  await until('the rewritten recording', () => events(4), 10000);
+  assert.equal(reloads, 2, 'the page did not reload for the rewrite');
+  await shot(page, 'served-replaced');
+  await page.close();
+  child.kill('SIGTERM');
+  console.log(`ok served trace replaced: the page reloaded and showed the new recording in ${replacedMs} ms`);
+}
+
 async function servedOffLoopback(weather) {
   const { out } = await serve([weather, '--listen', '0.0.0.0:0']);
   const m = out.match(/:(\d+)\/\?token=([0-9a-f]{32})/);
@@ -309,6 +346,7 @@ async function main() {
   await exportedBig();
   await servedGrowingSession(weather);
   await servedTokens();
+  await servedReplacedTrace(weather);
   await servedOffLoopback(weather);
 }
 
