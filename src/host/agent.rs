@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::deferral::Deferral;
 use super::mcp::{ConnectError, McpConnection};
 use super::provider::{Provider, ProviderConfig, ProviderError};
 use super::sampling::Sampler;
@@ -347,6 +348,16 @@ impl Loop<'_> {
         let mut catalog = self.catalog(progress).await?;
         let mut conversation = convert::user_message(self.shape, &user_text);
         let mut turns = 0;
+        // Deferred tools need the Anthropic shape's `tool_reference`; elsewhere all go whole.
+        let mut deferral = (self.scenario.host.defer_tools && self.shape == ApiShape::Anthropic)
+            .then(Deferral::default);
+        if self.scenario.host.defer_tools && deferral.is_none() {
+            progress(&line(
+                self.lang,
+                "defer_unsupported",
+                &[("shape", self.shape.as_str())],
+            ));
+        }
         loop {
             // Every list_changed that crossed the wire before the last result is handled first
             // (see McpConnection::settle). A host that skipped this would send the model a
@@ -368,7 +379,10 @@ impl Loop<'_> {
                     progress(&note_line(self.lang, Lane::Host, Lane::Host, text));
                 }
             }
-            let tools = catalog.api_tools();
+            let (tools, system) = match &deferral {
+                Some(d) => (d.tools(&catalog), d.system(system.as_deref(), &catalog)),
+                None => (catalog.api_tools(), system.clone()),
+            };
             let body = convert::request_body(
                 self.shape,
                 self.model,
@@ -405,7 +419,18 @@ impl Loop<'_> {
             }
             let mut results = Vec::new();
             for call in &turn.tool_calls {
-                results.extend(self.call(&catalog, call, progress).await);
+                match deferral.as_mut() {
+                    Some(d) if Deferral::is_search(call) => {
+                        let args = [("name", call.name.as_str()), ("id", call.id.as_str())];
+                        progress(&line(self.lang, "tool_call", &args));
+                        let (result, loaded) = d.search(&catalog, call);
+                        let names = loaded.join(", ");
+                        let args = [("tool", call.name.as_str()), ("names", names.as_str())];
+                        progress(&line(self.lang, "tool_search", &args));
+                        results.push(result);
+                    }
+                    _ => results.extend(self.call(&catalog, call, progress).await),
+                }
             }
             conversation.extend(convert::tool_results_message(self.shape, results));
         }

@@ -7,6 +7,7 @@
 //! conversions, the tool catalog, SSE, redaction) are pure code in [`crate::wire`].
 //!
 //! - [`agent`]: the loop itself: prompt, tools, model, calls, results, answer.
+//! - [`deferral`]: tools sent by name and loaded on the model's search (`defer_tools`).
 //! - [`scenario`]: the TOML files that describe a run.
 //! - [`mcp`]: the host's MCP client (rmcp), connected to each server through the tap.
 //! - [`provider`]: HTTP clients for the three shapes, recording every request and response.
@@ -14,6 +15,7 @@
 //! - [`said`]: the host's errors (a failed run) said in each language.
 
 pub mod agent;
+mod deferral;
 pub mod mcp;
 pub mod provider;
 pub mod replay;

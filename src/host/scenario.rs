@@ -202,6 +202,10 @@ pub struct HostOptions {
     pub roots: Vec<Root>,
     /// Resources the host reads and attaches to the model's context (application-controlled).
     pub attach_resources: Vec<String>,
+    /// Defer the servers' tools as Claude Code does: the model gets their names and the host's
+    /// own search tool, and a tool's definition only once the model has searched for it
+    /// (Anthropic shape only; on another API the host sends every tool whole, and says so).
+    pub defer_tools: bool,
     /// Maximum model turns before the host stops the loop.
     pub max_turns: u32,
     pub max_tokens: u32,
@@ -223,6 +227,7 @@ impl Default for HostOptions {
             elicitation: ElicitationAnswer::default(),
             roots: Vec::new(),
             attach_resources: Vec::new(),
+            defer_tools: false,
             max_turns: 8,
             max_tokens: 1024,
             stream: false,

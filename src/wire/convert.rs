@@ -21,6 +21,8 @@
 //! - [`parse_response`]: a response body into a [`ModelTurn`] (text, tool calls, loop signal).
 //! - [`tool_result_to_api`], [`tool_error_to_api`]: MCP results back to the model.
 //! - [`user_message`], [`tool_results_message`], [`request_body`]: building the next request.
+//! - [`defer`]: a host that sends its tools' names and loads them on the model's search
+//!   (Claude Code's `ToolSearch` and `tool_reference`).
 //! - [`tool_result_ids_in_request`], [`tool_names_in_request`], [`tool_entries`]: reading
 //!   requests back, for the trace's correlation of model calls with `tools/call`.
 //!
@@ -30,6 +32,7 @@
 //! no `strict` field, as the MCP SDK demo does; a host that wants MCP's optional parameters to stay
 //! optional on Responses adds `"strict": false` itself.
 
+pub mod defer;
 mod request;
 mod response;
 mod results;

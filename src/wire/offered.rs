@@ -228,14 +228,15 @@ pub fn host_of(name: &str) -> Option<Host> {
 }
 
 /// The host that sent these tools, by the tools that only it sends together: a server could
-/// list a `read_file` or a `Bash` of its own, so one name is not enough.
+/// list a `read_file` or a `Bash` of its own, so one name is not enough; and `ToolSearch` alone
+/// is any deferring host's search tool (Sightline's own, `defer_tools`), not Claude Code's mark.
 fn detect_host(tools: &[Tool]) -> Option<Host> {
     let has = |name: &str| {
         tools
             .iter()
             .any(|t| t.name == name && t.kind != Kind::Api && t.namespace.is_none())
     };
-    if has("ToolSearch") || has("DeferredToolPlaceholder") || (has("Bash") && has("Edit")) {
+    if has("DeferredToolPlaceholder") || (has("Bash") && has("Edit")) {
         Some(Host::ClaudeCode)
     } else if has("exec_command") || has("apply_patch") {
         Some(Host::Codex)

@@ -20,6 +20,7 @@ pub(super) fn scenario_fact(name: &str, revision: &str, run: &Run) -> Result<(),
         "multi-round-trip" => multi_round_trip_fact(revision, run),
         "rug-pull" => rug_pull_fact(run),
         "two-servers" => two_servers_fact(run),
+        "deferred-tools" => deferred_tools_fact(run),
         "primitives-tour" => primitives_tour_fact(revision, run),
         "tool-error-and-image" => tool_error_and_image_fact(run),
         "tool-poisoning" => tool_poisoning_fact(run),
@@ -205,6 +206,57 @@ fn two_servers_fact(run: &Run) -> Result<(), String> {
         });
         ensure!(called, "server {server} never got tools/call get_weather");
     }
+    Ok(())
+}
+
+/// The host sends names, then the definition the model searched for; the search never reaches
+/// the server.
+fn deferred_tools_fact(run: &Run) -> Result<(), String> {
+    let requests = run.llm_requests();
+    ensure!(
+        requests.len() == 3,
+        "{} LLM requests, not 3",
+        requests.len()
+    );
+    let tools = |body: &Value| convert::tool_names_in_request(ApiShape::Anthropic, body);
+    let (_, first) = &requests[0];
+    ensure!(
+        tools(first) == ["ToolSearch"],
+        "the first request offers {:?}, not only ToolSearch",
+        tools(first)
+    );
+    let system = first["system"].as_str().unwrap_or_default();
+    ensure!(
+        system.contains("deferred tools are now available via ToolSearch")
+            && system.lines().any(|l| l == "get_weather"),
+        "the system text does not name get_weather as deferred: {system:?}"
+    );
+    let (_, second) = &requests[1];
+    let reference = second["messages"].to_string();
+    ensure!(
+        reference.contains(r#"{"tool_name":"get_weather","type":"tool_reference"}"#)
+            || reference.contains(r#"{"type":"tool_reference","tool_name":"get_weather"}"#),
+        "the second request returns no tool_reference to get_weather"
+    );
+    ensure!(
+        tools(second) == ["ToolSearch", "get_weather"],
+        "after the search the request offers {:?}",
+        tools(second)
+    );
+    let loaded = second["tools"][1]["defer_loading"].as_bool();
+    ensure!(
+        loaded == Some(true),
+        "get_weather is sent without defer_loading"
+    );
+    let calls: Vec<Value> = run
+        .requests("tools/call", false)
+        .into_iter()
+        .map(|(_, m)| m["params"]["name"].clone())
+        .collect();
+    ensure!(
+        calls == [Value::from("get_weather")],
+        "the server got tools/call {calls:?}, not one get_weather (the search is the host's)"
+    );
     Ok(())
 }
 

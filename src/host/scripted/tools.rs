@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::wire::offered::{self, Delivery};
 
 /// The host-run tool that loads deferred tools (Claude Code).
-pub(super) const SEARCH_TOOL: &str = "ToolSearch";
+pub(super) use crate::wire::convert::defer::SEARCH_TOOL;
 
 /// The tools one request offers, as the model may call them.
 #[derive(Debug, Clone, Default, PartialEq)]
