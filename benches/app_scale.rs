@@ -17,16 +17,7 @@ use std::time::{Duration, Instant};
 mod traces;
 use sightline::ui::SightlineApp;
 use sightline::ui::command::Command;
-use traces::Mix;
-
-fn rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
+use traces::{Mix, rss_bytes};
 
 fn frame(ctx: &egui::Context, app: &mut SightlineApp) -> Duration {
     let input = egui::RawInput {

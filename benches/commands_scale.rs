@@ -8,13 +8,11 @@
 //! Run with `cargo bench --bench commands_scale` (add `-- 100000` for one size, `-- tool` or
 //! `-- weather` for one mix, a command's name to run only that one).
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "traces.rs"]
 mod traces;
-use traces::Mix;
+use traces::{Mix, run_binary as run};
 
 /// Each command's arguments; `TRACE` stands for the trace (appended when absent).
 const COMMANDS: &[(&str, &[&str])] = &[
@@ -43,44 +41,6 @@ const COMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
 ];
-
-/// Wall time and peak RSS (bytes) of the binary run with `args` and the trace.
-fn run(args: &[&str], trace: &Path) -> (Duration, u64, i32) {
-    let start = Instant::now();
-    // SIGHTLINE_BIN: another build to measure (a baseline kept aside), default this one.
-    let bin =
-        std::env::var_os("SIGHTLINE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
-    let mut command = Command::new(bin);
-    for a in args {
-        match *a {
-            "TRACE" => command.arg(trace),
-            a => command.arg(a),
-        };
-    }
-    if !args.contains(&"TRACE") {
-        command.arg(trace);
-    }
-    // Reaped by the wait4 below, which also gives its peak memory.
-    #[allow(clippy::zombie_processes)]
-    let child = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn sightline");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for the child just spawned (its pid), writing into locals we own.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    let elapsed = start.elapsed();
-    assert!(pid > 0, "wait4 failed");
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (elapsed, usage.ru_maxrss as u64 * 1024, code)
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -27,6 +27,97 @@ pub fn read_and_split(path: &std::path::Path) -> (usize, std::time::Duration) {
     (lines, start.elapsed())
 }
 
+/// Wall time, peak RSS (bytes) and exit code of the binary run with `args` and the trace
+/// (`TRACE` in `args` stands for it; appended when absent).
+pub fn run_binary(args: &[&str], trace: &std::path::Path) -> (std::time::Duration, u64, i32) {
+    let start = std::time::Instant::now();
+    // SIGHTLINE_BIN: another build to measure (a baseline kept aside), default this one.
+    let bin =
+        std::env::var_os("SIGHTLINE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sightline").into());
+    let mut command = std::process::Command::new(bin);
+    for a in args {
+        match *a {
+            "TRACE" => command.arg(trace),
+            a => command.arg(a),
+        };
+    }
+    if !args.contains(&"TRACE") {
+        command.arg(trace);
+    }
+    // Reaped by the wait4 below, which also gives its peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn sightline");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for the child just spawned (its pid), writing into locals we own.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    assert!(pid > 0, "wait4 failed");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (elapsed, usage.ru_maxrss as u64 * 1024, code)
+}
+
+/// This process's resident memory now, in bytes (0 where `/proc` is not).
+pub fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// A real host's session as it was recorded: Claude Code's weather run
+/// (`tests/fixtures/hosts/claude-code`: its LLM side through `llm-proxy`, three exchanges of
+/// about 53 KB requests, and its server through `proxy`), repeated until the file holds at least
+/// `min_bytes`, each repeat later in time and with its own message and tool-call ids. Returns
+/// the file's size and the number of LLM exchanges in it.
+pub fn claude_code_session(path: &std::path::Path, min_bytes: u64) -> (u64, u64) {
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hosts/claude-code");
+    let session = sightline::trace::load(&fixture).expect("the Claude Code fixture loads");
+    let template = session.events;
+    let requests = template
+        .iter()
+        .filter(|e| e.channel == Channel::LlmHttp && e.from == Lane::Host)
+        .count() as u64;
+    let start = template[0].time;
+    let span = template[template.len() - 1].time - start + chrono::Duration::milliseconds(50);
+    let mut writer = TraceWriter::create(path, &session.header).expect("create");
+    let (mut seq, mut k, mut written) = (0u64, 0i32, 0u64);
+    while written < min_bytes {
+        for e in &template {
+            let mut e = e.clone();
+            e.seq = seq;
+            e.time += span * k;
+            if let Some(raw) = &e.raw
+                && e.channel == Channel::LlmHttp
+            {
+                let unique = raw
+                    .replace("toolu_sl_", &format!("toolu_sl_r{k}_"))
+                    .replace("msg_sl_", &format!("msg_sl_r{k}_"));
+                e.raw = Some(unique.into_boxed_str());
+            }
+            written += e.raw.as_deref().map_or(0, |r| r.len() as u64) + 128;
+            writer.append(&e).expect("append");
+            seq += 1;
+        }
+        k += 1;
+    }
+    writer.flush().expect("flush");
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    (bytes, requests * k as u64)
+}
+
 /// Which mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mix {
