@@ -69,4 +69,5 @@ mod ui_classroom;
 mod ui_compare_with;
 mod ui_doctor_tab;
 mod ui_elicit;
+mod ui_picture;
 mod web_page;

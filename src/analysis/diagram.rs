@@ -28,6 +28,7 @@
 pub(crate) mod fixtures;
 mod grow;
 mod labels;
+pub mod layout;
 mod llm;
 mod remote;
 #[cfg(test)]

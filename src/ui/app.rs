@@ -107,6 +107,12 @@ impl SightlineApp {
         self.selected
     }
 
+    /// The diagram's labels and lane titles drawn in the last frame, and where its rows were
+    /// visible: what a check that no label is cut or overlaps another reads.
+    pub fn drawn_labels(&self) -> (&[super::diagram::DrawnLabel], egui::Rect) {
+        (self.diagram.drawn(), self.diagram.clip())
+    }
+
     pub fn language(&self) -> Language {
         self.lang
     }
@@ -277,7 +283,7 @@ impl SightlineApp {
             });
         Panel::right("side")
             .resizable(true)
-            .default_size(380.0)
+            .default_size(300.0)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
                     ui.selectable_value(&mut self.tab, Tab::Inspector, tr.t("panel.inspector"));

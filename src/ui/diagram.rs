@@ -12,11 +12,13 @@ use egui::{Key, Modifiers, Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
 
 use super::Tr;
 use super::command::Command;
-use super::diagram_paint::{self as paint, Canvas, Geometry, HEADER_H, TIME_W};
+pub use super::diagram_fit::DrawnLabel;
+use super::diagram_fit::Seen;
+use super::diagram_paint::{self as paint, Canvas, Drawn, Geometry, HEADER_H, TIME_W};
 pub use super::rowset::RowSet;
 use super::store::TraceStore;
 use super::theme::Palette;
-use crate::analysis::diagram::Style;
+use crate::analysis::diagram::{RowText, Style};
 
 /// The zooms offered (Ctrl+wheel, the toolbar's − and +).
 pub const ZOOM: std::ops::RangeInclusive<f32> = 0.4..=3.0;
@@ -33,6 +35,12 @@ pub struct DiagramView {
     /// Scroll offset and viewport height of last frame.
     last_offset_y: f32,
     last_view_h: f32,
+    /// What the labels seen so far need of the layout.
+    seen: Seen,
+    /// The labels drawn last frame, for checks that none is cut or overlaps another.
+    drawn: Vec<DrawnLabel>,
+    /// Where the rows were visible last frame.
+    clip: Rect,
 }
 
 impl Default for DiagramView {
@@ -43,6 +51,9 @@ impl Default for DiagramView {
             hovered: None,
             last_offset_y: 0.0,
             last_view_h: 400.0,
+            seen: Seen::default(),
+            drawn: Vec::new(),
+            clip: Rect::NOTHING,
         }
     }
 }
@@ -55,6 +66,81 @@ impl DiagramView {
 
     pub fn hovered_row(&self) -> Option<usize> {
         self.hovered
+    }
+
+    /// The labels and lane titles drawn in the last frame.
+    pub fn drawn(&self) -> &[DrawnLabel] {
+        &self.drawn
+    }
+
+    /// Where rows were visible in the last frame (right of it, they are scrolled out of view).
+    pub fn clip(&self) -> Rect {
+        self.clip
+    }
+
+    /// The geometry for this frame: the rows about to be in view (from last frame's scroll
+    /// offset) are measured, and the gaps grow to what they and the rows seen before need.
+    /// Returns it with the texts of those rows, `(first position, texts)`, to draw them with.
+    #[allow(clippy::too_many_arguments)]
+    fn measure(
+        &mut self,
+        ui: &Ui,
+        store: &TraceStore,
+        rows: RowSet<'_>,
+        titles: &[String],
+        client: &str,
+        width: f32,
+    ) -> (Geometry, (usize, Vec<RowText>)) {
+        let diagram = &store.diagram;
+        let (row_h, _, _) = Geometry::base(self.zoom);
+        let painter = ui.painter();
+        let measure = |text: &str, font: egui::FontId| {
+            painter
+                .layout_no_wrap(text.to_string(), font, egui::Color32::WHITE)
+                .size()
+                .x
+        };
+        let titles_w: Vec<f32> = diagram
+            .lanes
+            .iter()
+            .zip(titles)
+            .map(|(lane, title)| {
+                let w = measure(title, paint::title_font());
+                match lane.kind {
+                    crate::analysis::diagram::LaneKind::Host => {
+                        w.max(measure(client, paint::client_font()) + 14.0)
+                    }
+                    _ => w,
+                }
+            })
+            .collect();
+        let mut key = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(
+            &(
+                self.zoom.to_bits(),
+                titles,
+                store.events.first().map(|e| e.time),
+            ),
+            &mut key,
+        );
+        self.seen.keep(std::hash::Hasher::finish(&key));
+        // A first guess, to know how wide the lanes' margins are.
+        let guess = Geometry::new(diagram, self.zoom, width, &titles_w, &self.seen.needs());
+        let first = (self.last_offset_y / row_h).floor().max(0.0) as usize;
+        let last =
+            (((self.last_offset_y + self.last_view_h) / row_h).ceil() as usize + 1).min(rows.len());
+        let first = first.min(last);
+        let font = paint::row_font(row_h);
+        let texts: Vec<RowText> = (first..last)
+            .map(|pos| store.row_text(rows.get(pos)))
+            .collect();
+        for (pos, text) in (first..last).zip(&texts) {
+            let label_w = measure(&text.label, font.clone());
+            self.seen
+                .add(Seen::need(&guess, store, rows.get(pos), label_w));
+        }
+        let geo = Geometry::new(diagram, self.zoom, width, &titles_w, &self.seen.needs());
+        (geo, (first, texts))
     }
 
     /// Draws the toolbar, the headers and the visible rows.
@@ -74,7 +160,13 @@ impl DiagramView {
             command = Some(Command::Select(event));
         }
 
-        let geo = Geometry::new(diagram, self.zoom, ui.available_width());
+        let titles: Vec<String> = diagram
+            .lanes
+            .iter()
+            .map(|l| super::lane_title(tr, l))
+            .collect();
+        let client = tr.t("diagram.mcp_client");
+        let (geo, measured) = self.measure(ui, store, rows, &titles, &client, ui.available_width());
         let (header_rect, _) =
             ui.allocate_exact_size(vec2(ui.available_width(), HEADER_H), Sense::hover());
         let mut area = ScrollArea::both()
@@ -93,7 +185,17 @@ impl DiagramView {
         let out = area.show_viewport(ui, |ui, viewport| {
             ui.set_width(geo.width);
             ui.set_height(total_h);
-            self.rows_ui(ui, store, rows, selected_row, &geo, &palette, viewport, tr)
+            self.rows_ui(
+                ui,
+                store,
+                rows,
+                selected_row,
+                &geo,
+                &palette,
+                viewport,
+                measured,
+                tr,
+            )
         });
         let (clicked, viewport) = out.inner;
         self.last_offset_y = viewport.min.y;
@@ -111,12 +213,15 @@ impl DiagramView {
             palette: &palette,
             dx: header_rect.left() - viewport.min.x,
         };
-        let titles: Vec<String> = diagram
-            .lanes
-            .iter()
-            .map(|l| super::lane_title(tr, l))
-            .collect();
-        canvas.header(diagram, &titles, header_rect, &tr.t("diagram.mcp_client"));
+        for (lane, Drawn { rect, elided }) in canvas.header(diagram, &titles, header_rect, &client)
+        {
+            self.drawn.push(DrawnLabel {
+                event: None,
+                text: titles[lane].clone(),
+                rect,
+                elided,
+            });
+        }
         canvas.lesson(header_rect, &lesson);
         painter.text(
             pos2(header_rect.left() + 6.0, header_rect.center().y),
@@ -228,6 +333,7 @@ impl DiagramView {
         geo: &Geometry,
         palette: &Palette,
         viewport: Rect,
+        measured: (usize, Vec<RowText>),
         tr: Tr<'_>,
     ) -> (Option<usize>, Rect) {
         let diagram = &store.diagram;
@@ -252,10 +358,43 @@ impl DiagramView {
         let mut clicked = None;
         let mut hovered = None;
         let id = ui.scope_id().with("rows");
-        // What the rows in view say, computed once per frame (the diagram stores no text).
-        let texts: Vec<_> = (first..last)
-            .map(|pos| store.row_text(rows.get(pos)))
+        // What the rows in view say, computed once per frame (the diagram stores no text): those
+        // measured before the scroll area are drawn as they are.
+        // Rows that came into view since (a jump, a reveal) are measured now, and drawn again
+        // next frame if they need wider gaps.
+        let (m_first, mut m_texts) = measured;
+        let font = paint::row_font(geo.row_h);
+        let mut grew = false;
+        let texts: Vec<RowText> = (first..last)
+            .map(
+                |pos| match pos.checked_sub(m_first).and_then(|k| m_texts.get_mut(k)) {
+                    Some(t) => std::mem::replace(
+                        t,
+                        RowText {
+                            label: String::new(),
+                            detail: None,
+                            problem: None,
+                        },
+                    ),
+                    None => {
+                        let text = store.row_text(rows.get(pos));
+                        let label_w = painter
+                            .layout_no_wrap(text.label.clone(), font.clone(), egui::Color32::WHITE)
+                            .size()
+                            .x;
+                        grew |= self
+                            .seen
+                            .add(Seen::need(geo, store, rows.get(pos), label_w));
+                        text
+                    }
+                },
+            )
             .collect();
+        if grew {
+            ui.ctx().request_repaint();
+        }
+        self.drawn.clear();
+        self.clip = clip;
         for pos in first..last {
             let r = rows.get(pos);
             let row = &diagram.rows[r];
@@ -283,21 +422,17 @@ impl DiagramView {
             {
                 clicked = Some(diagram.rows[pair].event());
             }
-            let mut hover = match &text.detail {
-                Some(detail) => format!("#{seq} {}\n{detail}", text.label),
-                None => String::new(),
-            };
+            // The whole label (cut when too long to draw), its detail, its findings.
+            let mut hover = format!("#{seq} {}", text.label);
+            if let Some(detail) = &text.detail {
+                hover.push('\n');
+                hover.push_str(detail);
+            }
             if !marks.is_empty() {
-                if hover.is_empty() {
-                    // The plain label: the painted fonts have no warning sign.
-                    hover = format!("#{seq} {}", text.label);
-                }
                 hover.push('\n');
                 hover.push_str(&super::badges::tooltip(marks, tr));
             }
-            if !hover.is_empty() {
-                response.on_hover_text(hover);
-            }
+            response.on_hover_text(hover);
         }
         self.hovered = hovered;
 
@@ -373,15 +508,24 @@ impl DiagramView {
                     .iter()
                     .flatten()
                     .any(|f| diagram.rows[*f].pair() == Some(r));
-            let label = canvas.row(row, &texts[pos - first], mcp, y, lit);
+            let text = &texts[pos - first];
+            let Drawn { rect, elided } = canvas.row(row, text, mcp, y, lit);
+            self.drawn.push(DrawnLabel {
+                event: Some(row.event()),
+                text: text.label.clone(),
+                rect,
+                elided,
+            });
             let marks = store.findings.marks(row.event());
             if !marks.is_empty() {
                 // After the label, or at the end of a note's box.
-                let (left, cy) = match label {
-                    Some(rect) => (rect.right() + 4.0, rect.center().y),
-                    None => (geo.span(row, mcp).1 + dx + 4.0, y + geo.row_h * 0.5),
-                };
-                super::badges::paint(&painter, left, cy, marks, palette);
+                super::badges::paint(
+                    &painter,
+                    rect.right() + 4.0,
+                    rect.center().y,
+                    marks,
+                    palette,
+                );
             }
         }
 

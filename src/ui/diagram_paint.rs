@@ -14,6 +14,7 @@ use egui::{
 };
 
 use super::theme::{self, Palette};
+use crate::analysis::diagram::layout::{self, Need};
 use crate::analysis::diagram::{Diagram, LaneKind, Row, RowText, Style};
 use crate::trace::Channel;
 
@@ -23,68 +24,141 @@ pub const TIME_W: f32 = 70.0;
 pub const HEADER_H: f32 = 60.0;
 /// Row height at zoom 1.
 pub const ROW_H: f32 = 26.0;
-/// At zoom 1 lanes share the width available, within these bounds.
+/// At zoom 1 lanes share the width available, within these bounds, and a gap grows past them
+/// to fit the labels between its lanes ([`crate::analysis::diagram::layout`]).
 pub const LANE_W_MIN: f32 = 112.0;
 pub const LANE_W_MAX: f32 = 230.0;
 /// Extra width of the gap between the LLM API and the servers, where the lesson is written.
-pub const GAP_W: f32 = 150.0;
+pub const GAP_W: f32 = 130.0;
+/// The widest a label may grow at zoom 1 before it is cut with `…` (its whole text is in the
+/// row's tooltip and the inspector): about the 60 characters the diagram's labels keep.
+pub const LABEL_W_MAX: f32 = 460.0;
+/// Room around an arrow's label: its arrowhead and a margin each side.
+pub const LABEL_MARGIN: f32 = 16.0;
+
+/// The font of a row's label at row height `row_h`.
+pub fn row_font(row_h: f32) -> FontId {
+    FontId::proportional((row_h * 0.46).clamp(9.0, 16.0))
+}
+
+/// The font of a lane's title.
+pub fn title_font() -> FontId {
+    FontId::proportional(14.0)
+}
+
+/// The font of the host's "MCP client" box.
+pub fn client_font() -> FontId {
+    FontId::proportional(10.5)
+}
 
 /// Where everything is, for one zoom level.
 #[derive(Debug, Clone)]
 pub struct Geometry {
     pub row_h: f32,
+    /// The least distance between two lifelines, the least width of a note and a header box.
     pub lane_w: f32,
     /// Centre x of each lane's lifeline.
     pub lane_x: Vec<f32>,
+    /// Width of each lane's header box: its title whole.
+    pub box_w: Vec<f32>,
     /// The host lane, whose MCP client sits a little to the right of its lifeline.
     pub host: Option<usize>,
     pub client_dx: f32,
     /// The lesson gap between the LLM API and the first server: left and right x.
     pub gap: Option<(f32, f32)>,
     pub width: f32,
+    /// The widest label before it is cut.
+    pub label_max: f32,
 }
 
 impl Geometry {
-    /// The layout at `zoom` for a view `width` wide: at zoom 1 the lanes fill the width.
-    pub fn new(diagram: &Diagram, zoom: f32, width: f32) -> Geometry {
+    /// The row height, the least lane spacing and the host client's offset at `zoom`, before
+    /// any label is measured: `(row_h, lane_w, client_dx)`.
+    pub fn base(zoom: f32) -> (f32, f32, f32) {
         let row_h = (ROW_H * zoom).round().max(12.0);
-        let llm = diagram.llm_lane();
-        let has_gap = llm.is_some_and(|l| {
-            diagram
-                .lanes
-                .get(l + 1)
-                .is_some_and(|n| n.kind == LaneKind::Server)
+        let lane_w = (LANE_W_MIN * zoom).round().max(60.0);
+        (row_h, lane_w, lane_w * 0.24)
+    }
+
+    /// The layout at `zoom` for a view `width` wide: lanes share the width, and each gap grows
+    /// to what `needs` ask (the rows' labels and notes, measured with [`row_font`]); a header
+    /// box is as wide as `titles_w[i]`, its title's width, needs. Wider than the view, the
+    /// diagram scrolls sideways.
+    pub fn new(
+        diagram: &Diagram,
+        zoom: f32,
+        width: f32,
+        titles_w: &[f32],
+        needs: &[Need],
+    ) -> Geometry {
+        let (row_h, lane_w, client_dx) = Geometry::base(zoom);
+        let gap_w = GAP_W * zoom.clamp(0.7, 1.5);
+        let llm_gap = lesson_gap(diagram);
+        let n = diagram.lanes.len();
+        // The least gaps; what the window has to spare is shared out after the labels.
+        let least = lane_w;
+        let box_w: Vec<f32> = (0..n)
+            .map(|i| {
+                let title = titles_w.get(i).copied().unwrap_or(0.0) + 16.0;
+                (lane_w * 0.86).max(title)
+            })
+            .collect();
+        // Between the LLM API's box and the first server's, room for the lesson.
+        let min_gap: Vec<f32> = (0..n.saturating_sub(1))
+            .map(|i| match Some(i) == llm_gap {
+                true => gap_w + (box_w[i] + box_w[i + 1]) / 2.0,
+                false => least,
+            })
+            .collect();
+        let mut all: Vec<Need> = box_w
+            .iter()
+            .enumerate()
+            .map(|(lane, &width)| Need::Header { lane, width })
+            .collect();
+        all.extend_from_slice(needs);
+        let mut placed = layout::place(n, &min_gap, least / 2.0, &all);
+        let spare = width - TIME_W - 8.0 - placed.width;
+        layout::spread(&mut placed, spare, (LANE_W_MAX * zoom).max(least));
+        let lane_x: Vec<f32> = placed.x.iter().map(|x| x + TIME_W).collect();
+        let gap = llm_gap.map(|l| {
+            let (a, b) = (
+                lane_x[l] + box_w[l] / 2.0,
+                lane_x[l + 1] - box_w[l + 1] / 2.0,
+            );
+            (a, b.max(a))
         });
-        let gap_w = if has_gap {
-            GAP_W * zoom.clamp(0.7, 1.5)
-        } else {
-            0.0
-        };
-        let lanes = diagram.lanes.len().max(1) as f32;
-        let fit = (width - TIME_W - gap_w - 16.0) / lanes;
-        let lane_w = (fit.clamp(LANE_W_MIN, LANE_W_MAX) * zoom).round().max(60.0);
-        let mut x = TIME_W;
-        let mut lane_x = Vec::with_capacity(diagram.lanes.len());
-        let mut gap = None;
-        for (i, lane) in diagram.lanes.iter().enumerate() {
-            let after_llm = i > 0 && Some(i - 1) == llm && lane.kind == LaneKind::Server;
-            if after_llm {
-                gap = Some((x, x + gap_w));
-                x += gap_w;
-            }
-            lane_x.push(x + lane_w / 2.0);
-            x += lane_w;
-        }
         let host = diagram.lanes.iter().position(|l| l.kind == LaneKind::Host);
         Geometry {
             row_h,
             lane_w,
             lane_x,
+            box_w,
             host,
-            client_dx: lane_w * 0.24,
+            client_dx,
             gap,
-            width: x + 16.0,
+            width: TIME_W + placed.width + 8.0,
+            label_max: LABEL_W_MAX * zoom,
         }
+    }
+
+    /// How much room an arrow of row `row` needs for a label `label_w` wide (cut at
+    /// [`Geometry::label_max`]): MCP arrows meet the host at its client, right of its lifeline.
+    pub fn arrow_need(&self, row: &Row, mcp: bool, label_w: f32) -> Need {
+        let client = [row.from(), row.to()]
+            .iter()
+            .any(|&l| mcp && Some(l) == self.host);
+        let width =
+            label_w.min(self.label_max) + LABEL_MARGIN + if client { self.client_dx } else { 0.0 };
+        Need::Arrow {
+            from: row.from(),
+            to: row.to(),
+            width,
+        }
+    }
+
+    /// How wide the note of a label `label_w` wide is drawn.
+    pub fn note_w(&self, label_w: f32) -> f32 {
+        (label_w.min(self.label_max) + 12.0).max(self.lane_w * 0.92)
     }
 
     /// The x where a row meets lane `lane`: MCP messages meet the host at its client.
@@ -97,7 +171,16 @@ impl Geometry {
         }
     }
 
-    /// The horizontal extent of a row (arrow span, or the note box).
+    /// The horizontal extent of a note on lane `lane` whose label is `label_w` wide: centred on
+    /// its lifeline, moved sideways to stay inside the diagram.
+    pub fn note_span(&self, lane: usize, label_w: f32) -> (f32, f32) {
+        let x = self.x_of(lane, false);
+        let w = self.note_w(label_w);
+        let left = (x - w / 2.0).max(TIME_W).min(self.width - w);
+        (left, left + w)
+    }
+
+    /// The horizontal extent of a row (arrow span, or the note box at its least width).
     pub fn span(&self, row: &Row, mcp: bool) -> (f32, f32) {
         if row.is_arrow() {
             let a = self.x_of(row.from(), mcp);
@@ -108,6 +191,13 @@ impl Geometry {
             (x - self.lane_w * 0.46, x + self.lane_w * 0.46)
         }
     }
+}
+
+/// The lane left of the lesson gap (the LLM API's), when a server stands right of it.
+fn lesson_gap(diagram: &Diagram) -> Option<usize> {
+    let llm = diagram.llm_lane()?;
+    let next = diagram.lanes.get(llm + 1)?;
+    (next.kind == LaneKind::Server).then_some(llm)
 }
 
 /// Whether an event travelled over MCP (so it meets the host at its client).
@@ -145,6 +235,13 @@ pub fn lines(
     painter.layout_job(job)
 }
 
+/// Where a row's label was drawn (a note's: its box), and whether it had to be cut to fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Drawn {
+    pub rect: Rect,
+    pub elided: bool,
+}
+
 /// What every drawing call needs: where to paint, the layout, the colours, and the screen x of
 /// content x = 0 (it moves with horizontal scrolling).
 pub struct Canvas<'a> {
@@ -157,23 +254,15 @@ pub struct Canvas<'a> {
 impl Canvas<'_> {
     /// Draws one row whose top is at screen `y`; `emphasis` for the selected or hovered row and
     /// its partner (thicker, with the detail after the label).
-    /// Returns where the label was drawn (`None` for a note), for a badge after it.
-    pub fn row(
-        &self,
-        row: &Row,
-        text: &RowText,
-        mcp: bool,
-        y: f32,
-        emphasis: bool,
-    ) -> Option<Rect> {
+    /// Returns where the label was drawn, for a badge after it.
+    pub fn row(&self, row: &Row, text: &RowText, mcp: bool, y: f32, emphasis: bool) -> Drawn {
         let (painter, geo) = (self.painter, self.geo);
         let color = self.palette.row_color(row.style, &row.status);
         let mid = y + geo.row_h * 0.62;
-        let font = FontId::proportional((geo.row_h * 0.46).clamp(9.0, 16.0));
+        let font = row_font(geo.row_h);
         let width = theme::width(&row.status) + if emphasis { 1.0 } else { 0.0 };
         if !row.is_arrow() {
-            self.note(row, &text.label, y, color, font);
-            return None;
+            return self.note(row, &text.label, y, color, font);
         }
         let x0 = geo.x_of(row.from(), mcp) + self.dx;
         let x1 = geo.x_of(row.to(), mcp) + self.dx;
@@ -205,11 +294,19 @@ impl Canvas<'_> {
             ));
         }
         let span = (x1 - x0).abs();
-        let text = match &text.detail {
-            Some(d) if emphasis => format!("{}  ({d})", text.label),
-            _ => text.label.clone(),
+        let room = (span - 12.0).min(geo.label_max);
+        let (shown, elided) = match &text.detail {
+            Some(d) if emphasis => {
+                let label_w = painter
+                    .layout_no_wrap(text.label.clone(), font.clone(), color)
+                    .size()
+                    .x;
+                (format!("{}  ({d})", text.label), label_w > room)
+            }
+            _ => (text.label.clone(), false),
         };
-        let galley = one_line(painter, &text, font, color, span - 12.0);
+        let galley = one_line(painter, &shown, font, color, room);
+        let elided = elided || (galley.elided && shown.len() == text.label.len());
         let left = x0.min(x1);
         let pos = pos2(
             left + (span - galley.size().x) / 2.0,
@@ -217,13 +314,14 @@ impl Canvas<'_> {
         );
         let rect = Rect::from_min_size(pos, galley.size());
         painter.galley(pos, galley, color);
-        Some(rect)
+        Drawn { rect, elided }
     }
 
     /// A note on one lifeline: stderr lines, process events, the host's own notes.
-    fn note(&self, row: &Row, label: &str, y: f32, color: Color32, font: FontId) {
+    fn note(&self, row: &Row, label: &str, y: f32, color: Color32, font: FontId) -> Drawn {
         let (painter, geo) = (self.painter, self.geo);
-        let (x0, x1) = geo.span(row, false);
+        let galley = one_line(painter, label, font, color, geo.label_max);
+        let (x0, x1) = geo.note_span(row.from(), galley.size().x);
         let rect = Rect::from_min_max(
             pos2(x0 + self.dx, y + 3.0),
             pos2(x1 + self.dx, y + geo.row_h - 2.0),
@@ -239,18 +337,26 @@ impl Canvas<'_> {
             Stroke::new(theme::width(&row.status) * 0.7, color.gamma_multiply(0.7)),
             StrokeKind::Inside,
         );
-        let galley = one_line(painter, label, font, color, rect.width() - 8.0);
-        let pos = pos2(rect.left() + 4.0, rect.center().y - galley.size().y / 2.0);
+        let elided = galley.elided;
+        let pos = pos2(rect.left() + 6.0, rect.center().y - galley.size().y / 2.0);
         painter.galley(pos, galley, color);
+        Drawn { rect, elided }
     }
 
     /// The sticky header in `rect`: one box per lane titled `titles[i]`, the host's with its
-    /// MCP client drawn inside.
-    pub fn header(&self, diagram: &Diagram, titles: &[String], rect: Rect, client: &str) {
+    /// MCP client drawn inside. Returns where each title in view went.
+    pub fn header(
+        &self,
+        diagram: &Diagram,
+        titles: &[String],
+        rect: Rect,
+        client: &str,
+    ) -> Vec<(usize, Drawn)> {
         let (painter, geo, palette) = (self.painter, self.geo, self.palette);
+        let mut drawn = Vec::new();
         for (i, lane) in diagram.lanes.iter().enumerate() {
             let x = geo.lane_x[i] + self.dx;
-            let w = geo.lane_w * 0.86;
+            let w = geo.box_w.get(i).copied().unwrap_or(geo.lane_w * 0.86);
             let boxr =
                 Rect::from_center_size(pos2(x, rect.center().y), vec2(w, rect.height() - 8.0));
             if boxr.right() < rect.left() + TIME_W || boxr.left() > rect.right() {
@@ -269,7 +375,7 @@ impl Canvas<'_> {
                 Stroke::new(1.2, ink),
                 StrokeKind::Inside,
             );
-            let font = FontId::proportional(14.0);
+            let font = title_font();
             let title = titles.get(i).map_or(lane.title.as_str(), String::as_str);
             if lane.kind == LaneKind::Host {
                 let inner = Rect::from_min_max(
@@ -282,22 +388,35 @@ impl Canvas<'_> {
                     Stroke::new(1.0, ink),
                     StrokeKind::Inside,
                 );
-                let g = one_line(
-                    painter,
-                    client,
-                    FontId::proportional(10.5),
-                    ink,
-                    inner.width() - 4.0,
-                );
-                painter.galley(inner.center() - g.size() / 2.0, g, ink);
+                let g = one_line(painter, client, client_font(), ink, inner.width() - 4.0);
+                painter.galley(inner.center() - g.size() / 2.0, g.clone(), ink);
                 let t = one_line(painter, title, font, ink, w - 8.0);
                 let top = pos2(boxr.center().x, boxr.top() + 3.0 + t.size().y / 2.0);
-                painter.galley(top - t.rect.center().to_vec2(), t, ink);
+                let at = top - t.rect.center().to_vec2();
+                let rect = Rect::from_min_size(at, t.size());
+                drawn.push((
+                    i,
+                    Drawn {
+                        rect,
+                        elided: t.elided || g.elided,
+                    },
+                ));
+                painter.galley(at, t, ink);
             } else {
                 let t = lines(painter, title, font, ink, w - 8.0, 2);
-                painter.galley(boxr.center() - t.rect.center().to_vec2(), t, ink);
+                let at = boxr.center() - t.rect.center().to_vec2();
+                let rect = Rect::from_min_size(at, t.size());
+                drawn.push((
+                    i,
+                    Drawn {
+                        rect,
+                        elided: t.elided,
+                    },
+                ));
+                painter.galley(at, t, ink);
             }
         }
+        drawn
     }
 
     /// The lifelines from `y0` to `y1`, and the host client's own dashed lifeline.

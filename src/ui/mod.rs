@@ -17,6 +17,7 @@
 //!   or from `sightline serve`'s stream, and the page's entry point.
 //! - [`store`]: the trace store (events, report, diagram model), append-only.
 //! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
+//!   lanes spaced by what [`diagram_fit`] measured,
 //!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
 //!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`list`],
 //!   [`replay`], `menu_bar`, [`status`]; [`present`] (presentation mode for a projector) and
@@ -36,6 +37,7 @@ pub mod budget;
 pub mod command;
 pub mod compare;
 pub mod diagram;
+mod diagram_fit;
 mod diagram_paint;
 pub mod doctor_panel;
 pub mod events;

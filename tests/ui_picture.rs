@@ -1,0 +1,124 @@
+//! The sequence diagram reads at a glance (issue 38): every shipped scenario, recorded by the
+//! real `sightline run` and drawn headless by the app in a 1400x900 window at 100% zoom, in
+//! English, Portuguese and Spanish, shows every arrow label, note and lane title whole (none
+//! cut with `…`) and no two of them overlap. A diagram wider than the view scrolls sideways.
+
+use std::path::Path;
+
+use sightline::ui::{Command, Language, SightlineApp};
+
+use crate::ui_app::record;
+use crate::util::{self, harness};
+
+/// Every scenario under `scenarios/`.
+fn scenarios() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("scenarios/")
+        .filter_map(|e| {
+            let path = e.expect("entry").path();
+            (path.extension()? == "toml").then(|| path.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "{names:?}");
+    names
+}
+
+/// What is wrong with the labels drawn in the last frame, if anything.
+fn faults(app: &SightlineApp, what: &str) -> Vec<String> {
+    let (drawn, clip) = app.drawn_labels();
+    let mut faults = Vec::new();
+    for (k, d) in drawn.iter().enumerate() {
+        let name = match d.event {
+            Some(e) => format!("{what}: row of event {e} {:?}", d.text),
+            None => format!("{what}: lane title {:?}", d.text),
+        };
+        if d.elided {
+            faults.push(format!("{name} is cut"));
+        }
+        if d.rect.left() < clip.left() - 0.5 {
+            faults.push(format!("{name} runs left of the view ({:?})", d.rect));
+        }
+        for other in &drawn[k + 1..] {
+            if d.rect.shrink(0.5).intersects(other.rect.shrink(0.5)) {
+                faults.push(format!("{name} overlaps {:?}", other.text));
+            }
+        }
+    }
+    faults
+}
+
+#[test]
+fn every_scenario_shows_every_label_whole_in_three_languages() {
+    let dir = util::tempdir();
+    let mut faults_seen = Vec::new();
+    for scenario in scenarios() {
+        let trace = record(dir.path(), &scenario);
+        for lang in [Language::En, Language::Pt, Language::Es] {
+            let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+            app.apply(Command::SetLanguage(lang));
+            let rows = app.store().diagram.rows.len();
+            let mut h = harness(app);
+            let what = format!("{scenario} {lang:?}");
+            let mut seen = vec![false; rows];
+            // Page through the trace: select a row, let the view bring it in, check the frame.
+            let mut at = 0;
+            loop {
+                h.state_mut().apply(Command::Select(at));
+                // The scroll to the row, and a frame more when its labels widened a gap.
+                h.run_steps(12);
+                faults_seen.extend(faults(h.state(), &what));
+                for d in h.state().drawn_labels().0 {
+                    if let Some(e) = d.event {
+                        seen[e] = true;
+                    }
+                }
+                match seen.iter().position(|s| !s) {
+                    Some(next) if next > at => at = next,
+                    Some(next) => panic!("{what}: row {next} never came into view"),
+                    None => break,
+                }
+            }
+            assert!(
+                h.state().drawn_labels().0.iter().any(|d| d.event.is_none()),
+                "{what}: no lane title drawn"
+            );
+        }
+    }
+    assert!(
+        faults_seen.is_empty(),
+        "{} faults:\n{}",
+        faults_seen.len(),
+        faults_seen.join("\n")
+    );
+}
+
+/// `docs/screenshot.png`, the README's first picture: the weather scenario in a 1400x900
+/// window, drawn by the app through wgpu. Run by `tools/screenshot.sh`, which says where.
+#[test]
+#[ignore = "writes a picture: run by tools/screenshot.sh"]
+fn screenshot() {
+    let out = std::env::var("SIGHTLINE_SCREENSHOT").expect("SIGHTLINE_SCREENSHOT=path.png");
+    let scenario = std::env::var("SIGHTLINE_SCENARIO").unwrap_or_else(|_| "weather".into());
+    let dir = util::tempdir();
+    let trace = record(dir.path(), &scenario);
+    let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+    if let Ok(lang) = std::env::var("SIGHTLINE_LANG") {
+        let lang = match lang.as_str() {
+            "pt" => Language::Pt,
+            "es" => Language::Es,
+            _ => Language::En,
+        };
+        app.apply(Command::SetLanguage(lang));
+    }
+    let mut h = harness(app);
+    h.run_steps(12);
+    let image = h.render().expect("render through wgpu");
+    image.save(&out).expect("write the picture");
+    assert!(
+        faults(h.state(), &scenario).is_empty(),
+        "{:?}",
+        faults(h.state(), &scenario)
+    );
+}
