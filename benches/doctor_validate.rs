@@ -267,6 +267,7 @@ fn main() {
     let options = doctor::DoctorOptions {
         provider: sightline::wire::api::ApiShape::Anthropic,
         expect: Vec::new(),
+        ..doctor::DoctorOptions::default()
     };
     let (doctor_time, _) = best(|| {
         let r = report(black_box(&events));

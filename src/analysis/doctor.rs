@@ -23,7 +23,9 @@
 //!
 //! [`Catalog::build`]: crate::wire::catalog::Catalog::build
 
+mod host;
 mod index;
+mod matrix;
 mod render;
 pub mod rules;
 mod session;
@@ -33,9 +35,11 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 pub use index::Reader;
+pub use matrix::{Matrix, matrix, matrix_json, matrix_text};
 pub use render::{json_lines, text, text_in, verdict_in};
 
 use super::Report;
+use crate::analysis::hosts::{Profile, Recognised};
 use crate::i18n::{Said, Words};
 use crate::trace::{Event, Pairing};
 use crate::wire::api::ApiShape;
@@ -83,10 +87,21 @@ pub enum Code {
     ServerDropped,
     /// A tool named with `--expect` that no server listed.
     ExpectedNotListed,
+    /// Visible, under a name the host changed beyond its usual prefix (sanitized, cut,
+    /// hashed): prompts must use that name.
+    RenamedByHost,
+    /// Visible, with its description cut by the host.
+    DescriptionCut,
+    /// Left out (or its server refused, or the request failed) because of the host's tool cap.
+    HiddenByCap,
+    /// The server answered the handshake later than the host waits.
+    TooSlowToStart,
+    /// The host's own schema validator refuses the tool's `inputSchema`.
+    SchemaRefused,
 }
 
 impl Code {
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 24] = [
         Code::VisibleCalled,
         Code::VisibleNotCalled,
         Code::VisibleOnDemand,
@@ -106,6 +121,11 @@ impl Code {
         Code::HostFiltered,
         Code::ServerDropped,
         Code::ExpectedNotListed,
+        Code::RenamedByHost,
+        Code::DescriptionCut,
+        Code::HiddenByCap,
+        Code::TooSlowToStart,
+        Code::SchemaRefused,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -129,6 +149,11 @@ impl Code {
             Code::HostFiltered => "host-filtered",
             Code::ServerDropped => "server-dropped",
             Code::ExpectedNotListed => "expected-not-listed",
+            Code::RenamedByHost => "renamed-by-host",
+            Code::DescriptionCut => "description-cut",
+            Code::HiddenByCap => "hidden-by-cap",
+            Code::TooSlowToStart => "too-slow-to-start",
+            Code::SchemaRefused => "schema-refused",
         }
     }
 
@@ -141,7 +166,11 @@ impl Code {
     pub fn is_visible(self) -> bool {
         matches!(
             self,
-            Code::VisibleCalled | Code::VisibleNotCalled | Code::VisibleOnDemand
+            Code::VisibleCalled
+                | Code::VisibleNotCalled
+                | Code::VisibleOnDemand
+                | Code::RenamedByHost
+                | Code::DescriptionCut
         )
     }
 
@@ -156,6 +185,7 @@ impl Code {
                 | Code::NoToolsCapability
                 | Code::ToolsListNeverSent
                 | Code::ToolsListError
+                | Code::TooSlowToStart
         )
     }
 }
@@ -181,6 +211,20 @@ pub struct DoctorOptions {
     /// Tools the user expects the model to see: an MCP name, `server/tool`, or the name the
     /// model sees (`server__tool`).
     pub expect: Vec<String>,
+    /// Which host's profile ([`crate::analysis::hosts`]) explains or predicts the verdicts.
+    pub host: HostChoice,
+}
+
+/// Which host profile the doctor judges by.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum HostChoice {
+    /// The host the trace shows ([`crate::analysis::hosts::recognise`]), if a profile knows it.
+    #[default]
+    Recognise,
+    /// This profile (`--host ID`), whatever the trace shows.
+    Named(&'static Profile),
+    /// No profile: a default host's rules only.
+    None,
 }
 
 impl Default for DoctorOptions {
@@ -188,8 +232,19 @@ impl Default for DoctorOptions {
         DoctorOptions {
             provider: ApiShape::Anthropic,
             expect: Vec::new(),
+            host: HostChoice::Recognise,
         }
     }
+}
+
+/// The host profile a diagnosis used, and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostUsed {
+    pub id: String,
+    pub name: String,
+    /// `None` when named with `--host`; else what recognised it.
+    #[serde(skip)]
+    pub recognised: Option<Recognised>,
 }
 
 /// The verdict on one tool.
@@ -215,6 +270,10 @@ pub struct ToolFinding {
     pub hint: Said,
     /// Whether the tool was named with `--expect` ([`DoctorOptions::expect`]).
     pub expected: bool,
+    /// The name the host shows the model, by its profile's naming rule, when a profile is in
+    /// force.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_name: Option<String>,
 }
 
 /// The verdict on one server.
@@ -303,6 +362,8 @@ pub struct Diagnosis {
     pub tools: Vec<ToolFinding>,
     pub servers: Vec<ServerFinding>,
     pub basis: Basis,
+    /// The host profile that explained or predicted the verdicts, if any.
+    pub host: Option<HostUsed>,
 }
 
 impl Diagnosis {

@@ -24,6 +24,7 @@ pub mod doctor;
 pub mod explain;
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub mod hosts;
 mod incremental;
 mod links;
 mod llm;

@@ -18,7 +18,8 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::analysis::doctor::{self, Diagnosis, DoctorOptions};
+use crate::analysis::doctor::{self, Diagnosis, DoctorOptions, HostChoice};
+use crate::analysis::hosts;
 use crate::host::agent::{self, RunOptions};
 use crate::host::scenario::{Protocol, Scenario};
 use crate::i18n::Words;
@@ -32,7 +33,7 @@ pub struct DoctorArgs {
     /// one's name) to run first and then diagnose.
     #[arg(
         value_name = "TRACE|SCENARIO",
-        required_unless_present = "command",
+        required_unless_present_any = ["command", "host"],
         conflicts_with = "command"
     )]
     input: Option<PathBuf>,
@@ -47,6 +48,12 @@ pub struct DoctorArgs {
     /// One JSON record per line (each server, then each of its tools) instead of text.
     #[arg(long)]
     json: bool,
+    /// Judge by this host's profile (its naming, caps, schema rules, timeouts; sources in
+    /// docs/hosts.md) instead of the host the trace shows: claude-code, claude-desktop, cursor,
+    /// vscode, codex, gemini-cli, windsurf; `all` for a table of tools by hosts; `list` to
+    /// name the profiles; `none` for a default host's rules only.
+    #[arg(long, value_name = "HOST|all|list|none")]
+    host: Option<String>,
     /// Where a scenario run or a `-- CMD` probe records its trace. Default: a new file in the
     /// temporary directory (its path is printed on stderr).
     #[arg(long, value_name = "FILE")]
@@ -74,7 +81,29 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         Ok(lang) => lang,
         Err(err) => return Ok(super::exit::trouble(&err)),
     };
-    let diagnosis = match diagnose(&args, crate::i18n::Words::of(lang)) {
+    let w = crate::i18n::Words::of(lang);
+    let host = match host_choice(args.host.as_deref(), w) {
+        Ok(host) => host,
+        Err(err) => return Ok(super::exit::trouble(&err)),
+    };
+    let host = match host {
+        Host::List => {
+            return match super::edges::write_stdout(&host_list(w)) {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(err) => Ok(super::exit::trouble(&err)),
+            };
+        }
+        Host::All => None,
+        Host::One(choice) => Some(choice),
+    };
+    if args.input.is_none() && args.command.is_empty() {
+        let err = anyhow::anyhow!(w.get("doctor_host.no_input").to_string());
+        return Ok(super::exit::trouble(&err));
+    }
+    let Some(choice) = host else {
+        return run_matrix(&args, w);
+    };
+    let diagnosis = match diagnose(&args, w, choice) {
         Ok(d) => d,
         Err(err) => return Ok(super::exit::trouble(&err)),
     };
@@ -89,7 +118,94 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     Ok(super::exit::findings(!diagnosis.all_visible()))
 }
 
-fn diagnose(args: &DoctorArgs, w: Words) -> anyhow::Result<Diagnosis> {
+/// What `--host` asked for.
+enum Host {
+    List,
+    All,
+    One(HostChoice),
+}
+
+fn host_choice(host: Option<&str>, w: Words) -> anyhow::Result<Host> {
+    Ok(match host {
+        None => Host::One(HostChoice::Recognise),
+        Some("list") => Host::List,
+        Some("all") => Host::All,
+        Some("none") => Host::One(HostChoice::None),
+        Some(name) => match hosts::find(name) {
+            Some(p) => Host::One(HostChoice::Named(p)),
+            None => anyhow::bail!(w.fmt(
+                "doctor_host.unknown",
+                &[("name", name), ("known", &hosts::ids().join(", "))]
+            )),
+        },
+    })
+}
+
+/// `--host list`: each profile's id, name, how it is recognised, and its rules with their
+/// sources.
+fn host_list(w: Words) -> String {
+    let mut out = String::new();
+    for p in hosts::profiles() {
+        let by: Vec<String> = p
+            .client_names
+            .iter()
+            .map(|c| format!("clientInfo `{c}`"))
+            .chain(p.user_agents.iter().map(|u| format!("user-agent `{u}…`")))
+            .collect();
+        out.push_str(&w.fmt(
+            "doctor_host.list_line",
+            &[("id", &p.id), ("name", &p.name), ("by", &by.join(", "))],
+        ));
+        out.push('\n');
+        for (rule, note, source, date, confidence) in p.rules() {
+            let confidence = w.get(confidence.key());
+            out.push_str(&format!(
+                "  {rule}: {note} ({source}, {date}; {confidence})\n"
+            ));
+        }
+    }
+    out
+}
+
+/// `--host all`: the tools by hosts table (or its JSON); exit 1 when a tool is hidden under
+/// some host.
+fn run_matrix(args: &DoctorArgs, w: Words) -> anyhow::Result<ExitCode> {
+    let (events, report, options) = match prepare(args, w, HostChoice::Recognise) {
+        Ok(x) => x,
+        Err(err) => return Ok(super::exit::trouble(&err)),
+    };
+    let m = doctor::matrix(&events, &report, &options);
+    let out = if args.json {
+        format!("{}\n", doctor::matrix_json(&m))
+    } else {
+        doctor::matrix_text(&m, w)
+    };
+    if let Err(err) = super::edges::write_stdout(&out) {
+        return Ok(super::exit::trouble(&err));
+    }
+    Ok(super::exit::findings(!m.all_visible()))
+}
+
+fn diagnose(args: &DoctorArgs, w: Words, host: HostChoice) -> anyhow::Result<Diagnosis> {
+    let (events, report, options) = prepare(args, w, host)?;
+    let mut diagnosis = doctor::diagnose(&events, &report, &options);
+    if args.input.is_none() && args.name.is_none() {
+        name_probed_servers(&mut diagnosis, &report);
+    }
+    Ok(diagnosis)
+}
+
+/// The trace to diagnose (recorded first for a scenario or a probe), its analysis and the
+/// options.
+fn prepare(
+    args: &DoctorArgs,
+    w: Words,
+    host: HostChoice,
+) -> anyhow::Result<(
+    Vec<crate::trace::Event>,
+    crate::analysis::Report,
+    DoctorOptions,
+)> {
     let mut provider = args.provider.unwrap_or(ApiShape::Anthropic);
     let path = match &args.input {
         Some(input) if is_scenario(input) => {
@@ -108,15 +224,17 @@ fn diagnose(args: &DoctorArgs, w: Words) -> anyhow::Result<Diagnosis> {
     };
     let loaded = super::load_trace(&path)?;
     let report = crate::analysis::report(&loaded.events);
+    if args.provider.is_none()
+        && let HostChoice::Named(p) = host
+    {
+        provider = p.api;
+    }
     let options = DoctorOptions {
         provider,
         expect: args.expect.clone(),
+        host,
     };
-    let mut diagnosis = doctor::diagnose(&loaded.events, &report, &options);
-    if args.input.is_none() && args.name.is_none() {
-        name_probed_servers(&mut diagnosis, &report);
-    }
-    Ok(diagnosis)
+    Ok((loaded.events, report, options))
 }
 
 /// A probed server is named after its `serverInfo.name`, as a host shows it, rather than

@@ -189,7 +189,7 @@ enum Command {
     /// Example: `sightline import claude-desktop mcp-server-weather.log --trace weather.jsonl`
     Import(import::ImportArgs),
     /// Run a built-in demo MCP server on stdin/stdout (or Streamable HTTP with --http): weather,
-    /// tour, poisoned, rugpull, oddnames, forecast, media.
+    /// tour, poisoned, rugpull, oddnames, forecast, media, hostrules, crowd.
     ///
     /// Example: `sightline demo-server weather --http --listen 127.0.0.1:3001` (then
     /// `http://127.0.0.1:3001/mcp`)
@@ -197,7 +197,7 @@ enum Command {
         /// Which server: weather (the seed article's), tour (every primitive), poisoned (tool
         /// poisoning), rugpull (a definition that changes after first use), oddnames (names
         /// the LLM APIs reject), forecast (a second `get_weather`), media (an image, audio and
-        /// an error as results).
+        /// an error as results), hostrules (one tool per real host's rule), crowd (130 tools).
         name: String,
         /// Serve Streamable HTTP at `http://LISTEN/mcp` instead of stdio, until Ctrl-C.
         #[arg(long)]
@@ -205,6 +205,10 @@ enum Command {
         /// Where to listen with --http (port 0: any free port, printed on stderr).
         #[arg(long, default_value = "127.0.0.1:0", requires = "http")]
         listen: std::net::SocketAddr,
+        /// Wait this long before serving, like a server that downloads or loads something at
+        /// start: a host's startup timeout can be watched (`doctor --host codex`).
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        start_delay_ms: u64,
     },
     /// Print a completion script for a shell, so a class's terminals complete commands,
     /// flags and scenario files.
@@ -288,7 +292,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             edges::write_stdout(&String::from_utf8_lossy(&script))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::DemoServer { name, http, listen } => {
+        Command::DemoServer {
+            name,
+            http,
+            listen,
+            start_delay_ms,
+        } => {
+            std::thread::sleep(std::time::Duration::from_millis(start_delay_ms));
             let runtime = edges::runtime()?;
             if http {
                 let stop = edges::stopped();

@@ -21,6 +21,8 @@
 //! - [`oddnames`]: tool names MCP allows but the LLM providers' function-calling APIs reject.
 //! - [`forecast`]: a second server with a tool named `get_weather`, colliding with
 //!   [`weather`]'s.
+//! - [`hostrules`]: `hostrules`, one tool per real host's rule (a dot, a long name, a
+//!   top-level `anyOf`, an array without `items`, a long description), and `crowd`, 130 tools.
 //!
 //! Stdout is the protocol channel; the only other output is one start-up line on stderr.
 //!
@@ -37,6 +39,7 @@ use rmcp::{
 };
 
 pub mod forecast;
+pub mod hostrules;
 pub mod media;
 pub mod oddnames;
 pub mod poisoned;
@@ -49,7 +52,15 @@ mod tests;
 
 /// Names of the built-in servers, for `sightline demo-server NAME` and help text.
 pub const NAMES: &[&str] = &[
-    "weather", "tour", "poisoned", "rugpull", "oddnames", "forecast", "media",
+    "weather",
+    "tour",
+    "poisoned",
+    "rugpull",
+    "oddnames",
+    "forecast",
+    "media",
+    "hostrules",
+    "crowd",
 ];
 
 /// Why a demo server could not be served.
@@ -85,6 +96,8 @@ pub async fn run_stdio(name: &str) -> Result<(), ServerError> {
         "oddnames" => serve_stdio(oddnames::OddNames::new(), oddnames::NAME).await,
         "forecast" => serve_stdio(forecast::Forecast::new(), forecast::NAME).await,
         "media" => serve_stdio(media::Media::new(), media::NAME).await,
+        "hostrules" => serve_stdio(hostrules::HostRules::new(), hostrules::NAME).await,
+        "crowd" => serve_stdio(hostrules::HostRules::crowd(), hostrules::CROWD_NAME).await,
         other => Err(ServerError::Unknown(other.to_owned())),
     }
 }
@@ -104,6 +117,16 @@ pub async fn run_http(
         "oddnames" => serve_http(oddnames::OddNames::new, oddnames::NAME, listen, stop).await,
         "forecast" => serve_http(forecast::Forecast::new, forecast::NAME, listen, stop).await,
         "media" => serve_http(media::Media::new, media::NAME, listen, stop).await,
+        "hostrules" => serve_http(hostrules::HostRules::new, hostrules::NAME, listen, stop).await,
+        "crowd" => {
+            serve_http(
+                hostrules::HostRules::crowd,
+                hostrules::CROWD_NAME,
+                listen,
+                stop,
+            )
+            .await
+        }
         other => Err(ServerError::Unknown(other.to_owned())),
     }
 }

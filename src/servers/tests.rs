@@ -298,6 +298,6 @@ async fn unknown_server_name_is_an_error() {
     assert!(matches!(error, super::ServerError::Unknown(ref name) if name == "nope"));
     assert_eq!(
         error.to_string(),
-        "unknown demo server `nope` (known: weather, tour, poisoned, rugpull, oddnames, forecast, media)"
+        "unknown demo server `nope` (known: weather, tour, poisoned, rugpull, oddnames, forecast, media, hostrules, crowd)"
     );
 }

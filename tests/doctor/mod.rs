@@ -14,6 +14,7 @@ use sightline::wire::api::ApiShape;
 
 use crate::util::{self, repo};
 
+mod hosts;
 mod output;
 mod server;
 mod tools;

@@ -251,6 +251,7 @@ fn tools_list_never_sent_from_a_hand_written_trace() {
     let options = DoctorOptions {
         provider: ApiShape::Openai,
         expect: vec!["get_weather".into()],
+        ..DoctorOptions::default()
     };
     let diagnosis = doctor::diagnose(&events, &report, &options);
     let server = diagnosis.server("weather").expect("server finding");

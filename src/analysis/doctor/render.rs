@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use super::rules::provider_name;
 use super::{Basis, Diagnosis, ServerFinding, ToolFinding};
+use crate::analysis::hosts::By;
 use crate::i18n::{Language, Words};
 
 fn tool_line(out: &mut String, f: &ToolFinding, w: Words) {
@@ -93,6 +94,28 @@ pub fn text_in(d: &Diagnosis, w: Words) -> String {
         Basis::WouldBe { .. } => w.fmt("doctor_text.judged_would_be", &[("provider", provider)]),
     };
     let _ = writeln!(out, "{basis}");
+    if let Some(h) = &d.host {
+        let line = match &h.recognised {
+            Some(r) => {
+                let by = match r.by {
+                    By::ClientInfo => "host_profile.by_client_info",
+                    By::UserAgent => "host_profile.by_user_agent",
+                    By::Tools => "host_profile.by_tools",
+                };
+                w.fmt(
+                    "doctor_text.host_recognised",
+                    &[
+                        ("host", h.name.as_str()),
+                        ("by", w.get(by)),
+                        ("evidence", r.evidence.as_str()),
+                        ("seq", &r.seq.to_string()),
+                    ],
+                )
+            }
+            None => w.fmt("doctor_text.host_named", &[("host", h.name.as_str())]),
+        };
+        let _ = writeln!(out, "{line}");
+    }
     for s in &d.servers {
         server_line(&mut out, s, w);
         for f in d
@@ -205,6 +228,19 @@ pub fn json_lines(d: &Diagnosis) -> String {
     }
     for f in d.tools.iter().filter(|f| f.server.is_none()) {
         out.push_str(&record("tool", f));
+        out.push('\n');
+    }
+    if let Some(h) = &d.host {
+        let by = h.recognised.as_ref().map(|r| {
+            let by = match r.by {
+                By::ClientInfo => "clientInfo",
+                By::UserAgent => "user-agent",
+                By::Tools => "tools",
+            };
+            serde_json::json!({"by": by, "seq": r.seq, "evidence": r.evidence})
+        });
+        let host = serde_json::json!({"id": h.id, "name": h.name, "recognised": by});
+        out.push_str(&record("host", &host));
         out.push('\n');
     }
     out

@@ -215,6 +215,11 @@ pub fn hint(code: Code, server: &str) -> Said {
         Code::VisibleCalled | Code::VisibleNotCalled | Code::VisibleOnDemand => {
             return Said::empty();
         }
+        Code::RenamedByHost => "doctor_hint.renamed_by_host",
+        Code::DescriptionCut => "doctor_hint.description_cut",
+        Code::HiddenByCap => "doctor_hint.hidden_by_cap",
+        Code::TooSlowToStart => "doctor_hint.too_slow_to_start",
+        Code::SchemaRefused => "doctor_hint.schema_refused",
         Code::ServerFailedToStart => "doctor_hint.server_failed_to_start",
         Code::ServerCrashed => "doctor_hint.server_crashed",
         Code::HandshakeFailed => "doctor_hint.handshake_failed",

@@ -8,7 +8,13 @@
 //! - Gemini CLI: `mcp_<server>_<tool>`, characters outside `[A-Za-z0-9_.:-]` made `_`, a name
 //!   that does not start with a letter or `_` given one; over 63 characters, the first 30,
 //!   `...`, the last 30.
+//! - VS Code (Copilot): `mcp_` + the lower-cased server label (`[^a-z0-9_.-]+` made `_`, the
+//!   prefix at most 18 characters) + the tool name (characters outside `[A-Za-z0-9_-]` made
+//!   `_`), dots made `_`, the whole cut to 64 (`mcpServer.ts`, `McpTool`, `McpPrefixGenerator`).
 //! - Sightline's own host: the tool's name, `<server>__<tool>` on a collision, or sanitized.
+//!
+//! [`Scheme`] names each host's rule, so a host profile (`assets/hosts/*.toml`) refers to the
+//! rule here rather than restating it.
 
 /// Which rule ties a model-facing name to a server's tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,6 +100,83 @@ pub fn gemini_name(server: &str, tool: &str) -> String {
         name = format!("{}...{}", &name[..30], &name[name.len() - 30..]);
     }
     name
+}
+
+/// A host's rule for the name the model sees, as a host profile names it (`scheme = "codex"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// The MCP name as is (Claude Desktop; hosts whose rule is not documented).
+    Same,
+    /// `mcp__<server>__<tool>`, sanitized (Claude Code).
+    McpPrefix,
+    /// [`codex_name`].
+    Codex,
+    /// [`gemini_name`].
+    Gemini,
+    /// [`vscode_name`].
+    Vscode,
+}
+
+impl Scheme {
+    /// The name the model sees `server`'s `tool` under.
+    pub fn model_name(self, server: &str, tool: &str) -> String {
+        match self {
+            Scheme::Same => tool.to_string(),
+            Scheme::McpPrefix => mcp_prefixed(server, tool),
+            Scheme::Codex => codex_name(server, tool),
+            Scheme::Gemini => gemini_name(server, tool),
+            Scheme::Vscode => vscode_name(server, tool),
+        }
+    }
+
+    /// The name with the host's prefix and nothing else changed: a [`Self::model_name`] that
+    /// differs from it is a tool the host renamed (sanitized, cut or hashed).
+    pub fn prefixed(self, server: &str, tool: &str) -> String {
+        match self {
+            Scheme::Same => tool.to_string(),
+            Scheme::McpPrefix | Scheme::Codex => format!("mcp__{server}__{tool}"),
+            Scheme::Gemini => format!("mcp_{server}_{tool}"),
+            Scheme::Vscode => format!("{}{tool}", vscode_prefix(server)),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Same => "tool",
+            Scheme::McpPrefix => "mcp__server__tool",
+            Scheme::Codex => "mcp__server__tool (24 + SHA-1 over 64)",
+            Scheme::Gemini => "mcp_server_tool (30...30 over 63)",
+            Scheme::Vscode => "mcp_server_tool (cut at 64)",
+        }
+    }
+}
+
+/// VS Code's prefix for a server label: `mcp_` + the label lower-cased with runs outside
+/// `[a-z0-9_.-]` made `_`, cut so the prefix with its `_` is at most 18 characters. (A second
+/// server with the same prefix gets `2`, `3`... before the `_`; one server is assumed here.)
+pub fn vscode_prefix(server: &str) -> String {
+    let mut label = String::new();
+    let mut run = false;
+    for c in server.to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c) {
+            label.push(c);
+            run = false;
+        } else if !run {
+            label.push('_');
+            run = true;
+        }
+    }
+    let label: String = label.chars().take(18 - "mcp_".len() - 1).collect();
+    format!("mcp_{label}_")
+}
+
+/// VS Code's name for a tool: [`vscode_prefix`] + the tool name with characters outside
+/// `[A-Za-z0-9_-]` made `_`, dots made `_`, cut to 64.
+pub fn vscode_name(server: &str, tool: &str) -> String {
+    let tool = map_chars(tool, openai_char);
+    let name = format!("{}{tool}", vscode_prefix(server)).replace('.', "_");
+    name.chars().take(64).collect()
 }
 
 /// The rule by which `name` (called inside `namespace`, if any) names `server`'s `tool`.

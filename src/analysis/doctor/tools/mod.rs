@@ -134,10 +134,11 @@ impl Judging {
     pub(super) fn finish(self, ctx: &Ctx, options: &DoctorOptions) -> Diagnosis {
         let Judging {
             basis,
-            servers,
+            mut servers,
             mut tools,
             ..
         } = self;
+        let (host, basis) = super::host::judge(ctx, basis, &mut servers, &mut tools, options);
         for name in &options.expect {
             let mut known = false;
             for (f, api) in &mut tools {
@@ -160,6 +161,7 @@ impl Judging {
             tools: tools.into_iter().map(|(f, _)| f).collect(),
             servers: servers.into_iter().map(|s| s.finding).collect(),
             basis,
+            host,
         }
     }
 }
@@ -194,6 +196,7 @@ impl Judge<'_, '_> {
             said,
             hint: hint(code, server),
             expected: false,
+            host_name: None,
         }
     }
 
@@ -341,6 +344,7 @@ fn expected(
             said,
             hint: hint(Code::StaleList, &s.name),
             expected: true,
+            host_name: None,
         };
     }
     if let Some(s) = servers.iter().find(|s| s.finding.failed()) {
@@ -360,6 +364,7 @@ fn expected(
             said,
             hint: s.finding.hint.clone(),
             expected: true,
+            host_name: None,
         };
     }
     let latest = servers
@@ -403,5 +408,6 @@ fn expected(
         said,
         hint: hint(Code::ExpectedNotListed, ""),
         expected: true,
+        host_name: None,
     }
 }

@@ -1,0 +1,85 @@
+use super::*;
+
+/// Every table parses, every id is unique and findable, and every rule has a source, a date
+/// and a note: a rule without its source cannot be checked or updated.
+#[test]
+fn every_profile_loads_and_every_rule_has_a_source() {
+    let all = load().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(all.len(), SOURCES.len());
+    assert_eq!(profiles().len(), SOURCES.len(), "profiles() keeps them all");
+    for ((file, text), p) in SOURCES.iter().zip(&all) {
+        assert_eq!(p.id, *file, "the file is named after the id");
+        assert_eq!(find(&p.id).map(|f| &f.id), Some(&p.id));
+        assert_eq!(find(&p.name.to_uppercase()).map(|f| &f.id), Some(&p.id));
+        for (rule, note, source, date, _) in p.rules() {
+            assert!(!source.trim().is_empty(), "{file}: {rule} has no source");
+            assert!(!note.trim().is_empty(), "{file}: {rule} has no note");
+            assert!(
+                date.len() >= 4 && date[..4].parse::<u16>().is_ok(),
+                "{file}: {rule} date {date:?}"
+            );
+        }
+        // Every table of the file is a rule read above: none is silently ignored.
+        let raw: toml::Table = toml::from_str(text).unwrap_or_default();
+        let tables: usize = raw
+            .values()
+            .map(|v| match v {
+                toml::Value::Table(_) => 1,
+                toml::Value::Array(a) => a.iter().filter(|x| x.is_table()).count(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(
+            tables,
+            p.rules().len(),
+            "{file}: a table the profile does not read"
+        );
+    }
+    let mut ids = ids();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), SOURCES.len(), "ids are unique");
+}
+
+/// A rule key the profile does not know is refused, not ignored.
+#[test]
+fn a_misspelt_rule_is_an_error() {
+    let text = SOURCES[0].1.replace("[tool_cap]", "[tool_caps]");
+    assert!(toml::from_str::<Profile>(&text).is_err());
+}
+
+/// Each host's name for one tool comes from its naming scheme (one home:
+/// `wire::offered::naming`).
+#[test]
+fn each_host_names_a_tool_by_its_scheme() {
+    let name = |id: &str, server: &str, tool: &str| {
+        find(id)
+            .map(|p| p.model_name(server, tool))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        name("claude-code", "weather", "get.x"),
+        "mcp__weather__get_x"
+    );
+    assert_eq!(name("claude-desktop", "weather", "get.x"), "get.x");
+    assert_eq!(name("gemini-cli", "weather", "get.x"), "mcp_weather_get.x");
+    assert_eq!(
+        name("vscode", "My Weather", "get.x"),
+        "mcp_my_weather_get_x"
+    );
+    let long = "a".repeat(60);
+    assert_eq!(name("codex", "weather", &long).len(), 64);
+    assert_eq!(name("vscode", "weather", &long).len(), 64);
+}
+
+#[test]
+fn claude_desktops_name_characters() {
+    let chars = NameChars {
+        allowed: "A-Za-z0-9_-".into(),
+        max: 64,
+        past: Past::WithholdServer,
+    };
+    assert_eq!(chars.first_bad("get_time-2"), None);
+    assert_eq!(chars.first_bad("weather.lookup"), Some((7, '.')));
+    assert_eq!(chars.first_bad("get forecast"), Some((3, ' ')));
+}

@@ -1,0 +1,288 @@
+//! Host profiles: each host's rules predicted on the demo servers built to trip them
+//! (`hostrules`, `crowd`), run through the real tap (`doctor --host H -- sightline
+//! demo-server ...`), and the host recognised in a real host's recorded session.
+
+use super::*;
+
+/// `doctor --host H --json -- sightline demo-server SERVER ARGS...`, the server named SERVER.
+fn by_host(host: &str, server: &str, extra: &[&str], server_args: &[&str]) -> Doctor {
+    let mut args = vec!["--host", host, "--name", server];
+    args.extend(extra);
+    args.extend(["--", util::bin(), "demo-server", server]);
+    args.extend(server_args);
+    doctor(&args)
+}
+
+fn is_tools_list_result(d: &Doctor, i: usize) -> bool {
+    d.kind(i) == Kind::Response && d.method(i) == Some("tools/list")
+}
+
+/// The table of tools by hosts: each cell is the code the host's rules give, from the
+/// profile's data; every host column is there.
+#[test]
+fn the_table_of_tools_by_hosts_gives_each_hosts_code() {
+    let d = by_host("all", "hostrules", &[], &[]);
+    assert_eq!(
+        d.status,
+        Some(1),
+        "a tool is hidden somewhere\n{}",
+        d.describe()
+    );
+    let m = &d.records[0];
+    let hosts: Vec<&str> = m["hosts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        hosts,
+        [
+            "claude-code",
+            "claude-desktop",
+            "cursor",
+            "vscode",
+            "codex",
+            "gemini-cli",
+            "windsurf"
+        ]
+    );
+    let row = |tool: &str| -> Vec<String> {
+        let r = m["rows"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["tool"] == tool))
+            .unwrap_or_else(|| panic!("no row {tool}: {m}"));
+        r["codes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let long = "summarize_pull_request_review_comments_grouped_by_author";
+    let want: [(&str, [&str; 7]); 4] = [
+        // Claude Code drops the server for find_place's top-level anyOf; Claude Desktop
+        // withholds it for the dot.
+        (
+            "get_time",
+            [
+                "server-dropped",
+                "server-dropped",
+                "visible-not-called",
+                "visible-not-called",
+                "visible-not-called",
+                "visible-not-called",
+                "visible-not-called",
+            ],
+        ),
+        (
+            "files.read",
+            [
+                "server-dropped",
+                "name-rejected",
+                "name-rejected",
+                "renamed-by-host",
+                "renamed-by-host",
+                "visible-not-called",
+                "name-rejected",
+            ],
+        ),
+        (
+            long,
+            [
+                "server-dropped",
+                "server-dropped",
+                "name-rejected",
+                "renamed-by-host",
+                "renamed-by-host",
+                "renamed-by-host",
+                "visible-not-called",
+            ],
+        ),
+        (
+            "tag_items",
+            [
+                "server-dropped",
+                "server-dropped",
+                "visible-not-called",
+                "schema-refused",
+                "visible-not-called",
+                "visible-not-called",
+                "visible-not-called",
+            ],
+        ),
+    ];
+    for (tool, codes) in want {
+        assert_eq!(row(tool), codes, "{tool}");
+    }
+    assert_eq!(row("find_place")[0], "schema-refused");
+}
+
+/// Claude Desktop: one dotted name withholds the whole server. The bad tool is
+/// `name-rejected`, the others `server-dropped` naming it; the rule's source and its
+/// confidence (medium) are said; the evidence is the `tools/list` result.
+#[test]
+fn claude_desktop_withholds_a_server_for_one_dotted_name() {
+    let d = by_host("claude-desktop", "hostrules", &[], &[]);
+    assert_eq!(d.status, Some(1), "{}", d.describe());
+    let bad = d.tool("files.read");
+    d.expect(bad, "name-rejected", |_, i| is_tools_list_result(&d, i));
+    let detail = bad["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("Claude Desktop")
+            && detail.contains("evoila/meho#2745")
+            && detail.contains("confidence medium"),
+        "{detail}"
+    );
+    assert_eq!(bad["host_name"], "files.read");
+    let other = d.tool("get_time");
+    d.expect(other, "server-dropped", |_, i| is_tools_list_result(&d, i));
+    assert!(
+        other["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("files.read")
+    );
+    let host = d
+        .records
+        .iter()
+        .find(|r| r["record"] == "host")
+        .expect("a host record");
+    assert_eq!(host["id"], "claude-desktop");
+}
+
+/// VS Code cuts a long name to 64 and renames a dot; its draft-07 validator leaves out an
+/// array without `items`, that tool only.
+#[test]
+fn vscode_renames_cuts_and_refuses_one_schema() {
+    let d = by_host("vscode", "hostrules", &[], &[]);
+    let long = d.tool("summarize_pull_request_review_comments_grouped_by_author");
+    d.expect(long, "renamed-by-host", |_, i| is_tools_list_result(&d, i));
+    let name = long["host_name"].as_str().unwrap_or_default();
+    assert_eq!(name.len(), 64, "{name}");
+    assert!(name.starts_with("mcp_hostrules_summarize"), "{name}");
+    assert_eq!(
+        d.tool("files.read")["host_name"],
+        "mcp_hostrules_files_read"
+    );
+    let t = d.tool("tag_items");
+    d.expect(t, "schema-refused", |_, i| is_tools_list_result(&d, i));
+    assert!(
+        t["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("/properties/tags"),
+        "{t}"
+    );
+    assert_eq!(d.tool("get_time")["code"], "visible-not-called");
+}
+
+/// Claude Code: with the anyOf tool gone the rest is deferred (visible on demand, with
+/// `alwaysLoad` as the fix), the long name fails its 64, and the 2.5 KB description is cut.
+#[test]
+fn claude_code_defers_cuts_descriptions_and_refuses_long_names() {
+    let d = by_host("claude-code", "hostrules", &[], &[]);
+    let t = d.tool("find_place");
+    d.expect(t, "schema-refused", |_, i| is_tools_list_result(&d, i));
+    assert!(
+        t["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("claude-code#88049")
+    );
+    // Every other tool goes with the server.
+    assert_eq!(d.tool("get_time")["code"], "server-dropped");
+    assert_eq!(d.tool("explain_everything")["code"], "server-dropped");
+}
+
+/// Over a host's cap: Cursor sends the first 40, Windsurf refuses the whole server past 100,
+/// VS Code groups past 128 behind activation tools (still visible on demand).
+#[test]
+fn tool_caps_hide_drop_refuse_or_group() {
+    let d = by_host("cursor", "crowd", &[], &[]);
+    assert_eq!(d.tool("tool_039")["code"], "visible-not-called");
+    let t = d.tool("tool_040");
+    d.expect(t, "hidden-by-cap", |_, i| is_tools_list_result(&d, i));
+    assert!(
+        t["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("confidence low"),
+        "{t}"
+    );
+    let d = by_host("windsurf", "crowd", &[], &[]);
+    assert_eq!(d.tool("tool_000")["code"], "hidden-by-cap");
+    assert_eq!(d.server("crowd")["visible"], 0);
+    let d = by_host("vscode", "crowd", &[], &[]);
+    assert_eq!(d.status, Some(0), "{}", d.describe());
+    assert_eq!(d.tool("tool_129")["code"], "visible-on-demand");
+}
+
+/// A server that answers its handshake after Codex's 10 s startup timeout: the server and
+/// each of its tools are `too-slow-to-start`, the evidence the late answer.
+#[test]
+fn a_slow_server_is_too_slow_for_codex() {
+    let d = by_host(
+        "codex",
+        "hostrules",
+        &["--timeout-secs", "30"],
+        &["--start-delay-ms", "10500"],
+    );
+    assert_eq!(d.status, Some(1), "{}", d.describe());
+    let s = d.server("hostrules");
+    assert_eq!(s["code"], "too-slow-to-start", "{s}");
+    let i = d.index(&s["seq"]);
+    assert!(d.kind(i) == Kind::Response && d.method(i) == Some("initialize"));
+    assert_eq!(d.tool("get_time")["code"], "too-slow-to-start");
+    // Gemini CLI waits 600 s: the same server is fine there.
+    let t = d.tool("get_time");
+    assert!(
+        t["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("10000 ms"),
+        "{t}"
+    );
+}
+
+/// The recorded Claude Code session is recognised by its `clientInfo`, said on the text's
+/// second line; `--host list` names every profile.
+#[test]
+fn a_real_host_is_recognised_and_the_profiles_are_listed() {
+    let out = util::run(
+        Command::new(util::bin())
+            .args(["doctor", "--lang", "en", "tests/fixtures/hosts/claude-code"])
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        LIMIT,
+    );
+    let text = util::text(&out.stdout);
+    assert!(
+        text.lines().nth(1).is_some_and(
+            |l| l.starts_with("host: Claude Code (recognised from clientInfo `claude-code`, #")
+        ),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let out = util::run(
+        Command::new(util::bin()).args(["doctor", "--host", "list"]),
+        LIMIT,
+    );
+    let text = util::text(&out.stdout);
+    for id in [
+        "claude-code:",
+        "claude-desktop:",
+        "cursor:",
+        "vscode:",
+        "codex:",
+        "gemini-cli:",
+        "windsurf:",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(id)), "{id}\n{text}");
+    }
+    let out = util::run(
+        Command::new(util::bin()).args(["doctor", "--host", "nope", "x.jsonl"]),
+        LIMIT,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(util::text(&out.stderr).contains("unknown host `nope`"));
+}
