@@ -6,15 +6,28 @@
 //! Printed per mix (`traces.rs`): the file read and split into lines (the floor), the trace
 //! loaded (`trace::load`, the baseline every command pays), the analysis `stats` needs
 //! (`trace::analyze` and the LLM exchanges) and the statistics themselves, each with its
-//! ratio to the load; then the whole command's time.
+//! ratio to the load; then the whole command's time. Then the display filter
+//! (`analysis::filter`) as a keystroke in the app's filter box does it: the text parsed and
+//! every event matched, for typed filters and for free text, against the 100 ms a keystroke may
+//! take.
 
 #[path = "traces.rs"]
 mod traces;
 
 use std::time::{Duration, Instant};
 
+use sightline::analysis::filter::{Matcher, parse};
 use sightline::analysis::stats::{By, stats};
 use traces::Mix;
+
+/// A keystroke's filters: typed fields alone, then free text that reads every payload.
+const FILTERS: [&str; 5] = [
+    "method:tools/call",
+    "tool:get_* and latency:>1ms",
+    "(server:weather or lane:llm) not kind:notification",
+    "status:unanswered or kind:error",
+    "seoul",
+];
 
 fn secs(d: Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
@@ -89,5 +102,25 @@ fn main() {
                 "OVER 3 s"
             }
         );
+        for text in FILTERS {
+            let start = Instant::now();
+            let m = Matcher::new(&parse(text).expect("filter"));
+            let kept = events
+                .iter()
+                .zip(&rpc.derived)
+                .filter(|(e, d)| m.matches(e, d))
+                .count();
+            let took = start.elapsed();
+            let verdict = if took < Duration::from_millis(100) {
+                "ok (< 100 ms)"
+            } else {
+                "OVER 100 ms"
+            };
+            println!(
+                "  filter {text:<52} {:>9}  x{:.2} of load, {kept} kept  {verdict}",
+                secs(took),
+                ratio(took),
+            );
+        }
     }
 }

@@ -15,6 +15,7 @@ mod docs_quoted;
 mod doctor;
 mod export;
 mod export_ranges;
+mod filter;
 mod fuzz_crate;
 mod handout_escaping;
 mod handouts;

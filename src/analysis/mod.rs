@@ -22,6 +22,7 @@ pub mod diff;
 pub mod divergence;
 pub mod doctor;
 pub mod explain;
+pub mod filter;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod hosts;

@@ -43,6 +43,11 @@ pub struct ExportArgs {
     /// End at the event with this `seq`, included (default: the last).
     #[arg(long, value_name = "SEQ")]
     to: Option<u64>,
+    /// Only the events this display filter keeps (the language of `summary --filter`),
+    /// exported as a trace of their own: a kept request whose answer is not kept shows as
+    /// unanswered.
+    #[arg(long, value_name = "EXPR")]
+    filter: Option<String>,
     /// Write here instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -160,7 +165,20 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         super::edges::refuse_output_over_input(out, &[&args.trace])?;
     }
-    let loaded = super::load_trace(&args.trace)?;
+    let matcher = args
+        .filter
+        .as_deref()
+        .map(super::filter::parse)
+        .transpose()?;
+    let mut loaded = super::load_trace(&args.trace)?;
+    if let Some(m) = matcher {
+        let kept = super::filter::kept(&loaded.events, &crate::trace::analyze(&loaded.events), &m);
+        let mut at = 0;
+        loaded.events.retain(|_| {
+            at += 1;
+            kept[at - 1]
+        });
+    }
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;
     let report = crate::analysis::report(events);

@@ -11,6 +11,7 @@ mod edges;
 mod errors;
 pub mod exit;
 mod export;
+mod filter;
 mod import;
 mod lang;
 mod llm_proxy;
@@ -163,6 +164,11 @@ enum Command {
         /// One derived JSON record per event instead of text.
         #[arg(long)]
         json: bool,
+        /// Only the events this display filter keeps, e.g. `method:tools/call and
+        /// latency:>100ms` (fields: method, tool, server, lane, dir, kind, status, latency,
+        /// rev, seq; free text; and, or, not, parentheses).
+        #[arg(long, value_name = "EXPR")]
+        filter: Option<String>,
         #[command(flatten)]
         lang: lang::LangArg,
     },
@@ -281,7 +287,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
-        Command::Summary { trace, json, lang } => summary(&trace, json, lang.language()?),
+        Command::Summary {
+            trace,
+            json,
+            filter,
+            lang,
+        } => summary(&trace, json, filter.as_deref(), lang.language()?),
         Command::Stats(args) => stats::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Wrap(args) => wrap::run(args),
@@ -375,15 +386,19 @@ fn load_trace(path: &std::path::Path) -> anyhow::Result<crate::trace::LoadedTrac
 fn summary(
     path: &std::path::Path,
     json: bool,
+    filter: Option<&str>,
     lang: crate::i18n::Language,
 ) -> anyhow::Result<ExitCode> {
+    let matcher = filter.map(filter::parse).transpose()?;
     let loaded = load_trace(path)?;
     let report = crate::analysis::report(&loaded.events);
+    let kept = matcher.map(|m| filter::kept(&loaded.events, &report.rpc, &m));
+    let keep = |i: usize| kept.as_ref().is_none_or(|k| k[i]);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if json {
-        crate::export::summary::write_json_lines(&mut stdout, &loaded.events, &report)
+        crate::export::summary::write_json_lines_kept(&mut stdout, &loaded.events, &report, &keep)
     } else {
-        crate::export::summary::write_text_in(&mut stdout, &loaded.events, &report, lang)
+        crate::export::summary::write_text_kept(&mut stdout, &loaded.events, &report, lang, &keep)
     };
     use std::io::Write as _;
     edges::stdout_written(written.and_then(|()| stdout.flush()))?;

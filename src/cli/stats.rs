@@ -22,6 +22,9 @@ pub struct StatsArgs {
     /// default: all four).
     #[arg(long, value_enum, value_delimiter = ',')]
     by: Vec<ByArg>,
+    /// Count only the events this display filter keeps (the language of `summary --filter`).
+    #[arg(long, value_name = "EXPR")]
+    filter: Option<String>,
     #[command(flatten)]
     lang: super::lang::LangArg,
 }
@@ -47,6 +50,11 @@ impl From<ByArg> for By {
 
 pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let words = Words::of(args.lang.language()?);
+    let matcher = args
+        .filter
+        .as_deref()
+        .map(super::filter::parse)
+        .transpose()?;
     let loaded = super::load_trace(&args.trace)?;
     let events = &loaded.events;
     let (rpc, llm) = crate::trace::halves::join(
@@ -59,7 +67,9 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
     };
     let llm: Vec<_> = llm.iter().collect();
     let bpe = crate::analysis::tokens::own();
-    let stats = crate::analysis::stats::stats(events, &rpc, &llm, &by, bpe, &|_| true);
+    let kept = matcher.map(|m| super::filter::kept(events, &rpc, &m));
+    let keep = |i: usize| kept.as_ref().is_none_or(|k| k[i]);
+    let stats = crate::analysis::stats::stats(events, &rpc, &llm, &by, bpe, &keep);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match args.json {
         true => crate::export::stats::write_json(&mut out, &stats),

@@ -23,8 +23,21 @@ pub fn write_json_lines(
     events: &[Event],
     report: &Report,
 ) -> std::io::Result<()> {
+    write_json_lines_kept(w, events, report, &|_| true)
+}
+
+/// [`write_json_lines`] for the events `keep` keeps (a display filter, `--filter`).
+pub fn write_json_lines_kept(
+    w: &mut dyn std::io::Write,
+    events: &[Event],
+    report: &Report,
+    keep: &dyn Fn(usize) -> bool,
+) -> std::io::Result<()> {
     let mut out = String::new();
     for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
+        if !keep(i) {
+            continue;
+        }
         w.write_all(out.as_bytes())?;
         out.clear();
         let (paired, unanswered, cancelled_by) = match &d.pairing {

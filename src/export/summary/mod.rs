@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-pub use json::{json_lines, write_json_lines};
+pub use json::{json_lines, write_json_lines, write_json_lines_kept};
 
 use crate::analysis::Report;
 use crate::analysis::narration::unanswered_reason;
@@ -60,6 +60,19 @@ pub fn write_text_in(
     report: &Report,
     lang: Language,
 ) -> std::io::Result<()> {
+    write_text_kept(w, events, report, lang, &|_| true)
+}
+
+/// [`write_text_in`] with only the events `keep` keeps (a display filter, `--filter`): each
+/// line as the whole trace's analysis reads it (a kept request's answer counts though it is not
+/// shown); the legend and the footer stay the whole trace's.
+pub fn write_text_kept(
+    w: &mut dyn std::io::Write,
+    events: &[Event],
+    report: &Report,
+    lang: Language,
+    keep: &dyn Fn(usize) -> bool,
+) -> std::io::Result<()> {
     let words = Words::of(lang);
     let names = LaneNames::new(events);
     let t0 = events.first().map(|e| e.time);
@@ -68,6 +81,9 @@ pub fn write_text_in(
         let _ = writeln!(out, "{legend}");
     }
     for (i, (event, d)) in events.iter().zip(&report.rpc.derived).enumerate() {
+        if !keep(i) {
+            continue;
+        }
         w.write_all(out.as_bytes())?;
         out.clear();
         let offset = t0.map_or(0.0, |t0| seconds_since(t0, event.time));
