@@ -36,7 +36,7 @@ use serde_json::Value;
 
 pub use index::Reader;
 pub use matrix::{Matrix, matrix, matrix_json, matrix_text};
-pub use render::{json_lines, text, text_in, verdict_in};
+pub use render::{host_line, json_lines, text, text_in, verdict_in};
 
 use super::Report;
 use crate::analysis::hosts::{Profile, Recognised};

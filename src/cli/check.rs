@@ -36,6 +36,11 @@ pub struct CheckArgs {
     /// A tool the model must see in its `tools` parameter (from the doctor). Repeatable.
     #[arg(long, value_name = "NAME")]
     expect_visible: Vec<String>,
+    /// Judge --expect-visible by this host's profile (claude-code, claude-desktop, cursor,
+    /// vscode, codex, gemini-cli, windsurf; `sightline doctor --host list`) instead of the
+    /// host the trace shows.
+    #[arg(long, value_name = "HOST")]
+    host: Option<String>,
     /// The longest a tools/call may take: `500ms`, `2s`, `1.5s`.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     max_latency: Option<Duration>,
@@ -105,7 +110,21 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    let host = match args.host.as_deref() {
+        None => crate::analysis::doctor::HostChoice::Recognise,
+        Some(name) => match crate::analysis::hosts::find(name) {
+            Some(p) => crate::analysis::doctor::HostChoice::Named(p),
+            None => anyhow::bail!(Words::of(lang).fmt(
+                "doctor_host.unknown",
+                &[
+                    ("name", name),
+                    ("known", &crate::analysis::hosts::ids().join(", "))
+                ]
+            )),
+        },
+    };
     let options = CheckOptions {
+        host,
         expect_tool: args.expect_tool,
         forbid_tool: args.forbid_tool,
         expect_visible: args.expect_visible,

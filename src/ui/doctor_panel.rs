@@ -70,6 +70,15 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
             tr.f("doctor.basis_would_be", &[("shape", format!("{shape:?}"))])
         }
     });
+    if let Some(line) = crate::analysis::doctor::host_line(d, tr.words()) {
+        ui.label(RichText::new(line).strong());
+    }
+    // The naming rule of the host in force, to say under which name each tool is shown.
+    let scheme = d
+        .host
+        .as_ref()
+        .and_then(|h| crate::analysis::hosts::find(&h.id))
+        .map(|p| p.naming.rule.scheme.as_str());
 
     ui.separator();
     ui.label(RichText::new(tr.t("doctor.servers")).strong());
@@ -126,6 +135,20 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     ui.label(RichText::new(t.code.as_str()).monospace().color(color));
                     command = evidence(ui, store, t.seq, tr).or(command.take());
                 });
+                if let (Some(shown), Some(rule)) = (&t.host_name, scheme)
+                    && *shown != t.tool
+                {
+                    ui.label(
+                        RichText::new(tr.f(
+                            "doctor.host_name",
+                            &[
+                                ("name", visible::escape(shown).into_owned()),
+                                ("rule", rule.to_string()),
+                            ],
+                        ))
+                        .monospace(),
+                    );
+                }
                 if !t.detail.is_empty() {
                     ui.label(visible::escape(&t.detail_in(tr.words())));
                 }

@@ -286,3 +286,40 @@ fn a_real_host_is_recognised_and_the_profiles_are_listed() {
     assert_eq!(out.status.code(), Some(2));
     assert!(util::text(&out.stderr).contains("unknown host `nope`"));
 }
+
+/// `check --expect-visible NAME --host H` gates CI on a host's view: the same recording passes
+/// for Codex, fails for Claude Desktop (the whole server withheld), and takes the name the host
+/// shows (`mcp_hostrules_files_read` under VS Code).
+#[test]
+fn check_gates_on_one_hosts_view() {
+    let d = by_host("codex", "hostrules", &[], &[]);
+    let dir = util::tempdir();
+    let trace = dir.path().join("hostrules.jsonl");
+    write_trace(&trace, &Header::new("hostrules probe"), &d.events).expect("write trace");
+    let check = |name: &str, host: &str| {
+        let out = util::run(
+            Command::new(util::bin()).arg("check").arg(&trace).args([
+                "--expect-visible",
+                name,
+                "--host",
+                host,
+                "--lang",
+                "en",
+                "--fail-on",
+                "error",
+            ]),
+            LIMIT,
+        );
+        (out.status.code(), util::text(&out.stdout))
+    };
+    let (status, text) = check("get_time", "codex");
+    assert_eq!(status, Some(0), "{text}");
+    let (status, text) = check("get_time", "claude-desktop");
+    assert_eq!(status, Some(1), "{text}");
+    assert!(
+        text.contains("server-dropped") && text.contains("files.read"),
+        "{text}"
+    );
+    let (status, text) = check("mcp_hostrules_files_read", "vscode");
+    assert_eq!(status, Some(0), "{text}");
+}

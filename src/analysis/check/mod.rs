@@ -118,6 +118,9 @@ pub struct CheckOptions {
     pub expect_tool: Vec<String>,
     pub forbid_tool: Vec<String>,
     pub expect_visible: Vec<String>,
+    /// The host whose view `expect_visible` is judged by (`--host`): its profile, or the one
+    /// the trace shows.
+    pub host: doctor::HostChoice,
     pub max_latency_us: Option<i64>,
     pub max_tool_tokens: Option<usize>,
     pub fail_on: Vec<Class>,
@@ -310,7 +313,11 @@ pub fn check(
             report,
             &DoctorOptions {
                 expect: options.expect_visible.clone(),
-                ..DoctorOptions::default()
+                provider: match options.host {
+                    doctor::HostChoice::Named(p) => p.api,
+                    _ => DoctorOptions::default().provider,
+                },
+                host: options.host.clone(),
             },
         );
         for name in &options.expect_visible {
@@ -318,6 +325,7 @@ pub fn check(
                 t.expected
                     && (names(name, t.server.as_deref().unwrap_or(""), &t.tool)
                         || t.tool == *name
+                        || t.host_name.as_deref() == Some(name.as_str())
                         || t.server
                             .as_ref()
                             .is_some_and(|s| *name == format!("{s}__{}", t.tool)))

@@ -94,26 +94,7 @@ pub fn text_in(d: &Diagnosis, w: Words) -> String {
         Basis::WouldBe { .. } => w.fmt("doctor_text.judged_would_be", &[("provider", provider)]),
     };
     let _ = writeln!(out, "{basis}");
-    if let Some(h) = &d.host {
-        let line = match &h.recognised {
-            Some(r) => {
-                let by = match r.by {
-                    By::ClientInfo => "host_profile.by_client_info",
-                    By::UserAgent => "host_profile.by_user_agent",
-                    By::Tools => "host_profile.by_tools",
-                };
-                w.fmt(
-                    "doctor_text.host_recognised",
-                    &[
-                        ("host", h.name.as_str()),
-                        ("by", w.get(by)),
-                        ("evidence", r.evidence.as_str()),
-                        ("seq", &r.seq.to_string()),
-                    ],
-                )
-            }
-            None => w.fmt("doctor_text.host_named", &[("host", h.name.as_str())]),
-        };
+    if let Some(line) = host_line(d, w) {
         let _ = writeln!(out, "{line}");
     }
     for s in &d.servers {
@@ -136,6 +117,30 @@ pub fn text_in(d: &Diagnosis, w: Words) -> String {
     out.push_str(&verdict_in(d, w));
     out.push('\n');
     out
+}
+
+/// The host profile the diagnosis used, and how it was chosen, in the language of `w`.
+pub fn host_line(d: &Diagnosis, w: Words) -> Option<String> {
+    let h = d.host.as_ref()?;
+    Some(match &h.recognised {
+        Some(r) => {
+            let by = match r.by {
+                By::ClientInfo => "host_profile.by_client_info",
+                By::UserAgent => "host_profile.by_user_agent",
+                By::Tools => "host_profile.by_tools",
+            };
+            w.fmt(
+                "doctor_text.host_recognised",
+                &[
+                    ("host", h.name.as_str()),
+                    ("by", w.get(by)),
+                    ("evidence", r.evidence.as_str()),
+                    ("seq", &r.seq.to_string()),
+                ],
+            )
+        }
+        None => w.fmt("doctor_text.host_named", &[("host", h.name.as_str())]),
+    })
 }
 
 /// One line, in the language of `w`: how many tools are not visible, and why, by code.

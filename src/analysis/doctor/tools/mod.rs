@@ -144,6 +144,7 @@ impl Judging {
             for (f, api) in &mut tools {
                 let same = f.tool == *name
                     || api.as_deref() == Some(name.as_str())
+                    || f.host_name.as_deref() == Some(name.as_str())
                     || f.server
                         .as_ref()
                         .is_some_and(|s| *name == format!("{s}/{}", f.tool));
