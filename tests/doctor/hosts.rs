@@ -323,3 +323,23 @@ fn check_gates_on_one_hosts_view() {
     let (status, text) = check("mcp_hostrules_files_read", "vscode");
     assert_eq!(status, Some(0), "{text}");
 }
+
+/// A tool added after `tools/list_changed`: Codex does not list again, so it would never reach
+/// Codex's model (`stale-list`, the notification as evidence); Gemini CLI lists again.
+#[test]
+fn a_tool_listed_after_list_changed_is_stale_for_codex_only() {
+    let d = doctor(&["scenarios/list-changed.toml", "--host", "codex"]);
+    assert_eq!(d.status, Some(1), "{}", d.describe());
+    let t = d.tool("bonus_fact");
+    d.expect(t, "stale-list", |_, i| {
+        d.kind(i) == Kind::Notification && d.method(i) == Some("notifications/tools/list_changed")
+    });
+    assert!(
+        t["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("openai/codex#10105")
+    );
+    let d = doctor(&["scenarios/list-changed.toml", "--host", "gemini-cli"]);
+    assert!(d.tool("bonus_fact")["visible"] == true, "{}", d.describe());
+}
