@@ -16,9 +16,9 @@
 //! whole and then instantiated: measured in Chromium, that is ready sooner than
 //! `WebAssembly.instantiateStreaming` of the inflating stream, which compiles eagerly.)
 //!
-//! The bundle itself (the wasm and its glue) is built by `tools/build-web.sh` and embedded into
-//! the native binary by `build.rs` when it exists ([`bundle`]); see README's "The trace in a
-//! browser" for why it is embedded rather than looked up at run time.
+//! The bundle itself (the wasm and its glue) is built by `build.rs` in a release build, or by
+//! `tools/build-web.sh` for a debug one, and embedded into the native binary ([`bundle`]); see
+//! docs/web-viewer.md for why it is embedded rather than looked up at run time.
 
 use std::fmt::Write as _;
 
@@ -30,7 +30,7 @@ use crate::analysis::tokens::Carried;
 #[derive(Clone, Copy)]
 pub struct Bundle<'a> {
     pub js: &'a str,
-    /// The module, gzip-compressed (by `tools/build-web.sh`, once, at its best level).
+    /// The module, gzip-compressed (once, at build time, at the best level).
     pub wasm_gz: &'a [u8],
 }
 
@@ -93,14 +93,15 @@ pub fn most_events(bytes_per_event: u64) -> u64 {
 #[derive(Debug, thiserror::Error)]
 pub enum HtmlError {
     #[error(
-        "this sightline was built without the web viewer: run tools/build-web.sh, then build \
-         sightline again (cargo build, or cargo install --path .) so it embeds \
-         target/web-bundle/"
+        "this sightline was built without the web viewer: `cargo install --locked --path .` \
+         (a release build) makes it; a debug build embeds the one tools/build-web.sh writes \
+         to target/web-bundle/, so run it, then cargo build again"
     )]
     NoBundle,
 }
 
-/// The bundle embedded at build time, if `tools/build-web.sh` had made one.
+/// The bundle embedded at build time: built by `build.rs` (release), or the one
+/// `tools/build-web.sh` had made (debug).
 pub fn bundle() -> Result<Bundle<'static>, HtmlError> {
     #[cfg(sightline_web_bundle)]
     {
