@@ -106,6 +106,18 @@ fn write_trace(path: &Path, header: &sightline::trace::Header, events: &[Event])
     std::fs::write(path, text).expect("write the normalised trace");
 }
 
+/// The shipped scenario's title in the language of `code`.
+fn title_in(code: &str, name: &str) -> String {
+    let lang = sightline::i18n::Language::ALL
+        .into_iter()
+        .find(|l| l.code() == code)
+        .expect("a language");
+    sightline::i18n::Strings::embedded()
+        .lookup(lang, &format!("scenario.{name}.title"))
+        .map(|t| t.trim().to_string())
+        .expect("a shipped scenario's title")
+}
+
 fn export(trace: &Path, lang: &str, md: bool, out: &Path) -> String {
     let mut cmd = Command::new(util::bin());
     cmd.arg("export")
@@ -143,6 +155,10 @@ fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
                 let made = export(&trace, lang, md, &dir.path().join(&file));
                 // A handout is the narrated steps of its trace, in its language.
                 assert!(made.contains("#0 "), "{file} has no steps");
+                if md {
+                    let title = title_in(lang, &name);
+                    assert!(made.contains(&title), "{file} is not titled {title}");
+                }
                 let path = shipped.join(&file);
                 if update {
                     std::fs::create_dir_all(&shipped).expect("docs/handouts");

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::errors::Context as _;
-use crate::i18n::Said;
+use crate::host::scenario::shipped::trace_title_in;
+use crate::i18n::{Said, Words};
 use clap::{Args, ValueEnum};
 
 use super::otlp::OtlpArgs;
@@ -191,7 +192,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         if args.from.is_some() || args.to.is_some() {
             return super::errors::fail(Said::new("cli_error.range_not_html"));
         }
-        let page = html(&args.trace, &loaded, lang)?;
+        let page = html(&args.trace, &loaded, lang, words)?;
         return write_text(args.out.as_deref(), &page);
     }
     if args.format == Format::Handout {
@@ -202,7 +203,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
         let title = if loaded.header.title.is_empty() {
             args.trace.display().to_string()
         } else {
-            loaded.header.title.clone()
+            title_in(&loaded.header, words)
         };
         let page = if args.md {
             crate::export::handout::markdown(&title, events, &report, lang)
@@ -367,10 +368,20 @@ fn send_all(
 
 /// The viewer with the trace: a file's bytes as they are (its bad lines too, so the page warns
 /// as the app does), a session folder merged.
+/// The trace's title, in the language when it is a shipped scenario's.
+fn title_in(header: &crate::trace::Header, words: Words) -> String {
+    let scenario = header.extra.get("scenario").and_then(|s| s.as_str());
+    scenario
+        .and_then(|scenario| trace_title_in(words.strings, words.lang, &header.title, scenario))
+        .unwrap_or(&header.title)
+        .to_string()
+}
+
 fn html(
     path: &Path,
     loaded: &crate::trace::LoadedTrace,
     lang: Option<&str>,
+    words: Words,
 ) -> anyhow::Result<String> {
     let bundle = crate::export::html::bundle()?;
     let bytes = if path.is_dir() {
@@ -392,7 +403,7 @@ fn html(
         path.file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     } else {
-        loaded.header.title.clone()
+        title_in(&loaded.header, words)
     };
     let tokens = Carried::of(&loaded.events, &Tiktoken);
     Ok(crate::export::html::render(

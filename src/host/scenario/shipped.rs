@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Scenario, ScenarioError};
+use crate::i18n::{Language, Strings};
 
 /// One embedded scenario: its file name and its TOML text.
 #[derive(Debug, Clone, Copy)]
@@ -38,6 +39,23 @@ impl Shipped {
     pub fn load(&self) -> Result<Scenario, ScenarioError> {
         Scenario::parse(self.text, &self.path())
     }
+}
+
+/// The title of a trace of a shipped scenario in `lang`: its header's `title` (the English one)
+/// and `scenario` (what `run` was given: `weather`, `scenarios/weather.toml`) name it; `None`
+/// for any other trace, or a scenario whose title was changed, which keeps its own.
+pub fn trace_title_in<'a>(
+    strings: &'a Strings,
+    lang: Language,
+    title: &str,
+    scenario: &str,
+) -> Option<&'a str> {
+    let name = Path::new(scenario).file_stem()?.to_str()?;
+    let key = format!("scenario.{name}.title");
+    if strings.lookup(Language::En, &key)?.trim() != title.trim() {
+        return None;
+    }
+    strings.lookup(lang, &key).map(str::trim)
 }
 
 /// Where a scenario argument's text comes from.
@@ -160,6 +178,22 @@ mod tests {
         ] {
             assert!(shipped_named(Path::new(arg)).is_none(), "{arg}");
         }
+    }
+
+    #[test]
+    fn a_shipped_scenarios_trace_is_titled_in_the_language() {
+        let strings = Strings::embedded();
+        let english = "Weather: the seed article's demo";
+        let pt = trace_title_in(&strings, Language::Pt, english, "scenarios/weather.toml");
+        assert_eq!(pt, Some("Clima: o exemplo do artigo"));
+        assert_eq!(
+            trace_title_in(&strings, Language::Pt, "Our own", "weather"),
+            None
+        );
+        assert_eq!(
+            trace_title_in(&strings, Language::Pt, english, "mine.toml"),
+            None
+        );
     }
 
     #[test]
