@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::index::{LabelKey, Needs, OWN_FROM, OWN_KEPT, REST, as_read, label_key};
+use std::sync::Arc;
+
 use crate::analysis::diagram;
+use crate::analysis::filter::{self as query, FilterError, Matcher, Term};
 use crate::trace::{Kind, Lane};
 use crate::ui::store::TraceStore;
 
@@ -17,8 +20,88 @@ pub struct Filter {
     pub lane: Option<Lane>,
     pub method: Option<String>,
     pub kind: Option<Kind>,
-    /// Case-insensitive text in the raw payload or the label.
+    /// What the filter box holds: text looked for case-insensitively in the raw payload or the
+    /// label, or the display-filter language ([`Query`]).
     pub text: String,
+    /// The box's typed terms, as [`Query::of`] read them from `text` (set before a scan).
+    pub(super) typed: Typed,
+}
+
+/// The typed part of the box's query, matched before the text; equal whatever it holds (the
+/// box's text, which it is read from, tells filters apart).
+#[derive(Debug, Clone, Default)]
+pub struct Typed(pub Option<Arc<Matcher>>);
+
+impl PartialEq for Typed {
+    fn eq(&self, _: &Typed) -> bool {
+        true
+    }
+}
+
+/// The filter box read as the display-filter language ([`crate::analysis::filter`]), the one
+/// `summary --filter` reads: typed terms, and the free text left for the fast text search.
+/// Text that names no field (`tools/call`, `http://x`) is looked for as it is, as before the
+/// language; so is a query with a mistake, whose error the box shows.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub typed: Option<Arc<Matcher>>,
+    /// The text the needle looks for.
+    pub free: String,
+    pub error: Option<FilterError>,
+}
+
+impl Query {
+    pub fn of(text: &str) -> Query {
+        let plain = |error| Query {
+            typed: None,
+            free: text.to_string(),
+            error,
+        };
+        let filter = match query::parse(text) {
+            Ok(f) => f,
+            Err(e) if names_a_field(text) => return plain(Some(e)),
+            Err(_) => return plain(None),
+        };
+        let text_term = |f: &query::Filter| match f {
+            query::Filter::Term(Term::Text(t)) => Some(t.clone()),
+            _ => None,
+        };
+        match &filter {
+            query::Filter::Term(Term::Text(_)) => plain(None),
+            query::Filter::And(xs) if xs.iter().all(|x| text_term(x).is_some()) => plain(None),
+            query::Filter::And(xs) if xs.iter().filter(|x| text_term(x).is_some()).count() == 1 => {
+                let (free, typed): (Vec<_>, Vec<_>) =
+                    xs.iter().cloned().partition(|x| text_term(x).is_some());
+                let typed = match typed.len() {
+                    1 => typed
+                        .into_iter()
+                        .next()
+                        .unwrap_or(query::Filter::And(vec![])),
+                    _ => query::Filter::And(typed),
+                };
+                Query {
+                    typed: Some(Arc::new(Matcher::new(&typed))),
+                    free: free.first().and_then(text_term).unwrap_or_default(),
+                    error: None,
+                }
+            }
+            whole => Query {
+                typed: Some(Arc::new(Matcher::new(whole))),
+                free: String::new(),
+                error: None,
+            },
+        }
+    }
+}
+
+/// Whether `text` has a word that begins with a field of the language and a colon.
+fn names_a_field(text: &str) -> bool {
+    const FIELDS: [&str; 10] = [
+        "method:", "tool:", "server:", "lane:", "dir:", "kind:", "status:", "latency:", "rev:",
+        "seq:",
+    ];
+    text.split(|c: char| c.is_whitespace() || c == '(')
+        .any(|w| FIELDS.iter().any(|f| w.to_ascii_lowercase().starts_with(f)))
 }
 
 impl Filter {
@@ -40,6 +123,9 @@ impl Filter {
     ) -> Option<Found> {
         let e = &store.events[i];
         let d = &store.report.rpc.derived[i];
+        if self.typed.0.as_ref().is_some_and(|m| !m.matches(e, d)) {
+            return None;
+        }
         if self
             .lane
             .as_ref()

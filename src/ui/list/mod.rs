@@ -16,7 +16,7 @@ use super::command::Command;
 use super::store::TraceStore;
 use super::visible;
 use crate::trace::{Kind, Lane};
-pub use filter::{Filter, Found, Labels, NOT_READ, Needle};
+pub use filter::{Filter, Found, Labels, NOT_READ, Needle, Query};
 pub use index::ByteSets;
 
 /// Text filters over at least this many events run on two threads.
@@ -68,7 +68,10 @@ impl MessageList {
             let hit = self.cache.remove(at);
             self.cache.push(hit);
         } else {
-            let needle = Needle::new(&self.filter.text);
+            let query = Query::of(&self.filter.text);
+            let typed = query.typed.is_some();
+            self.filter.typed = filter::Typed(query.typed);
+            let needle = Needle::new(&query.free);
             let filter = &self.filter;
             // Typing one more character narrows the filter: only what matched a filter the
             // new one contains can match; the narrowest of them is looked at. Where it was
@@ -78,10 +81,13 @@ impl MessageList {
                 .cache
                 .iter()
                 .filter(|c| {
-                    Filter {
-                        text: self.filter.text.clone(),
-                        ..c.filter.clone()
-                    } == self.filter
+                    // A typed query narrows by its terms, not by its text.
+                    !typed
+                        && c.filter.typed.0.is_none()
+                        && Filter {
+                            text: self.filter.text.clone(),
+                            ..c.filter.clone()
+                        } == self.filter
                         && needle.as_str().contains(&c.filter.text.to_lowercase())
                 })
                 .min_by_key(|c| c.hits.len());
@@ -283,6 +289,9 @@ impl MessageList {
                 self.filter = Filter::default();
             }
         });
+        if let Some(error) = Query::of(&self.filter.text).error {
+            ui.colored_label(ui.visuals().warn_fg_color, error.said().say(tr.words()));
+        }
         ui.checkbox(&mut self.limit_diagram, tr.t("filter.limit_diagram"));
     }
 }

@@ -484,3 +484,38 @@ fn byte_sets_keep_characters_that_lowercase_to_ascii() {
         assert_eq!(hits, Some(expected), "{needle:?}");
     }
 }
+
+/// The filter box reads the language `summary --filter` reads: typed terms with the text
+/// search beside them; text that names no field is looked for as before, and a query with a
+/// mistake says where.
+#[test]
+fn the_filter_box_reads_the_display_filter_language() {
+    let text = include_str!("../../../tests/fixtures/narration/weather.jsonl");
+    let events = crate::trace::load_from_reader(text.as_bytes())
+        .expect("fixture")
+        .events;
+    let store = TraceStore::new("t".into(), Source::Memory, events);
+    let seqs = |list: &mut MessageList, text: &str| -> Option<Vec<u64>> {
+        list.filter.text = text.into();
+        list.matches(&store)
+            .map(|hits| hits.iter().map(|&i| store.events[i].seq).collect())
+    };
+    let mut list = MessageList::default();
+    assert_eq!(seqs(&mut list, "method:tools/call dir:s2c"), Some(vec![11]));
+    // Typing on: a typed query narrows by its terms, not by its text.
+    assert_eq!(seqs(&mut list, "method:tools/call"), Some(vec![10, 11]));
+    assert_eq!(
+        seqs(&mut list, "method:tools/call seoul"),
+        Some(vec![10, 11])
+    );
+    assert_eq!(seqs(&mut list, "method:tools/cal"), Some(vec![]));
+    assert_eq!(seqs(&mut list, "kind:note or seq:2"), Some(vec![0, 2, 14]));
+    assert_eq!(
+        seqs(&mut list, "seoul"),
+        seqs(&mut MessageList::default(), "SEOUL")
+    );
+    assert!(Query::of("tools/call").typed.is_none());
+    assert!(Query::of("http://x").error.is_none());
+    let error = Query::of("kind:bogus").error.expect("a mistake");
+    assert_eq!(error.column, 6);
+}
