@@ -12,7 +12,7 @@
 //!    |------->|          |              |       What's the weather in Seoul right now?
 //!    |        |-------------------------->|     initialize 2025-11-25
 //!    |        |<- - - - - - - - - - - - - |     result initialize 2025-11-25
-//!    |        |--------->|              |       POST /v1/messages (1 tool)
+//!    |        |--------->|              |       request · tools: get_weather
 //!    |        |<- - - - -|              |       tool_use get_weather
 //!    |        |-------------------------->|     tools/call get_weather
 //! ```
@@ -130,7 +130,7 @@ fn narrow(index: usize) -> u32 {
 pub struct RowText {
     /// Short, one line, no control characters: `initialize 2025-11-25`,
     /// `result tools/call get_weather`, `notifications/tools/list_changed`,
-    /// `POST /v1/messages (1 tool)`, `tool_use get_weather`, `end_turn`,
+    /// `request · tools: get_weather`, `tool_use get_weather`, `end_turn "It is 15C."`,
     /// `stderr: weather MCP server running on stdio`, `exited code 0`.
     pub label: String,
     /// Secondary text, comma separated: latency (`14 ms`), `id 2`, `retry of #12`, `stream #5`,

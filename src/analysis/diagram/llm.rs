@@ -1,7 +1,7 @@
-//! What LLM API rows say: the request's endpoint and tool count, the response's stop reason or
-//! the tool calls it makes (named the way each API shape names them).
-
-use std::fmt::Write as _;
+//! What LLM API rows say: the lesson, not the transport. A request says what it carries (`request
+//! · tools: get_weather`, `returns toolu_01… result`), its answer what the model decided
+//! (`tool_use get_weather`, `end_turn "It is 15C…"`, named the way each API shape names them);
+//! the HTTP method, path and status are in the detail, which the tooltip and the inspector show.
 
 use super::labels::{Context, DETAIL_CHARS, LABEL_CHARS, NAME_CHARS, Parts, Text, ms, nonempty};
 use super::{Status, Style, visible};
@@ -85,13 +85,10 @@ impl Context<'_> {
             .map(url_path)
             .or_else(|| x.shape.map(|s| s.path().to_string()))
             .unwrap_or_else(|| "?".into());
-        let mut counts = plural(x.tools.len(), "tool");
-        if !x.tool_results.is_empty() {
-            let _ = write!(counts, ", {}", plural(x.tool_results.len(), "result"));
-        }
-        let label = format!("{method} {} ({counts})", visible(&path, NAME_CHARS));
+        let label = request_label(&x.tools, &x.tool_results);
 
         let mut parts = Parts::default();
+        parts.add(format!("{method} {}", visible(&path, NAME_CHARS)));
         if let Some(shape) = x.shape {
             parts.add(shape.as_str());
         }
@@ -154,7 +151,19 @@ impl Context<'_> {
             let names: Vec<&str> = x.tool_calls.iter().map(|(_, n, _)| n.as_str()).collect();
             format!("{word} {}", names.join(", "))
         } else {
-            x.stop_reason.clone().unwrap_or_else(|| "?".into())
+            let stop = x.stop_reason.as_deref().unwrap_or("?");
+            match x.text.trim() {
+                "" => stop.to_string(),
+                text => {
+                    // Its first line: the row is one line, the detail and inspector have all.
+                    let first = text.lines().next().unwrap_or(text);
+                    let mut quote = visible(first, ANSWER_CHARS);
+                    if first.len() < text.len() && !quote.ends_with('…') {
+                        quote.push('…');
+                    }
+                    format!("{stop} \"{quote}\"")
+                }
+            }
         };
 
         let mut parts = Parts::default();
@@ -207,11 +216,28 @@ impl Context<'_> {
     }
 }
 
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
+/// How much of the model's answer its row's label quotes (the detail quotes more).
+const ANSWER_CHARS: usize = 24;
+
+/// Longest list of tool names a request's label spells out; more is counted.
+const TOOLS_CHARS: usize = 40;
+
+/// A request's label: the results it returns to the model, else the tools it offers.
+fn request_label(tools: &[String], results: &[String]) -> String {
+    match results {
+        [one] => format!("returns {} result", visible(one, 14)),
+        [_, ..] => format!("returns {} results", results.len()),
+        [] => match tools {
+            [] => "request · no tools".to_string(),
+            _ => {
+                let names = tools.join(", ");
+                if names.chars().count() <= TOOLS_CHARS {
+                    format!("request · tools: {names}")
+                } else {
+                    format!("request · {} tools", tools.len())
+                }
+            }
+        },
     }
 }
 

@@ -89,12 +89,12 @@ fn weather_lanes_labels_and_styles() {
             "notifications/initialized",
             "tools/list",
             "result tools/list",
-            "POST /v1/messages (1 tool)",
+            "request · tools: get_weather",
             "tool_use get_weather",
             "tools/call get_weather",
             "result tools/call get_weather",
-            "POST /v1/messages (1 tool, 1 result)",
-            "end_turn",
+            "returns toolu_1 result",
+            "end_turn \"It is 15C.…\"",
             "It is 15C.",
             "exited code 0",
         ]
@@ -146,7 +146,7 @@ fn weather_lanes_labels_and_styles() {
     );
     assert_eq!(
         d.rows[12].detail(),
-        Some("anthropic, tools: get_weather, returns toolu_1")
+        Some("POST /v1/messages, anthropic, tools: get_weather, returns toolu_1")
     );
 }
 
@@ -223,15 +223,15 @@ fn tool_call_label_names_the_shape_word() {
     assert_eq!(
         labels(&d),
         [
-            "POST /v1/responses (1 tool)",
+            "request · tools: get_weather",
             "function_call get_weather",
-            "POST /v1/chat/completions (2 tools)",
+            "request · tools: a, b",
             "tool_calls a, b",
-            "POST /v1/messages (0 tools)",
+            "request · no tools",
             "HTTP 429",
-            "POST /v1/messages (0 tools)",
+            "request · no tools",
             "unreadable response",
-            "POST /v1/messages (0 tools)",
+            "request · no tools",
         ]
     );
     // Calls the host never sent anywhere are a problem; so are failures and unread bodies.
