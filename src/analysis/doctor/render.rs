@@ -91,7 +91,13 @@ pub fn text_in(d: &Diagnosis, w: Words) -> String {
             "doctor_text.judged_request",
             &[("seq", &seq.to_string()), ("provider", provider)],
         ),
-        Basis::WouldBe { .. } => w.fmt("doctor_text.judged_would_be", &[("provider", provider)]),
+        Basis::WouldBe { .. } => match &d.host {
+            Some(h) => w.fmt(
+                "doctor_text.judged_host",
+                &[("host", h.name.as_str()), ("provider", provider)],
+            ),
+            None => w.fmt("doctor_text.judged_would_be", &[("provider", provider)]),
+        },
     };
     let _ = writeln!(out, "{basis}");
     if let Some(line) = host_line(d, w) {
