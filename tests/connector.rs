@@ -339,6 +339,78 @@ fn both_apis_hosted_mcp_shapes_through_llm_proxy_are_read_and_said() {
     );
 
     drawn_as_the_apis_client(&trace);
+    judged_counted_and_exported(&trace);
+}
+
+/// The doctor judges the remote server's tools from what the API said, `check --expect-tool`
+/// counts the API's calls, and OTLP has an `execute_tool` span per call under its chat span.
+fn judged_counted_and_exported(trace: &std::path::Path) {
+    let run = |args: &[&str]| {
+        util::run(
+            std::process::Command::new(util::bin()).args(args),
+            Duration::from_secs(60),
+        )
+    };
+    let path = trace.to_str().expect("a UTF-8 path");
+    let out = run(&["doctor", path]);
+    let doctor = util::text(&out.stdout);
+    assert!(
+        doctor.contains(
+            "server weather (remote: the LLM API is its MCP client), https://weather.example/mcp"
+        ),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("get_weather: called 5× by the API's MCP client"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("remote server the LLM API connects to itself"),
+        "{doctor}"
+    );
+    assert!(!doctor.contains("no MCP server in this trace"), "{doctor}");
+
+    let out = run(&["check", path, "--expect-tool", "weather/get_weather"]);
+    assert!(out.status.success(), "{out:?}");
+    let out = run(&["check", path, "--forbid-tool", "get_weather"]);
+    assert!(!out.status.success(), "{out:?}");
+    let text = util::text(&out.stdout);
+    assert!(text.matches("get_weather").count() >= 6, "{text}");
+    let out = run(&["check", path, "--expect-tool", "get_forecast"]);
+    assert!(!out.status.success(), "{out:?}");
+
+    let dir = util::tempdir();
+    let file = dir.path().join("spans.json");
+    let out = util::export(trace, "otlp", &["--out", file.to_str().expect("path")]);
+    assert!(out.status.success(), "{out:?}");
+    let json = std::fs::read_to_string(&file).expect("spans");
+    let spans: Vec<serde_json::Value> = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|r| {
+            r.pointer("/resourceSpans/0/scopeSpans/0/spans")
+                .and_then(serde_json::Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    let tools: Vec<&serde_json::Value> = spans
+        .iter()
+        .filter(|s| s["name"] == "execute_tool get_weather")
+        .collect();
+    assert_eq!(tools.len(), 6, "{json}");
+    for tool in tools {
+        let parent = spans
+            .iter()
+            .find(|s| s["spanId"] == tool["parentSpanId"])
+            .expect("a parent span");
+        assert!(
+            parent["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("chat ")),
+            "{parent}"
+        );
+    }
 }
 
 /// The diagram: a lane per remote server on the API's side, the API's MCP client's arrows to

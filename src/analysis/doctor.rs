@@ -26,6 +26,7 @@
 mod host;
 mod index;
 mod matrix;
+mod remote;
 mod render;
 pub mod rules;
 mod session;
@@ -36,6 +37,7 @@ use serde_json::Value;
 
 pub use index::Reader;
 pub use matrix::{Matrix, matrix, matrix_json, matrix_text};
+pub use remote::RemoteFinding;
 pub use render::{host_line, json_lines, text, text_in, verdict_in};
 
 use super::Report;
@@ -364,6 +366,8 @@ pub struct Diagnosis {
     pub basis: Basis,
     /// The host profile that explained or predicted the verdicts, if any.
     pub host: Option<HostUsed>,
+    /// The remote servers an LLM API connected to itself, as its answers tell it.
+    pub remote: Vec<RemoteFinding>,
 }
 
 impl Diagnosis {

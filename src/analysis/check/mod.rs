@@ -23,6 +23,7 @@ use super::doctor::{self, DoctorOptions};
 use super::pins::PinStore;
 use crate::i18n::{Language, Words};
 use crate::trace::{Event, Kind};
+use crate::wire::remote::StepKind;
 
 pub use secrets::find_secret;
 
@@ -139,8 +140,17 @@ impl CheckOptions {
     }
 
     /// The [`Report`] these rules need of `events`: the whole one, or the JSON-RPC half alone.
+    /// The rules on calls read the model's half too when an LLM API was itself the MCP client
+    /// (its `mcp_tool_use` / `mcp_call` are calls no `tools/call` of the trace shows).
     pub fn report(&self, events: &[Event]) -> Report {
-        if self.reads_model() {
+        let on_calls = !self.expect_tool.is_empty() || !self.forbid_tool.is_empty();
+        let remote = on_calls
+            && events.iter().any(|e| {
+                e.channel == crate::trace::Channel::LlmHttp
+                    && e.from == crate::trace::Lane::Llm
+                    && (e.text().contains("\"mcp_tool_use\"") || e.text().contains("\"mcp_call\""))
+            });
+        if self.reads_model() || remote {
             super::report(events)
         } else {
             Report::mcp_only(events)
@@ -233,6 +243,23 @@ pub(crate) fn tool_calls(events: &[Event], report: &Report) -> Vec<ToolCall> {
             latency_us: d.latency_us(),
         });
     }
+    // The calls an LLM API made itself as the MCP client of a remote server, at the response
+    // that holds them.
+    for x in &report.llm {
+        let Some(e) = x.response.and_then(|r| events.get(r)) else {
+            continue;
+        };
+        let called = x.remote.iter().filter(|s| s.kind == StepKind::Call);
+        for step in called {
+            out.push(ToolCall {
+                tool: step.tool.clone().unwrap_or_default(),
+                server: step.server.clone().unwrap_or_default(),
+                seq: e.seq,
+                latency_us: None,
+            });
+        }
+    }
+    out.sort_by_key(|c| c.seq);
     out
 }
 

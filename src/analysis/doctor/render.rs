@@ -113,6 +113,7 @@ pub fn text_in(d: &Diagnosis, w: Words) -> String {
             tool_line(&mut out, f, w);
         }
     }
+    super::remote::text(&mut out, &d.remote, w);
     let loose: Vec<&ToolFinding> = d.tools.iter().filter(|f| f.server.is_none()).collect();
     if !loose.is_empty() {
         let _ = writeln!(out, "{}", w.get("doctor_text.expected"));
@@ -169,6 +170,10 @@ pub fn verdict_in(d: &Diagnosis, w: Words) -> String {
     let failed: Vec<&ServerFinding> = d.servers.iter().filter(|s| s.failed()).collect();
     let verdict = |text: String| w.fmt("doctor_text.verdict", &[("text", &text)]);
     if d.servers.is_empty() && total == 0 {
+        if !d.remote.is_empty() {
+            let count = d.remote.len().to_string();
+            return verdict(w.fmt("doctor_text.remote_only", &[("count", &count)]));
+        }
         return verdict(w.get("doctor_text.no_server").to_string());
     }
     if hidden.is_empty() && failed.is_empty() {
@@ -222,7 +227,8 @@ fn record(kind: &str, value: &impl Serialize) -> String {
 }
 
 /// One JSON object per line: each server (`"record":"server"`) followed by its tools
-/// (`"record":"tool"`), then expected tools no server can be tied to.
+/// (`"record":"tool"`), then expected tools no server can be tied to, then the remote
+/// servers an LLM API connected to itself (`"record":"remote"`).
 pub fn json_lines(d: &Diagnosis) -> String {
     let mut out = String::new();
     for s in &d.servers {
@@ -252,6 +258,10 @@ pub fn json_lines(d: &Diagnosis) -> String {
         });
         let host = serde_json::json!({"id": h.id, "name": h.name, "recognised": by});
         out.push_str(&record("host", &host));
+        out.push('\n');
+    }
+    for r in &d.remote {
+        out.push_str(&record("remote", r));
         out.push('\n');
     }
     out

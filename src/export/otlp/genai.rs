@@ -1,6 +1,7 @@
 //! The GenAI half: the `invoke_agent` root, `chat {model}` per LLM exchange (`generate_content
 //! {model}` for Gemini, the operation the conventions name for it), and `execute_tool {tool}`
-//! per model tool call (from [`crate::analysis::CallChain`]).
+//! per model tool call (from [`crate::analysis::CallChain`]) and per call an LLM API made itself
+//! as a remote server's MCP client.
 
 use std::collections::HashMap;
 
@@ -11,6 +12,7 @@ use super::{Ctx, Mapped, Val, error_status, ids, kv, nanos, opt, server_address}
 use crate::analysis::{LlmExchange, LlmRole};
 use crate::trace::{Header, PENDING_AT_END, Pairing};
 use crate::wire::api::ApiShape;
+use crate::wire::remote::StepKind;
 
 /// The root: one per recording (a `run`, a proxy's file, a session), from its first event to
 /// its last. Sightline's own host is the agent `sightline`; an external host has no name here.
@@ -139,6 +141,66 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
             }
         })
         .collect()
+}
+
+/// One `execute_tool {tool}` span per call an LLM API made itself as the MCP client of a
+/// remote server (Anthropic's `mcp_tool_use`, OpenAI's `mcp_call`), under the `chat` span of
+/// the exchange that holds it, with the MCP attributes of its `tools/call`: the trace has only
+/// the API's word for it, so it spans the exchange.
+pub(super) fn remote_tools(ctx: &Ctx<'_>) -> Vec<Mapped> {
+    let mut out = Vec::new();
+    for x in &ctx.report.llm {
+        let Some(response) = x.response else { continue };
+        let chat = chat(ctx, x);
+        let called = x.remote.iter().filter(|s| s.kind == StepKind::Call);
+        for step in called {
+            let tool = step.tool.as_deref().unwrap_or_default();
+            let mut attributes = vec![
+                kv("gen_ai.operation.name", "execute_tool"),
+                kv("gen_ai.tool.name", tool),
+                kv("gen_ai.tool.call.id", step.id.as_str()),
+                kv("gen_ai.tool.type", "extension"),
+                kv("mcp.method.name", "tools/call"),
+                kv("sightline.mcp.client", "llm-api"),
+            ];
+            opt(
+                &mut attributes,
+                "sightline.server.name",
+                step.server.clone(),
+            );
+            let declared = x
+                .remote_servers
+                .iter()
+                .find(|d| step.server.as_deref() == Some(d.name.as_str()));
+            server_address(&mut attributes, declared.and_then(|d| d.url.as_deref()));
+            let status = step.error.as_ref().and_then(|_| error_status(""));
+            if step.error.is_some() {
+                attributes.push(kv("error.type", "tool_error"));
+            }
+            let span_id = ids::span_id(
+                &ctx.trace,
+                "execute_tool",
+                &[step.id.as_bytes(), &chat.span_id],
+            );
+            out.push(Mapped {
+                span: Span {
+                    trace_id: ctx.trace.to_vec(),
+                    span_id: span_id.to_vec(),
+                    parent_span_id: chat.span_id.clone(),
+                    name: format!("execute_tool {tool}"),
+                    kind: SpanKind::Internal as i32,
+                    start_time_unix_nano: chat.start_time_unix_nano,
+                    end_time_unix_nano: nanos(ctx.events[response].time),
+                    attributes,
+                    status,
+                    ..Span::default()
+                },
+                waits: Vec::new(),
+                notification: None,
+            });
+        }
+    }
+    out
 }
 
 /// One `chat {model}` CLIENT span per LLM exchange: the agent loop's under the root, and those

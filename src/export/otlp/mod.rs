@@ -130,6 +130,7 @@ pub(crate) fn map(
     let mut out = mcp::spans(&ctx, &tools);
     out.extend(tools.into_iter().map(|t| t.mapped));
     out.extend(genai::chats(&ctx));
+    out.extend(genai::remote_tools(&ctx));
     (genai::root(&ctx, header), out)
 }
 

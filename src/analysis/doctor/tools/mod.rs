@@ -163,6 +163,7 @@ impl Judging {
             servers: servers.into_iter().map(|s| s.finding).collect(),
             basis,
             host,
+            remote: super::remote::findings(ctx),
         }
     }
 }
