@@ -251,3 +251,67 @@ fn codex_config_toml_is_wrapped_in_place_and_undone_byte_for_byte() {
         "{stderr}"
     );
 }
+
+/// `wrap --host NAME` finds the host's config where that host keeps it (here: Linux's
+/// `$XDG_CONFIG_HOME` and `$HOME`), the project's before the user's, and says where it looked
+/// when there is none.
+#[test]
+fn wrap_host_finds_the_hosts_config_or_says_where_it_looked() {
+    let home = util::tempdir();
+    let project = util::tempdir();
+    let xdg = home.path().join(".config");
+    let run = |args: &[&str]| {
+        util::run(
+            Command::new(util::bin())
+                .arg("wrap")
+                .args(args)
+                .current_dir(project.path())
+                .env("HOME", home.path())
+                .env("XDG_CONFIG_HOME", &xdg)
+                .env("LANG", "C"),
+            Duration::from_secs(30),
+        )
+    };
+    // None yet: every place it looked is named, and nothing is created.
+    let out = run(&["--host", "claude-desktop"]);
+    assert!(!out.status.success());
+    let err = util::text(&out.stderr);
+    let expected = xdg.join("Claude").join("claude_desktop_config.json");
+    assert!(
+        err.contains(&expected.display().to_string()),
+        "the error does not name {}: {err}",
+        expected.display()
+    );
+    assert!(!expected.exists());
+
+    std::fs::create_dir_all(expected.parent().unwrap()).unwrap();
+    std::fs::write(&expected, config_with_a_secret()).unwrap();
+    let out = run(&["--host", "Claude Desktop"]);
+    let stdout = util::text(&out.stdout);
+    assert!(out.status.success(), "{}", util::text(&out.stderr));
+    assert!(stdout.contains(&expected.display().to_string()), "{stdout}");
+    let wrapped = read_json(&expected);
+    assert_eq!(wrapped["mcpServers"]["gh"]["args"][0], "proxy", "{wrapped}");
+
+    // Cursor: the project's .cursor/mcp.json before the user's ~/.cursor/mcp.json.
+    for dir in [project.path(), home.path()] {
+        std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+        std::fs::write(dir.join(".cursor/mcp.json"), config_with_a_secret()).unwrap();
+    }
+    assert!(run(&["--host", "cursor"]).status.success());
+    assert_eq!(
+        read_json(&project.path().join(".cursor/mcp.json"))["mcpServers"]["gh"]["args"][0],
+        "proxy"
+    );
+    assert_eq!(
+        read_json(&home.path().join(".cursor/mcp.json"))["mcpServers"]["gh"]["args"][0],
+        "-y"
+    );
+
+    let out = run(&["--host", "notepad"]);
+    assert!(!out.status.success());
+    assert!(
+        util::text(&out.stderr).contains("claude-desktop"),
+        "the known hosts are named"
+    );
+}

@@ -212,6 +212,42 @@ pub struct DescriptionCut {
     pub max_bytes: usize,
 }
 
+/// Where a host keeps its MCP servers, in the order it reads them: each path a template in
+/// which `{home}` is the user's home folder and `{config}` the system's folder for settings
+/// (`~/.config` or `$XDG_CONFIG_HOME` on Linux, `~/Library/Application Support` on macOS,
+/// `%APPDATA%` on Windows); a path with neither is relative to the folder `wrap` runs in (a
+/// project's config). One list serves every system because the systems differ only there.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ConfigFiles {
+    pub paths: Vec<String>,
+}
+
+impl ConfigFiles {
+    /// The paths, placeholders filled in.
+    pub fn expand(
+        &self,
+        home: &std::path::Path,
+        config: &std::path::Path,
+    ) -> Vec<std::path::PathBuf> {
+        self.paths
+            .iter()
+            .map(|template| {
+                let (base, rest) = if let Some(rest) = template.strip_prefix("{home}") {
+                    (Some(home), rest)
+                } else if let Some(rest) = template.strip_prefix("{config}") {
+                    (Some(config), rest)
+                } else {
+                    (None, template.as_str())
+                };
+                // Each `/` of the template is a separator of the system's paths.
+                let mut path = base.map(std::path::Path::to_path_buf).unwrap_or_default();
+                path.extend(rest.split('/').filter(|part| !part.is_empty()));
+                path
+            })
+            .collect()
+    }
+}
+
 /// Everything one host does to an MCP server's tools.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -236,6 +272,8 @@ pub struct Profile {
     pub list_changed: Option<Fact<ListChanged>>,
     pub startup_timeout: Option<Fact<Timeout>>,
     pub description_cut: Option<Fact<DescriptionCut>>,
+    /// Where its MCP config lives (`wrap --host`).
+    pub config: Option<Fact<ConfigFiles>>,
 }
 
 impl Profile {
@@ -270,6 +308,7 @@ impl Profile {
                 .iter()
                 .map(|f| row("description_cut", f)),
         );
+        out.extend(self.config.iter().map(|f| row("config", f)));
         out
     }
 }

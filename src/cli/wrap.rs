@@ -31,7 +31,12 @@ use crate::wire::redact_url::redact_url;
 pub struct WrapArgs {
     /// The host's MCP config: claude_desktop_config.json, .cursor/mcp.json, .mcp.json, VS
     /// Code's mcp.json, or Codex's ~/.codex/config.toml (read as TOML for a name in .toml).
-    config: PathBuf,
+    #[arg(required_unless_present = "host")]
+    config: Option<PathBuf>,
+    /// Find the config where host NAME keeps it on this system (claude-desktop, cursor,
+    /// vscode, claude-code, codex, gemini-cli, windsurf): the project's first, then the user's.
+    #[arg(long, value_name = "NAME", conflicts_with = "config")]
+    host: Option<String>,
     /// Restore every wrapped server's original command (read from the proxy's arguments).
     #[arg(long)]
     undo: bool,
@@ -64,7 +69,7 @@ pub struct WrapArgs {
 }
 
 pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
-    let path = &args.config;
+    let path = &config_path(&args)?;
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -111,7 +116,7 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     let routes = wrap::http_routes_as(format, &rewrite.text)?;
     if !rewrite.changed() {
         println!("{}: nothing to change", path.display());
-        return finish(&args, &routes);
+        return finish(&args, path, &routes);
     }
     let mut new_text = rewrite.text;
     if args.undo {
@@ -134,14 +139,53 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
         path.display(),
         backup.display()
     );
-    finish(&args, &routes)
+    finish(&args, path, &routes)
+}
+
+/// The config named on the command line, or the first of `--host`'s that exists.
+fn config_path(args: &WrapArgs) -> anyhow::Result<PathBuf> {
+    if let Some(path) = &args.config {
+        return Ok(path.clone());
+    }
+    let name = args.host.as_deref().unwrap_or_default();
+    let Some(profile) = crate::analysis::hosts::find(name) else {
+        let known = crate::analysis::hosts::ids().join(", ");
+        return Err(Saying(
+            Said::new("cli_error.unknown_host")
+                .with("host", name)
+                .with("known", known),
+        )
+        .into());
+    };
+    let dirs = directories::BaseDirs::new();
+    let home = dirs.as_ref().map(|d| d.home_dir().to_path_buf());
+    let config = dirs.as_ref().map(|d| d.config_dir().to_path_buf());
+    let candidates = match (&profile.config, home, config) {
+        (Some(files), Some(home), Some(config)) => files.rule.expand(&home, &config),
+        _ => Vec::new(),
+    };
+    if let Some(found) = candidates.iter().find(|p| p.is_file()) {
+        println!("{}: {}", profile.name, found.display());
+        return Ok(found.clone());
+    }
+    let looked = candidates
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(Saying(
+        Said::new("cli_error.no_host_config")
+            .with("host", &profile.name)
+            .with("looked", looked),
+    )
+    .into())
 }
 
 /// Serves the HTTP servers' proxies when asked, else says how.
-fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
+fn finish(args: &WrapArgs, path: &Path, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
     if args.serve {
         if routes.is_empty() {
-            let said = Said::new("cli_error.nothing_to_serve").with("path", args.config.display());
+            let said = Said::new("cli_error.nothing_to_serve").with("path", path.display());
             return Err(Saying(said).into());
         }
         return serve(
@@ -155,7 +199,7 @@ fn finish(args: &WrapArgs, routes: &[HttpRoute]) -> anyhow::Result<ExitCode> {
         println!(
             "HTTP servers reach the host through local proxies: run `sightline wrap {} --serve` \
              before starting the host",
-            args.config.display()
+            path.display()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -83,3 +83,49 @@ fn claude_desktops_name_characters() {
     assert_eq!(chars.first_bad("weather.lookup"), Some((7, '.')));
     assert_eq!(chars.first_bad("get forecast"), Some((3, ' ')));
 }
+
+#[test]
+fn every_host_says_where_its_config_lives() {
+    use std::path::Path;
+    for profile in profiles() {
+        let config = profile
+            .config
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no [config]", profile.id));
+        assert!(!config.rule.paths.is_empty(), "{}", profile.id);
+    }
+    let files = |id: &str, home: &str, config: &str| {
+        find(id)
+            .and_then(|p| p.config.as_ref())
+            .map(|c| c.rule.expand(Path::new(home), Path::new(config)))
+            .unwrap_or_default()
+    };
+    // The same table on each system: only the bases differ.
+    assert_eq!(
+        files(
+            "claude-desktop",
+            "/Users/ana",
+            "/Users/ana/Library/Application Support"
+        ),
+        [Path::new(
+            "/Users/ana/Library/Application Support/Claude/claude_desktop_config.json"
+        )]
+    );
+    assert_eq!(
+        files("claude-desktop", "/home/ana", "/home/ana/.config"),
+        [Path::new(
+            "/home/ana/.config/Claude/claude_desktop_config.json"
+        )]
+    );
+    assert_eq!(
+        files("cursor", "/home/ana", "/home/ana/.config"),
+        [
+            Path::new(".cursor/mcp.json"),
+            Path::new("/home/ana/.cursor/mcp.json")
+        ]
+    );
+    assert_eq!(
+        files("codex", "/home/ana", "/x"),
+        [Path::new("/home/ana/.codex/config.toml")]
+    );
+}
