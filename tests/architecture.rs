@@ -240,6 +240,35 @@ fn graph(edges: &[(&str, &str)]) -> Graph {
     g
 }
 
+/// docs/ARCHITECTURE.md's graph (the block after `<!-- graph -->`) is the code's: a new edge
+/// between modules is a decision the page must show.
+#[test]
+fn the_architecture_page_shows_the_graph_the_code_has() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("the page");
+    let block: Vec<&str> = page
+        .split("<!-- graph -->")
+        .nth(1)
+        .expect("docs/ARCHITECTURE.md has a `<!-- graph -->` block")
+        .lines()
+        .skip_while(|l| !l.starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    // Modules that use nothing are left off the page.
+    let code: Vec<String> = shown(&graph_of(&root.join("src")))
+        .lines()
+        .filter(|l| !l.ends_with("-> nothing"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        block,
+        code,
+        "docs/ARCHITECTURE.md's graph is not the code's; the code's is:\n{}",
+        code.join("\n")
+    );
+}
+
 #[test]
 fn the_checker_catches_a_planted_cycle_a_trace_edge_and_a_ui_user() {
     let good = graph(&[

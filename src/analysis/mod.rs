@@ -1,14 +1,25 @@
-//! Analysis across channels: what the LLM exchanges say, and how they link to MCP messages.
+//! What a loaded trace means: everything the views and reports say, computed from the events.
 //!
-//! [`crate::trace::analyze`] interprets each JSON-RPC message. This layer adds the host's half:
-//! which tools each LLM request offered, which tool calls each response made, and the chain a
-//! tool call travels: `tool_use` (llm -> host) -> `tools/call` (host -> server) -> its result
-//! (server -> host) -> `tool_result` (host -> llm). It also links each entry of a request's
-//! `tools` parameter to the `tools/list` entry it came from, and names the tools a server
-//! listed that the model never got. Like the rest of the analysis it is computed on load.
+//! [`crate::trace::analyze`] interprets each JSON-RPC message. This layer adds the host's half
+//! and the judgements: which tools each LLM request offered and each answer called, the chain a
+//! call travels (`tool_use` -> `tools/call` -> result -> `tool_result`), and what follows from
+//! them. LLM bodies are read with [`crate::wire`], the same code that builds them in the host.
 //!
-//! LLM bodies are read with [`crate::wire::convert`] and [`crate::wire::reassemble`]: the
-//! same code that builds and reads them in the host, so there is one definition of each shape.
+//! # Layout
+//!
+//! - **The report** ([`report`], [`Report`]), computed on load: `llm` (the LLM exchanges),
+//!   `links` (calls joined to `tools/call` by each host's naming rule), `lookup` (its
+//!   indexes), `incremental` (the same for a trace that grows).
+//! - **Pictures as data:** [`diagram`] (lanes, rows, labels), [`narration`] (teaching mode),
+//!   [`explain`] (what each method is), [`sees`] (what the model sees, grouped), [`tokens`].
+//! - **Judgements:** [`doctor`] (why a tool is or is not visible, with [`hosts`], the real
+//!   hosts' profiles), [`conformance`] (schemas), [`definitions`], [`pins`] (rug pulls),
+//!   [`poison`], [`chars`] (invisible characters), [`trace_context`], [`trace_error`] (why a
+//!   file would not open).
+//! - **Two traces:** [`diff`], [`align`], [`revisions`], [`replay`] (a replay against its
+//!   recording), [`divergence`] (a re-run model loop), [`compare`] and [`canonical`] (JSON).
+//! - **For CI and queries:** [`check`] (rules), [`stats`], [`filter`] (the display-filter
+//!   language).
 
 pub mod align;
 pub mod canonical;
