@@ -99,14 +99,7 @@ pub fn claude_code_session(path: &std::path::Path, min_bytes: u64) -> (u64, u64)
             let mut e = e.clone();
             e.seq = seq;
             e.time += span * k;
-            if let Some(raw) = &e.raw
-                && e.channel == Channel::LlmHttp
-            {
-                let unique = raw
-                    .replace("toolu_sl_", &format!("toolu_sl_r{k}_"))
-                    .replace("msg_sl_", &format!("msg_sl_r{k}_"));
-                e.raw = Some(unique.into_boxed_str());
-            }
+            unique_ids(&mut e, k);
             written += e.raw.as_deref().map_or(0, |r| r.len() as u64) + 128;
             writer.append(&e).expect("append");
             seq += 1;
@@ -116,6 +109,19 @@ pub fn claude_code_session(path: &std::path::Path, min_bytes: u64) -> (u64, u64)
     writer.flush().expect("flush");
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     (bytes, requests * k as u64)
+}
+
+/// Makes an LLM event's message and tool-call ids its run's own (`k`), so repeated runs do
+/// not pair with each other.
+fn unique_ids(e: &mut Event, k: impl std::fmt::Display) {
+    if let Some(raw) = &e.raw
+        && e.channel == Channel::LlmHttp
+    {
+        let unique = raw
+            .replace("toolu_sl_", &format!("toolu_sl_r{k}_"))
+            .replace("msg_sl_", &format!("msg_sl_r{k}_"));
+        e.raw = Some(unique.into_boxed_str());
+    }
 }
 
 /// Which mix.
@@ -286,14 +292,7 @@ fn tool_heavy(n: u64, t0: DateTime<Utc>, f: &mut impl FnMut(Event)) {
             e.seq = seq;
             e.time = clock + (e.time - start);
             last = e.time;
-            if let Some(raw) = &e.raw
-                && e.channel == Channel::LlmHttp
-            {
-                let unique = raw
-                    .replace("toolu_sl_", &format!("toolu_sl_r{k}_"))
-                    .replace("msg_sl_", &format!("msg_sl_r{k}_"));
-                e.raw = Some(unique.into_boxed_str());
-            }
+            unique_ids(&mut e, k);
             if http {
                 e = over_http(e, 40_000 + (k % 1000) as u16);
             }
