@@ -19,11 +19,11 @@ use super::deferral::Deferral;
 use super::mcp::{ConnectError, McpConnection};
 use super::provider::{Provider, ProviderConfig, ProviderError};
 use super::sampling::Sampler;
-use super::scenario::{Protocol, Scenario, ServerSpec};
+use super::scenario::{Protocol, Scenario};
 use super::scripted::ScriptedModel;
 use crate::analysis::narration;
 use crate::i18n::{Language, Words};
-use crate::tap::{Recorder, ServerCommand};
+use crate::tap::Recorder;
 use crate::trace::Lane;
 use crate::wire::api::ApiShape;
 use crate::wire::catalog::{Catalog, Fate};
@@ -79,7 +79,7 @@ pub struct RunOutcome {
 pub type Progress<'a> = &'a mut (dyn FnMut(&str) + Send);
 
 /// A progress line: `run_progress.<key>` in `lang`, filled in.
-fn line(lang: Language, key: &str, args: &[(&str, &str)]) -> String {
+pub(super) fn line(lang: Language, key: &str, args: &[(&str, &str)]) -> String {
     Words::of(lang).fmt(&format!("run_progress.{key}"), args)
 }
 
@@ -168,7 +168,7 @@ pub async fn run(
     let mut connections = Vec::new();
     let result = async {
         for spec in &scenario.servers {
-            let cmd = server_command(spec)?;
+            let cmd = super::mcp::server_command(spec).map_err(RunError::SelfExe)?;
             let args = [
                 ("server", spec.name.as_str()),
                 ("revision", protocol.as_str()),
@@ -212,28 +212,6 @@ pub async fn run(
     result
 }
 
-fn server_command(spec: &ServerSpec) -> Result<ServerCommand, RunError> {
-    let (program, args) = match (&spec.builtin, &spec.command) {
-        (Some(builtin), _) => {
-            let exe = std::env::current_exe().map_err(RunError::SelfExe)?;
-            (
-                exe.display().to_string(),
-                vec!["demo-server".to_string(), builtin.clone()],
-            )
-        }
-        (None, Some(command)) => (command.clone(), spec.args.clone()),
-        (None, None) => unreachable!("scenarios are validated on load"),
-    };
-    let mut cmd = ServerCommand::new(spec.name.clone(), program, args);
-    cmd.env = spec
-        .env
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    cmd.cwd = spec.cwd.clone();
-    Ok(cmd)
-}
-
 struct Loop<'a> {
     shape: ApiShape,
     model: &'a str,
@@ -247,6 +225,12 @@ struct Loop<'a> {
 }
 
 impl Loop<'_> {
+    /// A note the host records about itself, and says on the run's progress.
+    fn host_note(&self, text: &str, progress: Progress<'_>) {
+        self.recorder.record_note(Lane::Host, Lane::Host, text);
+        progress(&note_line(self.lang, Lane::Host, Lane::Host, text));
+    }
+
     async fn catalog(&self, progress: Progress<'_>) -> Result<Catalog, RunError> {
         let mut listed = Vec::new();
         for c in self.connections {
@@ -262,8 +246,7 @@ impl Loop<'_> {
                 "host drops tool `{}` of server `{}`: {why}",
                 entry.mcp_name, entry.server
             );
-            self.recorder.record_note(Lane::Host, Lane::Host, &text);
-            progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
+            self.host_note(&text, progress);
         }
         for e in catalog
             .entries
@@ -274,8 +257,7 @@ impl Loop<'_> {
                 "host shows tool `{}` of server `{}` to the model as `{}`",
                 e.mcp_name, e.server, e.api_name
             );
-            self.recorder.record_note(Lane::Host, Lane::Host, &text);
-            progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
+            self.host_note(&text, progress);
         }
         Ok(catalog)
     }
@@ -348,16 +330,12 @@ impl Loop<'_> {
         let mut catalog = self.catalog(progress).await?;
         let mut conversation = convert::user_message(self.shape, &user_text);
         let mut turns = 0;
-        // Deferred tools need the Anthropic shape's `tool_reference`; elsewhere all go whole.
-        let mut deferral = (self.scenario.host.defer_tools && self.shape == ApiShape::Anthropic)
-            .then(Deferral::default);
-        if self.scenario.host.defer_tools && deferral.is_none() {
-            progress(&line(
-                self.lang,
-                "defer_unsupported",
-                &[("shape", self.shape.as_str())],
-            ));
-        }
+        let mut deferral = Deferral::for_run(
+            self.scenario.host.defer_tools,
+            self.shape,
+            self.lang,
+            progress,
+        );
         loop {
             // Every list_changed that crossed the wire before the last result is handled first
             // (see McpConnection::settle). A host that skipped this would send the model a
@@ -375,8 +353,7 @@ impl Loop<'_> {
                     catalog = self.catalog(progress).await?;
                 } else {
                     let text = "host ignores notifications/tools/list_changed: the model keeps the stale list";
-                    self.recorder.record_note(Lane::Host, Lane::Host, text);
-                    progress(&note_line(self.lang, Lane::Host, Lane::Host, text));
+                    self.host_note(text, progress);
                 }
             }
             let (tools, system) = match &deferral {
@@ -421,13 +398,7 @@ impl Loop<'_> {
             for call in &turn.tool_calls {
                 match deferral.as_mut() {
                     Some(d) if Deferral::is_search(call) => {
-                        let args = [("name", call.name.as_str()), ("id", call.id.as_str())];
-                        progress(&line(self.lang, "tool_call", &args));
-                        let (result, loaded) = d.search(&catalog, call);
-                        let names = loaded.join(", ");
-                        let args = [("tool", call.name.as_str()), ("names", names.as_str())];
-                        progress(&line(self.lang, "tool_search", &args));
-                        results.push(result);
+                        results.push(d.answer(&catalog, call, self.lang, progress));
                     }
                     _ => results.extend(self.call(&catalog, call, progress).await),
                 }
@@ -452,8 +423,7 @@ impl Loop<'_> {
                     "the model's arguments for `{}` are not usable: {e}",
                     call.name
                 );
-                self.recorder.record_note(Lane::Host, Lane::Host, &text);
-                progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
+                self.host_note(&text, progress);
                 return convert::tool_error_to_api(self.shape, &call.id, &call.name, &text);
             }
         };
@@ -462,8 +432,7 @@ impl Loop<'_> {
                 "the model called `{}`, which the host did not offer",
                 call.name
             );
-            self.recorder.record_note(Lane::Host, Lane::Host, &text);
-            progress(&note_line(self.lang, Lane::Host, Lane::Host, &text));
+            self.host_note(&text, progress);
             return convert::tool_error_to_api(self.shape, &call.id, &call.name, &text);
         };
         let Some(connection) = self.connections.iter().find(|c| c.name == entry.server) else {

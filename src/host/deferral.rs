@@ -8,6 +8,9 @@
 
 use serde_json::Value;
 
+use super::agent::{Progress, line};
+use crate::i18n::Language;
+use crate::wire::api::ApiShape;
 use crate::wire::catalog::{Catalog, Fate};
 use crate::wire::convert::{ModelToolCall, defer};
 
@@ -18,6 +21,24 @@ pub(super) struct Deferral {
 }
 
 impl Deferral {
+    /// The deferral of a run whose scenario asks for it (`defer_tools`): only on the Anthropic
+    /// shape, which has `tool_reference`; elsewhere the host says it sends every tool whole.
+    pub fn for_run(
+        asked: bool,
+        shape: ApiShape,
+        lang: Language,
+        progress: Progress<'_>,
+    ) -> Option<Deferral> {
+        if asked && shape != ApiShape::Anthropic {
+            progress(&line(
+                lang,
+                "defer_unsupported",
+                &[("shape", shape.as_str())],
+            ));
+        }
+        (asked && shape == ApiShape::Anthropic).then(Deferral::default)
+    }
+
     /// The `tools` parameter: the search tool, then each loaded tool whole.
     pub fn tools(&self, catalog: &Catalog) -> Vec<Value> {
         let mut tools = vec![defer::search_tool()];
@@ -50,9 +71,26 @@ impl Deferral {
         call.name == defer::SEARCH_TOOL
     }
 
-    /// Runs the model's search: loads the named tools the host offers. Returns the tool result
-    /// for the model and the names loaded by this search.
-    pub fn search(&mut self, catalog: &Catalog, call: &ModelToolCall) -> (Value, Vec<String>) {
+    /// Runs the model's search, saying so on the run's progress: the tool result for the model.
+    pub fn answer(
+        &mut self,
+        catalog: &Catalog,
+        call: &ModelToolCall,
+        lang: Language,
+        progress: Progress<'_>,
+    ) -> Value {
+        let args = [("name", call.name.as_str()), ("id", call.id.as_str())];
+        progress(&line(lang, "tool_call", &args));
+        let (result, loaded) = self.search(catalog, call);
+        let names = loaded.join(", ");
+        let args = [("tool", call.name.as_str()), ("names", names.as_str())];
+        progress(&line(lang, "tool_search", &args));
+        result
+    }
+
+    /// Loads the named tools the host offers. Returns the tool result for the model and the
+    /// names loaded by this search.
+    fn search(&mut self, catalog: &Catalog, call: &ModelToolCall) -> (Value, Vec<String>) {
         let known = sent(catalog);
         let asked = call
             .arguments

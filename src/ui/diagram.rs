@@ -13,7 +13,7 @@ use egui::{Key, Modifiers, Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
 use super::Tr;
 use super::command::Command;
 pub use super::diagram_fit::DrawnLabel;
-use super::diagram_fit::Seen;
+use super::diagram_fit::{Scroll, Seen};
 use super::diagram_paint::{self as paint, Canvas, Drawn, Geometry, HEADER_H, TIME_W};
 pub use super::rowset::RowSet;
 use super::store::TraceStore;
@@ -78,71 +78,6 @@ impl DiagramView {
         self.clip
     }
 
-    /// The geometry for this frame: the rows about to be in view (from last frame's scroll
-    /// offset) are measured, and the gaps grow to what they and the rows seen before need.
-    /// Returns it with the texts of those rows, `(first position, texts)`, to draw them with.
-    #[allow(clippy::too_many_arguments)]
-    fn measure(
-        &mut self,
-        ui: &Ui,
-        store: &TraceStore,
-        rows: RowSet<'_>,
-        titles: &[String],
-        client: &str,
-        width: f32,
-    ) -> (Geometry, (usize, Vec<RowText>)) {
-        let diagram = &store.diagram;
-        let (row_h, _, _) = Geometry::base(self.zoom);
-        let painter = ui.painter();
-        let measure = |text: &str, font: egui::FontId| {
-            painter
-                .layout_no_wrap(text.to_string(), font, egui::Color32::WHITE)
-                .size()
-                .x
-        };
-        let titles_w: Vec<f32> = diagram
-            .lanes
-            .iter()
-            .zip(titles)
-            .map(|(lane, title)| {
-                let w = measure(title, paint::title_font());
-                match lane.kind {
-                    crate::analysis::diagram::LaneKind::Host => {
-                        w.max(measure(client, paint::client_font()) + 14.0)
-                    }
-                    _ => w,
-                }
-            })
-            .collect();
-        let mut key = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(
-            &(
-                self.zoom.to_bits(),
-                titles,
-                store.events.first().map(|e| e.time),
-            ),
-            &mut key,
-        );
-        self.seen.keep(std::hash::Hasher::finish(&key));
-        // A first guess, to know how wide the lanes' margins are.
-        let guess = Geometry::new(diagram, self.zoom, width, &titles_w, &self.seen.needs());
-        let first = (self.last_offset_y / row_h).floor().max(0.0) as usize;
-        let last =
-            (((self.last_offset_y + self.last_view_h) / row_h).ceil() as usize + 1).min(rows.len());
-        let first = first.min(last);
-        let font = paint::row_font(row_h);
-        let texts: Vec<RowText> = (first..last)
-            .map(|pos| store.row_text(rows.get(pos)))
-            .collect();
-        for (pos, text) in (first..last).zip(&texts) {
-            let label_w = measure(&text.label, font.clone());
-            self.seen
-                .add(Seen::need(&guess, store, rows.get(pos), label_w));
-        }
-        let geo = Geometry::new(diagram, self.zoom, width, &titles_w, &self.seen.needs());
-        (geo, (first, texts))
-    }
-
     /// Draws the toolbar, the headers and the visible rows.
     pub fn ui(
         &mut self,
@@ -166,7 +101,15 @@ impl DiagramView {
             .map(|l| super::lane_title(tr, l))
             .collect();
         let client = tr.t("diagram.mcp_client");
-        let (geo, measured) = self.measure(ui, store, rows, &titles, &client, ui.available_width());
+        let scroll = Scroll {
+            zoom: self.zoom,
+            offset_y: self.last_offset_y,
+            view_h: self.last_view_h,
+        };
+        let width = ui.available_width();
+        let (geo, measured) = self
+            .seen
+            .measure(ui, store, rows, (&titles, &client), width, scroll);
         let (header_rect, _) =
             ui.allocate_exact_size(vec2(ui.available_width(), HEADER_H), Sense::hover());
         let mut area = ScrollArea::both()
@@ -494,7 +437,8 @@ impl DiagramView {
                 y0,
                 y1,
                 color,
-                latency.as_deref().map(first_part),
+                // The detail's first part: the latency (`14 ms`).
+                latency.as_deref().and_then(|d| d.split(", ").next()),
             );
         }
 
@@ -551,9 +495,4 @@ impl DiagramView {
         }
         (clicked, viewport)
     }
-}
-
-/// The first comma-separated part of a detail (the latency, `14 ms`).
-fn first_part(detail: &str) -> &str {
-    detail.split(", ").next().unwrap_or(detail)
 }

@@ -2,10 +2,12 @@
 //! lanes ([`Seen`], measured from the rows in view only), and what was drawn last frame
 //! ([`DrawnLabel`]), which the checks that no label is cut or overlaps another read.
 
-use egui::Rect;
+use egui::{Rect, Ui};
 
 use super::diagram_paint::{self as paint, Geometry};
+use super::rowset::RowSet;
 use super::store::TraceStore;
+use crate::analysis::diagram::RowText;
 use crate::analysis::diagram::layout::Need;
 
 /// A label drawn in the last frame: the row it belongs to, its text, and where it went.
@@ -28,7 +30,79 @@ pub(super) struct Seen {
     needs: std::collections::HashMap<(usize, usize, bool), f32>,
 }
 
+/// Where the diagram stood last frame, which decides the rows measured in this one.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Scroll {
+    pub zoom: f32,
+    pub offset_y: f32,
+    pub view_h: f32,
+}
+
 impl Seen {
+    /// The geometry for this frame: the rows about to be in view (from last frame's scroll
+    /// offset) are measured, and the gaps grow to what they and the rows seen before need.
+    /// Returns it with the texts of those rows, `(first position, texts)`, to draw them with.
+    /// `titles` are the lanes' and the host's client's.
+    pub(super) fn measure(
+        &mut self,
+        ui: &Ui,
+        store: &TraceStore,
+        rows: RowSet<'_>,
+        (titles, client): (&[String], &str),
+        width: f32,
+        scroll: Scroll,
+    ) -> (Geometry, (usize, Vec<RowText>)) {
+        let diagram = &store.diagram;
+        let (row_h, _, _) = Geometry::base(scroll.zoom);
+        let painter = ui.painter();
+        let measure = |text: &str, font: egui::FontId| {
+            painter
+                .layout_no_wrap(text.to_string(), font, egui::Color32::WHITE)
+                .size()
+                .x
+        };
+        let titles_w: Vec<f32> = diagram
+            .lanes
+            .iter()
+            .zip(titles)
+            .map(|(lane, title)| {
+                let w = measure(title, paint::title_font());
+                match lane.kind {
+                    crate::analysis::diagram::LaneKind::Host => {
+                        w.max(measure(client, paint::client_font()) + 14.0)
+                    }
+                    _ => w,
+                }
+            })
+            .collect();
+        let mut key = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(
+            &(
+                scroll.zoom.to_bits(),
+                titles,
+                store.events.first().map(|e| e.time),
+            ),
+            &mut key,
+        );
+        self.keep(std::hash::Hasher::finish(&key));
+        // A first guess, to know how wide the lanes' margins are.
+        let guess = Geometry::new(diagram, scroll.zoom, width, &titles_w, &self.needs());
+        let first = (scroll.offset_y / row_h).floor().max(0.0) as usize;
+        let last =
+            (((scroll.offset_y + scroll.view_h) / row_h).ceil() as usize + 1).min(rows.len());
+        let first = first.min(last);
+        let font = paint::row_font(row_h);
+        let texts: Vec<RowText> = (first..last)
+            .map(|pos| store.row_text(rows.get(pos)))
+            .collect();
+        for (pos, text) in (first..last).zip(&texts) {
+            let label_w = measure(&text.label, font.clone());
+            self.add(Seen::need(&guess, store, rows.get(pos), label_w));
+        }
+        let geo = Geometry::new(diagram, scroll.zoom, width, &titles_w, &self.needs());
+        (geo, (first, texts))
+    }
+
     pub(super) fn keep(&mut self, key: u64) {
         if key != self.key {
             self.key = key;

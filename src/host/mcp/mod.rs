@@ -462,3 +462,25 @@ impl Drop for ShutdownOnDrop {
         let _ = self.0.shutdown(std::net::Shutdown::Write);
     }
 }
+
+/// How the host starts a scenario's server: a built-in one as this executable's `demo-server`,
+/// else its command, with the scenario's environment and folder. Fails only when this
+/// executable's own path cannot be known.
+pub fn server_command(spec: &crate::host::scenario::ServerSpec) -> io::Result<ServerCommand> {
+    let (program, args) = match (&spec.builtin, &spec.command) {
+        (Some(builtin), _) => (
+            std::env::current_exe()?.display().to_string(),
+            vec!["demo-server".to_string(), builtin.clone()],
+        ),
+        (None, Some(command)) => (command.clone(), spec.args.clone()),
+        (None, None) => unreachable!("scenarios are validated on load"),
+    };
+    let mut cmd = ServerCommand::new(spec.name.clone(), program, args);
+    cmd.env = spec
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    cmd.cwd = spec.cwd.clone();
+    Ok(cmd)
+}
