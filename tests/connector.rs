@@ -459,7 +459,14 @@ fn drawn_as_the_apis_client(trace: &std::path::Path) {
     let out = util::export(trace, "svg", &[]);
     assert!(out.status.success(), "{out:?}");
     let svg = util::text(&out.stdout);
-    assert_eq!(svg.matches(r#"<g class="remote">"#).count(), 20, "{svg}");
+    // The API's client's 20 arrows, and the user's words of each request that opens a turn.
+    let users = mermaid.matches("U->>H:").count();
+    assert!(users >= 1, "{mermaid}");
+    assert_eq!(
+        svg.matches(r#"<g class="hop">"#).count(),
+        20 + users,
+        "{svg}"
+    );
     assert!(svg.contains("tools/call get_weather"));
 
     let out = util::export(trace, "handout", &["--md", "--lang", "pt"]);

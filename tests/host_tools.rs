@@ -391,3 +391,33 @@ fn codexs_deferred_namespace_is_visible_on_demand() {
     assert!(line.contains("visible-on-demand"), "{line}");
     assert!(line.contains("inside namespace `mcp__weather`"), "{line}");
 }
+
+/// A recorded host's user and its own tool runs are drawn though no event records them: the
+/// user's words from the host's first request, once, just above it; Claude Code's ToolSearch
+/// as a note on the Host lane, with what it searched for.
+#[test]
+fn a_recorded_hosts_diagram_shows_its_user_and_its_own_steps() {
+    for host in ["claude-code", "codex", "gemini-cli"] {
+        let session = util::repo("tests/fixtures/hosts").join(host);
+        let session = session.display().to_string();
+        let (status, out) = sightline(&["export", &session, "--format", "mermaid"]);
+        assert_eq!(status, Some(0), "{host}: {out}");
+        let asked = "U->>H: What's the weather in Seoul right now?";
+        assert_eq!(out.matches("U->>H:").count(), 1, "{host}: {out}");
+        let (Some(ask), Some(request)) = (out.find(asked), out.find("H->>L:")) else {
+            panic!("{host}: no user's words or no request: {out}");
+        };
+        assert!(
+            ask < request,
+            "{host}: the words come after the request: {out}"
+        );
+        let searched = out.lines().find(|l| l.contains("Note over H: ToolSearch"));
+        match host {
+            "claude-code" => {
+                let line = searched.unwrap_or_else(|| panic!("no ToolSearch note: {out}"));
+                assert!(line.contains("get_weather"), "{line}");
+            }
+            _ => assert_eq!(searched, None, "{host}: {out}"),
+        }
+    }
+}

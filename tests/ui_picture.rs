@@ -102,7 +102,11 @@ fn screenshot() {
     let out = std::env::var("SIGHTLINE_SCREENSHOT").expect("SIGHTLINE_SCREENSHOT=path.png");
     let scenario = std::env::var("SIGHTLINE_SCENARIO").unwrap_or_else(|_| "weather".into());
     let dir = util::tempdir();
-    let trace = record(dir.path(), &scenario);
+    // A recorded trace or session folder instead of a scenario run now (`SIGHTLINE_TRACE`).
+    let trace = match std::env::var_os("SIGHTLINE_TRACE") {
+        Some(path) => std::path::PathBuf::from(path),
+        None => record(dir.path(), &scenario),
+    };
     let mut app = SightlineApp::from_trace(&trace).expect("open trace");
     if let Ok(lang) = std::env::var("SIGHTLINE_LANG") {
         let lang = match lang.as_str() {

@@ -6,6 +6,8 @@
 #
 #   tools/screenshot.sh                       -> docs/screenshot.png (weather, English)
 #   tools/screenshot.sh two-servers pt out.png  -> another scenario, language, file
+#   SIGHTLINE_TRACE=tests/fixtures/hosts/claude-code tools/screenshot.sh - en cc.png
+#                                             -> a recorded trace or session instead of a run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

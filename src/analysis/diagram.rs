@@ -27,6 +27,7 @@
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod grow;
+mod hops;
 mod labels;
 pub mod layout;
 mod llm;
@@ -39,8 +40,8 @@ use std::collections::HashMap;
 use crate::analysis::Report;
 use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
+pub use hops::Hop;
 pub use labels::{has_message_label, message_label, row_text, tool_result_is_error, visible};
-pub use remote::Hop;
 
 /// A whole trace as a sequence diagram.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -58,8 +59,10 @@ pub struct Diagram {
     chains: Vec<(usize, Vec<usize>)>,
     /// `(row, what the problem is)` for the rows whose status is [`Status::Problem`], sorted.
     problems: Vec<(usize, Shared)>,
-    /// `(row, the API's own MCP client's arrows under it)`, sorted; see [`Diagram::hops`].
-    remote: Vec<(usize, Vec<Hop>)>,
+    /// `(row, the arrows inside its exchange)`, sorted, a row once; see [`Diagram::hops`].
+    hops: Vec<(usize, Vec<Hop>)>,
+    /// Whether the trace records its user as events (then no hop stands in for them).
+    users_recorded: bool,
 }
 
 /// One participant (a vertical lifeline).
@@ -448,14 +451,19 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
             (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
         })
         .count();
-    let remote = remote::hops(report, &lanes);
+    let users_recorded = hops::users_recorded(events);
+    let hops = hops::merge(
+        remote::hops(report, &lanes),
+        hops::hops(report, &lanes, users_recorded),
+    );
     Diagram {
         lanes,
         rows,
         direct_model_server,
         chains,
         problems,
-        remote,
+        hops,
+        users_recorded,
     }
 }
 

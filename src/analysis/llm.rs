@@ -81,6 +81,9 @@ pub struct LlmExchange {
     pub remote: Vec<remote::Step>,
     /// What does not add up between those servers and steps (each step is kept).
     pub remote_problems: Vec<remote::Problem>,
+    /// What the user said to open the turn this request starts, as the request carries it
+    /// ([`convert::user_words`]): a recorded host's only record of its user.
+    pub user_words: Option<String>,
 }
 
 impl LlmExchange {
@@ -342,6 +345,7 @@ pub(super) fn read_request_with(i: usize, e: &Event, last: &mut LastTools) -> Ll
             .collect();
         x.offered = Arc::new(read);
         x.tool_results = convert::tool_result_ids_in_request(shape, &body);
+        x.user_words = convert::user_words(shape, &body);
         x.remote_servers = remote::declared(&body, &entries);
         x.remote = remote::answered(&body);
         x.remote_problems = remote::problems(&x.remote_servers, &x.remote);

@@ -73,6 +73,7 @@ pub fn write_in(
         w.write_all(out.as_bytes())?;
         out.clear();
         let row = &d.rows[i];
+        hops(&mut out, d, i, &aliases, true);
         let RowText {
             label,
             detail,
@@ -90,6 +91,7 @@ pub fn write_in(
         let (from, to) = (&aliases[row.from()], &aliases[row.to()]);
         if !row.is_arrow() {
             let _ = writeln!(out, "    Note over {from}: {text}");
+            hops(&mut out, d, i, &aliases, false);
             continue;
         }
         let arrow = match row.style {
@@ -106,7 +108,7 @@ pub fn write_in(
             _ => arrow,
         };
         let _ = writeln!(out, "    {from}{arrow}{to}: {text}");
-        hops(&mut out, d, i, &aliases);
+        hops(&mut out, d, i, &aliases, false);
     }
     if let (Some(llm), Some(&last)) = (d.llm_lane(), d.server_lanes().last()) {
         let count = d.direct_model_server.to_string();
@@ -125,10 +127,10 @@ pub fn write_in(
     w.write_all(out.as_bytes())
 }
 
-/// The API's own MCP client's arrows under row `row`: to and from its remote servers, and
-/// the approval round trip with the host.
-fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String]) {
-    for hop in d.hops(row) {
+/// The arrows inside row `row`'s exchange ([`Diagram::hops`]): its leads (`lead`, drawn
+/// before the row), or the others (after it).
+fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String], lead: bool) {
+    for hop in d.hops(row).iter().filter(|h| h.lead == lead) {
         let text = escape(&diagram::visible(&hop.label, LINE_CHARS));
         let (from, to) = (&aliases[hop.from], &aliases[hop.to]);
         if hop.from == hop.to {

@@ -64,7 +64,7 @@ pub fn write_in(
     let xs = lane_xs(d);
     let count = rows.len();
     let rows_top = HEADER_Y + HEADER_H + LESSON_H;
-    // Each row's top: the API's own MCP client's arrows (hops) take a line each under theirs.
+    // Each row's top: the arrows inside its exchange (hops) take a line each, above or under it.
     let mut tops = Vec::with_capacity(count);
     let mut lines = 0;
     for i in rows.clone() {
@@ -178,22 +178,24 @@ pub fn write_in(
         let row = &d.rows[i];
         let text = d.text(events, report, i);
         let seq = events.get(row.event()).map_or(0, |e| e.seq);
-        draw_row(&mut s, row, seq, &text, &xs, tops[k]);
+        let leads = d.leads(i);
+        draw_row(&mut s, row, seq, &text, &xs, tops[k] + leads as f64 * ROW_H);
         for (h, hop) in d.hops(i).iter().enumerate() {
-            let drawn = Row::new(row.event(), hop.from, hop.to, hop.style, hop.status.clone());
+            let line = if h < leads { h } else { h + 1 };
+            let drawn = hop.row(row.event());
             let text = RowText {
                 label: hop.label.clone(),
                 detail: None,
                 problem: None,
             };
-            s.push_str(r#"<g class="remote">"#);
+            s.push_str(r#"<g class="hop">"#);
             draw_row(
                 &mut s,
                 &drawn,
                 seq,
                 &text,
                 &xs,
-                tops[k] + (h + 1) as f64 * ROW_H,
+                tops[k] + line as f64 * ROW_H,
             );
             s.push_str("</g>\n");
         }

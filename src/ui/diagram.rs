@@ -8,17 +8,21 @@
 //! height and lane width (Ctrl+wheel or the buttons); the arrow keys, Page Up/Down, Home and End
 //! move the selection; Enter jumps to the selected row's request or response.
 
-use egui::{Key, Modifiers, Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
+use egui::{Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
 
 use super::Tr;
 use super::command::Command;
 pub use super::diagram_fit::DrawnLabel;
 use super::diagram_fit::{Scroll, Seen};
 use super::diagram_paint::{self as paint, Canvas, Drawn, Geometry, HEADER_H, TIME_W};
+use super::rowset::Lines;
 pub use super::rowset::RowSet;
 use super::store::TraceStore;
 use super::theme::Palette;
 use crate::analysis::diagram::{RowText, Style};
+
+mod hops;
+mod keys;
 
 /// The zooms offered (Ctrl+wheel, the toolbar's − and +).
 pub const ZOOM: std::ops::RangeInclusive<f32> = 0.4..=3.0;
@@ -107,9 +111,10 @@ impl DiagramView {
             view_h: self.last_view_h,
         };
         let width = ui.available_width();
-        let (geo, measured) = self
-            .seen
-            .measure(ui, store, rows, (&titles, &client), width, scroll);
+        let lines = Lines::new(diagram, rows);
+        let (geo, measured) =
+            self.seen
+                .measure(ui, store, (rows, &lines), (&titles, &client), width, scroll);
         let (header_rect, _) =
             ui.allocate_exact_size(vec2(ui.available_width(), HEADER_H), Sense::hover());
         let mut area = ScrollArea::both()
@@ -117,10 +122,10 @@ impl DiagramView {
             .auto_shrink(false)
             .content_margin(0.0)
             .stick_to_bottom(selected.is_none());
-        if let Some(offset) = self.reveal_offset(store, rows, geo.row_h) {
+        if let Some(offset) = self.reveal_offset(store, rows, &lines, geo.row_h) {
             area = area.vertical_scroll_offset(offset);
         }
-        let total_h = rows.len() as f32 * geo.row_h + geo.row_h * 2.0;
+        let total_h = lines.total() as f32 * geo.row_h + geo.row_h * 2.0;
         let lesson = tr.f(
             "diagram.host_in_middle",
             &[("count", diagram.direct_model_server.to_string())],
@@ -131,7 +136,7 @@ impl DiagramView {
             self.rows_ui(
                 ui,
                 store,
-                rows,
+                (rows, &lines),
                 selected_row,
                 &geo,
                 &palette,
@@ -207,71 +212,13 @@ impl DiagramView {
         None
     }
 
-    /// Moves the selection with the keyboard, unless a text field has the keys.
-    fn keyboard(
-        &mut self,
-        ui: &Ui,
-        store: &TraceStore,
-        rows: RowSet<'_>,
-        selected_row: Option<usize>,
-    ) -> Option<usize> {
-        if rows.is_empty() || ui.ctx().text_edit_focused() {
-            return None;
-        }
-        let n = rows.len();
-        let page = ((self.last_view_h / (paint::ROW_H * self.zoom)) as usize)
-            .saturating_sub(1)
-            .max(1);
-        let current = selected_row.and_then(|r| rows.position(r));
-        let mut target: Option<usize> = None;
-        ui.input_mut(|i| {
-            let none = Modifiers::NONE;
-            if i.consume_key(none, Key::ArrowDown) {
-                target = Some(current.map_or(0, |p| (p + 1).min(n - 1)));
-            }
-            if i.consume_key(none, Key::ArrowUp) {
-                target = Some(current.map_or(n - 1, |p| p.saturating_sub(1)));
-            }
-            if i.consume_key(none, Key::PageDown) {
-                target = Some(current.map_or(0, |p| (p + page).min(n - 1)));
-            }
-            if i.consume_key(none, Key::PageUp) {
-                target = Some(current.map_or(0, |p| p.saturating_sub(page)));
-            }
-            if i.consume_key(none, Key::Home) {
-                target = Some(0);
-            }
-            if i.consume_key(none, Key::End) {
-                target = Some(n - 1);
-            }
-            if i.consume_key(none, Key::Enter)
-                && let Some(pair) = selected_row.and_then(|r| store.diagram.rows[r].pair())
-            {
-                target = rows.position(pair);
-            }
-        });
-        let event = store.diagram.rows[rows.get(target?)].event();
-        self.reveal = Some(event);
-        Some(event)
-    }
-
-    /// The scroll offset that brings a pending reveal into view, if it is not in view already.
-    fn reveal_offset(&mut self, store: &TraceStore, rows: RowSet<'_>, row_h: f32) -> Option<f32> {
-        let event = self.reveal.take()?;
-        let pos = rows.position(store.diagram.row_of_event(event)?)?;
-        let y = pos as f32 * row_h;
-        let top = self.last_offset_y;
-        let bottom = top + self.last_view_h - row_h * 2.0;
-        (y < top || y > bottom).then(|| (y - self.last_view_h / 2.0).max(0.0))
-    }
-
     /// Paints the visible rows and gives each an accessible, clickable response.
     #[allow(clippy::too_many_arguments)]
     fn rows_ui(
         &mut self,
         ui: &mut Ui,
         store: &TraceStore,
-        rows: RowSet<'_>,
+        (rows, lines): (RowSet<'_>, &Lines),
         selected_row: Option<usize>,
         geo: &Geometry,
         palette: &Palette,
@@ -282,8 +229,11 @@ impl DiagramView {
         let diagram = &store.diagram;
         let origin = ui.max_rect().min;
         let dx = origin.x;
-        let first = (viewport.min.y / geo.row_h).floor().max(0.0) as usize;
-        let last = ((viewport.max.y / geo.row_h).ceil() as usize + 1).min(rows.len());
+        let (first, last) = lines.in_view(viewport.min.y, viewport.max.y, geo.row_h);
+        // The top of the row at a position's own arrow (its leads, the hops drawn above it,
+        // come first), and of its whole block.
+        let block_y = |pos: usize| origin.y + lines.top(pos) as f32 * geo.row_h;
+        let arrow_y = |pos: usize| block_y(pos) + diagram.leads(rows.get(pos)) as f32 * geo.row_h;
         let painter = ui.painter().clone();
         let clip = ui.clip_rect();
         // Rows are hit only where they show: right of the time column, inside the view.
@@ -344,10 +294,10 @@ impl DiagramView {
             let text = &texts[pos - first];
             let mcp = paint::is_mcp(&store.events[row.event()].channel);
             let (x0, x1) = geo.span(row, mcp);
-            let y = origin.y + pos as f32 * geo.row_h;
-            let rect =
-                Rect::from_min_max(pos2(x0 + dx - 6.0, y), pos2(x1 + dx + 6.0, y + geo.row_h))
-                    .intersect(rows_clip);
+            let y = block_y(pos);
+            let h = lines.height(pos) as f32 * geo.row_h;
+            let rect = Rect::from_min_max(pos2(x0 + dx - 6.0, y), pos2(x1 + dx + 6.0, y + h))
+                .intersect(rows_clip);
             let response = ui.interact(rect, id.with(r), Sense::click());
             let marks = store.findings.marks(row.event());
             let seq = store.events[row.event()].seq;
@@ -375,15 +325,19 @@ impl DiagramView {
                 hover.push('\n');
                 hover.push_str(&super::badges::tooltip(marks, tr));
             }
+            for hop in diagram.hops(r) {
+                hover.push_str("\n· ");
+                hover.push_str(&hop.label);
+            }
             response.on_hover_text(hover);
         }
         self.hovered = hovered;
 
         // Bands behind the rows: the tool-call chain, the pair, the selection.
         let band = |pos: usize, color| {
-            let y = origin.y + pos as f32 * geo.row_h;
+            let (y, h) = (block_y(pos), lines.height(pos) as f32 * geo.row_h);
             painter.rect_filled(
-                Rect::from_min_max(pos2(clip.left(), y), pos2(clip.right(), y + geo.row_h)),
+                Rect::from_min_max(pos2(clip.left(), y), pos2(clip.right(), y + h)),
                 0.0,
                 color,
             );
@@ -422,8 +376,8 @@ impl DiagramView {
             }
             let mcp = paint::is_mcp(&store.events[row.event()].channel);
             let x = geo.x_of(row.to(), mcp) + dx;
-            let y0 = origin.y + pos as f32 * geo.row_h + geo.row_h * 0.62;
-            let y1 = origin.y + pair_pos as f32 * geo.row_h + geo.row_h * 0.62;
+            let y0 = arrow_y(pos) + geo.row_h * 0.62;
+            let y1 = arrow_y(pair_pos) + geo.row_h * 0.62;
             let lit = focus.contains(&Some(rows.get(pos))) || focus.contains(&Some(pair));
             let latency = lit.then(|| store.row_text(pair).detail).flatten();
             let color = if lit {
@@ -446,7 +400,7 @@ impl DiagramView {
             let r = rows.get(pos);
             let row = &diagram.rows[r];
             let mcp = paint::is_mcp(&store.events[row.event()].channel);
-            let y = origin.y + pos as f32 * geo.row_h;
+            let y = arrow_y(pos);
             let lit = focus.contains(&Some(r))
                 || focus
                     .iter()
@@ -471,6 +425,8 @@ impl DiagramView {
                     palette,
                 );
             }
+            let top = block_y(pos);
+            self.drawn.extend(hops::paint(&canvas, diagram, r, top));
         }
 
         // The time column stays at the left edge while the rows scroll sideways.
@@ -484,7 +440,7 @@ impl DiagramView {
         );
         for pos in first..last {
             let row = &diagram.rows[rows.get(pos)];
-            let y = origin.y + pos as f32 * geo.row_h + geo.row_h * 0.5;
+            let y = arrow_y(pos) + geo.row_h * 0.5;
             painter.text(
                 pos2(time_rect.right() - 4.0, y),
                 egui::Align2::RIGHT_CENTER,

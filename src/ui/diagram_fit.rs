@@ -5,10 +5,10 @@
 use egui::{Rect, Ui};
 
 use super::diagram_paint::{self as paint, Geometry};
-use super::rowset::RowSet;
+use super::rowset::{Lines, RowSet};
 use super::store::TraceStore;
-use crate::analysis::diagram::RowText;
 use crate::analysis::diagram::layout::Need;
+use crate::analysis::diagram::{Hop, RowText};
 
 /// A label drawn in the last frame: the row it belongs to, its text, and where it went.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,7 @@ impl Seen {
         &mut self,
         ui: &Ui,
         store: &TraceStore,
-        rows: RowSet<'_>,
+        (rows, lines): (RowSet<'_>, &Lines),
         (titles, client): (&[String], &str),
         width: f32,
         scroll: Scroll,
@@ -87,10 +87,7 @@ impl Seen {
         self.keep(std::hash::Hasher::finish(&key));
         // A first guess, to know how wide the lanes' margins are.
         let guess = Geometry::new(diagram, scroll.zoom, width, &titles_w, &self.needs());
-        let first = (scroll.offset_y / row_h).floor().max(0.0) as usize;
-        let last =
-            (((scroll.offset_y + scroll.view_h) / row_h).ceil() as usize + 1).min(rows.len());
-        let first = first.min(last);
+        let (first, last) = lines.in_view(scroll.offset_y, scroll.offset_y + scroll.view_h, row_h);
         let font = paint::row_font(row_h);
         let texts: Vec<RowText> = (first..last)
             .map(|pos| store.row_text(rows.get(pos)))
@@ -98,6 +95,10 @@ impl Seen {
         for (pos, text) in (first..last).zip(&texts) {
             let label_w = measure(&text.label, font.clone());
             self.add(Seen::need(&guess, store, rows.get(pos), label_w));
+            for hop in diagram.hops(rows.get(pos)) {
+                let label_w = measure(&hop.label, font.clone());
+                self.add(Seen::hop_need(&guess, hop, label_w));
+            }
         }
         let geo = Geometry::new(diagram, scroll.zoom, width, &titles_w, &self.needs());
         (geo, (first, texts))
@@ -134,6 +135,18 @@ impl Seen {
                 lane: row.from(),
                 width: geo.note_w(label_w),
             }
+        }
+    }
+
+    /// What a hop's label, `label_w` wide, needs of the layout `geo`.
+    pub(super) fn hop_need(geo: &Geometry, hop: &Hop, label_w: f32) -> Need {
+        let row = hop.row(0);
+        match row.is_arrow() {
+            true => geo.arrow_need(&row, false, label_w),
+            false => Need::Note {
+                lane: row.from(),
+                width: geo.note_w(label_w),
+            },
         }
     }
 

@@ -40,7 +40,7 @@ mod tools;
 
 pub use request::{
     request_body, tool_entries, tool_names, tool_names_in_request, tool_result_ids_in_request,
-    tool_results_message, user_message,
+    tool_results_message, user_message, user_words,
 };
 pub use response::{
     ArgumentsError, ModelToolCall, ModelTurn, ResponseError, gemini_call_id, gemini_call_keys,

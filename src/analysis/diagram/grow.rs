@@ -72,6 +72,10 @@ impl Diagram {
                     || (e.from.is_server() && e.to == Lane::Llm)
             })
             .count();
+        // The host's own side is read from the exchanges, which are few beside the events.
+        self.users_recorded |= super::hops::users_recorded(&events[from..]);
+        let own = super::hops::hops(report, &self.lanes, self.users_recorded);
+        self.hops = super::hops::merge(Vec::new(), own);
     }
 
     /// Whether the lanes of `more` events are already the diagram's, in the same order

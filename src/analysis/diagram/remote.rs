@@ -4,25 +4,12 @@
 //! runs the MCP client) and the server: `tools/list` and its tools, each `tools/call` with its
 //! arguments and result, and the approval round trip with the host. None of them starts at the
 //! host or is an event of its own: they happened inside one LLM exchange, which is why they
-//! hang under its row ([`Diagram::hops`]) rather than being rows.
+//! hang under its row ([`super::Diagram::hops`]) rather than being rows.
 
-use super::{Diagram, LaneInfo, LaneKind, Status, Style, visible};
+use super::{Hop, LaneInfo, LaneKind, Status, Style, visible};
 use crate::analysis::Report;
 use crate::trace::Lane;
 use crate::wire::remote::{Problem, StepKind};
-
-/// One arrow of the API's MCP client (or of its approval round trip with the host).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hop {
-    /// Lane indices.
-    pub from: usize,
-    pub to: usize,
-    /// [`Style::Request`] out, [`Style::Response`] back, [`Style::Error`] for an error.
-    pub style: Style,
-    pub status: Status,
-    /// `tools/call get_weather {"location":"Seoul"}`, `result "Sunny, 24°C"`.
-    pub label: String,
-}
 
 /// How many characters of arguments or a result a hop's label shows.
 const HOP_CHARS: usize = 60;
@@ -83,6 +70,7 @@ pub(super) fn hops(report: &Report, lanes: &[LaneInfo]) -> Vec<(usize, Vec<Hop>)
                 style,
                 status: status.clone(),
                 label,
+                lead: false,
             };
             let server = lane_of(step.server.as_deref());
             let back = |hops: &mut Vec<Hop>, server: usize| {
@@ -148,19 +136,4 @@ pub(super) fn hops(report: &Report, lanes: &[LaneInfo]) -> Vec<(usize, Vec<Hop>)
     }
     out.sort_by_key(|h| h.0);
     out
-}
-
-impl Diagram {
-    /// The arrows of the API's own MCP client under row `row` (see [`Hop`]); empty for most.
-    pub fn hops(&self, row: usize) -> &[Hop] {
-        match self.remote.binary_search_by_key(&row, |h| h.0) {
-            Ok(k) => &self.remote[k].1,
-            Err(_) => &[],
-        }
-    }
-
-    /// How many hops the whole diagram has (what a painter adds room for).
-    pub fn hop_count(&self) -> usize {
-        self.remote.iter().map(|h| h.1.len()).sum()
-    }
 }

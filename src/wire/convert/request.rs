@@ -155,6 +155,59 @@ fn conversation(shape: ApiShape, body: &Value) -> &[Value] {
         .unwrap_or_default()
 }
 
+/// What the user said to open the turn this request starts: the text of the conversation's
+/// last entry (past the host's own `system` or `developer` entries) when that entry is the
+/// user's own message (not tool results, not the model's),
+/// without the parts a host wraps in a tag of its own (Claude Code's `<system-reminder>`,
+/// Codex's `<environment_context>`, Gemini CLI's `<session_context>`), which are the host's
+/// words, not the user's. `None` when the request goes on with a turn already open, or the
+/// message holds no such text. A recorded host's traces have no User lane events: this is how
+/// its diagram still shows who asked.
+pub fn user_words(shape: ApiShape, request_body: &Value) -> Option<String> {
+    if let (ApiShape::Openai, Some(Value::String(text))) = (shape, request_body.get("input")) {
+        return own_words([text.as_str()]);
+    }
+    // A host may put its own context after the user's message (Claude Code sends a `system`
+    // entry in `messages`): that is not the user speaking, nor the model.
+    let host = |e: &&Value| matches!(str_field(e, "role"), Some("system" | "developer"));
+    let last = conversation(shape, request_body)
+        .iter()
+        .rev()
+        .find(|e| !host(e))?;
+    let role = str_field(last, "role");
+    if role != Some("user") || last.get("type").is_some_and(|t| t != "message") {
+        return None;
+    }
+    let parts = match (shape, last.get("content")) {
+        (ApiShape::Gemini, _) => last.get("parts"),
+        (_, Some(Value::String(text))) => return own_words([text.as_str()]),
+        (_, content) => content,
+    };
+    let parts = parts.and_then(Value::as_array)?;
+    // A turn that returns results is the loop going on, whatever text rides with them.
+    let result = |p: &Value| {
+        matches!(str_field(p, "type"), Some("tool_result")) || p.get("functionResponse").is_some()
+    };
+    if parts.iter().any(result) {
+        return None;
+    }
+    let texts = parts.iter().filter_map(|p| match str_field(p, "type") {
+        None | Some("text" | "input_text") => str_field(p, "text"),
+        Some(_) => None,
+    });
+    own_words(texts)
+}
+
+/// The texts that are not wholly one tag-wrapped block, joined; `None` if none is left.
+fn own_words<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let own: Vec<&str> = texts
+        .into_iter()
+        .map(str::trim)
+        .filter(|t| !(t.is_empty() || t.starts_with('<') && t.ends_with('>')))
+        .collect();
+    (!own.is_empty()).then(|| own.join("\n"))
+}
+
 /// Whether a conversation entry was written by the model.
 fn is_model_turn(shape: ApiShape, entry: &Value) -> bool {
     if shape == ApiShape::Gemini {

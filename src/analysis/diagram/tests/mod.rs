@@ -276,3 +276,5 @@ fn a_row_is_small_and_gives_back_what_it_was_given() {
     row.set_pair(None);
     assert_eq!(row.pair(), None);
 }
+
+mod hops;

@@ -297,3 +297,62 @@ fn gemini_tool_entries_are_the_declarations() {
     );
     assert_eq!(tool_entries(ApiShape::Openai, tools.clone()), tools);
 }
+
+/// The user's words are the last entry's own text: the blocks a host wraps in its own tags are
+/// left out, and a request that returns tool results opens no turn.
+#[test]
+fn user_words_are_the_users_not_the_hosts() {
+    use crate::wire::convert::user_words;
+    let a = ApiShape::Anthropic;
+    let claude_code = json!({"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "<system-reminder>\nAttribution...\n</system-reminder>\n"},
+        {"type": "text", "text": "What's the weather in Seoul right now?"}]}]});
+    assert_eq!(
+        user_words(a, &claude_code).as_deref(),
+        Some("What's the weather in Seoul right now?")
+    );
+    let context_after = json!({"messages": [{"role": "user", "content": "Weather?"},
+        {"role": "system", "content": [{"type": "text", "text": "Skills: ..."}]}]});
+    assert_eq!(user_words(a, &context_after).as_deref(), Some("Weather?"));
+    let results = json!({"messages": [{"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"},
+            {"type": "text", "text": "and more"}]}]});
+    assert_eq!(user_words(a, &results), None);
+    let only_tags = json!({"messages": [{"role": "user", "content": "<context>x</context>"}]});
+    assert_eq!(user_words(a, &only_tags), None);
+
+    let codex = json!({"input": [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "rules"}]},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Weather?"}]}]});
+    assert_eq!(
+        user_words(ApiShape::Openai, &codex).as_deref(),
+        Some("Weather?")
+    );
+    let output = json!({"input": [{"role": "user", "content": "Weather?"},
+        {"type": "function_call_output", "call_id": "c", "output": "sunny"}]});
+    assert_eq!(user_words(ApiShape::Openai, &output), None);
+    assert_eq!(
+        user_words(ApiShape::Openai, &json!({"input": "Plain"})).as_deref(),
+        Some("Plain")
+    );
+
+    let chat = json!({"messages": [{"role": "system", "content": "s"},
+        {"role": "user", "content": [{"type": "text", "text": "Hola"}]}]});
+    assert_eq!(
+        user_words(ApiShape::OpenaiChat, &chat).as_deref(),
+        Some("Hola")
+    );
+
+    let g = ApiShape::Gemini;
+    let gemini = json!({"contents": [{"role": "user", "parts": [
+        {"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"},
+        {"text": "Tempo em Seul?"}]}]});
+    assert_eq!(user_words(g, &gemini).as_deref(), Some("Tempo em Seul?"));
+    let answered = json!({"contents": [{"role": "user", "parts": [
+        {"functionResponse": {"name": "t", "response": {}}}]}]});
+    assert_eq!(user_words(g, &answered), None);
+    assert_eq!(user_words(g, &json!({"contents": "odd"})), None);
+}

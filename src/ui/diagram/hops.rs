@@ -1,0 +1,39 @@
+//! The arrows inside a row's exchange ([`crate::analysis::diagram::Hop`]), painted in its
+//! block: the leads above the row's own arrow, the others under it, each a line of its own,
+//! drawn as rows are so they read the same (a tool run on one lifeline is a note on it).
+
+use super::super::diagram_paint::{Canvas, Drawn};
+use super::DrawnLabel;
+use crate::analysis::diagram::{Diagram, RowText};
+
+/// Paints the hops of row `row`, whose block starts at screen `top`; returns their labels.
+pub(super) fn paint(
+    canvas: &Canvas<'_>,
+    diagram: &Diagram,
+    row: usize,
+    top: f32,
+) -> Vec<DrawnLabel> {
+    let hops = diagram.hops(row);
+    let leads = diagram.leads(row);
+    let event = diagram.rows[row].event();
+    let row_h = canvas.geo.row_h;
+    let mut drawn = Vec::with_capacity(hops.len());
+    for (k, hop) in hops.iter().enumerate() {
+        // The row's own arrow takes the line after the leads.
+        let line = if k < leads { k } else { k + 1 };
+        let text = RowText {
+            label: hop.label.clone(),
+            detail: None,
+            problem: None,
+        };
+        let y = top + line as f32 * row_h;
+        let Drawn { rect, elided } = canvas.row(&hop.row(event), &text, false, y, false);
+        drawn.push(DrawnLabel {
+            event: Some(event),
+            text: hop.label.clone(),
+            rect,
+            elided,
+        });
+    }
+    drawn
+}
