@@ -212,7 +212,11 @@ fn tool_caps_hide_drop_refuse_or_group() {
     );
     let d = by_host("windsurf", "crowd", &[], &[]);
     assert_eq!(d.tool("tool_000")["code"], "hidden-by-cap");
-    assert_eq!(d.server("crowd")["visible"], 0);
+    let s = d.server("crowd");
+    assert_eq!(s["visible"], 0);
+    // The refusal is the server's: said on it, with the listing that proves it.
+    assert_eq!(s["code"], "server-dropped", "{s}");
+    d.expect(s, "server-dropped", |_, i| is_tools_list_result(&d, i));
     let d = by_host("vscode", "crowd", &[], &[]);
     assert_eq!(d.status, Some(0), "{}", d.describe());
     assert_eq!(d.tool("tool_129")["code"], "visible-on-demand");

@@ -88,6 +88,8 @@ pub(super) fn judge(
                     .with("request", request)
                     .with_said("why", v.said.clone());
                 set(ctx, f, v.code, v.at, said, v.hint.clone());
+            } else if f.visible {
+                explain_recorded(profile, f);
             }
             continue;
         }
@@ -145,6 +147,27 @@ pub(super) fn judge(
         recognised,
     };
     (Some(used), basis)
+}
+
+/// A verdict read from the host's own request, with the profile's rule that explains what
+/// the request shows: the name the host gave the tool, or its deferral.
+fn explain_recorded(profile: &Profile, f: &mut ToolFinding) {
+    let renamed = f.host_name.as_deref().filter(|api| *api != f.tool);
+    let said = match (f.code, renamed, &profile.deferral) {
+        (Code::VisibleOnDemand, _, Some(rule)) => Said::new("doctor_host.recorded_deferred")
+            .with_said("said", f.said.clone())
+            .with("host", &profile.name)
+            .with_said("cite", cite(profile, rule)),
+        (_, Some(api), _) => Said::new("doctor_host.recorded_named")
+            .with_said("said", f.said.clone())
+            .with("api", api)
+            .with("host", &profile.name)
+            .with("rule", &profile.naming.note)
+            .with_said("cite", cite(profile, &profile.naming)),
+        _ => return,
+    };
+    f.detail = said.english();
+    f.said = said;
 }
 
 fn set(ctx: &Ctx, f: &mut ToolFinding, code: Code, at: usize, said: Said, hint: Said) {
@@ -255,6 +278,13 @@ fn predict(
                 total,
             };
             let v = one(p, &s.name, tool, *result, cap);
+            // A host that refuses the whole server past its cap (Windsurf) drops the server:
+            // said once, on the server, as well as on each tool.
+            let refused = v.said.keys().contains(&"doctor_host.cap_refuse");
+            if refused && !server_codes.iter().any(|c| c.0 == k) {
+                let code = (k, Code::ServerDropped, v.at, v.said.clone(), v.hint.clone());
+                server_codes.push(code);
+            }
             put(&mut out, tool, v);
         }
     }

@@ -10,6 +10,7 @@ use super::super::json_tree::{JsonColors, JsonTree};
 use super::super::store::TraceStore;
 use super::super::visible;
 use super::finding_badges;
+use crate::analysis::hosts::Profile;
 use crate::analysis::sees::{Group, grouped};
 use crate::analysis::tokens::RequestTokens;
 use crate::analysis::{LlmExchange, ToolOrigin, ToolView};
@@ -82,6 +83,12 @@ impl Shown<'_> {
         command
     }
 
+    /// The profile of the host the doctor found in force (recognised or named), if any.
+    fn host(&self) -> Option<&'static Profile> {
+        let host = self.store.findings.diagnosis.host.as_ref()?;
+        crate::analysis::hosts::find(&host.id)
+    }
+
     fn row(&self, ui: &mut Ui, o: &ToolOrigin, tr: Tr<'_>, colors: &JsonColors) -> Option<Command> {
         let mut command = None;
         let seq = |i: usize| self.store.events[i].seq.to_string();
@@ -108,6 +115,15 @@ impl Shown<'_> {
                 if ui.link(text).clicked() {
                     command = Some(Command::Select(listed));
                 }
+            }
+            // The name is the host's, by its rule: say whose rule, with its source.
+            if let (Some(mcp), Some(host)) = (&o.mcp_name, self.host())
+                && *mcp != o.api_name
+            {
+                let rule = &host.naming;
+                let args = [("host", host.name.clone()), ("rule", rule.note.clone())];
+                ui.weak(tr.f("model_view.named_by", &args))
+                    .on_hover_text(format!("{} ({})", rule.source, rule.date));
             }
             match (o.delivery, o.loaded_in) {
                 (Delivery::Whole, _) => {}
