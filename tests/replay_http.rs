@@ -5,9 +5,8 @@
 //! bare `400`; and a session whose server asked for the client's roots on the standalone `GET`
 //! stream, which the replay opens again.
 
-use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -17,39 +16,8 @@ use crate::util::*;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A child process killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `cmd` (which listens on `port`) and waits until it accepts connections.
-fn listening(cmd: &mut Command, port: u16) -> Running {
-    let mut child = Running(
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}")),
-    );
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-        if let Ok(Some(status)) = child.0.try_wait() {
-            panic!("{cmd:?} exited early: {status}");
-        }
-        assert!(Instant::now() < deadline, "nothing accepts on {addr}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child
-}
-
 /// server-everything in `streamableHttp` mode, and its endpoint.
-fn everything() -> (Running, String) {
+pub(crate) fn everything() -> (Running, String) {
     let port = free_port();
     let mut cmd = Command::new("node");
     cmd.arg(peer(
@@ -80,13 +48,13 @@ fn s(p: &Path) -> &str {
 }
 
 /// The TS SDK HTTP client's session with `upstream`, recorded by `sightline proxy --http`.
-fn recorded_session(dir: &Path, upstream: &str) -> PathBuf {
+pub(crate) fn recorded_session(dir: &Path, upstream: &str) -> PathBuf {
     recorded_with(dir, upstream, "http-client.mjs")
 }
 
 /// The session of the TS SDK client `client` (a peer script taking the URL) with `upstream`,
 /// recorded by `sightline proxy --http`.
-fn recorded_with(dir: &Path, upstream: &str, client: &str) -> PathBuf {
+pub(crate) fn recorded_with(dir: &Path, upstream: &str, client: &str) -> PathBuf {
     require_npm_peers();
     let trace = dir.join("http.jsonl");
     let port = free_port();

@@ -34,6 +34,7 @@ mod language_reports;
 mod llm_proxy;
 mod llm_proxy_gemini;
 mod misbehaving_server;
+mod mock;
 mod otlp;
 mod otlp_live;
 mod otlp_live_hosts;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::io::Read;
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -266,4 +267,35 @@ pub fn page_element(html: &str, id: &str) -> Vec<u8> {
         .read_to_end(&mut out)
         .expect("gzip");
     out
+}
+
+/// A child process killed when dropped.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `cmd` (which listens on `port`) and waits until it accepts connections.
+pub fn listening(cmd: &mut Command, port: u16) -> Running {
+    let mut child = Running(
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}")),
+    );
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        if let Ok(Some(status)) = child.0.try_wait() {
+            panic!("{cmd:?} exited early: {status}");
+        }
+        assert!(Instant::now() < deadline, "nothing accepts on {addr}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
 }

@@ -18,6 +18,8 @@
 //!   file would not open).
 //! - **Two traces:** [`diff`], [`align`], [`revisions`], [`replay`] (a replay against its
 //!   recording), [`divergence`] (a re-run model loop), [`compare`] and [`canonical`] (JSON).
+//! - **A trace served again:** [`mock`] (a recorded server's answers, matched to a live
+//!   client's requests).
 //! - **For CI and queries:** [`check`] (rules), [`stats`], [`filter`] (the display-filter
 //!   language).
 
@@ -41,6 +43,7 @@ mod incremental;
 mod links;
 mod llm;
 mod lookup;
+pub mod mock;
 pub mod narration;
 pub mod pins;
 pub mod poison;

@@ -15,6 +15,7 @@ mod filter;
 mod import;
 mod lang;
 mod llm_proxy;
+mod mock;
 mod otlp;
 mod pins;
 mod poison;
@@ -138,6 +139,14 @@ enum Command {
     /// Example: `sightline replay session.jsonl -- node build/server.js` (exit status 1 when an
     /// answer differs, 2 when the replay could not be done)
     Replay(replay::ReplayArgs),
+    /// Serve a trace's recorded server again as a live MCP server (stdio, or Streamable HTTP
+    /// with --http): each request answered with its recorded answer, matched by method and
+    /// params, under the caller's id; an unrecorded one gets an error naming the nearest.
+    ///
+    /// Example: `sightline mock weather.jsonl` in a host's config in place of the server
+    /// command, or `sightline mock weather.jsonl --http --listen 127.0.0.1:3001` (then
+    /// `http://127.0.0.1:3001/mcp`)
+    Mock(mock::MockArgs),
     /// What changed between two recordings: tools, prompts, resources, instructions,
     /// capabilities, what the model was sent, and each call's outcome and latency.
     ///
@@ -285,6 +294,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Mock(args) => mock::run(args),
         Command::Pins(args) => pins::run(args),
         Command::Poison(args) => poison::run(args),
         Command::Summary {

@@ -27,6 +27,8 @@ pub mod recorder;
 pub mod stdio;
 pub mod wrap;
 
+/// For `sightline mock`'s listener: the same request checks and shutdown as the proxies'.
+pub(crate) use http_common::{refuse_foreign, serve_with_grace};
 pub use lines::Lines;
 pub use recorder::{
     Batch, EventSink, HttpRecord, LineBatch, LongBatch, MemorySink, Recorder, RecorderReport,

@@ -11,6 +11,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
+use crate::analysis::mock::PickError;
 use crate::i18n::Said;
 use crate::trace::{Analysis, Channel, Event, Kind, Lane, Pairing, Shared};
 
@@ -76,34 +77,20 @@ pub enum PlanError {
     NoRequests(String),
 }
 
-/// Reads the client side of `server`'s session (the only server when `None`).
-pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Plan, PlanError> {
-    let mut lanes: Vec<&Lane> = Vec::new();
-    for e in events.iter().filter(|e| e.channel.carries_jsonrpc()) {
-        for lane in [&e.from, &e.to] {
-            if lane.is_server() && !lanes.contains(&lane) {
-                lanes.push(lane);
-            }
+impl From<PickError> for PlanError {
+    fn from(e: PickError) -> PlanError {
+        match e {
+            PickError::NoServer => PlanError::NoServer,
+            PickError::Several(list) => PlanError::Several(list),
+            PickError::Unknown(name, list) => PlanError::Unknown(name, list),
+            PickError::NoRequests(name) => PlanError::NoRequests(name),
         }
     }
-    let names = || {
-        lanes
-            .iter()
-            .filter_map(|l| l.server_name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let lane = match server {
-        Some(name) => *lanes
-            .iter()
-            .find(|l| l.server_name() == Some(name))
-            .ok_or_else(|| PlanError::Unknown(name.to_string(), names()))?,
-        None => match lanes.as_slice() {
-            [] => return Err(PlanError::NoServer),
-            [one] => *one,
-            _ => return Err(PlanError::Several(names())),
-        },
-    };
+}
+
+/// Reads the client side of `server`'s session (the only server when `None`).
+pub fn plan(events: &[Event], rpc: &Analysis, server: Option<&str>) -> Result<Plan, PlanError> {
+    let lane = crate::analysis::mock::pick_server(events, server)?;
     let mut out = Plan {
         lane: Some(lane.clone()),
         ..Plan::default()
