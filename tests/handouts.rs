@@ -1,7 +1,7 @@
 //! The handouts shipped in `docs/handouts/` are what `sightline export --format handout`
 //! makes of each shipped scenario today, in each language: this test records every scenario
-//! with the real binary, exports its handouts, and fails when a shipped one is stale or
-//! missing. `SIGHTLINE_UPDATE_HANDOUTS=1 cargo test --locked --test tests handouts` writes
+//! with the real binary, once per language (`run --lang`), exports its handouts, and fails
+//! when a shipped one is stale or missing. `SIGHTLINE_UPDATE_HANDOUTS=1 cargo test --locked --test tests handouts` writes
 //! them instead (docs/handouts/README.md).
 //!
 //! What changes from run to run is made fixed first, so that only a change of Sightline shows:
@@ -143,13 +143,14 @@ fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
     let update = std::env::var_os("SIGHTLINE_UPDATE_HANDOUTS").is_some_and(|v| v == "1");
     let mut stale: Vec<PathBuf> = Vec::new();
     for name in scenarios() {
-        let recorded = dir.path().join(format!("{name}.jsonl"));
-        util::run_scenario_to(&name, &recorded, &[]);
-        let loaded = util::load(&recorded);
-        let events = normalize(loaded.events);
-        let trace = dir.path().join(format!("{name}.fixed.jsonl"));
-        write_trace(&trace, &loaded.header, &events);
         for lang in LANGS {
+            // Recorded in the class's language: the user and the model speak it too.
+            let recorded = dir.path().join(format!("{name}.{lang}.jsonl"));
+            util::run_scenario_to(&name, &recorded, &["--lang", lang]);
+            let loaded = util::load(&recorded);
+            let events = normalize(loaded.events);
+            let trace = dir.path().join(format!("{name}.{lang}.fixed.jsonl"));
+            write_trace(&trace, &loaded.header, &events);
             for md in [false, true] {
                 let file = format!("{name}.{lang}.{}", if md { "md" } else { "html" });
                 let made = export(&trace, lang, md, &dir.path().join(&file));

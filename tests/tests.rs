@@ -31,6 +31,7 @@ mod language_edges;
 mod language_errors;
 mod language_gaps;
 mod language_reports;
+mod language_throughout;
 mod llm_proxy;
 mod llm_proxy_gemini;
 mod misbehaving_server;

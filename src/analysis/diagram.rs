@@ -41,7 +41,9 @@ use crate::analysis::Report;
 use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
 pub use hops::Hop;
-pub use labels::{has_message_label, message_label, row_text, tool_result_is_error, visible};
+pub use labels::{
+    has_message_label, message_label, process_label, row_text, tool_result_is_error, visible,
+};
 
 /// A whole trace as a sequence diagram.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -297,16 +299,26 @@ impl Diagram {
         self.lanes.iter().position(|l| l.kind == LaneKind::Llm)
     }
 
-    /// The label and detail of row `row`, from the events and the report the diagram was built
-    /// from. Rows out of range say nothing.
-    pub fn text(&self, events: &[Event], report: &Report, row: usize) -> RowText {
+    /// The label and detail of row `row` in `lang`, from the events and the report the diagram
+    /// was built from. Rows out of range say nothing.
+    pub fn text(
+        &self,
+        events: &[Event],
+        report: &Report,
+        row: usize,
+        lang: crate::i18n::Language,
+    ) -> RowText {
         match self.rows.get(row).filter(|r| r.event() < events.len()) {
             Some(r) => {
-                let text = labels::Context { events, report }.describe(r.event());
+                let text = labels::Context { events, report }.describe_in(r.event(), lang);
+                // The problem found when laying out, said in `lang` when the row says it.
+                let problem = self
+                    .problem(row)
+                    .map(|found| text.problem.unwrap_or_else(|| found.to_string()));
                 RowText {
                     label: text.label,
                     detail: text.detail,
-                    problem: self.problem(row).map(str::to_string),
+                    problem,
                 }
             }
             None => RowText {
@@ -317,17 +329,18 @@ impl Diagram {
         }
     }
 
-    /// What every row says, in row order (for exports and tests; the app asks for the rows in
-    /// view only).
+    /// What every row says, in row order, in English (for tests; the app asks for the rows in
+    /// view only, in its language).
     pub fn texts(&self, events: &[Event], report: &Report) -> Vec<RowText> {
         (0..self.rows.len())
-            .map(|i| self.text(events, report, i))
+            .map(|i| self.text(events, report, i, crate::i18n::Language::En))
             .collect()
     }
 
-    /// The label of row `row` (see [`Diagram::text`]).
+    /// The label of row `row` in English (see [`Diagram::text`]).
     pub fn label(&self, events: &[Event], report: &Report, row: usize) -> String {
-        self.text(events, report, row).label
+        self.text(events, report, row, crate::i18n::Language::En)
+            .label
     }
 
     /// For rows in a tool-call chain (the LLM response asking for the call, the `tools/call`,

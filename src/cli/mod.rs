@@ -337,6 +337,7 @@ fn scripted_model(
     listen: std::net::SocketAddr,
 ) -> anyhow::Result<ExitCode> {
     let (scenario, _) = crate::host::scenario::Scenario::find(path, &[])?;
+    let scenario = scenario.in_language(crate::i18n::Language::from_env());
     let runtime = edges::runtime()?;
     runtime.block_on(async {
         let model = crate::host::scripted::ScriptedModel::start(scenario.script.clone(), listen)

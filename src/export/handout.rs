@@ -41,7 +41,7 @@ fn steps(d: &Diagram, events: &[Event], report: &Report, lang: Language) -> Vec<
             let e = &events[i];
             let label = d
                 .row_of_event(i)
-                .map(|row| d.text(events, report, row).label)
+                .map(|row| d.text(events, report, row, lang).label)
                 .unwrap_or_default();
             let http = e.http().and_then(|h| match (&h.method, &h.url, h.status) {
                 (Some(m), Some(u), _) => Some(format!("{m} {u}")),

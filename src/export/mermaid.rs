@@ -78,7 +78,7 @@ pub fn write_in(
             label,
             detail,
             problem,
-        } = d.text(events, report, i);
+        } = d.text(events, report, i, words.lang);
         let mut text = label;
         // The label or the detail already says every status but a problem.
         let problem = problem.map(|p| words.fmt("export.problem", &[("problem", &p)]));

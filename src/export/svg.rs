@@ -75,7 +75,7 @@ pub fn write_in(
     let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
     let text_right = rows
         .clone()
-        .map(|i| row_text(&d.rows[i], &d.text(events, report, i), &xs).1)
+        .map(|i| row_text(&d.rows[i], &d.text(events, report, i, words.lang), &xs).1)
         .fold(last_x + BOX_W, f64::max);
     let width = (text_right + 16.0).min(last_x + MAX_RIGHT).ceil();
     let (legend, legend_h) = legend(width);
@@ -176,7 +176,7 @@ pub fn write_in(
     for (k, i) in rows.enumerate() {
         s.clear();
         let row = &d.rows[i];
-        let text = d.text(events, report, i);
+        let text = d.text(events, report, i, words.lang);
         let seq = events.get(row.event()).map_or(0, |e| e.seq);
         let leads = d.leads(i);
         draw_row(&mut s, row, seq, &text, &xs, tops[k] + leads as f64 * ROW_H);

@@ -90,13 +90,15 @@ fn note_line(lang: Language, from: Lane, to: Lane, text: &str) -> String {
     line(lang, "note", &[("text", &said)])
 }
 
-/// Runs `scenario` to the end, recording everything through `recorder`.
+/// Runs `scenario` to the end, recording everything through `recorder`; the user and the
+/// scripted model speak [`RunOptions::lang`] where the scenario gives their words in it.
 pub async fn run(
     scenario: &Scenario,
     options: &RunOptions,
     recorder: Arc<Recorder>,
     progress: Progress<'_>,
 ) -> Result<RunOutcome, RunError> {
+    let scenario = &scenario.clone().in_language(options.lang);
     let cassette = options.cassette.as_ref();
     let shape = options
         .shape
@@ -124,7 +126,7 @@ pub async fn run(
     } else if model == super::scenario::SCRIPTED_MODEL && options.base_url.is_none() {
         let m = ScriptedModel::start_with_sampling(
             scenario.script.clone(),
-            scenario.host.sampling_reply.clone(),
+            scenario.host.sampling_reply.as_str().to_string(),
             addr,
         )
         .await
@@ -161,9 +163,9 @@ pub async fn run(
         max_tokens: host.max_tokens,
     });
 
-    recorder.record_note(Lane::User, Lane::Host, &scenario.prompt);
+    recorder.record_note(Lane::User, Lane::Host, scenario.prompt.as_str());
     let lang = options.lang;
-    progress(&line(lang, "user", &[("text", &scenario.prompt)]));
+    progress(&line(lang, "user", &[("text", scenario.prompt.as_str())]));
 
     let mut connections = Vec::new();
     let result = async {
@@ -264,7 +266,12 @@ impl Loop<'_> {
 
     /// The system text: the scenario's, then each server's `instructions` (as hosts do).
     fn system(&self) -> Option<String> {
-        let mut parts: Vec<String> = self.scenario.system.iter().cloned().collect();
+        let mut parts: Vec<String> = self
+            .scenario
+            .system
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect();
         for c in self.connections {
             if let Some(instructions) = c.facts().instructions {
                 parts.push(format!(
@@ -305,7 +312,7 @@ impl Loop<'_> {
                 }
             }
         }
-        let mut user_text = self.scenario.prompt.clone();
+        let mut user_text = self.scenario.prompt.as_str().to_string();
         if let Some(t) = &self.scenario.prompt_template
             && let Some(c) = self.connections.iter().find(|c| c.name == t.server)
         {

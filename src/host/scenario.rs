@@ -19,8 +19,10 @@ use crate::wire::catalog::{CatalogOptions, OnInvalidTool, Prefix};
 
 mod keys;
 pub mod shipped;
+mod text;
 
 pub use shipped::{Shipped, Source};
+pub use text::Text;
 
 /// The model name that selects the embedded scripted model.
 pub const SCRIPTED_MODEL: &str = "scripted";
@@ -197,7 +199,7 @@ pub struct HostOptions {
     pub deny: Vec<String>,
     /// What the scripted model answers when the host asks it on behalf of a server's
     /// sampling request (`sampling/createMessage`). A real model answers for itself.
-    pub sampling_reply: String,
+    pub sampling_reply: Text,
     pub elicitation: ElicitationAnswer,
     pub roots: Vec<Root>,
     /// Resources the host reads and attaches to the model's context (application-controlled).
@@ -223,7 +225,7 @@ impl Default for HostOptions {
             prefix: Prefix::default(),
             on_invalid_tool: OnInvalidTool::default(),
             deny: Vec::new(),
-            sampling_reply: crate::host::scripted::DEFAULT_SAMPLING_REPLY.into(),
+            sampling_reply: Text::from(crate::host::scripted::DEFAULT_SAMPLING_REPLY),
             elicitation: ElicitationAnswer::default(),
             roots: Vec::new(),
             attach_resources: Vec::new(),
@@ -267,11 +269,11 @@ pub struct Scenario {
     #[serde(default)]
     pub explanation: String,
     /// What the user asks.
-    pub prompt: String,
+    pub prompt: Text,
     /// When set, the user picked this server prompt; `prompt` is what they typed to pick it.
     pub prompt_template: Option<PromptTemplate>,
     /// System text sent with every LLM request.
-    pub system: Option<String>,
+    pub system: Option<Text>,
     #[serde(default = "default_shape")]
     pub provider: ApiShape,
     #[serde(default = "default_model")]
@@ -320,6 +322,17 @@ impl Scenario {
         let source = Source::of(arg)?;
         let scenario = Scenario::with_sets(&source.text()?, &source.path(), sets)?;
         Ok((scenario, source))
+    }
+
+    /// The scenario with its user's and model's words ([`Text`]) in `lang` alone, as a run
+    /// uses them (`agent::run` calls it with the run's language): the prompt, the system
+    /// text, the script's steps and the sampling reply.
+    pub fn in_language(mut self, lang: Language) -> Scenario {
+        self.prompt = self.prompt.chosen(lang);
+        self.system = self.system.map(|s| s.chosen(lang));
+        self.host.sampling_reply = self.host.sampling_reply.chosen(lang);
+        self.script = self.script.in_language(lang);
+        self
     }
 
     /// Scenario `text` (named by `path`) with `sets` applied (see [`Scenario::find`]).

@@ -65,6 +65,7 @@ pub use script::{
 };
 pub use server::ScriptedModel;
 
+use crate::host::scenario::Text;
 use crate::wire::api::ApiShape;
 use script::fill;
 use shapes::{Answer, Call};
@@ -170,7 +171,7 @@ fn answer(
             StopReason::EndTurn,
         ),
         Some(Step::Reply { text, stop }) => (
-            Some(fill(text, &conversation.results, None)),
+            Some(fill(text.as_str(), &conversation.results, None)),
             Vec::new(),
             stop.unwrap_or(StopReason::EndTurn),
         ),
@@ -197,7 +198,7 @@ fn answer(
                 .find(|(_, f)| **f == Found::Missing);
             match missing {
                 Some((call, _)) => {
-                    let template = if_missing.as_deref().unwrap_or(DEFAULT_IF_MISSING);
+                    let template = if_missing.as_ref().map_or(DEFAULT_IF_MISSING, Text::as_str);
                     let text = fill(template, &conversation.results, Some(&call.tool));
                     (Some(text), Vec::new(), StopReason::EndTurn)
                 }
@@ -219,7 +220,10 @@ fn answer(
                         })
                         .collect();
                     // An empty `say` is no text at all (Anthropic refuses empty text blocks).
-                    let say = say.clone().filter(|say| !say.is_empty());
+                    let say = say
+                        .as_ref()
+                        .map(|say| say.as_str().to_string())
+                        .filter(|say| !say.is_empty());
                     (say, calls, stop.unwrap_or(StopReason::ToolUse))
                 }
             }

@@ -228,6 +228,7 @@ impl SightlineApp {
         if let Some(teaching) = self.present.sync(&ctx) {
             self.apply(Command::SetTeaching(teaching));
         }
+        self.store.lang = self.lang;
         if self.present.active {
             return self.present_ui(ui);
         }

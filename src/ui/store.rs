@@ -250,6 +250,8 @@ pub struct TraceStore {
     /// The bytes each row holds, for the message list's text filter (big traces that do not
     /// grow; made on a background thread).
     pub byte_sets: ByteSets,
+    /// The language rows are said in (a process's notes): the app's, set before each frame.
+    pub lang: crate::i18n::Language,
 }
 
 impl TraceStore {
@@ -295,6 +297,7 @@ impl TraceStore {
             incremental,
             findings_stale: false,
             byte_sets,
+            lang: crate::i18n::Language::En,
         }
     }
 
@@ -323,6 +326,7 @@ impl TraceStore {
             incremental: Some(incremental),
             findings_stale: true,
             byte_sets: ByteSets::default(),
+            lang: crate::i18n::Language::En,
         }
     }
 
@@ -408,7 +412,8 @@ impl TraceStore {
 
     /// What diagram row `row` says (computed now: the diagram stores no text).
     pub fn row_text(&self, row: usize) -> RowText {
-        self.diagram.text(&self.events, &self.report, row)
+        self.diagram
+            .text(&self.events, &self.report, row, self.lang)
     }
 
     /// The label of diagram row `row`.

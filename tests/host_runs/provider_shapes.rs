@@ -37,7 +37,7 @@ fn weather_loop_in_order_for_each_provider_shape() {
         );
         let run = sightline_run(&scenario_path, &args, &[]);
         assert!(run.output.status.success(), "{what}: {}", run.describe());
-        check_weather_loop(&run, shape, stream, &scenario.prompt, &what);
+        check_weather_loop(&run, shape, stream, scenario.prompt.as_str(), &what);
     }
 }
 

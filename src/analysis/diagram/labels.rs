@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::{Status, Style};
 use crate::analysis::Report;
 use crate::analysis::chars::is_invisible;
-use crate::trace::{Channel, Derived, Event, Kind, Pairing};
+use crate::i18n::{Language, Words};
+use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, ProcessInfo};
 
 /// Longest label, in characters.
 pub(super) const LABEL_CHARS: usize = 60;
@@ -41,10 +42,15 @@ pub(super) fn ms(us: i64) -> String {
     format!("{} ms", (us + 500).div_euclid(1000))
 }
 
-/// The label, detail and status of event `i`'s row, without building the whole diagram (for
-/// text exports).
-pub fn row_text(events: &[Event], report: &Report, i: usize) -> (String, Option<String>, Status) {
-    let text = Context { events, report }.describe(i);
+/// The label, detail and status of event `i`'s row in `lang`, without building the whole
+/// diagram (for text exports).
+pub fn row_text(
+    events: &[Event],
+    report: &Report,
+    i: usize,
+    lang: Language,
+) -> (String, Option<String>, Status) {
+    let text = Context { events, report }.describe_in(i, lang);
     (text.label, text.detail, text.status)
 }
 
@@ -81,14 +87,23 @@ impl Parts {
 }
 
 impl Context<'_> {
+    /// Event `i`'s row, its words in English (laying out, where only style and status count).
     pub fn describe(&self, i: usize) -> Text {
+        self.describe_in(i, Language::En)
+    }
+
+    /// Event `i`'s row with its words in `lang`: a process's life, a stderr line, the host's
+    /// own notes and a row's secondary words are said in the class's language; a message's
+    /// label is the protocol's own words, and what a party wrote is quoted as it is.
+    pub fn describe_in(&self, i: usize, lang: Language) -> Text {
+        let words = Words::of(lang);
         let e = &self.events[i];
         let Some(d) = self.report.rpc.derived.get(i) else {
             return self.other(e);
         };
         match d.kind {
             Kind::Request | Kind::Response | Kind::Error | Kind::Notification | Kind::Invalid => {
-                let text = self.jsonrpc(i, e, d);
+                let text = self.jsonrpc(i, e, d, words);
                 match e.http() {
                     Some(h) if e.channel == Channel::Http => self.http_status(i, e, h, text),
                     _ => text,
@@ -98,18 +113,21 @@ impl Context<'_> {
                 style: Style::Stderr,
                 status: Status::Ok,
                 problem: None,
-                label: visible(&format!("stderr: {}", e.text()), LABEL_CHARS),
+                label: visible(
+                    &words.fmt("process.stderr", &[("text", &e.text())]),
+                    LABEL_CHARS,
+                ),
                 detail: None,
             },
-            Kind::Process => process(e),
+            Kind::Process => process(e, lang),
             Kind::Note => Text {
                 style: Style::Note,
                 status: Status::Ok,
                 problem: None,
-                label: nonempty(visible(&e.text(), LABEL_CHARS)),
+                label: nonempty(visible(&self.note(i, e, lang), LABEL_CHARS)),
                 detail: None,
             },
-            Kind::LlmHttp => self.llm(i, e),
+            Kind::LlmHttp => self.llm(i, e, words),
             Kind::Other => match e.http() {
                 Some(h) if e.channel == Channel::Http => self.http_exchange(i, e, h),
                 _ => self.other(e),
@@ -152,6 +170,21 @@ impl Context<'_> {
         Some((style, status))
     }
 
+    /// A note's words: what the user and the model said, as said; the host's notes about
+    /// itself (Sightline's English in the trace) as the narration says them in `lang`.
+    fn note(&self, i: usize, e: &Event, lang: Language) -> String {
+        if lang == Language::En || e.from != Lane::Host || e.to != Lane::Host {
+            return e.text().into_owned();
+        }
+        crate::analysis::narration::narrate(
+            self.events,
+            self.report,
+            i,
+            crate::i18n::shared(),
+            lang,
+        )
+    }
+
     fn other(&self, e: &Event) -> Text {
         Text {
             style: Style::Note,
@@ -169,7 +202,7 @@ impl Context<'_> {
         self.events[index].seq
     }
 
-    fn jsonrpc(&self, i: usize, e: &Event, d: &Derived) -> Text {
+    fn jsonrpc(&self, i: usize, e: &Event, d: &Derived, words: Words) -> Text {
         let method = d.method.as_deref().unwrap_or("?");
         let qualifier = d.detail.as_deref().map(|q| visible(q, NAME_CHARS));
         let with_qualifier = |head: String| match &qualifier {
@@ -226,8 +259,9 @@ impl Context<'_> {
         if let Some(id) = &d.id {
             parts.add(format!("id {id}"));
         }
+        let seq = |key: &str, seq: u64| words.fmt(key, &[("seq", &seq.to_string())]);
         if let Some(r) = d.retry_of() {
-            parts.add(format!("retry of #{r}"));
+            parts.add(seq("row.retry_of", r));
         }
         if let Some(sub) = d.subscription()
             && d.kind != Kind::Request
@@ -235,26 +269,24 @@ impl Context<'_> {
             parts.add(format!("stream #{sub}"));
         }
         if let Some(c) = self.report.chain_of_call(i) {
-            parts.add(format!(
-                "model call {} from #{}",
-                c.call_id,
-                self.seq(c.asked_in)
-            ));
+            let asked_in = self.seq(c.asked_in).to_string();
+            parts.add(words.fmt("row.model_call", &[("id", &c.call_id), ("seq", &asked_in)]));
         }
         match &d.pairing {
             Pairing::Unanswered(why) => {
                 status = Status::Unanswered;
-                parts.add(format!("unanswered: {why}"));
+                let why = crate::analysis::narration::unanswered_reason(words, why);
+                parts.add(words.fmt("row.unanswered", &[("why", &why)]));
             }
             Pairing::Cancelled(by) => {
                 status = Status::Cancelled;
-                parts.add(format!("cancelled by #{by}"));
+                parts.add(seq("row.cancelled_by", *by));
             }
             Pairing::Orphan if matches!(d.kind, Kind::Response | Kind::Error) => {
                 if status == Status::Ok {
                     status = Status::Orphan;
                 }
-                parts.add("answers no pending request");
+                parts.add(words.get("row.orphan"));
             }
             _ => {}
         }
@@ -333,7 +365,29 @@ pub fn tool_result_is_error(e: &Event) -> bool {
         .unwrap_or(false)
 }
 
-fn process(e: &Event) -> Text {
+/// What a process event says, in `words`: `spawned COMMAND`, `exited code 0`. One home for
+/// the diagram's note and `summary`'s line, each naming the command its own way.
+pub fn process_label(p: &ProcessInfo, command: &str, words: Words) -> String {
+    match p.event.as_str() {
+        "spawn" => words.fmt("process.spawned", &[("command", command)]),
+        "spawn-failed" => words.fmt("process.spawn_failed", &[("command", command)]),
+        "exit" => match (p.code, p.signal) {
+            (Some(code), _) => words.fmt("process.exited_code", &[("code", &code.to_string())]),
+            (None, Some(sig)) => words.fmt(
+                "process.exited_signal",
+                &[
+                    ("signal", &sig.to_string()),
+                    ("name", crate::trace::signal_name(sig)),
+                ],
+            ),
+            _ => words.get("process.exited").to_string(),
+        },
+        other => words.fmt("process.other", &[("event", other)]),
+    }
+}
+
+fn process(e: &Event, lang: Language) -> Text {
+    let words = Words::of(lang);
     let mut status = Status::Ok;
     let mut problem = None;
     let Some(p) = e.process() else {
@@ -341,11 +395,11 @@ fn process(e: &Event) -> Text {
             style: Style::Process,
             status,
             problem: None,
-            label: "process (no details)".into(),
+            label: words.get("process.none").to_string(),
             detail: None,
         };
     };
-    let command = || {
+    let command = {
         let mut words = p.command.iter();
         let program = words.next().map_or("?", |prog| {
             std::path::Path::new(prog)
@@ -359,24 +413,13 @@ fn process(e: &Event) -> Text {
             .join(" ")
     };
     let mut parts = Parts::default();
-    let label = match p.event.as_str() {
-        "spawn" => format!("spawned {}", command()),
-        "spawn-failed" => {
-            status = Status::Error;
-            format!("failed to start {}", command())
-        }
-        "exit" => match (p.code, p.signal) {
-            (Some(code), _) => format!("exited code {code}"),
-            (None, Some(sig)) => {
-                format!("exited signal {sig} ({})", crate::trace::signal_name(sig))
-            }
-            _ => "exited".to_string(),
-        },
-        other => format!("process {other}"),
-    };
+    let label = process_label(p, &command, words);
+    if p.event == "spawn-failed" {
+        status = Status::Error;
+    }
     if p.event == "exit" && (p.code.is_some_and(|c| c != 0) || p.signal.is_some()) {
         status = Status::Problem;
-        problem = Some("the server did not exit cleanly".to_string());
+        problem = Some(words.get("process.not_clean").to_string());
     }
     if let Some(pid) = p.pid {
         parts.add(format!("pid {pid}"));

@@ -6,13 +6,14 @@
 use super::labels::{Context, DETAIL_CHARS, LABEL_CHARS, NAME_CHARS, Parts, Text, ms, nonempty};
 use super::{Status, Style, visible};
 use crate::analysis::LlmExchange;
+use crate::i18n::Words;
 use crate::trace::{Event, Lane};
 use crate::wire::api::ApiShape;
 
 impl Context<'_> {
-    pub(super) fn llm(&self, i: usize, e: &Event) -> Text {
+    pub(super) fn llm(&self, i: usize, e: &Event, words: Words) -> Text {
         if let Some((n, x)) = self.report.llm_request(i) {
-            return self.llm_request(n, x, e);
+            return self.llm_request(n, x, e, words);
         }
         if let Some(x) = self.report.llm_response(i) {
             return self.llm_response(i, x);
@@ -74,7 +75,7 @@ impl Context<'_> {
         })
     }
 
-    fn llm_request(&self, n: usize, x: &LlmExchange, e: &Event) -> Text {
+    fn llm_request(&self, n: usize, x: &LlmExchange, e: &Event, words: Words) -> Text {
         let method = e
             .http()
             .and_then(|h| h.method.clone())
@@ -111,14 +112,16 @@ impl Context<'_> {
             .collect();
         if !missing.is_empty() {
             status = Status::Problem;
+            let tools = missing.join(", ");
             problem = Some(visible(
-                &format!("listed but not sent to the model: {}", missing.join(", ")),
+                &words.fmt("row.not_sent", &[("tools", &tools)]),
                 DETAIL_CHARS,
             ));
         }
         if x.response.is_none() {
             status = Status::Unanswered;
-            parts.add("unanswered: no response recorded");
+            let why = words.get("row.no_response");
+            parts.add(words.fmt("row.unanswered", &[("why", why)]));
         }
         Text {
             style: Style::LlmRequest,

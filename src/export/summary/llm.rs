@@ -21,7 +21,7 @@ pub(super) fn http_line(
     names: &LaneNames,
     words: Words,
 ) -> Option<String> {
-    let (label, detail, status) = diagram::row_text(events, report, i);
+    let (label, detail, status) = diagram::row_text(events, report, i, words.lang);
     if status == Status::Invalid {
         return None;
     }

@@ -99,11 +99,8 @@ pub fn write_text_kept(
         }
         if let Some(chain) = report.chain_of_call(i) {
             let seq = events[chain.asked_in].seq.to_string();
-            let call = words.fmt(
-                "summary.model_call",
-                &[("id", &chain.call_id), ("seq", &seq)],
-            );
-            let _ = write!(text, "  {call}");
+            let call = words.fmt("row.model_call", &[("id", &chain.call_id), ("seq", &seq)]);
+            let _ = write!(text, "  ({call})");
         }
         let _ = writeln!(out, "{:>5}  {:>+9.3}s  {}", event.seq, offset, text);
         // Each tool call of a response on its own line, under the response's text.
@@ -302,7 +299,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
     };
     let seq = |key: &str, seq: u64| words.fmt(key, &[("seq", &seq.to_string())]);
     if let Some(r) = d.retry_of() {
-        let _ = write!(s, "  {}", seq("summary.retry_of", r));
+        let _ = write!(s, "  ({})", seq("row.retry_of", r));
     }
     if let Some(sub) = d.subscription()
         && d.kind != Kind::Request
@@ -312,13 +309,13 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
     match &d.pairing {
         Pairing::Unanswered(why) => {
             let why = unanswered_reason(words, why);
-            let _ = write!(s, "  {}", words.fmt("summary.unanswered", &[("why", &why)]));
+            let _ = write!(s, "  !! {}", words.fmt("row.unanswered", &[("why", &why)]));
         }
         Pairing::Cancelled(by) => {
-            let _ = write!(s, "  {}", seq("summary.cancelled_by", *by));
+            let _ = write!(s, "  ({})", seq("row.cancelled_by", *by));
         }
         Pairing::Orphan if d.kind == Kind::Response || d.kind == Kind::Error => {
-            let _ = write!(s, "  {}", words.get("summary.orphan"));
+            let _ = write!(s, "  !! {}", words.get("row.orphan"));
         }
         _ => {}
     }
@@ -327,28 +324,18 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
 
 fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
     let Some(p) = e.process() else {
-        return format!("{}  {}", names.arrow(e), words.get("summary.process_none"));
+        return format!("{}  {}", names.arrow(e), words.get("process.none"));
     };
     let server = if e.from.is_server() { &e.from } else { &e.to };
     let other = if e.from.is_server() { &e.to } else { &e.from };
     let who = names.name(server, other);
     let command = preview(&p.command.join(" "));
-    let pid = p.pid.map_or("?".into(), |p| p.to_string());
-    let text = match p.event.as_str() {
-        "spawn" => words.fmt("summary.spawned", &[("command", &command), ("pid", &pid)]),
-        "spawn-failed" => words.fmt("summary.spawn_failed", &[("command", &command)]),
-        "exit" => match (p.code, p.signal) {
-            (Some(code), _) => words.fmt("summary.exited_code", &[("code", &code.to_string())]),
-            (None, Some(sig)) => words.fmt(
-                "summary.exited_signal",
-                &[
-                    ("signal", &sig.to_string()),
-                    ("name", crate::trace::signal_name(sig)),
-                ],
-            ),
-            _ => words.get("summary.exited").to_string(),
-        },
-        other => words.fmt("summary.process", &[("event", other)]),
+    let label = crate::analysis::diagram::process_label(p, &command, words);
+    let text = match (p.event.as_str(), p.pid) {
+        ("spawn", Some(pid)) => format!("{label} (pid {pid})"),
+        ("spawn", None) => format!("{label} (pid ?)"),
+        ("spawn-failed", _) => format!("!! {label}"),
+        _ => label,
     };
     let mut s = format!("{who:<4}  {text}");
     if let Some(detail) = &p.detail {

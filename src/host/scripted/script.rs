@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ScriptedError;
+use crate::host::scenario::Text;
+use crate::i18n::Language;
 
 /// The text a `call` step answers with when one of its tools is not among the request's
 /// `tools` (`{tool}` is the first missing tool's name).
@@ -47,6 +49,9 @@ pub const NO_RESULT: &str = "(no tool result)";
 ///   `tool_use`, `max_tokens`, `stop_sequence`, `refusal`. It does not apply to the
 ///   `if_missing` answer, which always ends the turn normally.
 ///
+/// `say`, `if_missing` and `reply` are each a string or a table of the class's languages,
+/// `{ en = "...", pt = "...", es = "..." }` ([`Text`]); a run speaks the one chosen.
+///
 /// Unknown keys, an empty `call`, or a step with both or neither of `call` and `reply` are
 /// errors. Past the last step the model answers [`NO_MORE_STEPS`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -67,6 +72,31 @@ impl Script {
         let document: Document = toml::from_str(text)?;
         Ok(document.script)
     }
+
+    /// The script with every step's words in `lang` alone (see [`Text`]).
+    pub fn in_language(self, lang: Language) -> Script {
+        let one = |text: Option<Text>| text.map(|t| t.chosen(lang));
+        let steps = self.steps.into_iter().map(|step| match step {
+            Step::Call {
+                say,
+                calls,
+                if_missing,
+                stop,
+            } => Step::Call {
+                say: one(say),
+                calls,
+                if_missing: one(if_missing),
+                stop,
+            },
+            Step::Reply { text, stop } => Step::Reply {
+                text: text.chosen(lang),
+                stop,
+            },
+        });
+        Script {
+            steps: steps.collect(),
+        }
+    }
 }
 
 /// One assistant turn of the script.
@@ -75,15 +105,15 @@ impl Script {
 pub enum Step {
     /// Tool calls, with optional text before them.
     Call {
-        say: Option<String>,
+        say: Option<Text>,
         calls: Vec<ToolCall>,
         /// The answer when a called tool is missing from the request (`{tool}` placeholder).
-        if_missing: Option<String>,
+        if_missing: Option<Text>,
         stop: Option<StopReason>,
     },
     /// A final text answer (`{result}` and `{result:N}` placeholders).
     Reply {
-        text: String,
+        text: Text,
         stop: Option<StopReason>,
     },
 }
@@ -158,15 +188,15 @@ impl StopReason {
 #[serde(deny_unknown_fields)]
 struct RawStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    say: Option<String>,
+    say: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     call: Option<Vec<ToolCall>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    reply: Option<String>,
+    reply: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stop: Option<StopReason>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    if_missing: Option<String>,
+    if_missing: Option<Text>,
 }
 
 impl TryFrom<RawStep> for Step {

@@ -28,7 +28,7 @@ fn the_script_parses_from_toml_and_rejects_bad_steps() {
     else {
         panic!("step 0 is not a call: {:?}", script.steps[0]);
     };
-    assert_eq!(say.as_deref(), Some("Let me check."));
+    assert_eq!(say.as_ref().map(Text::as_str), Some("Let me check."));
     assert_eq!((if_missing, stop), (&None, &None));
     assert_eq!(calls[0].tool, "get_weather");
     assert_eq!(
@@ -36,7 +36,7 @@ fn the_script_parses_from_toml_and_rejects_bad_steps() {
         json!({"location": "Seoul", "units": "metric"})
     );
     assert!(
-        matches!(&script.steps[1], Step::Reply { text, stop: None } if text == "It is {result} right now.")
+        matches!(&script.steps[1], Step::Reply { text, stop: None } if text.as_str() == "It is {result} right now.")
     );
     let with_stop = Script::from_toml("[[script]]\nreply = \"cut\"\nstop = \"max_tokens\"");
     assert!(

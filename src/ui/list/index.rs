@@ -197,7 +197,7 @@ pub(super) fn make(events: &[Event], report: &Report) -> Sets {
             });
             (as_read(e, plain, flagged), number)
         } else {
-            let label = diagram::row_text(events, report, i).0;
+            let label = diagram::row_text(events, report, i, crate::i18n::Language::En).0;
             let set = classes(&label);
             let kept = own.len();
             let number = match own.get(label.as_str()) {

@@ -11,7 +11,7 @@ impl Trace {
         let rows = (0..diagram.rows.len())
             .map(|i| DrawnRow {
                 row: diagram.rows[i].clone(),
-                text: diagram.text(&self.0, &report, i),
+                text: diagram.text(&self.0, &report, i, crate::i18n::Language::En),
                 chain: diagram.chain(i).to_vec(),
                 offset_us: offset_us(&self.0, i),
             })

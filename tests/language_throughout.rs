@@ -1,0 +1,246 @@
+//! A class that runs in Portuguese or Spanish reads no English sentence of ours: every shipped
+//! scenario is run with `--lang pt` and `--lang es`, and neither what `run` prints nor the
+//! handout of its trace holds one.
+//!
+//! "Of ours" is exact: a phrase of at least two words and eight characters from an
+//! `assets/i18n/en.toml` text whose Portuguese (or Spanish) differs from it, cut at its
+//! `{placeholders}` and lines, that the language's own texts never use (`host -> llm`, a term
+//! a translation keeps); and the same of each shipped scenario's English prompt and scripted
+//! replies where the language's differ. What the servers say (every string of every message
+//! a server sent: tool results, instructions, descriptions, stderr) and the recorded bytes
+//! (the handout's raw messages) are the servers' words and the wire's, not ours, and are
+//! taken out before looking.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use sightline::host::scenario::{Scenario, Text};
+use sightline::host::scripted::Step;
+use sightline::i18n::{Language, Strings};
+
+use crate::util;
+
+/// The literal phrases of `text` between its placeholders, trimmed of spaces and punctuation,
+/// that hold at least two words.
+fn phrases(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        let (literal, after) = match rest.find('{') {
+            Some(open) => {
+                let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+                (&rest[..open], &rest[close..])
+            }
+            None => (rest, ""),
+        };
+        for line in literal.lines() {
+            let phrase = line.trim_matches(|c: char| {
+                c.is_whitespace() || c.is_ascii_punctuation() || "“”«»·–—…".contains(c)
+            });
+            let words = phrase
+                .split_whitespace()
+                .filter(|w| w.chars().any(char::is_alphabetic))
+                .count();
+            if words >= 2 && phrase.chars().count() >= 8 {
+                out.push(phrase.to_string());
+            }
+        }
+        if after.is_empty() {
+            return out;
+        }
+        rest = after;
+    }
+}
+
+/// The scenario's texts a user or the scripted model says.
+fn texts(scenario: &Scenario) -> Vec<&Text> {
+    let mut all = vec![&scenario.prompt, &scenario.host.sampling_reply];
+    all.extend(scenario.system.iter());
+    for step in &scenario.script.steps {
+        match step {
+            Step::Call {
+                say, if_missing, ..
+            } => {
+                all.extend(say.iter());
+                all.extend(if_missing.iter());
+            }
+            Step::Reply { text, .. } => all.push(text),
+        }
+    }
+    all
+}
+
+/// Our English phrases that `lang` says otherwise.
+fn ours(lang: Language, scenarios: &[(String, Scenario)]) -> Vec<String> {
+    let strings = Strings::embedded();
+    let theirs: Vec<&str> = strings.keys(lang).map(|k| strings.get(lang, k)).collect();
+    let mut out = Vec::new();
+    for key in strings.keys(Language::En) {
+        let en = strings.get(Language::En, key);
+        if strings.lookup(lang, key) != Some(en) {
+            let kept = phrases(en)
+                .into_iter()
+                .filter(|p| !theirs.iter().any(|t| t.contains(p.as_str())));
+            out.extend(kept);
+        }
+    }
+    for (_, scenario) in scenarios {
+        for text in texts(scenario) {
+            if text.get(lang) != text.get(Language::En) {
+                out.extend(phrases(text.get(Language::En)));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The handout without its raw messages (the fenced blocks other than the Mermaid diagram).
+fn without_raw(handout: &str) -> String {
+    let mut out = String::new();
+    // Inside a block: whether it is raw.
+    let mut block: Option<bool> = None;
+    for line in handout.lines() {
+        if let Some(tag) = line.strip_prefix("```") {
+            block = match block {
+                Some(_) => None,
+                None => Some(tag != "mermaid"),
+            };
+            continue;
+        }
+        if block != Some(true) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Every string of every message the servers sent (and their stderr lines), longest first.
+fn server_words(trace: &Path) -> Vec<String> {
+    fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for event in util::load(trace).events {
+        if !event.from.is_server() {
+            continue;
+        }
+        let text = event.text();
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(value) => strings(&value, &mut out),
+            Err(_) => out.push(text.into_owned()),
+        }
+    }
+    let mut lines: Vec<String> = out
+        .iter()
+        .flat_map(|s| {
+            s.lines()
+                .map(str::trim)
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.append(&mut lines);
+    out.retain(|s| s.chars().count() >= 8);
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out.dedup();
+    out
+}
+
+/// `output` with every server's words taken out.
+fn ours_only(output: &str, servers: &[String]) -> String {
+    servers.iter().fold(output.to_string(), |out, said| {
+        out.replace(said.as_str(), " ")
+    })
+}
+
+fn shipped() -> Vec<(String, Scenario)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut all: Vec<(String, Scenario)> = std::fs::read_dir(&dir)
+        .expect("scenarios/")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "toml").then_some(path)
+        })
+        .map(|path| {
+            let name = path
+                .file_stem()
+                .expect("a stem")
+                .to_string_lossy()
+                .into_owned();
+            let scenario = Scenario::load(&path).expect("a shipped scenario loads");
+            (name, scenario)
+        })
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
+#[test]
+fn a_portuguese_or_spanish_run_prints_no_english_sentence_of_ours() {
+    let scenarios = shipped();
+    let dir = util::tempdir();
+    let mut found = Vec::new();
+    for lang in [Language::Pt, Language::Es] {
+        let ours = ours(lang, &scenarios);
+        assert!(ours.len() > 500, "{} phrases of ours", ours.len());
+        assert!(
+            ours.iter().any(|p| p == "exited code"),
+            "the diagram's words"
+        );
+        for (name, _) in &scenarios {
+            let trace = dir.path().join(format!("{name}.{}.jsonl", lang.code()));
+            let run = util::run(
+                Command::new(util::bin())
+                    .args(["run", name, "--lang", lang.code(), "--trace"])
+                    .arg(&trace)
+                    .current_dir(dir.path())
+                    .env_remove("ANTHROPIC_API_KEY")
+                    .env_remove("OPENAI_API_KEY")
+                    .env_remove("GEMINI_API_KEY")
+                    .env_remove("GOOGLE_API_KEY"),
+                Duration::from_secs(60),
+            );
+            assert!(run.status.success(), "{name}: {}", util::text(&run.stderr));
+            let handout = util::export(&trace, "handout", &["--md", "--lang", lang.code()]);
+            assert!(handout.status.success(), "{}", util::text(&handout.stderr));
+            let servers = server_words(&trace);
+            let outputs = [
+                ("stdout", ours_only(&util::text(&run.stdout), &servers)),
+                (
+                    "handout",
+                    ours_only(&without_raw(&util::text(&handout.stdout)), &servers),
+                ),
+            ];
+            for (what, output) in outputs {
+                for phrase in ours.iter().filter(|p| output.contains(p.as_str())) {
+                    let line = output.lines().find(|l| l.contains(phrase.as_str()));
+                    found.push(format!(
+                        "{name} {} {what}: {phrase:?} in {:?}",
+                        lang.code(),
+                        line.unwrap_or_default()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "English of ours:\n{}", found.join("\n"));
+}
+
+#[test]
+fn phrases_are_cut_at_placeholders_and_need_two_words() {
+    assert_eq!(phrases("exited code {code}"), ["exited code"]);
+    assert_eq!(
+        phrases("Right now it is {result}. Done, {n:one|other} left"),
+        ["Right now it is"]
+    );
+    assert!(phrases("stderr: {text}").is_empty());
+}
