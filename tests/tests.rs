@@ -19,6 +19,7 @@ mod filter;
 mod fuzz_crate;
 mod handout_escaping;
 mod handouts;
+mod har;
 mod hidden_chars;
 mod host_runs;
 mod host_tools;

@@ -1,8 +1,8 @@
 //! `sightline export TRACE --format mermaid|svg|otlp|html [--from SEQ] [--to SEQ] [--out FILE |
 //! --endpoint URL] [--lang en|pt|es]`: the sequence diagram of a trace (or of a range of its
 //! events) as Mermaid text or a standalone SVG, the trace as OpenTelemetry spans (OTLP/JSON to
-//! a file, or OTLP/HTTP to a tracing backend), or the whole viewer and the trace in one HTML
-//! file (`crate::export::html`).
+//! a file, or OTLP/HTTP to a tracing backend), the whole viewer and the trace in one HTML
+//! file (`crate::export::html`), or its HTTP exchanges as a HAR (`crate::export::har`).
 //!
 //! Diagrams are written as they are made, so a trace of any size exports in the memory its
 //! analysis takes. Past the sizes a format's readers cope with, the command says so on stderr
@@ -75,6 +75,9 @@ enum Format {
     Html,
     /// A printable handout: the diagram, then each step with its narration and raw message.
     Handout,
+    /// An HTTP Archive (HAR 1.2) of the trace's HTTP exchanges (Streamable HTTP and LLM
+    /// APIs), for browsers' dev tools; `sightline import har` reads it back.
+    Har,
 }
 
 /// Counts what passes through.
@@ -182,6 +185,15 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     }
     let events = &loaded.events;
     let rows = range(events, args.from, args.to)?;
+    if args.format == Format::Har {
+        let har = crate::export::har::har(
+            &loaded.header,
+            &events[rows.clone()],
+            &crate::analysis::llm_exchanges(&events[rows]),
+        );
+        let text = serde_json::to_string_pretty(&har).unwrap_or_default();
+        return write_text(args.out.as_deref(), &(text + "\n"));
+    }
     let report = crate::analysis::report(events);
     if args.format == Format::Otlp {
         let status = export_otlp(&args, &loaded, &report);
@@ -228,7 +240,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             rows.clone(),
             words,
         ),
-        Format::Svg | Format::Otlp | Format::Html | Format::Handout => {
+        Format::Svg | Format::Otlp | Format::Html | Format::Handout | Format::Har => {
             crate::export::svg::write_in(&mut out, &diagram, events, &report, rows, words)
         }
     }

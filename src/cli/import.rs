@@ -23,7 +23,8 @@ enum Format {
     /// Console export, `--cli --method logging/tail` output, or v1 History items copied into a
     /// JSON array.
     Inspector,
-    /// A HAR file holding MCP Streamable HTTP traffic.
+    /// A HAR file holding MCP Streamable HTTP traffic and LLM API exchanges (a browser's
+    /// dev tools', or `sightline export --format har`'s, which comes back as it was).
     Har,
 }
 

@@ -10,6 +10,7 @@ pub mod check;
 pub mod context;
 pub mod diff;
 pub mod handout;
+pub mod har;
 pub mod html;
 pub mod markup;
 pub mod mermaid;

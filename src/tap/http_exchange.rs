@@ -25,8 +25,8 @@ use crate::trace::{Channel, Lane};
 use crate::wire::redact::scrub_secret_str;
 use axum::body::Bytes;
 
-/// The largest request body accepted (the Anthropic API's own limit).
-pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+/// The largest request body accepted ([`crate::trace::BODY_LIMIT`]).
+pub const BODY_LIMIT: usize = crate::trace::BODY_LIMIT;
 
 /// What each proxy keeps for every exchange, the same for both.
 pub(crate) struct Link {

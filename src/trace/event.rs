@@ -90,6 +90,11 @@ pub struct ProcessInfo {
     pub extra: Map<String, Value>,
 }
 
+/// The largest HTTP body Sightline takes in (the Anthropic API's own request limit): what the
+/// recording proxies read of a request, the mock and the scripted model accept, an imported
+/// HAR entry may hold.
+pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+
 /// An `llm-http` response's `http` field: the time its status and headers arrived (the first
 /// byte), beside the event's own time, when its body ended (the last byte).
 pub const FIRST_BYTE: &str = "first_byte";

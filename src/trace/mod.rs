@@ -29,8 +29,8 @@ pub use analyze::{
     Analysis, Analyzer, Derived, Kind, PENDING_AT_END, Pairing, analyze, latency_us,
 };
 pub use event::{
-    Channel, Event, Extra, FIRST_BYTE, Header, HttpInfo, Lane, ProcessInfo, TRACE_FORMAT_VERSION,
-    format_time, now, signal_name,
+    BODY_LIMIT, Channel, Event, Extra, FIRST_BYTE, Header, HttpInfo, Lane, ProcessInfo,
+    TRACE_FORMAT_VERSION, format_time, now, signal_name,
 };
 pub use file::{
     LineProblem, LoadWarning, LoadedTrace, Loading, TraceError, load, load_from_reader, trace_bytes,

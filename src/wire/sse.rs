@@ -33,6 +33,29 @@ impl SseEvent {
     pub fn kind(&self) -> &str {
         self.event.as_deref().unwrap_or("message")
     }
+
+    /// The event as `text/event-stream` text, which [`SseParser`] reads back as this event:
+    /// its `id:`, `event:` and `retry:` fields when set, one `data:` line per line of `data`
+    /// (one `data: ` line for empty data), and the blank line that dispatches it.
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(self.data.len() + 16);
+        if let Some(id) = &self.id {
+            out.push_str(&format!("id: {id}\n"));
+        }
+        if let Some(event) = &self.event {
+            out.push_str(&format!("event: {event}\n"));
+        }
+        if let Some(retry) = self.retry {
+            out.push_str(&format!("retry: {retry}\n"));
+        }
+        for line in self.data.split('\n') {
+            out.push_str("data: ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+        out
+    }
 }
 
 /// An incremental parser: feed it bytes as they arrive, take the events they complete.
@@ -304,5 +327,25 @@ mod tests {
         let mut lossy = ev(None, "ok\na\u{fffd}b\nc", None);
         lossy.raw_data = Some(b"ok\na\xffb\nc".to_vec());
         assert_eq!(events, vec![lossy, ev(None, "d", None)]);
+    }
+
+    #[test]
+    fn an_event_written_as_text_reads_back_as_itself() {
+        let events = [
+            SseEvent {
+                event: Some("message".into()),
+                data: "{\"a\":1}\nsecond line".into(),
+                id: Some("7".into()),
+                retry: Some(3000),
+                raw_data: None,
+            },
+            SseEvent {
+                data: String::new(),
+                id: Some("7".into()),
+                ..SseEvent::default()
+            },
+        ];
+        let text: String = events.iter().map(SseEvent::text).collect();
+        assert_eq!(SseParser::parse(text.as_bytes()), events);
     }
 }

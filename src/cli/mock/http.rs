@@ -27,9 +27,10 @@ use tokio::sync::{mpsc, watch};
 use crate::analysis::mock::answer::{Mock, Reply, span};
 use crate::cli::errors::Saying;
 use crate::i18n::{Said, Words};
+use crate::wire::sse::SseEvent;
 
-/// The largest `POST` body read (as the recording proxies).
-const BODY_LIMIT: usize = 32 * 1024 * 1024;
+/// The largest request body accepted ([`crate::trace::BODY_LIMIT`]).
+const BODY_LIMIT: usize = crate::trace::BODY_LIMIT;
 
 struct Served {
     mock: Mutex<Mock>,
@@ -254,8 +255,14 @@ fn listen(served: &Served) -> Response {
 
 /// `lines` as a Server-Sent Events response, one `message` event each.
 fn sse(lines: futures_util::stream::BoxStream<'static, String>) -> Response {
-    let events = lines
-        .map(|line| Ok::<_, Infallible>(Bytes::from(format!("event: message\ndata: {line}\n\n"))));
+    let events = lines.map(|data| {
+        let event = SseEvent {
+            event: Some("message".into()),
+            data,
+            ..SseEvent::default()
+        };
+        Ok::<_, Infallible>(Bytes::from(event.text()))
+    });
     let mut response = Body::from_stream(events).into_response();
     let headers = response.headers_mut();
     headers.insert(

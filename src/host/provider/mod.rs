@@ -52,6 +52,7 @@ pub fn import_hooks() -> crate::trace::import::HttpHooks {
                 .map(|e| e.data)
                 .collect()
         },
+        is_llm: |url| ApiShape::from_url(url).is_some(),
     }
 }
 

@@ -20,8 +20,8 @@ use super::{RequestError, Script, ScriptedError, answer, error_body, stream};
 use crate::host::replay::cassette::Cassette;
 use crate::wire::api::ApiShape;
 
-/// The largest request body accepted (the Anthropic API's own limit).
-const BODY_LIMIT: usize = 32 * 1024 * 1024;
+/// The largest request body accepted ([`crate::trace::BODY_LIMIT`]).
+const BODY_LIMIT: usize = crate::trace::BODY_LIMIT;
 
 /// How long [`ScriptedModel::shutdown`] waits for requests in flight.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);

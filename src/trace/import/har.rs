@@ -1,24 +1,34 @@
-//! HAR files (HTTP Archive 1.2, as browsers' dev tools and proxies save them) holding MCP
-//! Streamable HTTP traffic.
+//! HAR files (HTTP Archive 1.2, as browsers' dev tools and proxies save them, and as
+//! `sightline export --format har` writes them) holding MCP Streamable HTTP traffic and LLM API
+//! exchanges.
 //!
 //! Each entry becomes:
-//! - a request event `host -> server:NAME` on the `http` channel: the POST body as `raw` (empty
+//! - a request event `host -> server:NAME` on the `http` channel (or `host -> llm` on
+//!   `llm-http` when the URL is an LLM API's, [`HttpHooks::is_llm`]): the body as `raw` (empty
 //!   for GET and DELETE), with [`HttpInfo`] method, URL and headers, at `startedDateTime`;
-//! - response events `server:NAME -> host`, at `startedDateTime` + `time`: one per SSE event
-//!   (its `data`) when the response is `text/event-stream`, else one holding the body (empty
-//!   for a 202). Each carries the status; the first also carries the response headers.
+//! - response events the other way, at `startedDateTime` + `time`: one per SSE event (its
+//!   `data`) when an MCP response is `text/event-stream`, else one holding the body (empty for
+//!   a 202; an LLM API's stream whole, as the LLM proxy records it). Each carries the status
+//!   and `in_reply_to` (its request's `seq`, as the HTTP proxy records it); the first also
+//!   carries the response headers.
+//!
+//! Sightline's own export adds `_sightline` members (HAR's rule for custom fields) with what a
+//! HAR has no field for: each event's lanes, time to the microsecond, status, redacted ranges
+//! and other `http` fields; with them the events are the exported ones again.
 //!
 //! Header values and URL query parameters go through the caller's redaction hook before they
 //! become events, so credentials (`Authorization`, cookies, API keys) never reach a trace.
-//! NAME is the caller's, or the URL's host. An entry that cannot be read is reported by its
-//! 1-based number and skipped. Entries overlap (a GET stream stays open while POSTs come and
-//! go), so the events are sorted by time before they are numbered.
+//! NAME is the caller's, or the URL's host. An entry that cannot be read (a missing field, a
+//! body over [`BODY_LIMIT`], `_sightline` members that do not fit its body) is reported by its
+//! 1-based number and skipped whole. Entries overlap (a GET stream stays open while POSTs come
+//! and go), so the events are sorted by time before they are numbered.
 
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::{HttpHooks, ImportWarning, Imported};
+use crate::trace::BODY_LIMIT;
 use crate::trace::event::{Channel, Event, HttpInfo, Lane};
 
 /// Why a HAR file could not be read at all.
@@ -47,7 +57,10 @@ pub fn parse(text: &str, name: Option<&str>, hooks: HttpHooks) -> Result<Importe
         .ok_or(HarError::NoEntries)?;
     let mut out = Imported::default();
     for (index, entry) in entries.iter().enumerate() {
+        let before = out.events.len();
         if let Err(message) = import_entry(entry, name, hooks, &mut out.events) {
+            // Nothing of an entry that cannot be read: not its request alone either.
+            out.events.truncate(before);
             out.warnings.push(ImportWarning {
                 unit: "entry",
                 number: index + 1,
@@ -57,13 +70,38 @@ pub fn parse(text: &str, name: Option<&str>, hooks: HttpHooks) -> Result<Importe
     }
     // Entries overlap (a long GET stream, concurrent POSTs): a trace is in time order, so the
     // events are sorted by time (each entry's own order kept among equal times) and numbered.
-    out.events.sort_by_key(|e| e.time);
-    for (seq, event) in out.events.iter_mut().enumerate() {
+    // Each event remembers its index before the sort, so a response's `in_reply_to` can name
+    // its request's `seq` after it.
+    let mut order: Vec<usize> = (0..out.events.len()).collect();
+    order.sort_by_key(|&i| out.events[i].time);
+    let mut seq_of = vec![0u64; order.len()];
+    for (seq, &i) in order.iter().enumerate() {
+        seq_of[i] = seq as u64;
+    }
+    let mut events: Vec<Option<Event>> = std::mem::take(&mut out.events)
+        .into_iter()
+        .map(Some)
+        .collect();
+    for (seq, &i) in order.iter().enumerate() {
+        let Some(mut event) = events[i].take() else {
+            continue;
+        };
         event.seq = seq as u64;
+        if let Some(http) = event.http_mut()
+            && let Some(at) = http.extra.remove(REPLY_TO)
+        {
+            let at = at.as_u64().and_then(|a| seq_of.get(a as usize)).copied();
+            if let Some(request) = at {
+                http.extra.insert(IN_REPLY_TO.into(), Value::from(request));
+            }
+        }
+        out.events.push(event);
     }
     Ok(out)
 }
 
+/// One entry's events, in order: the request first. `in_reply_to` is the request's `seq`
+/// within the file's renumbering, set once the events are sorted ([`parse`]).
 fn import_entry(
     entry: &Value,
     name: Option<&str>,
@@ -87,7 +125,19 @@ fn import_entry(
         .get("url")
         .and_then(Value::as_str)
         .ok_or("no `request.url`")?;
+    // What Sightline's own export keeps beside the HAR fields (`export --format har`).
+    let ours = entry.get("_sightline");
+    let mine = |key: &str| ours.and_then(|o| o.get(key));
+    let llm = match mine("channel").and_then(Value::as_str) {
+        Some(channel) => channel == Channel::LlmHttp.as_str(),
+        None => (hooks.is_llm)(url),
+    };
+    let channel = if llm { Channel::LlmHttp } else { Channel::Http };
     let server = name.map_or_else(|| host_of(url), str::to_string);
+    let (client, peer) = match llm {
+        true => (Lane::Host, Lane::Llm),
+        false => (Lane::Host, Lane::server(&server)),
+    };
     let elapsed = entry.get("time").and_then(Value::as_f64).unwrap_or(0.0);
     let answered = super::after_ms(started, elapsed, "time")?;
     let time_of = |t: DateTime<Utc>| {
@@ -99,21 +149,24 @@ fn import_entry(
         .pointer("/postData/text")
         .and_then(Value::as_str)
         .unwrap_or("");
+    if request_body.len() > BODY_LIMIT {
+        return Err(too_big("request.postData.text", request_body.len()));
+    }
     let mut headers = header_pairs(request.get("headers"));
     (hooks.redact)(&mut headers);
-    let mut request_event = event(
-        events,
-        time_of(started),
-        Lane::Host,
-        Lane::server(&server),
+    let recorded = Recorded::of(mine("request"), time_of(started), &client, &peer)?;
+    let mut request_event = recorded.event(
+        events.len(),
+        channel.clone(),
         request_body.as_bytes().to_vec(),
     );
-    request_event.set_http(Some(HttpInfo {
+    request_event.set_http(Some(recorded.http(HttpInfo {
         method: Some(method.into()),
         url: Some(redact_url(url, hooks).into()),
         headers: HttpInfo::headers_of(headers),
         ..HttpInfo::default()
-    }));
+    })));
+    let request_index = events.len();
     events.push(request_event);
 
     let status = response
@@ -128,6 +181,9 @@ fn import_entry(
         .and_then(|c| c.get("text"))
         .and_then(Value::as_str)
         .unwrap_or("");
+    if text.len() > BODY_LIMIT.div_ceil(3) * 4 {
+        return Err(too_big("response.content.text", text.len()));
+    }
     let body = if content
         .and_then(|c| c.get("encoding"))
         .and_then(Value::as_str)
@@ -139,9 +195,13 @@ fn import_entry(
     } else {
         text.as_bytes().to_vec()
     };
+    if body.len() > BODY_LIMIT {
+        return Err(too_big("response.content.text", body.len()));
+    }
     let mime = content
         .and_then(|c| c.get("mimeType"))
         .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
         .map(str::to_string)
         .or_else(|| {
             headers
@@ -150,7 +210,8 @@ fn import_entry(
                 .map(|(_, v)| v.clone())
         })
         .unwrap_or_default();
-    let bodies: Vec<Vec<u8>> = if mime.to_ascii_lowercase().starts_with("text/event-stream") {
+    let stream = mime.to_ascii_lowercase().starts_with("text/event-stream");
+    let bodies: Vec<Vec<u8>> = if stream && !llm {
         (hooks.sse_data)(&body)
             .into_iter()
             .map(String::into_bytes)
@@ -158,35 +219,134 @@ fn import_entry(
     } else {
         vec![body]
     };
-    let bodies = if bodies.is_empty() {
+    let bodies = if bodies.is_empty() && mine("responses").is_none() {
         vec![Vec::new()]
     } else {
         bodies
     };
-    for (i, body) in bodies.into_iter().enumerate() {
-        let mut e = event(
-            events,
-            time_of(answered),
-            Lane::server(&server),
-            Lane::Host,
-            body,
-        );
-        e.set_http(Some(HttpInfo {
-            status: Some(status),
+    let ours: Vec<Value> = match mine("responses").and_then(Value::as_array) {
+        Some(list) if list.len() != bodies.len() => {
+            return Err(format!(
+                "`_sightline.responses` names {} response events, the body holds {}",
+                list.len(),
+                bodies.len()
+            ));
+        }
+        Some(list) => list.clone(),
+        None => vec![Value::Null; bodies.len()],
+    };
+    for (i, (body, ours)) in bodies.into_iter().zip(&ours).enumerate() {
+        let ours = (!ours.is_null()).then_some(ours);
+        let recorded = Recorded::of(ours, time_of(answered), &peer, &client)?;
+        let mut e = recorded.event(events.len(), channel.clone(), body);
+        let mut http = recorded.http(HttpInfo {
+            status: recorded.status.unwrap_or(Some(status)),
             headers: if i == 0 {
                 HttpInfo::headers_of(std::mem::take(&mut headers))
             } else {
                 Vec::new()
             },
             ..HttpInfo::default()
-        }));
+        });
+        if !llm {
+            // Which request this answers, by its index until the events are numbered.
+            http.extra
+                .insert(REPLY_TO.into(), Value::from(request_index));
+        } else {
+            http.extra.remove(IN_REPLY_TO);
+        }
+        e.set_http(Some(http));
         events.push(e);
     }
     Ok(())
 }
 
-fn event(events: &[Event], time: DateTime<Utc>, from: Lane, to: Lane, body: Vec<u8>) -> Event {
-    Event::with_bytes(events.len() as u64, time, from, to, Channel::Http, body)
+/// The key an entry's response events name their request's index by while importing, and
+/// the one the trace keeps (the request's `seq`, as the HTTP proxy records it).
+const REPLY_TO: &str = "\u{0}reply_to";
+const IN_REPLY_TO: &str = "in_reply_to";
+
+fn too_big(field: &str, len: usize) -> String {
+    format!(
+        "`{field}` is {len} bytes, over the {} MiB a recorded body may have",
+        BODY_LIMIT >> 20
+    )
+}
+
+/// One event's own fields as Sightline's export kept them (`_sightline.request`, one of
+/// `_sightline.responses`), or the HAR's own: the time, the lanes, the redacted byte ranges and
+/// the other recorded `http` fields.
+struct Recorded {
+    time: DateTime<Utc>,
+    from: Lane,
+    to: Lane,
+    redacted: Vec<[usize; 2]>,
+    extra: serde_json::Map<String, Value>,
+    /// A response event's own status, when the export said (an event stream's later events
+    /// have none).
+    status: Option<Option<u16>>,
+}
+
+impl Recorded {
+    fn of(
+        ours: Option<&Value>,
+        time: DateTime<Utc>,
+        from: &Lane,
+        to: &Lane,
+    ) -> Result<Self, String> {
+        let mut out = Recorded {
+            time,
+            from: from.clone(),
+            to: to.clone(),
+            redacted: Vec::new(),
+            extra: serde_json::Map::new(),
+            status: None,
+        };
+        let Some(ours) = ours else {
+            return Ok(out);
+        };
+        if let Some(t) = ours.get("time").and_then(Value::as_str) {
+            out.time = DateTime::parse_from_rfc3339(t)
+                .map_err(|e| format!("`_sightline` time is not a date ({e}): {t}"))?
+                .with_timezone(&Utc);
+        }
+        if let Some(lane) = ours.get("from").and_then(Value::as_str) {
+            out.from = Lane::from(lane);
+        }
+        if let Some(lane) = ours.get("to").and_then(Value::as_str) {
+            out.to = Lane::from(lane);
+        }
+        if let Some(ranges) = ours.get("redacted") {
+            out.redacted = serde_json::from_value(ranges.clone())
+                .map_err(|e| format!("`_sightline` redacted ranges: {e}"))?;
+        }
+        if let Some(status) = ours.get("status") {
+            out.status = Some(status.as_u64().and_then(|s| u16::try_from(s).ok()));
+        }
+        if let Some(Value::Object(extra)) = ours.get("http") {
+            out.extra = extra.clone();
+        }
+        Ok(out)
+    }
+
+    fn event(&self, seq: usize, channel: Channel, body: Vec<u8>) -> Event {
+        Event::with_bytes(
+            seq as u64,
+            self.time,
+            self.from.clone(),
+            self.to.clone(),
+            channel,
+            body,
+        )
+    }
+
+    fn http(&self, mut info: HttpInfo) -> HttpInfo {
+        info.redacted = self.redacted.clone();
+        for (k, v) in &self.extra {
+            info.extra.insert(k.clone(), v.clone());
+        }
+        info
+    }
 }
 
 /// HAR headers `[{"name":..,"value":..}]` as pairs, in order.
@@ -287,6 +447,7 @@ mod tests {
     const HOOKS: HttpHooks = HttpHooks {
         redact,
         sse_data: sse,
+        is_llm: |url| url.ends_with("/v1/messages"),
     };
 
     #[test]

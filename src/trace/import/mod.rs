@@ -56,6 +56,9 @@ pub struct HttpHooks {
     pub redact: fn(&mut [(String, String)]),
     /// Splits an SSE body into the `data` of each event, in order.
     pub sse_data: fn(&[u8]) -> Vec<String>,
+    /// Whether a URL is an LLM API's (its exchange goes on the `llm-http` channel, between
+    /// `host` and `llm`, its body whole).
+    pub is_llm: fn(&str) -> bool,
 }
 
 /// `time` plus a duration in milliseconds as another tool recorded it (a negative one counts
