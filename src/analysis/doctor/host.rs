@@ -153,13 +153,20 @@ pub(super) fn judge(
 /// the request shows: the name the host gave the tool, or its deferral.
 fn explain_recorded(profile: &Profile, f: &mut ToolFinding) {
     let renamed = f.host_name.as_deref().filter(|api| *api != f.tool);
+    // The rule is a sentence of its own after the verdict's.
+    let stop = match f.said.english().trim_end().ends_with('.') {
+        true => "",
+        false => ".",
+    };
     let said = match (f.code, renamed, &profile.deferral) {
         (Code::VisibleOnDemand, _, Some(rule)) => Said::new("doctor_host.recorded_deferred")
             .with_said("said", f.said.clone())
+            .with("stop", stop)
             .with("host", &profile.name)
             .with_said("cite", cite(profile, rule)),
         (_, Some(api), _) => Said::new("doctor_host.recorded_named")
             .with_said("said", f.said.clone())
+            .with("stop", stop)
             .with("api", api)
             .with("host", &profile.name)
             .with("rule", &profile.naming.note)
