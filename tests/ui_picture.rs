@@ -94,8 +94,9 @@ fn every_scenario_shows_every_label_whole_in_three_languages() {
     );
 }
 
-/// `docs/screenshot.png`, the README's first picture: the weather scenario in a 1400x900
-/// window, drawn by the app through wgpu. Run by `tools/screenshot.sh`, which says where.
+/// `docs/screenshot.png`, the README's first picture: the weather scenario in a 1600x900
+/// window (the diagram whole beside both panels), its tools/call selected, drawn by the app
+/// through wgpu. Run by `tools/screenshot.sh`, which says where.
 #[test]
 #[ignore = "writes a picture: run by tools/screenshot.sh"]
 fn screenshot() {
@@ -116,7 +117,20 @@ fn screenshot() {
         };
         app.apply(Command::SetLanguage(lang));
     }
-    let mut h = harness(app);
+    // The tools/call the lesson turns on, selected: the inspector shows its bytes.
+    let call = app
+        .store()
+        .events
+        .iter()
+        .position(|e| e.text().contains(r#""method":"tools/call""#));
+    if let Some(call) = call {
+        app.apply(Command::Select(call));
+    }
+    // Wide enough for the diagram and both panels side by side (`SIGHTLINE_SIZE=WxH`).
+    let size = std::env::var("SIGHTLINE_SIZE").unwrap_or_else(|_| "1600x900".into());
+    let (w, h) = size.split_once('x').expect("SIGHTLINE_SIZE=WxH");
+    let size = egui::vec2(w.parse().expect("width"), h.parse().expect("height"));
+    let mut h = util::harness_sized(app, size);
     h.run_steps(12);
     let image = h.render().expect("render through wgpu");
     image.save(&out).expect("write the picture");

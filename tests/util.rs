@@ -244,8 +244,16 @@ pub fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
 pub fn harness(
     app: sightline::ui::SightlineApp,
 ) -> egui_kittest::Harness<'static, sightline::ui::SightlineApp> {
+    harness_sized(app, egui::vec2(1400.0, 900.0))
+}
+
+/// [`harness`] in a window of `size`.
+pub fn harness_sized(
+    app: sightline::ui::SightlineApp,
+    size: egui::Vec2,
+) -> egui_kittest::Harness<'static, sightline::ui::SightlineApp> {
     let mut h = egui_kittest::Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
+        .with_size(size)
         .with_accessibility_check(false)
         .build_ui_state(|ui, app: &mut sightline::ui::SightlineApp| app.ui(ui), app);
     h.run();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates docs/screenshot.png, the README's first picture: the real `sightline run` records
-# the weather scenario, and the app draws it headless in a 1400x900 window (egui_kittest through
+# the weather scenario, and the app draws it headless in a 1600x900 window (SIGHTLINE_SIZE=WxH for another) (egui_kittest through
 # wgpu; a software adapter is enough). The same test fails if any label of the picture is cut
 # or overlaps another, so the picture cannot go stale silently.
 #

@@ -156,14 +156,16 @@ impl MessageList {
         let mut command = None;
         // Cells are plain text: a click anywhere on a row selects the event.
         ui.style_mut().interaction.selectable_labels = false;
+        let widths = column_widths(ui, store);
+        let column = |w: f32| Column::initial(w).at_least(16.0).resizable(true).clip(true);
         let mut table = TableBuilder::new(ui)
             .id_salt("message-list")
             .striped(true)
             .sense(Sense::click())
             .cell_layout(egui::Layout::left_to_right(Align::Center))
-            .column(Column::exact(44.0))
-            .column(Column::exact(74.0))
-            .column(Column::exact(68.0))
+            .column(column(widths[0]))
+            .column(column(widths[1]))
+            .column(column(widths[2]))
             .column(Column::remainder().clip(true))
             .min_scrolled_height(0.0);
         if let Some(event) = reveal {
@@ -175,13 +177,6 @@ impl MessageList {
                 table = table.scroll_to_row(pos, Some(Align::Center));
             }
         }
-        let arrow = |l: &Lane| match l {
-            Lane::User => "U".to_string(),
-            Lane::Host => "H".to_string(),
-            Lane::Llm => "L".to_string(),
-            Lane::Server(s) => visible::escape(s).chars().take(6).collect(),
-            Lane::Other(s) => visible::escape(s).chars().take(6).collect(),
-        };
         table
             .header(18.0, |mut h| {
                 let headers = [
@@ -209,12 +204,8 @@ impl MessageList {
                         ui.monospace(super::diagram_paint::time_text(store.offset_us(i)));
                     });
                     row.col(|ui| {
-                        let text = if e.from == e.to {
-                            arrow(&e.from)
-                        } else {
-                            format!("{}→{}", arrow(&e.from), arrow(&e.to))
-                        };
-                        ui.monospace(text);
+                        let text = lanes_text(e);
+                        ui.monospace(&text).on_hover_text(text);
                     });
                     row.col(|ui| {
                         let label = store.diagram.row_of_event(i).map_or_else(
@@ -222,9 +213,10 @@ impl MessageList {
                             |r| store.row_label(r),
                         );
                         match r.filter(|r| !r.status.is_ok()) {
-                            Some(_) => ui.colored_label(ui.visuals().warn_fg_color, label),
-                            None => ui.label(label),
-                        };
+                            Some(_) => ui.colored_label(ui.visuals().warn_fg_color, &label),
+                            None => ui.label(&label),
+                        }
+                        .on_hover_text(label);
                     });
                     if row.response().clicked() {
                         command = Some(Command::Select(i));
@@ -326,3 +318,49 @@ fn methods_in(store: &TraceStore) -> Vec<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// A lane as the list's lanes column names it: `U`, `H`, `L`, or the server's name whole.
+fn lane_text(l: &Lane) -> String {
+    match l {
+        Lane::User => "U".to_string(),
+        Lane::Host => "H".to_string(),
+        Lane::Llm => "L".to_string(),
+        Lane::Server(s) | Lane::Other(s) => visible::escape(s).into_owned(),
+    }
+}
+
+/// The lanes column of an event: `H→weather`, or the one lane of a note.
+fn lanes_text(e: &crate::trace::Event) -> String {
+    match e.from == e.to {
+        true => lane_text(&e.from),
+        false => format!("{}→{}", lane_text(&e.from), lane_text(&e.to)),
+    }
+}
+
+/// How wide the seq, time and lanes columns start: as wide as their widest content (the last
+/// seq, the last event's time, the longest lane name beside `H→`), so nothing is cut until
+/// the user narrows a column; a lane name past 16 characters is left to the hover.
+fn column_widths(ui: &Ui, store: &TraceStore) -> [f32; 3] {
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let width = |text: &str| {
+        let galley =
+            ui.painter()
+                .layout_no_wrap(text.to_string(), font.clone(), egui::Color32::WHITE);
+        galley.size().x + 2.0 * ui.spacing().item_spacing.x
+    };
+    let last = store.len().saturating_sub(1);
+    let seq = store.events.last().map_or(0, |e| e.seq).to_string();
+    let time = super::diagram_paint::time_text(store.offset_us(last));
+    let lane = store
+        .diagram
+        .lanes
+        .iter()
+        .map(|l| lane_text(&l.lane).chars().take(16).collect::<String>())
+        .max_by_key(|t| t.chars().count())
+        .unwrap_or_default();
+    [
+        width(&seq).max(width("#")),
+        width(&time).max(width("+0.0 ms")),
+        width(&format!("H→{lane}")),
+    ]
+}
