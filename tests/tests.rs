@@ -74,4 +74,5 @@ mod ui_compare_with;
 mod ui_doctor_tab;
 mod ui_elicit;
 mod ui_picture;
+mod ui_stats;
 mod web_page;

@@ -9,6 +9,8 @@
 //! the pass reads no other payload. Percentiles are nearest-rank over the answered requests of
 //! a group (an unanswered request has no latency; it is counted apart).
 
+pub mod io;
+
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};

@@ -162,7 +162,7 @@ fn write_llm(w: &mut dyn Write, rows: &[LlmRequest], words: Words) -> io::Result
 }
 
 /// A key as a terminal shows it: control characters as `\u{..}` escapes.
-fn shown(key: &str) -> String {
+pub fn shown(key: &str) -> String {
     if !key.chars().any(char::is_control) {
         return key.to_string();
     }
@@ -174,7 +174,7 @@ fn shown(key: &str) -> String {
         .collect()
 }
 
-fn percent(part: u64, whole: u64) -> String {
+pub fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
         return "-".to_string();
     }
@@ -182,7 +182,7 @@ fn percent(part: u64, whole: u64) -> String {
 }
 
 /// Microseconds as milliseconds, one decimal.
-fn ms(us: i64) -> String {
+pub fn ms(us: i64) -> String {
     format!("{:.1} ms", us as f64 / 1000.0)
 }
 

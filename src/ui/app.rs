@@ -4,7 +4,7 @@
 //! stream: [`super::platform`]'s business; the analysis is redone only then), draw the panels
 //! (they read the store and return [`Command`]s), then apply the commands. Layout: the menu bar
 //! at the top, teaching mode's controls and narration under it, the message list at the left,
-//! the inspector / what-the-model-sees / doctor tabs at the right, the sequence diagram in the
+//! the inspector / what-the-model-sees / doctor / statistics tabs at the right, the sequence diagram in the
 //! middle and a status bar at the bottom. The same app runs on the desktop and in the browser;
 //! where they differ is [`super::platform::Platform`].
 
@@ -22,6 +22,7 @@ use super::platform::Platform;
 use super::present::Presentation;
 use super::replay::Replay;
 use super::settings_window::SettingsWindow;
+use super::stats_panel::StatsPanel;
 use super::store::{Source, TraceStore};
 use crate::i18n::{Language, Strings};
 use crate::trace::Event;
@@ -32,6 +33,7 @@ pub enum Tab {
     Inspector,
     ModelView,
     Doctor,
+    Stats,
 }
 
 /// A message for the status bar.
@@ -52,6 +54,7 @@ pub struct SightlineApp {
     pub(super) inspector: Inspector,
     pub(super) model_view: ModelView,
     pub(super) doctor: DoctorPanel,
+    pub(super) stats: StatsPanel,
     pub(super) list: MessageList,
     pub(super) replay: Replay,
     pub(super) notice: Option<Notice>,
@@ -82,6 +85,7 @@ impl SightlineApp {
             inspector: Inspector::default(),
             model_view: ModelView::default(),
             doctor: DoctorPanel::default(),
+            stats: StatsPanel::default(),
             list: MessageList::default(),
             replay: Replay::default(),
             notice: None,
@@ -302,6 +306,7 @@ impl SightlineApp {
                         format!("{} ({found})", tr.t("panel.doctor"))
                     };
                     ui.selectable_value(&mut self.tab, Tab::Doctor, doctor);
+                    ui.selectable_value(&mut self.tab, Tab::Stats, tr.t("panel.stats"));
                 });
                 ui.separator();
                 let command = match self.tab {
@@ -312,6 +317,10 @@ impl SightlineApp {
                         self.model_view.ui(ui, store, bpe, self.selected, upto, tr)
                     }
                     Tab::Doctor => self.doctor.ui(ui, store, tr),
+                    Tab::Stats => {
+                        let bpe = self.platform.tokenizer();
+                        self.stats.ui(ui, store, bpe, tr)
+                    }
                 };
                 commands.extend(command);
             });

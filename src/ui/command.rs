@@ -32,6 +32,12 @@ impl ExportFormat {
 pub enum Command {
     /// Select an event (by index) and bring it into view everywhere.
     Select(usize),
+    /// Set the message list's filter to `filter` (the display-filter language) and select
+    /// event `select`: a bar of the IO graph shows its events.
+    ShowEvents {
+        filter: String,
+        select: usize,
+    },
     SetLanguage(Language),
     /// Turn teaching mode (replay with narration) on or off.
     SetTeaching(bool),

@@ -19,7 +19,7 @@
 //! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
 //!   lanes spaced by what [`diagram_fit`] measured,
 //!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
-//!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`list`],
+//!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`stats_panel`], [`list`],
 //!   [`replay`], `menu_bar`, [`status`]; [`present`] (presentation mode for a projector) and
 //!   [`compare`] (two traces side by side, synchronised, their differences named).
 //! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
@@ -52,6 +52,7 @@ pub mod replay;
 mod rowset;
 pub mod settings;
 pub mod settings_window;
+pub mod stats_panel;
 mod status;
 pub mod store;
 pub mod theme;

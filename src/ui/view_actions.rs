@@ -7,6 +7,10 @@ use super::command::Command;
 pub(super) fn apply(app: &mut SightlineApp, command: Command) {
     match command {
         Command::Select(i) => select(app, i),
+        Command::ShowEvents { filter, select: i } => {
+            app.list.filter.text = filter;
+            select(app, i);
+        }
         Command::SetLanguage(lang) => app.lang = lang,
         Command::SetTeaching(on) => {
             app.replay.active = on;
