@@ -51,9 +51,42 @@ pub fn is_credential_name(name: &str) -> bool {
 /// `url` with its userinfo and the values of its credential query parameters replaced by
 /// `[redacted]`, and the secrets taken out (raw and percent-decoded), longest first.
 pub fn redact_url(url: &str) -> (String, Vec<String>) {
+    let (userinfo, values) = credential_parts(url);
     let mut secrets = Vec::new();
+    if let Some([start, end]) = userinfo {
+        let userinfo = &url[start..end];
+        push_secret(&mut secrets, userinfo);
+        for part in userinfo.split(':') {
+            push_secret(&mut secrets, part);
+        }
+    }
+    for &[start, end] in &values {
+        push_secret(&mut secrets, &url[start..end]);
+    }
     let mut out = String::with_capacity(url.len());
-    let mut rest = url;
+    let mut done = 0;
+    for [start, end] in userinfo.into_iter().chain(values) {
+        out.push_str(&url[done..start]);
+        out.push_str(REDACTED);
+        done = end;
+    }
+    out.push_str(&url[done..]);
+    (out, sorted(secrets))
+}
+
+/// Where in `url` its credentials are, as `[start, end)` byte ranges in order: the userinfo
+/// (`user:pass` of `https://user:pass@host`) and the value of each credential query
+/// parameter: what [`redact_url`] replaces, for a caller that redacts a URL in place inside a
+/// larger text (a JSON body).
+pub fn credential_spans(url: &str) -> Vec<[usize; 2]> {
+    let (userinfo, values) = credential_parts(url);
+    userinfo.into_iter().chain(values).collect()
+}
+
+/// The userinfo's range, and the ranges of the credential query parameters' values.
+fn credential_parts(url: &str) -> (Option<[usize; 2]>, Vec<[usize; 2]>) {
+    let mut userinfo = None;
+    let mut rest = 0;
     // The authority's userinfo.
     if let Some(scheme_end) = url.find("://") {
         let authority_start = scheme_end + 3;
@@ -62,46 +95,30 @@ pub fn redact_url(url: &str) -> (String, Vec<String>) {
             .unwrap_or(url.len() - authority_start);
         let authority = &url[authority_start..authority_start + authority_len];
         if let Some(at) = authority.rfind('@') {
-            let userinfo = &authority[..at];
-            push_secret(&mut secrets, userinfo);
-            for part in userinfo.split(':') {
-                push_secret(&mut secrets, part);
-            }
-            out.push_str(&url[..authority_start]);
-            out.push_str(REDACTED);
-            rest = &url[authority_start + at..];
+            userinfo = Some([authority_start, authority_start + at]);
+            rest = authority_start + at;
         }
     }
-    let Some((base, query)) = rest.split_once('?') else {
-        out.push_str(rest);
-        return (out, sorted(secrets));
+    let mut values = Vec::new();
+    let Some(mark) = url[rest..].find('?') else {
+        return (userinfo, values);
     };
-    let (query, fragment) = match query.split_once('#') {
-        Some((q, f)) => (q, Some(f)),
-        None => (query, None),
-    };
-    out.push_str(base);
-    out.push('?');
-    let params: Vec<String> = query
-        .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((name, value))
-                if is_credential_name(
-                    &percent_decode(name).unwrap_or_else(|| name.to_string()),
-                ) && !value.is_empty() =>
-            {
-                push_secret(&mut secrets, value);
-                format!("{name}={REDACTED}")
-            }
-            _ => param.to_string(),
-        })
-        .collect();
-    out.push_str(&params.join("&"));
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
+    let query_start = rest + mark + 1;
+    let query_end = url[query_start..]
+        .find('#')
+        .map_or(url.len(), |f| query_start + f);
+    let mut at = query_start;
+    for param in url[query_start..query_end].split('&') {
+        if let Some((name, value)) = param.split_once('=')
+            && is_credential_name(&percent_decode(name).unwrap_or_else(|| name.to_string()))
+            && !value.is_empty()
+        {
+            let start = at + name.len() + 1;
+            values.push([start, start + value.len()]);
+        }
+        at += param.len() + 1;
     }
-    (out, sorted(secrets))
+    (userinfo, values)
 }
 
 /// A command line (program first) with credentials replaced by `[redacted]`.
@@ -304,6 +321,20 @@ mod tests {
             redact_url("http://h/?%74oken=x").0,
             "http://h/?%74oken=[redacted]"
         );
+    }
+
+    #[test]
+    fn credential_spans_are_where_redact_url_puts_its_marks() {
+        let url = "https://me:pw@h.example/mcp?x=1&api_key=abc&token=t2#f?token=no";
+        let spans = credential_spans(url);
+        let found: Vec<&str> = spans.iter().map(|&[s, e]| &url[s..e]).collect();
+        assert_eq!(found, ["me:pw", "abc", "t2"]);
+        let mut marked = url.to_string();
+        for &[start, end] in spans.iter().rev() {
+            marked.replace_range(start..end, REDACTED);
+        }
+        assert_eq!(marked, redact_url(url).0);
+        assert!(credential_spans("https://h.example/mcp?alt=sse").is_empty());
     }
 
     #[test]

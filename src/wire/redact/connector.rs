@@ -12,13 +12,18 @@
 //!
 //! Which fields are credentials: in an `mcp_servers` entry or an `mcp` tool, every string
 //! field whose name marks a credential ([`is_credential_header`]: `authorization_token`,
-//! `authorization`, `api_key`...), and in an `mcp` tool's `headers`, every header a recorded
-//! header would be redacted for.
+//! `authorization`, `api_key`...), in an `mcp` tool's `headers`, every header a recorded
+//! header would be redacted for, and in the server's URL (`url`, `server_url`) its userinfo and
+//! the values of its credential query parameters (`?api_key=`, `token=`: the rule of
+//! [`redact_url`], marked in place, the rest of the URL kept). A string elsewhere in the body
+//! that is one of those values whole (echoed in a prompt, a tool's input) goes too, whatever
+//! its length: the same rule as for the fields.
 
 use memchr::memmem;
 use serde_json::Value;
 
 use super::{is_credential_header, replace_spans, secret_spans};
+use crate::wire::redact_url::{credential_spans, redact_url};
 
 /// What [`scrub_request`] did to a recorded request body.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -40,13 +45,16 @@ pub fn scrub_request(bytes: &mut Vec<u8>, secrets: &[String]) -> Scrubbed {
         spans.extend(literal_spans(bytes, &credentials));
         spans = union(spans);
     }
-    let mut connector_secrets: Vec<String> = credentials
-        .into_iter()
-        .map(|c| match c.scheme {
-            Some(at) => c.value[at..].to_string(),
-            None => c.value,
-        })
-        .collect();
+    let mut connector_secrets: Vec<String> = Vec::new();
+    for c in credentials {
+        match c.secret.is_empty() {
+            true => connector_secrets.push(c.value),
+            false => {
+                let parts = c.secret.iter().filter_map(|&[s, e]| c.value.get(s..e));
+                connector_secrets.extend(parts.map(str::to_string));
+            }
+        }
+    }
     connector_secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     connector_secrets.dedup();
     Scrubbed {
@@ -55,12 +63,13 @@ pub fn scrub_request(bytes: &mut Vec<u8>, secrets: &[String]) -> Scrubbed {
     }
 }
 
-/// One credential's value as the JSON holds it (decoded), and where its secret part starts
-/// when it keeps a scheme (`Bearer ` in `Bearer abc`).
+/// One credential's value as the JSON holds it (decoded), and where in it the secret parts
+/// are when not all of it is secret (after the scheme of `Bearer abc`; a URL's userinfo and
+/// credential parameters): `[start, end)` ranges, empty for the whole value.
 #[derive(Debug, PartialEq, Eq)]
 struct Credential {
     value: String,
-    scheme: Option<usize>,
+    secret: Vec<[usize; 2]>,
 }
 
 /// The remote servers' credentials in a request body (empty unless it is JSON naming them).
@@ -76,6 +85,7 @@ fn credentials_in(bytes: &[u8]) -> Vec<Credential> {
     let servers = body.get("mcp_servers").and_then(Value::as_array);
     for server in servers.into_iter().flatten() {
         credential_fields(server, &mut out);
+        url_credentials(server.get("url"), &mut out);
     }
     let tools = body.get("tools").and_then(Value::as_array);
     let mcp_tools = tools
@@ -84,6 +94,7 @@ fn credentials_in(bytes: &[u8]) -> Vec<Credential> {
         .filter(|t| t.get("type").and_then(Value::as_str) == Some("mcp"));
     for tool in mcp_tools {
         credential_fields(tool, &mut out);
+        url_credentials(tool.get("server_url"), &mut out);
         let headers = tool.get("headers").and_then(Value::as_object);
         for (name, value) in headers.into_iter().flatten() {
             if let Some(value) = value.as_str().filter(|_| is_credential_header(name)) {
@@ -105,6 +116,28 @@ fn credential_fields(entry: &Value, out: &mut Vec<Credential>) {
     }
 }
 
+/// A server URL's credentials: the URL, its secret parts marked, and each of them (raw and
+/// percent-decoded) as a value of its own, for the strings that echo one whole.
+fn url_credentials(url: Option<&Value>, out: &mut Vec<Credential>) {
+    let Some(url) = url.and_then(Value::as_str) else {
+        return;
+    };
+    let secret = credential_spans(url);
+    if secret.is_empty() {
+        return;
+    }
+    out.push(Credential {
+        value: url.to_string(),
+        secret,
+    });
+    for value in redact_url(url).1 {
+        out.push(Credential {
+            value,
+            secret: Vec::new(),
+        });
+    }
+}
+
 /// A credential's value; `<scheme> <secret>` keeps its scheme, as a recorded header does.
 fn credential(value: &str) -> Credential {
     let scheme = value.split_once(' ').and_then(|(scheme, rest)| {
@@ -117,13 +150,13 @@ fn credential(value: &str) -> Credential {
     });
     Credential {
         value: value.to_string(),
-        scheme,
+        secret: scheme.map_or_else(Vec::new, |at| vec![[at, value.len()]]),
     }
 }
 
 /// Where, in the JSON text, each string literal holding one of `credentials` has its secret:
-/// the literal's content (or, for a value that keeps its scheme and is written without
-/// escapes, the part after the scheme).
+/// the literal's content (or, for a value with secret parts and written without escapes, those
+/// parts: the part after a scheme, a URL's credentials).
 fn literal_spans(bytes: &[u8], credentials: &[Credential]) -> Vec<[usize; 2]> {
     let mut spans = Vec::new();
     let mut at = 0;
@@ -139,11 +172,13 @@ fn literal_spans(bytes: &[u8], credentials: &[Credential]) -> Vec<[usize; 2]> {
             std::str::from_utf8(content).ok().map(str::to_string)
         };
         if let Some(found) = decoded.and_then(|d| credentials.iter().find(|c| c.value == d)) {
-            let start = match found.scheme {
-                Some(offset) if !escaped => open + 1 + offset,
-                _ => open + 1,
-            };
-            spans.push([start, close]);
+            match found.secret.is_empty() || escaped {
+                true => spans.push([open + 1, close]),
+                false => {
+                    let parts = found.secret.iter();
+                    spans.extend(parts.map(|&[s, e]| [open + 1 + s, open + 1 + e]));
+                }
+            }
         }
         at = close + 1;
     }
@@ -237,6 +272,29 @@ mod tests {
             r#"{"mcp_servers":[{"name":"a","url":"u","authorization_token":"[redacted]"},{"name":"b","url":"u","authorization_token":"[redacted]"}]}"#
         );
         assert_eq!(result.redacted.len(), 2);
+    }
+
+    #[test]
+    fn credentials_in_a_server_url_go_and_the_url_stays() {
+        let body = r#"{"model":"m","mcp_servers":[{"type":"url","url":"https://me:pw1@a.example/mcp?api_key=k1&x=1&token=t-22","name":"a"}],"tools":[{"type":"mcp","server_label":"b","server_url":"https://b.example/mcp?access_token=zz9"}],"messages":[{"role":"user","content":"my key is k1, and zz9"},{"role":"user","content":"k1"}]}"#;
+        let (text, result) = scrubbed(body, &[]);
+        assert!(
+            text.contains(r#""url":"https://[redacted]@a.example/mcp?api_key=[redacted]&x=1&token=[redacted]""#),
+            "{text}"
+        );
+        assert!(text.contains(r#""server_url":"https://b.example/mcp?access_token=[redacted]""#));
+        // A short value echoed whole is a credential still; inside other text it is not
+        // (too short to find safely: the rule for every secret).
+        assert!(text.contains(r#""content":"[redacted]""#), "{text}");
+        assert!(text.contains("my key is k1, and zz9"), "{text}");
+        assert!(!text.contains("pw1") && !text.contains("t-22"));
+        assert_eq!(result.redacted.len(), 5, "{result:?}");
+        for secret in ["me:pw1", "k1", "t-22", "zz9"] {
+            assert!(
+                result.connector_secrets.contains(&secret.to_string()),
+                "{secret}"
+            );
+        }
     }
 
     #[test]
