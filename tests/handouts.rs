@@ -6,7 +6,7 @@
 //!
 //! What changes from run to run is made fixed first, so that only a change of Sightline shows:
 //! each event's time is one millisecond after the previous one, pids and the scripted model's
-//! port are fixed, the server's path is `sightline`, and a server's stderr lines follow its
+//! port (and a local server's, in a body that hands it to the API) are fixed, the server's path is `sightline`, and a server's stderr lines follow its
 //! spawn (they race with its first answers).
 
 use std::path::{Path, PathBuf};
@@ -86,6 +86,13 @@ fn normalize(events: Vec<Event>) -> Vec<Event> {
                 *program = "sightline".into();
             }
         }
+        // A body naming a local server by URL (`mcp_servers` handed to the API) names its port.
+        let exact = event.http().is_none_or(|h| h.redacted.is_empty());
+        if let Some(raw) = event.raw.as_mut().filter(|_| exact)
+            && raw.contains("http://127.0.0.1:")
+        {
+            *raw = fixed_ports(raw).into();
+        }
         if let Some(url) = event.http_mut().and_then(|h| h.url.as_mut())
             && let Some(rest) = url.strip_prefix("http://127.0.0.1:")
             && let Some(slash) = rest.find('/')
@@ -94,6 +101,23 @@ fn normalize(events: Vec<Event>) -> Vec<Event> {
         }
     }
     ordered
+}
+
+/// `text` with the port of each `http://127.0.0.1:PORT` made 8788.
+fn fixed_ports(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("http://127.0.0.1:") {
+        let port = at + "http://127.0.0.1:".len();
+        out.push_str(&rest[..port]);
+        out.push_str("8788");
+        let digits = rest[port..]
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len() - port);
+        rest = &rest[port + digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn write_trace(path: &Path, header: &sightline::trace::Header, events: &[Event]) {

@@ -11,6 +11,7 @@ mod architecture;
 mod check_diff;
 mod conformance;
 mod connector;
+mod connector_scenario;
 mod docs_quoted;
 mod doctor;
 mod export;

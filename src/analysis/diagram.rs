@@ -54,8 +54,9 @@ pub struct Diagram {
     pub lanes: Vec<LaneInfo>,
     /// One row per event, in trace order (`rows[i].event == i`).
     pub rows: Vec<Row>,
-    /// Events sent between the LLM lane and any server lane, in either direction. Always 0 in
-    /// Sightline's own traces: everything between a model and a server passes through the host.
+    /// Events sent between the LLM lane and any server lane, in either direction, but the API's
+    /// own MCP client's HTTP exchanges ([`crosses_gap`]). Always 0 in Sightline's own traces:
+    /// everything between a model and a server passes through the host.
     pub direct_model_server: usize,
     /// `(row, rows of its tool-call chains)`, sorted by row; see [`Diagram::chain`].
     chains: Vec<(usize, Vec<usize>)>,
@@ -450,6 +451,17 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
             chains.entry(m).or_default().extend(&members);
         }
     }
+    // An LLM API's own calls, with what the server recorded of them, hang on its answer.
+    for c in report.remote_chains(events) {
+        let answer = report.llm[c.exchange].response;
+        let members: Vec<usize> = answer.into_iter().chain(c.members()).collect();
+        let members: Vec<usize> = members.into_iter().filter(|&m| m < rows.len()).collect();
+        if members.len() > 1 {
+            for &m in &members {
+                chains.entry(m).or_default().extend(&members);
+            }
+        }
+    }
     let mut chains: Vec<(usize, Vec<usize>)> = chains.into_iter().collect();
     chains.sort_unstable_by_key(|c| c.0);
     for (_, chain) in &mut chains {
@@ -458,12 +470,7 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         chain.shrink_to_fit();
     }
 
-    let direct_model_server = events
-        .iter()
-        .filter(|e| {
-            (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
-        })
-        .count();
+    let direct_model_server = events.iter().filter(|e| crosses_gap(e)).count();
     let users_recorded = hops::users_recorded(events);
     let hops = hops::merge(
         remote::hops(report, &lanes),
@@ -478,6 +485,16 @@ pub fn build(events: &[Event], report: &Report) -> Diagram {
         hops,
         users_recorded,
     }
+}
+
+/// Whether `e` went between the model and a server, across the gap the lesson is about. An
+/// HTTP exchange between the LLM API and a server does not: that is the API platform's own MCP
+/// client (Anthropic's MCP connector, OpenAI's `mcp` tools, recorded behind `sightline proxy
+/// --http`), not the model, which has no transport of its own.
+pub(crate) fn crosses_gap(e: &Event) -> bool {
+    let between =
+        (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm);
+    between && e.channel != Channel::Http
 }
 
 /// The row of event `i`, and what its problem is when its status is [`Status::Problem`].

@@ -5,6 +5,10 @@
 //!   LLM request that returned a result under the same call id.
 //! - A **tool view** says, for one LLM request, where each entry of its `tools` parameter came
 //!   from (which server's `tools/list`, under which MCP name) and which listed tools it lacks.
+//! - A **remote chain** ([`remote`]) follows one call of an LLM API that is itself the MCP
+//!   client: the answer holding it, and the `tools/list` and `tools/call` the server recorded.
+
+pub mod remote;
 
 use std::collections::HashMap;
 
@@ -241,7 +245,8 @@ pub(super) type Listed = (usize, String, Vec<String>);
 /// answer run after run, and each distinct one is parsed once.
 pub(super) type Names = Repeats<Vec<String>>;
 
-/// What request `i` listed, when it is an answered `tools/list` to a server.
+/// What request `i` listed, when it is an answered `tools/list` the host sent a server (one
+/// an LLM API's own MCP client sent is not the host's catalog: [`crate::analysis::remote`]).
 pub(super) fn tools_list(
     events: &[Event],
     rpc: &Analysis,
@@ -249,7 +254,10 @@ pub(super) fn tools_list(
     i: usize,
 ) -> Option<Listed> {
     let d = &rpc.derived[i];
-    if d.kind != RpcKind::Request || d.method.as_deref() != Some("tools/list") {
+    if d.kind != RpcKind::Request
+        || d.method.as_deref() != Some("tools/list")
+        || events[i].from == Lane::Llm
+    {
         return None;
     }
     let (Some(server), Some(r)) = (events[i].to.server_name(), answer(events, rpc, i)) else {

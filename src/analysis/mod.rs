@@ -56,6 +56,7 @@ pub mod trace_context;
 pub mod trace_error;
 
 pub use incremental::Incremental;
+pub use links::remote::{RemoteChain, remote_chains, remote_chains_of};
 pub use links::{CallChain, ToolOrigin, ToolView, link};
 pub use llm::{LlmExchange, LlmRole, Usage, last_loop_request, llm_exchanges};
 
@@ -135,6 +136,17 @@ impl Report {
     /// request or the response of.
     pub fn sampling_of(&self, i: usize) -> Option<&LlmExchange> {
         self.lookup.sampling(i).map(|n| &self.sampling[n])
+    }
+
+    /// Each list and call of an LLM API's own MCP client, joined to the `tools/list` and
+    /// `tools/call` the trace recorded of it ([`remote_chains`]).
+    pub fn remote_chains(&self, events: &[Event]) -> Vec<RemoteChain> {
+        remote_chains(events, &self.rpc, &self.llm)
+    }
+
+    /// [`Report::remote_chains`] of exchange `n` of `llm` alone.
+    pub fn remote_chains_of(&self, events: &[Event], n: usize) -> Vec<RemoteChain> {
+        remote_chains_of(events, &self.rpc, &self.llm, n)
     }
 
     /// The (first) model call whose `tools/call` is event `i`.

@@ -55,6 +55,12 @@ pub struct ProxyArgs {
     /// noting it in the trace (0: wait forever). Not applied to a GET (the standalone stream).
     #[arg(long, value_name = "SECS", requires = "http", default_value_t = crate::tap::llm_proxy::HEADER_TIMEOUT.as_secs())]
     header_timeout: u64,
+    /// With --http: the server's client is an LLM API's own MCP client (Anthropic's MCP
+    /// connector, OpenAI's `mcp` tools), not a host: its messages are recorded between `llm`
+    /// and `server:NAME`, and joined to the API's `mcp_tool_use` / `mcp_call` in the same
+    /// session.
+    #[arg(long, requires = "http")]
+    api_client: bool,
     #[command(flatten)]
     live: super::otlp::LiveArgs,
 }
@@ -154,6 +160,10 @@ fn run_http(args: ProxyArgs) -> anyhow::Result<ExitCode> {
             .header_timeout(
                 (args.header_timeout > 0).then(|| Duration::from_secs(args.header_timeout)),
             );
+        let proxy = match args.api_client {
+            true => proxy.client_lane(Lane::Llm),
+            false => proxy,
+        };
         if !args.quiet {
             eprintln!(
                 "sightline: proxy listening on http://{}, forwarding to {shown}",

@@ -87,7 +87,13 @@ pub fn write_in(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{}" font-size="12" fill="{INK}">"#,
         xml(FONT)
     );
-    let servers = d.server_lanes().len().to_string();
+    // The servers the trace recorded and those only an LLM API connected to (remote).
+    let remote = d
+        .lanes
+        .iter()
+        .filter(|l| l.kind == LaneKind::Remote)
+        .count();
+    let servers = (d.server_lanes().len() + remote).to_string();
     let counts = [("count", count.to_string()), ("servers", servers)];
     let counts: Vec<(&str, &str)> = counts.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let _ = writeln!(

@@ -15,6 +15,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod call;
+
+use super::connector::Remote;
 use super::deferral::Deferral;
 use super::mcp::{ConnectError, McpConnection};
 use super::provider::{Provider, ProviderConfig, ProviderError};
@@ -64,6 +67,9 @@ pub enum RunError {
     Response(String),
     #[error("cannot find the sightline executable to run built-in servers: {0}")]
     SelfExe(std::io::Error),
+    /// A server the LLM API is to connect to could not be served.
+    #[error("cannot serve the remote server {0}")]
+    Remote(String),
 }
 
 /// How a run ended.
@@ -167,9 +173,18 @@ pub async fn run(
     let lang = options.lang;
     progress(&line(lang, "user", &[("text", scenario.prompt.as_str())]));
 
+    let remote = match Remote::start(scenario, &recorder).await {
+        Ok(remote) => remote,
+        Err(error) => {
+            if let Some(m) = scripted {
+                m.shutdown().await;
+            }
+            return Err(error);
+        }
+    };
     let mut connections = Vec::new();
     let result = async {
-        for spec in &scenario.servers {
+        for spec in scenario.host_servers() {
             let cmd = super::mcp::server_command(spec).map_err(RunError::SelfExe)?;
             let args = [
                 ("server", spec.name.as_str()),
@@ -197,6 +212,7 @@ pub async fn run(
             provider: &provider,
             recorder: &recorder,
             connections: &connections,
+            remote: &remote,
             max_tokens: host.max_tokens,
             stream,
             lang,
@@ -208,6 +224,7 @@ pub async fn run(
     for connection in connections {
         connection.close().await;
     }
+    remote.stop().await;
     if let Some(m) = scripted {
         m.shutdown().await;
     }
@@ -221,12 +238,26 @@ struct Loop<'a> {
     provider: &'a Provider,
     recorder: &'a Recorder,
     connections: &'a [McpConnection],
+    /// The servers the LLM API itself is the client of.
+    remote: &'a Remote,
     max_tokens: u32,
     stream: bool,
     lang: Language,
 }
 
 impl Loop<'_> {
+    /// Whether the API's refusal was of the stdio servers the request handed it; the host
+    /// stops declaring them and says so.
+    fn stdio_refused(&self, progress: Progress<'_>) -> bool {
+        let dropped = self.remote.drop_stdio();
+        if !dropped.is_empty() {
+            let (servers, count) = (dropped.join(", "), dropped.len().to_string());
+            let args = [("servers", servers.as_str()), ("count", count.as_str())];
+            progress(&line(self.lang, "stdio_refused", &args));
+        }
+        !dropped.is_empty()
+    }
+
     /// A note the host records about itself, and says on the run's progress.
     fn host_note(&self, text: &str, progress: Progress<'_>) {
         self.recorder.record_note(Lane::Host, Lane::Host, text);
@@ -367,7 +398,7 @@ impl Loop<'_> {
                 Some(d) => (d.tools(&catalog), d.system(system.as_deref(), &catalog)),
                 None => (catalog.api_tools(), system.clone()),
             };
-            let body = convert::request_body(
+            let mut body = convert::request_body(
                 self.shape,
                 self.model,
                 system.as_deref(),
@@ -379,7 +410,18 @@ impl Loop<'_> {
             let count = tools.len().to_string();
             let args = [("shape", self.shape.as_str()), ("count", count.as_str())];
             progress(&line(self.lang, "llm_request", &args));
-            let reply = self.provider.send(&body, self.recorder).await?;
+            let headers = self.remote.declare(self.shape, &mut body);
+            let sent = (self.provider)
+                .send_with_headers(&body, &headers, self.recorder)
+                .await;
+            let reply = match sent {
+                // The API refused the local stdio servers it was handed: say so, and send the
+                // request again without them.
+                Err(ProviderError::Status { status: 400, .. }) if self.stdio_refused(progress) => {
+                    continue;
+                }
+                sent => sent?,
+            };
             turns += 1;
             let turn = convert::parse_response(self.shape, &reply.body)
                 .map_err(|e| RunError::Response(e.to_string()))?;
@@ -413,77 +455,4 @@ impl Loop<'_> {
             conversation.extend(convert::tool_results_message(self.shape, results));
         }
     }
-
-    /// One model tool call: to its server as `tools/call`, back as a tool result.
-    async fn call(
-        &self,
-        catalog: &Catalog,
-        call: &convert::ModelToolCall,
-        progress: Progress<'_>,
-    ) -> Vec<Value> {
-        let args = [("name", call.name.as_str()), ("id", call.id.as_str())];
-        progress(&line(self.lang, "tool_call", &args));
-        let arguments = match &call.arguments {
-            Ok(arguments) => arguments.clone(),
-            Err(e) => {
-                let text = format!(
-                    "the model's arguments for `{}` are not usable: {e}",
-                    call.name
-                );
-                self.host_note(&text, progress);
-                return convert::tool_error_to_api(self.shape, &call.id, &call.name, &text);
-            }
-        };
-        let Some(entry) = catalog.resolve(&call.name) else {
-            let text = format!(
-                "the model called `{}`, which the host did not offer",
-                call.name
-            );
-            self.host_note(&text, progress);
-            return convert::tool_error_to_api(self.shape, &call.id, &call.name, &text);
-        };
-        let Some(connection) = self.connections.iter().find(|c| c.name == entry.server) else {
-            return convert::tool_error_to_api(
-                self.shape,
-                &call.id,
-                &call.name,
-                "server not connected",
-            );
-        };
-        let args = [
-            ("server", entry.server.as_str()),
-            ("tool", entry.mcp_name.as_str()),
-        ];
-        progress(&line(self.lang, "tools_call", &args));
-        match connection.call_tool(&entry.mcp_name, arguments).await {
-            Ok(result) => {
-                let text = result_text(&result);
-                let args = [("server", entry.server.as_str()), ("text", text.as_str())];
-                progress(&line(self.lang, "result", &args));
-                convert::tool_result_to_api(self.shape, &call.id, &call.name, &result)
-            }
-            Err(e) => {
-                let text = e.to_string();
-                progress(&line(self.lang, "failed", &[("text", &text)]));
-                convert::tool_error_to_api(self.shape, &call.id, &call.name, &e.to_string())
-            }
-        }
-    }
-}
-
-/// The text parts of a `CallToolResult`, for the terminal.
-fn result_text(result: &Value) -> String {
-    let parts: Vec<&str> = result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
-    let error = if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        " (isError)"
-    } else {
-        ""
-    };
-    format!("{}{error}", parts.join(" "))
 }

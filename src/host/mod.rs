@@ -7,6 +7,7 @@
 //! conversions, the tool catalog, SSE, redaction) are pure code in [`crate::wire`].
 //!
 //! - [`agent`]: the loop itself: prompt, tools, model, calls, results, answer.
+//! - [`connector`]: servers handed to the LLM API, which is their MCP client then.
 //! - [`deferral`]: tools sent by name and loaded on the model's search (`defer_tools`).
 //! - [`scenario`]: the TOML files that describe a run.
 //! - [`mcp`]: the host's MCP client (rmcp), connected to each server through the tap.
@@ -15,6 +16,7 @@
 //! - [`said`]: the host's errors (a failed run) said in each language.
 
 pub mod agent;
+mod connector;
 mod deferral;
 pub mod mcp;
 pub mod provider;

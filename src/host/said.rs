@@ -24,6 +24,9 @@ pub fn run(e: &RunError) -> Said {
         RunError::SelfExe(source) => {
             Said::new("cli_error.self_exe_builtin").with_said("why", Said::io(source))
         }
+        RunError::Remote(detail) => {
+            Said::new("cli_error.remote_serve_failed").with("detail", detail)
+        }
     }
 }
 
@@ -320,6 +323,7 @@ mod tests {
             RunError::Scripted("address in use".into()),
             RunError::Response("no content".into()),
             RunError::SelfExe(std::io::Error::from(std::io::ErrorKind::NotFound)),
+            RunError::Remote("tour: address in use".into()),
         ] {
             assert_eq!(run(&e).english(), e.to_string());
             assert_ne!(run(&e).say(Words::of(Language::Pt)), e.to_string());

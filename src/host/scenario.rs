@@ -159,6 +159,23 @@ pub struct ServerSpec {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     pub cwd: Option<PathBuf>,
+    /// Whose MCP client connects to it: the host's (default), or the LLM API's own (the API
+    /// as MCP client: Anthropic's MCP connector, OpenAI's `mcp` tools; see `host::connector`).
+    #[serde(default)]
+    pub client: ServerClient,
+}
+
+/// Who is a server's MCP client in a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerClient {
+    /// The host connects to it through the tap (stdio).
+    #[default]
+    Host,
+    /// The host only declares it in each LLM request, and the API connects to it itself:
+    /// a `builtin` is served over Streamable HTTP behind the tap's HTTP proxy; a `command` is
+    /// declared as a local stdio server, which the APIs refuse.
+    Api,
 }
 
 /// The host's answer to `elicitation/create`.
@@ -446,6 +463,12 @@ impl Scenario {
             Some(text) if shipped => text,
             _ => own,
         }
+    }
+
+    /// The servers the host itself connects to (not those it hands the LLM API).
+    pub fn host_servers(&self) -> impl Iterator<Item = &ServerSpec> {
+        let servers = self.servers.iter();
+        servers.filter(|s| s.client == ServerClient::Host)
     }
 
     /// Whether the embedded scripted model plays the model.

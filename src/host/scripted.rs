@@ -38,9 +38,13 @@
 //! "INVALID_ARGUMENT"}}`). A missing `model` is tolerated and echoed as `scripted`; Gemini's
 //! comes from the URL.
 //!
+//! A Messages request that hands the API remote MCP servers (`mcp_servers`) is answered as
+//! Anthropic's MCP connector answers it: the scripted API is their MCP client ([`connector`]).
+//!
 //! The [script format](Script) is documented on [`Script`]. [`respond`] is the whole decision
 //! as a pure function; [`ScriptedModel`] serves it over HTTP.
 
+mod connector;
 mod read;
 mod script;
 mod server;
@@ -154,7 +158,15 @@ fn answer(
     request: &Value,
     sampling: Option<&str>,
 ) -> Result<Answer, RequestError> {
-    let conversation = read::read(shape, request)?;
+    answer_in(script, read::read(shape, request)?, sampling)
+}
+
+/// [`answer`] to a request already read.
+fn answer_in(
+    script: &Script,
+    conversation: read::Conversation,
+    sampling: Option<&str>,
+) -> Result<Answer, RequestError> {
     let step = match sampling {
         Some(_) => None,
         None => script.steps.get(conversation.turn),

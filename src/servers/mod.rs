@@ -109,56 +109,65 @@ pub async fn run_http(
     listen: std::net::SocketAddr,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
+    if !NAMES.contains(&name) {
+        return Err(ServerError::Unknown(name.to_owned()));
+    }
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|source| ServerError::Http {
+            addr: listen,
+            source,
+        })?;
+    if let Ok(addr) = listener.local_addr() {
+        eprintln!("{name} MCP server running on http://{addr}/mcp");
+    }
+    run_http_on(name, listener, stop).await
+}
+
+/// [`run_http`] on a listener already bound (its caller knows the port before serving: the
+/// host serving a server that an LLM API connects to), without the start-up line.
+pub async fn run_http_on(
+    name: &str,
+    listener: tokio::net::TcpListener,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
     match name {
-        "weather" => serve_http(weather::Weather::new, "weather", listen, stop).await,
-        "tour" => serve_http(tour::Tour::new, "tour", listen, stop).await,
-        "poisoned" => serve_http(poisoned::Poisoned::new, poisoned::NAME, listen, stop).await,
-        "rugpull" => serve_http(rugpull::RugPull::new, rugpull::NAME, listen, stop).await,
-        "oddnames" => serve_http(oddnames::OddNames::new, oddnames::NAME, listen, stop).await,
-        "forecast" => serve_http(forecast::Forecast::new, forecast::NAME, listen, stop).await,
-        "media" => serve_http(media::Media::new, media::NAME, listen, stop).await,
-        "hostrules" => serve_http(hostrules::HostRules::new, hostrules::NAME, listen, stop).await,
-        "crowd" => {
-            serve_http(
-                hostrules::HostRules::crowd,
-                hostrules::CROWD_NAME,
-                listen,
-                stop,
-            )
-            .await
-        }
+        "weather" => serve_http(weather::Weather::new, listener, stop).await,
+        "tour" => serve_http(tour::Tour::new, listener, stop).await,
+        "poisoned" => serve_http(poisoned::Poisoned::new, listener, stop).await,
+        "rugpull" => serve_http(rugpull::RugPull::new, listener, stop).await,
+        "oddnames" => serve_http(oddnames::OddNames::new, listener, stop).await,
+        "forecast" => serve_http(forecast::Forecast::new, listener, stop).await,
+        "media" => serve_http(media::Media::new, listener, stop).await,
+        "hostrules" => serve_http(hostrules::HostRules::new, listener, stop).await,
+        "crowd" => serve_http(hostrules::HostRules::crowd, listener, stop).await,
         other => Err(ServerError::Unknown(other.to_owned())),
     }
 }
 
 async fn serve_http<S: ServerHandler + Send + 'static>(
     make: fn() -> S,
-    name: &str,
-    listen: std::net::SocketAddr,
+    listener: tokio::net::TcpListener,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
-    let failed = |source| ServerError::Http {
-        addr: listen,
-        source,
-    };
+    let unspecified = std::net::SocketAddr::from(([0, 0, 0, 0], 0));
+    let failed = |addr, source| ServerError::Http { addr, source };
+    let addr = listener
+        .local_addr()
+        .map_err(|source| failed(unspecified, source))?;
     let service = StreamableHttpService::new(
         move || Ok(make()),
         std::sync::Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
     let router = axum::Router::new().route_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(failed)?;
-    let addr = listener.local_addr().map_err(failed)?;
-    eprintln!("{name} MCP server running on http://{addr}/mcp");
     axum::serve(listener, router)
         .with_graceful_shutdown(stop)
         .await
-        .map_err(failed)
+        .map_err(|source| failed(addr, source))
 }
 
 async fn serve_stdio<S: ServerHandler>(server: S, name: &str) -> Result<(), ServerError> {

@@ -28,6 +28,9 @@ pub struct Server {
     /// `name` (Anthropic) or `server_label` (OpenAI): what the calls name it by.
     pub name: String,
     pub url: Option<String>,
+    /// A local server's command line, when the entry names one rather than a URL (a desktop
+    /// host's `command` and `args`, pasted in): the APIs refuse it.
+    pub command: Option<String>,
     /// Where the request declares it: `mcp_servers[0]`, `tools[2]`.
     pub at: String,
     /// The tools the API may use, when the request narrows them (`allowed_tools`, a toolset
@@ -105,8 +108,8 @@ pub enum Problem {
     Undeclared { at: String, server: String },
     /// An `mcp_tool_result` without its `mcp_tool_use`.
     ResultWithoutUse { at: String, id: String },
-    /// A declared server whose URL is not `http(s)://` (a stdio command, a file path): the
-    /// APIs reach remote servers over HTTP only.
+    /// A declared server whose URL is not `http(s)://` (a file path, a `stdio:` URL) or that
+    /// names a local command: the APIs reach remote servers over HTTP only.
     NotHttp { at: String, server: String },
 }
 
@@ -142,6 +145,7 @@ pub fn declared(body: &Value, tools: &[Value]) -> Vec<Server> {
         out.push(Server {
             name: s(server, "name").unwrap_or_default().to_string(),
             url: s(server, "url").map(str::to_string),
+            command: command_of(server),
             at: format!("mcp_servers[{i}]"),
             allowed: names(config.and_then(|c| c.get("allowed_tools"))),
             approval: None,
@@ -166,6 +170,7 @@ pub fn declared(body: &Value, tools: &[Value]) -> Vec<Server> {
                     name: s(entry, "server_label").unwrap_or_default().to_string(),
                     // An OpenAI connector (`connector_id`) has no URL to show.
                     url: s(entry, "server_url").map(str::to_string),
+                    command: command_of(entry),
                     at: format!("tools[{i}]"),
                     allowed,
                     approval,
@@ -194,6 +199,18 @@ pub fn declared(body: &Value, tools: &[Value]) -> Vec<Server> {
         }
     }
     out
+}
+
+/// `command args...` of an entry that names a local command.
+fn command_of(entry: &Value) -> Option<String> {
+    let command = s(entry, "command")?;
+    let args = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    let words = std::iter::once(command).chain(args.filter_map(Value::as_str));
+    Some(words.collect::<Vec<_>>().join(" "))
 }
 
 /// The text of a result's `content`: a string, or its text blocks joined.
@@ -321,10 +338,12 @@ fn items(list: Option<&Value>, field: &str) -> Vec<Step> {
 pub fn problems(servers: &[Server], steps: &[Step]) -> Vec<Problem> {
     let mut out = Vec::new();
     for server in servers {
-        let Some(url) = server.url.as_deref() else {
-            continue;
+        let http = |url: &str| url.starts_with("http://") || url.starts_with("https://");
+        let local = match server.url.as_deref() {
+            Some(url) => !http(url),
+            None => server.command.is_some(),
         };
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
+        if local {
             out.push(Problem::NotHttp {
                 at: server.at.clone(),
                 server: server.name.clone(),

@@ -67,10 +67,7 @@ impl Diagram {
 
         self.direct_model_server += events[from..]
             .iter()
-            .filter(|e| {
-                (e.from == Lane::Llm && e.to.is_server())
-                    || (e.from.is_server() && e.to == Lane::Llm)
-            })
+            .filter(|e| super::crosses_gap(e))
             .count();
         // The host's own side is read from the exchanges, which are few beside the events.
         self.users_recorded |= super::hops::users_recorded(&events[from..]);

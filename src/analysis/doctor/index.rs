@@ -140,6 +140,11 @@ impl Reader {
 
     fn one(&mut self, events: &[Event], report: &Report, i: usize) {
         let e = &events[i];
+        // What an LLM API's own MCP client exchanged with a server is not the host's session
+        // with it: the remote servers' section judges that server (`super::remote`).
+        if (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm) {
+            return;
+        }
         let from = e.from.is_server().then(|| self.slot(&e.from));
         let to = e.to.is_server().then(|| self.slot(&e.to));
         // Both ends, once each (a lane may be both).

@@ -2,7 +2,9 @@
 //! OpenAI's `mcp` tools): the host talks to none of them, so no `tools/list` of the trace shows
 //! their tools; what the API said does. For each server: the tools its MCP client listed (when
 //! the API shows the list), the ones the request allowed (`allowed_tools`), the ones it called,
-//! and whether the API can reach it at all (an `http(s)://` URL).
+//! and whether the API can reach it at all (an `http(s)://` URL). Where the trace also
+//! recorded the server (behind `proxy --http --api-client`), the list is the one the server
+//! really sent the API's client ([`crate::analysis::RemoteChain`]).
 
 use std::fmt::Write as _;
 
@@ -50,10 +52,15 @@ pub(super) fn findings(ctx: &Ctx) -> Vec<RemoteFinding> {
                 }
             };
             let f = &mut out[at];
+            let command = d.command.as_ref().map(|c| {
+                let words: Vec<String> = c.split(' ').map(str::to_string).collect();
+                crate::wire::redact_url::redact_argv(&words).join(" ")
+            });
             f.url = d
                 .url
                 .as_ref()
-                .map(|u| crate::wire::redact_url::redact_url(u).0);
+                .map(|u| crate::wire::redact_url::redact_url(u).0)
+                .or(command);
             f.seq = ctx.events.get(x.request).map(|e| e.seq);
             f.allowed = d.allowed.clone();
             f.unreachable = x
@@ -80,6 +87,28 @@ pub(super) fn findings(ctx: &Ctx) -> Vec<RemoteFinding> {
                 _ => {}
             }
         }
+    }
+    // What the server's own recording lists, where the trace holds it: each list the API's
+    // client got (the latest wins), when the answer itself shows none.
+    for chain in ctx.report.remote_chains(ctx.events) {
+        let x = &ctx.report.llm[chain.exchange];
+        let server = x.remote[chain.step].server.as_deref();
+        let (Some(f), Some(result)) = (
+            out.iter_mut().find(|f| server == Some(f.server.as_str())),
+            chain.list_result,
+        ) else {
+            continue;
+        };
+        let listed: Option<serde_json::Value> =
+            serde_json::from_str(&ctx.events[result].text()).ok();
+        let tools = listed
+            .as_ref()
+            .and_then(|v| v.pointer("/result/tools")?.as_array().cloned());
+        let names = tools
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.get("name")?.as_str().map(str::to_string));
+        f.listed = Some(names.collect());
     }
     out
 }

@@ -21,7 +21,19 @@ impl Narrator<'_> {
         };
         let words = ShapeWords::of(x.shape);
         let stop = x.stop_reason.as_deref().unwrap_or("?");
-        let sentence = if let Some(status) = x.status.filter(|s| *s >= 400) {
+        let sentence = if let Some(status) = x.status.filter(|s| *s >= 400)
+            && let Some((kind, message)) = self.api_error()
+        {
+            // The API's own words, quoted as they are; the rest in the narration's language.
+            let message = quote(&message, 240);
+            say!(
+                self,
+                "llm_api_error",
+                status = status,
+                kind = kind,
+                message = message
+            )
+        } else if let Some(status) = x.status.filter(|s| *s >= 400) {
             let problem = x
                 .problem
                 .clone()
@@ -259,5 +271,23 @@ impl ShapeWords {
             result_block,
             stop_field,
         }
+    }
+}
+
+impl Narrator<'_> {
+    /// The `error` an error response carries (`{"error": {"type", "message"}}`, Gemini's
+    /// `status` for the type): its kind and message.
+    fn api_error(&self) -> Option<(String, String)> {
+        let body = self.json()?;
+        let error = body.get("error")?;
+        let message = error.get("message")?.as_str()?.to_string();
+        let kind = ["type", "status", "code"]
+            .iter()
+            .find_map(|k| error.get(*k).filter(|v| !v.is_null()))
+            .map_or_else(
+                || "?".to_string(),
+                |k| k.as_str().map_or_else(|| k.to_string(), str::to_string),
+            );
+        Some((kind, message))
     }
 }

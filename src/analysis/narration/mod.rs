@@ -140,10 +140,20 @@ impl Narrator<'_> {
         match lane {
             Lane::User => say!(self, "who_user"),
             Lane::Host => say!(self, "who_host"),
+            // The model has no transport: what the LLM API sends a server is its platform's
+            // own MCP client.
+            Lane::Llm if self.is_api_client() => say!(self, "who_api_client"),
             Lane::Llm => say!(self, "who_model"),
             Lane::Server(name) => say!(self, "who_server", name = name),
             Lane::Other(name) => say!(self, "who_other", name = name),
         }
+    }
+
+    /// Whether this event is between an LLM API's own MCP client and a server (the API as MCP
+    /// client: Anthropic's connector, OpenAI's `mcp` tools, recorded behind the HTTP proxy).
+    pub(super) fn is_api_client(&self) -> bool {
+        let e = self.event;
+        (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
     }
 
     /// The name of the server this event is to or from.
@@ -180,6 +190,9 @@ impl Narrator<'_> {
                 );
                 let problem = quote(&problem, 120);
                 vec![say!(self, "invalid", from = from, problem = problem)]
+            }
+            Kind::Request | Kind::Notification if self.event.from == Lane::Llm => {
+                self.api_client(&from)
             }
             Kind::Request => self.request(&from),
             Kind::Notification => self.notification(&from),

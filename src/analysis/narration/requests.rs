@@ -119,6 +119,45 @@ impl Narrator<'_> {
         [Some(sentence), meta].into_iter().flatten().collect()
     }
 
+    /// What an LLM API's own MCP client sends a server: the platform is the host here, and
+    /// only tools cross.
+    pub(super) fn api_client(&self, from: &str) -> Vec<String> {
+        let json = self.json();
+        let params = json.as_ref().and_then(|v| v.get("params"));
+        let server = self.server();
+        let method = self.method();
+        let sentence = match method {
+            "initialize" => {
+                let version = str_at(params, "protocolVersion").unwrap_or("?");
+                say!(
+                    self,
+                    "remote_initialize",
+                    server = server,
+                    version = version
+                )
+            }
+            "notifications/initialized" => say!(self, "remote_initialized", server = server),
+            "tools/list" => say!(self, "remote_tools_list", server = server),
+            "tools/call" => {
+                let arguments = params
+                    .and_then(|p| p.get("arguments"))
+                    .map_or_else(|| "{}".to_string(), |a| quote(&a.to_string(), QUOTE_CHARS));
+                let tool = self.detail();
+                let args = [
+                    ("tool", tool),
+                    ("server", server),
+                    ("arguments", &arguments),
+                ];
+                self.t("remote_tools_call", &args)
+            }
+            _ if self.derived.kind == Kind::Notification => {
+                self.generic("notification", from, method, "")
+            }
+            _ => self.generic("request", from, method, ""),
+        };
+        vec![sentence]
+    }
+
     /// The sentence for a method without its own: the method's one-line description, or
     /// "not part of the specification". `seq` names the listen stream it arrived on, if any.
     pub(super) fn generic(&self, key: &str, from: &str, method: &str, seq: &str) -> String {

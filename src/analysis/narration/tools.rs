@@ -68,6 +68,16 @@ impl Narrator<'_> {
             }
         }
         let count = tools.len();
+        if self.is_api_client() {
+            let tools = list(&names);
+            return say!(
+                self,
+                "remote_tools_list_result",
+                server = server,
+                count = count,
+                tools = tools
+            );
+        }
         let listed = say!(
             self,
             "tools_list_result",

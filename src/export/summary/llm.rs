@@ -226,8 +226,13 @@ pub(super) fn llm_line(
         let count = calls.len().to_string();
         let _ = write!(s, ", {}", words.fmt("summary.calls", &[("count", &count)]));
     }
-    // What the API's own MCP client did, each step on its own line.
-    calls.extend(super::remote::response_lines(x, words));
+    // What the API's own MCP client did, each step on its own line, with what the server
+    // recorded of it.
+    let joins = match report.llm_of(i) {
+        Some((n, _)) => report.remote_chains_of(events, n),
+        None => Vec::new(),
+    };
+    calls.extend(super::remote::response_lines(x, &joins, &seq_of, words));
     Some((s, calls))
 }
 

@@ -398,9 +398,7 @@ fn footer(events: &[Event], a: &Analysis, words: Words) -> String {
     let direct = events
         .iter()
         .filter(|e| e.channel != Channel::Process)
-        .filter(|e| {
-            (e.from == Lane::Llm && e.to.is_server()) || (e.from.is_server() && e.to == Lane::Llm)
-        })
+        .filter(|e| crate::analysis::diagram::crosses_gap(e))
         .count();
     if events
         .iter()

@@ -5,7 +5,7 @@
 //! `tools/call` of the host's MCP client answers one of these calls.
 
 use super::preview;
-use crate::analysis::LlmExchange;
+use crate::analysis::{LlmExchange, RemoteChain};
 use crate::i18n::Words;
 use crate::wire::remote::{Problem, Server, StepKind};
 
@@ -45,6 +45,10 @@ fn server(d: &Server, words: Words) -> String {
     if let Some(url) = &d.url {
         parts.push(crate::wire::redact_url::redact_url(url).0);
     }
+    if let Some(command) = &d.command {
+        let words: Vec<String> = command.split(' ').map(str::to_string).collect();
+        parts.push(crate::wire::redact_url::redact_argv(&words).join(" "));
+    }
     if let Some(allowed) = &d.allowed {
         let tools = allowed.join(", ");
         parts.push(words.fmt("summary.remote_allowed", &[("tools", &tools)]));
@@ -65,18 +69,25 @@ fn server(d: &Server, words: Words) -> String {
     }
 }
 
-/// One line per step of the API's MCP client in the response, then what does not add up.
-pub(super) fn response_lines(x: &LlmExchange, words: Words) -> Vec<String> {
+/// One line per step of the API's MCP client in the response (with the `tools/list` and
+/// `tools/call` the server recorded of it, `joins`: [`RemoteChain`]), then what does not add up.
+pub(super) fn response_lines(
+    x: &LlmExchange,
+    joins: &[RemoteChain],
+    seq_of: &dyn Fn(usize) -> String,
+    words: Words,
+) -> Vec<String> {
     let mut out = Vec::new();
     let answer = |step: &crate::wire::remote::Step| match (&step.error, &step.output) {
         (Some(error), _) => words.fmt("summary.remote_error", &[("text", &preview(error))]),
         (None, Some(output)) => format!("\"{}\"", preview(output)),
         (None, None) => words.get("summary.remote_no_result").to_string(),
     };
-    for step in x
+    for (k, step) in x
         .remote
         .iter()
-        .filter(|s| s.kind != StepKind::ApprovalResponse)
+        .enumerate()
+        .filter(|(_, s)| s.kind != StepKind::ApprovalResponse)
     {
         let server = step.server.as_deref().unwrap_or("?");
         let tool = step.tool.as_deref().unwrap_or("?");
@@ -97,15 +108,18 @@ pub(super) fn response_lines(x: &LlmExchange, words: Words) -> Vec<String> {
                     None => step.tools.join(", "),
                 };
                 let count = step.tools.len().to_string();
-                words.fmt(
+                let mut line = words.fmt(
                     "summary.remote_list",
                     &[("server", server), ("count", &count), ("tools", &tools)],
-                )
+                );
+                line.push_str(&joined(joins.iter().find(|j| j.step == k), seq_of, words));
+                line
             }
             StepKind::Call => {
                 let mut line = words.fmt("summary.remote_call", &args);
                 line.push_str(" -> ");
                 line.push_str(&answer(step));
+                line.push_str(&joined(joins.iter().find(|j| j.step == k), seq_of, words));
                 line
             }
             StepKind::ApprovalRequest => words.fmt("summary.remote_approval_request", &args),
@@ -129,4 +143,33 @@ pub(super) fn response_lines(x: &LlmExchange, words: Words) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+/// ` · the server recorded tools/list #4, tools/call #6 -> result #7`, or that the server's
+/// recording holds nothing of it; empty where the trace did not record the server.
+fn joined(join: Option<&RemoteChain>, seq_of: &dyn Fn(usize) -> String, words: Words) -> String {
+    let Some(join) = join.filter(|j| j.recorded) else {
+        return String::new();
+    };
+    if !join.joined() {
+        return format!("  {}", words.get("summary.remote_not_received"));
+    }
+    let mut parts = Vec::new();
+    let mut push = |key: &str, at: Option<usize>| {
+        if let Some(at) = at {
+            parts.push(words.fmt(key, &[("seq", &seq_of(at))]));
+        }
+    };
+    push("summary.remote_recorded_list", join.tools_list);
+    push("summary.remote_recorded_call", join.tools_call);
+    push(
+        "summary.remote_recorded_result",
+        join.tools_result
+            .or(join.list_result.filter(|_| join.tools_call.is_none())),
+    );
+    let parts = parts.join(" ");
+    format!(
+        " {}",
+        words.fmt("summary.remote_recorded", &[("parts", &parts)])
+    )
 }

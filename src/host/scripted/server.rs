@@ -97,6 +97,9 @@ impl ScriptedModel {
             post(
                 move |State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes| async move {
                     let sampling = headers.contains_key(super::SAMPLING_HEADER);
+                    if let Some(response) = connector(&shared, shape, &body, sampling).await {
+                        return response;
+                    }
                     handle(&shared, shape, &body, sampling, None)
                 },
             )
@@ -314,6 +317,33 @@ fn handle(
         response.headers_mut().insert(id_header, value);
     }
     response
+}
+
+/// The answer of an API that is itself the MCP client of the servers the request hands it
+/// (see [`super::connector`]); `None` when the request hands it none.
+async fn connector(
+    shared: &Shared,
+    shape: ApiShape,
+    body: &[u8],
+    sampling: bool,
+) -> Option<Response> {
+    if sampling || shared.cassette.is_some() {
+        return None;
+    }
+    let request = serde_json::from_slice::<Value>(body).ok()?;
+    let answer = super::connector::answer(&shared.script, shape, &request).await?;
+    let number = shared.requests.fetch_add(1, Ordering::Relaxed);
+    let mut response = match answer {
+        Err(error) => bad_request(shape, &error),
+        Ok(answer) if request.get("stream").and_then(Value::as_bool) == Some(true) => {
+            sse(super::connector::events(&answer))
+        }
+        Ok(answer) => json_response(StatusCode::OK, &answer),
+    };
+    if let Ok(value) = HeaderValue::from_str(&format!("req_sl_{number}")) {
+        response.headers_mut().insert("request-id", value);
+    }
+    Some(response)
 }
 
 fn bad_request(shape: ApiShape, error: &RequestError) -> Response {

@@ -13,7 +13,8 @@
 //! ([`HttpProxy::strip_prefix`], as `sightline wrap --serve` uses), the prefix is taken off
 //! first.
 //!
-//! What it records, as `http` events between `host` and `server:NAME`:
+//! What it records, as `http` events between `host` and `server:NAME` (or, in front of a server
+//! an LLM API connects to itself, between `llm` and `server:NAME`: [`HttpProxy::client_lane`]):
 //!
 //! - each request before it is forwarded: method, upstream URL, headers and the body (one
 //!   JSON-RPC message or a batch array, as sent; `""` for a `GET` or `DELETE`);
@@ -84,6 +85,9 @@ struct Shared {
     /// The upstream endpoint, as given.
     upstream: reqwest::Url,
     server: Lane,
+    /// The lane of the server's MCP client: the host, or the LLM API when the API itself is
+    /// the client (Anthropic's MCP connector, OpenAI's `mcp` tools).
+    client: Lane,
     /// Taken off the start of request paths (empty: none).
     prefix: String,
     /// A loopback `http://` upstream, reached over connections run on each exchange's task
@@ -147,6 +151,7 @@ impl HttpProxy {
                 link: Link::new(client, recorder, addr, upstream_host),
                 upstream: parsed,
                 server: Lane::server(name),
+                client: Lane::Host,
                 prefix: String::new(),
                 direct,
             },
@@ -157,6 +162,13 @@ impl HttpProxy {
     /// do not start with it go upstream unchanged.
     pub fn strip_prefix(mut self, prefix: &str) -> HttpProxy {
         self.shared.prefix = prefix.trim_end_matches('/').to_string();
+        self
+    }
+
+    /// Records the server's client on `lane` rather than `host`: [`Lane::Llm`] in front of a
+    /// server an LLM API connects to itself, whose MCP client is the API platform's.
+    pub fn client_lane(mut self, lane: Lane) -> HttpProxy {
+        self.shared.client = lane;
         self
     }
 
@@ -232,7 +244,7 @@ struct Answer {
 /// One exchange: record the request, forward it, stream the response back while recording it.
 async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let host = Lane::Host;
+    let host = shared.client.clone();
     let server = shared.server.clone();
     let path = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
     let url = upstream_url(&shared.upstream, &without_prefix(&shared.prefix, path));
@@ -270,7 +282,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     } else {
         Mode::Whole(Vec::new())
     };
-    let copy = RecordingStream {
+    let mut copy = RecordingStream {
         inner,
         yield_for_more,
         mode,
@@ -293,6 +305,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         held: Held::Nothing,
         yields: 0,
     };
+    copy.record_if_empty();
     pass_on(status, &received, Body::from_stream(copy))
 }
 

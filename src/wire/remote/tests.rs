@@ -40,6 +40,7 @@ fn anthropic_connector_servers_and_toolsets_are_read() {
             allowed: Some(vec!["get_weather".into()]),
             approval: None,
             credential: true,
+            command: None,
         }]
     );
     let body = json(fixture!("anthropic_request.json"));
