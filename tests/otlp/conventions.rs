@@ -130,7 +130,8 @@ pub(super) fn check(trace: &Path, spans: &[Span], content: bool) {
             Some(t) => assert_eq!(s.name, format!("{method} {t}")),
             None => assert_eq!(s.name, method),
         }
-        let expected_kind = if e.from == Lane::Host {
+        // A request to a server comes from its client: the host, or an LLM API's own.
+        let expected_kind = if e.from == Lane::Host || e.from == Lane::Llm {
             SPAN_CLIENT
         } else {
             SPAN_SERVER
@@ -196,6 +197,12 @@ pub(super) fn check(trace: &Path, spans: &[Span], content: bool) {
             other => panic!("{}: provider {other:?}", s.name),
         }
         assert_eq!(attr_str(s, "gen_ai.request.model"), Some(model));
+        // A request the API refused (the stdio server of `mcp-connector`) has no usage.
+        if x.status.is_some_and(|status| status >= 400) {
+            assert!(attr(s, "error.type").is_some(), "{s:?}");
+            assert_eq!(s.parent_span_id, roots[0].span_id);
+            continue;
+        }
         assert!(
             matches!(attr(s, "gen_ai.usage.input_tokens"), Some(V::IntValue(n)) if *n > 0),
             "{s:?}"
@@ -209,10 +216,27 @@ pub(super) fn check(trace: &Path, spans: &[Span], content: bool) {
     }
 
     // One execute_tool span per model call, parent of the tools/call that carried it.
-    let tools: Vec<&Span> = spans
+    // An LLM API's own calls (`sightline.mcp.client`) have theirs under their chat span, and
+    // the server's recorded `tools/call`, where the trace holds it, under that.
+    let (remote, tools): (Vec<&Span>, Vec<&Span>) = spans
         .iter()
         .filter(|s| s.name.starts_with("execute_tool "))
-        .collect();
+        .partition(|s| attr(s, "sightline.mcp.client").is_some());
+    let joined = r.remote_chains(&loaded.events);
+    let remote_calls = joined.iter().filter(|c| {
+        let step = &r.llm[c.exchange].remote[c.step];
+        step.kind == sightline::wire::remote::StepKind::Call
+    });
+    assert_eq!(remote.len(), remote_calls.clone().count());
+    for (s, chain) in remote.iter().zip(remote_calls) {
+        if let Some(call) = chain.tools_call {
+            let pos = requests.iter().position(|&i| i == call).expect("a request");
+            assert_eq!(
+                request_spans[pos].parent_span_id, s.span_id,
+                "tools/call under it"
+            );
+        }
+    }
     assert_eq!(tools.len(), r.chains.len());
     for (s, chain) in tools.iter().zip(&r.chains) {
         assert_eq!(s.kind, SPAN_INTERNAL);

@@ -146,14 +146,20 @@ pub(super) fn execute_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
 /// One `execute_tool {tool}` span per call an LLM API made itself as the MCP client of a
 /// remote server (Anthropic's `mcp_tool_use`, OpenAI's `mcp_call`), under the `chat` span of
 /// the exchange that holds it, with the MCP attributes of its `tools/call`: the trace has only
-/// the API's word for it, so it spans the exchange.
-pub(super) fn remote_tools(ctx: &Ctx<'_>) -> Vec<Mapped> {
+/// the API's word for it, so it spans the exchange. Where the trace also recorded the server,
+/// the `tools/call` it caused ([`crate::analysis::RemoteChain`]) is its child, as a host's is.
+pub(super) fn remote_tools(ctx: &Ctx<'_>) -> Vec<ToolSpan> {
     let mut out = Vec::new();
-    for x in &ctx.report.llm {
+    let joined = ctx.report.remote_chains(ctx.events);
+    for (n, x) in ctx.report.llm.iter().enumerate() {
         let Some(response) = x.response else { continue };
         let chat = chat(ctx, x);
-        let called = x.remote.iter().filter(|s| s.kind == StepKind::Call);
-        for step in called {
+        let called = x.remote.iter().enumerate();
+        for (k, step) in called.filter(|(_, s)| s.kind == StepKind::Call) {
+            let tools_call = joined
+                .iter()
+                .find(|c| c.exchange == n && c.step == k)
+                .and_then(|c| c.tools_call);
             let tool = step.tool.as_deref().unwrap_or_default();
             let mut attributes = vec![
                 kv("gen_ai.operation.name", "execute_tool"),
@@ -182,7 +188,7 @@ pub(super) fn remote_tools(ctx: &Ctx<'_>) -> Vec<Mapped> {
                 "execute_tool",
                 &[step.id.as_bytes(), &chat.span_id],
             );
-            out.push(Mapped {
+            let mapped = Mapped {
                 span: Span {
                     trace_id: ctx.trace.to_vec(),
                     span_id: span_id.to_vec(),
@@ -197,7 +203,8 @@ pub(super) fn remote_tools(ctx: &Ctx<'_>) -> Vec<Mapped> {
                 },
                 waits: Vec::new(),
                 notification: None,
-            });
+            };
+            out.push(ToolSpan { mapped, tools_call });
         }
     }
     out

@@ -126,11 +126,11 @@ pub(crate) fn map(
     end: Option<u64>,
 ) -> (Span, Vec<Mapped>) {
     let ctx = Ctx::new(header, events, report, options, end);
-    let tools = genai::execute_tools(&ctx);
+    let mut tools = genai::execute_tools(&ctx);
+    tools.extend(genai::remote_tools(&ctx));
     let mut out = mcp::spans(&ctx, &tools);
     out.extend(tools.into_iter().map(|t| t.mapped));
     out.extend(genai::chats(&ctx));
-    out.extend(genai::remote_tools(&ctx));
     (genai::root(&ctx, header), out)
 }
 
