@@ -100,11 +100,13 @@ fn run_and_check(extra: &[&str]) {
     let call = &answered.remote[0];
     assert_eq!(call.tool.as_deref(), Some("echo"));
     assert_eq!(call.server.as_deref(), Some("tour"));
-    assert_eq!(call.output.as_deref(), Some("hello from the API platform"));
+    assert_eq!(call.output.as_deref(), Some("tour #42"));
     assert!(
         answered
             .text
-            .contains("The tour server echoed: hello from the API platform")
+            .contains("called by the API's own MCP client, echoed: tour #42"),
+        "{}",
+        answered.text
     );
     assert!(answered.tool_calls.is_empty(), "no tool call for the host");
 
