@@ -41,7 +41,9 @@ fn presentation_mode_scales_everything_hides_the_panels_and_steps_with_the_keys(
     // The whole interface grows, not only the diagram, and the theme is the projector's.
     let scale = h.state().presentation_scale();
     assert!(scale > 1.2, "scale {scale}");
-    assert_eq!(h.ctx.zoom_factor(), scale);
+    // At most the scale chosen: less where the whole diagram would not fit the screen.
+    let zoom = h.ctx.zoom_factor();
+    assert!(zoom > 1.2 && zoom <= scale, "zoom {zoom}, scale {scale}");
     assert_eq!(h.ctx.theme(), egui::Theme::Light);
     assert!(sightline::ui::present::is_projector(
         &h.ctx.global_style().visuals
@@ -139,7 +141,8 @@ fn the_settings_window_sets_the_global_scale() {
     h.run();
     let present = h.state().presentation_scale();
     assert_ne!(present, 1.5);
-    assert_eq!(h.ctx.zoom_factor(), present);
+    let zoom = h.ctx.zoom_factor();
+    assert!(zoom > 1.0 && zoom <= present && zoom != 1.5, "zoom {zoom}");
     h.key_press(egui::Key::F5);
     h.run();
     h.run();

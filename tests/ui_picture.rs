@@ -140,3 +140,42 @@ fn screenshot() {
         faults(h.state(), &scenario)
     );
 }
+
+/// A projector's screen (1280x720, 1280x800) in View > Present: the scale shrinks until the
+/// whole diagram of every shipped scenario fits, never below the app's own size, so at the
+/// last step every lane title is on screen, no label is cut and none overlaps another.
+#[test]
+fn presenting_on_a_small_projector_fits_the_whole_diagram() {
+    let dir = util::tempdir();
+    let mut faults_seen = Vec::new();
+    for scenario in scenarios() {
+        let trace = record(dir.path(), &scenario);
+        for size in [egui::vec2(1280.0, 720.0), egui::vec2(1280.0, 800.0)] {
+            let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+            app.apply(Command::SetPresenting(true));
+            let mut h = util::harness_sized(app, size);
+            h.key_press(egui::Key::End);
+            h.run_steps(12);
+            let what = format!("{scenario} {}x{}", size.x, size.y);
+            let zoom = h.ctx.zoom_factor();
+            assert!(zoom >= 1.0, "{what}: zoom {zoom}");
+            faults_seen.extend(faults(h.state(), &what));
+            let (drawn, clip) = h.state().drawn_labels();
+            let right = h.ctx.content_rect().right();
+            for d in drawn.iter().filter(|d| d.event.is_none()) {
+                if d.rect.right() > right + 0.5 || d.rect.right() > clip.right() + 0.5 {
+                    faults_seen.push(format!(
+                        "{what}: lane {:?} off screen (zoom {zoom})",
+                        d.text
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        faults_seen.is_empty(),
+        "{} faults:\n{}",
+        faults_seen.len(),
+        faults_seen.join("\n")
+    );
+}

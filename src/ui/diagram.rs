@@ -45,6 +45,8 @@ pub struct DiagramView {
     drawn: Vec<DrawnLabel>,
     /// Where the rows were visible last frame.
     clip: Rect,
+    /// How wide the diagram was laid out last frame (its lanes sized to their labels).
+    width: f32,
 }
 
 impl Default for DiagramView {
@@ -58,6 +60,7 @@ impl Default for DiagramView {
             seen: Seen::default(),
             drawn: Vec::new(),
             clip: Rect::NOTHING,
+            width: 0.0,
         }
     }
 }
@@ -80,6 +83,12 @@ impl DiagramView {
     /// Where rows were visible in the last frame (right of it, they are scrolled out of view).
     pub fn clip(&self) -> Rect {
         self.clip
+    }
+
+    /// How wide the diagram wants to be and how wide its view was, last frame: what a
+    /// projector's scale is fitted to.
+    pub fn widths(&self) -> (f32, f32) {
+        (self.width, self.clip.width())
     }
 
     /// Draws the toolbar, the headers and the visible rows.
@@ -115,6 +124,7 @@ impl DiagramView {
         let (geo, measured) =
             self.seen
                 .measure(ui, store, (rows, &lines), (&titles, &client), width, scroll);
+        self.width = geo.width;
         let (header_rect, _) =
             ui.allocate_exact_size(vec2(ui.available_width(), HEADER_H), Sense::hover());
         let mut area = ScrollArea::both()

@@ -49,6 +49,9 @@ pub struct Presentation {
     pub scale: f32,
     /// Whether teaching mode was on before presenting (put back on leaving).
     pub was_teaching: bool,
+    /// Whether the scale shrinks (down to 1, never below the app's own size) until the whole
+    /// diagram fits the screen: on until the presenter sizes it with `+` or `-`.
+    pub fit: bool,
     saved: Option<Saved>,
 }
 
@@ -58,6 +61,7 @@ impl Default for Presentation {
             active: false,
             scale: DEFAULT_SCALE,
             was_teaching: false,
+            fit: true,
             saved: None,
         }
     }
@@ -92,6 +96,7 @@ impl Presentation {
                 ctx.set_visuals_of(egui::Theme::Light, projector_visuals());
                 ctx.set_theme(egui::ThemePreference::Light);
                 ctx.set_zoom_factor(self.scale);
+                self.fit = true;
                 None
             }
             (Some(_), false) => {
@@ -179,6 +184,7 @@ impl SightlineApp {
                 Press::Last => self.replay.step(&self.store, last - cursor),
                 Press::Leave => Some(Command::SetPresenting(false)),
                 Press::Larger | Press::Smaller => {
+                    self.present.fit = false;
                     self.present.scale = step_scale(self.present.scale, press == Press::Larger);
                     ui.ctx().set_zoom_factor(self.present.scale);
                     None
@@ -201,8 +207,30 @@ impl SightlineApp {
             let rows = RowSet::All(shown);
             commands.extend(self.diagram.ui(ui, store, rows, self.selected, tr));
         });
+        if self.present.fit {
+            self.fit_scale(ui.ctx());
+        }
         for command in commands {
             self.apply(command);
+        }
+    }
+}
+
+impl SightlineApp {
+    /// Shrinks the projector's scale until the diagram, as wide as its labels need, fits the
+    /// screen whole (a 1280 px projector cuts the server lane off at 1.6): never below 1, so
+    /// no text gets smaller than the app's own, and never above the scale chosen. Widths are
+    /// in points, which the scale does not change, so one step settles it.
+    fn fit_scale(&self, ctx: &egui::Context) {
+        let (needed, shown) = self.diagram.widths();
+        if needed <= 0.0 || shown <= 0.0 {
+            return;
+        }
+        let zoom = ctx.zoom_factor();
+        let fits = (zoom * shown / needed).clamp(1.0, self.present.scale.max(1.0));
+        if (fits - zoom).abs() > 0.01 {
+            ctx.set_zoom_factor(fits);
+            ctx.request_repaint();
         }
     }
 }
