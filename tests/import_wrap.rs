@@ -251,6 +251,49 @@ fn wrap_is_idempotent_keeps_fields_and_undoes() {
     assert!(text(&undo_again.stdout).contains("nothing to change"));
 }
 
+/// A config saved as UTF-16 (Notepad's "Unicode", Windows PowerShell 5's `>`) or with a UTF-8
+/// mark, with CRLF line ends, is wrapped in its own encoding and undone byte for byte, with or
+/// without its backup.
+#[test]
+fn a_config_in_utf16_or_with_a_mark_stays_so_and_undoes_byte_for_byte() {
+    use sightline::trace::encoding::{self, Encoding};
+    let dir = tempdir();
+    let config = dir.path().join("claude_desktop_config.json");
+    let c = config.to_str().unwrap();
+    let crlf = serde_json::to_string_pretty(&claude_config())
+        .unwrap()
+        .replace('\n', "\r\n")
+        + "\r\n";
+    for encoding in [Encoding::Utf16Le, Encoding::Utf16Be, Encoding::Utf8Bom] {
+        let original = encoding.encode(&crlf);
+        std::fs::write(&config, &original).unwrap();
+        let out = sightline(&["wrap", c]);
+        assert!(out.status.success(), "{encoding:?}: {}", text(&out.stderr));
+        let (wrapped, found) = encoding::decode(&std::fs::read(&config).unwrap()).unwrap();
+        assert_eq!(found, encoding);
+        assert!(!wrapped.replace("\r\n", "").contains('\n'), "CRLF kept");
+        let value: Value = serde_json::from_str(&wrapped).unwrap();
+        assert_eq!(value["mcpServers"]["filesystem"]["args"][0], "proxy");
+        for backup in [true, false] {
+            if !backup {
+                assert!(sightline(&["wrap", c]).status.success());
+                for b in std::fs::read_dir(dir.path()).unwrap() {
+                    let b = b.unwrap().path();
+                    if b.to_string_lossy().contains("sightline-backup") {
+                        std::fs::remove_file(b).unwrap();
+                    }
+                }
+            }
+            let undo = sightline(&["wrap", c, "--undo"]);
+            assert!(undo.status.success(), "{}", text(&undo.stderr));
+            assert!(
+                std::fs::read(&config).unwrap() == original,
+                "{encoding:?}, backup {backup}: undone byte for byte"
+            );
+        }
+    }
+}
+
 #[test]
 fn wrap_errors_are_clear() {
     let dir = tempdir();

@@ -157,7 +157,7 @@ pub struct LiveArgs {
 
 /// `K=V` lines of a headers file (blank lines and `#` comments skipped).
 pub fn read_headers_file(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::trace::encoding::read_to_string(path)
         .within(|| Said::new("cli_error.otlp_headers").with("path", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -259,5 +259,32 @@ impl EventSink for LiveSink {
 
     fn flush(&mut self) -> Result<(), TraceError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::trace::encoding::Encoding;
+
+    #[test]
+    fn a_headers_file_as_windows_editors_and_powershell_save_it_is_read() {
+        // `echo "Authorization=Bearer t" > h.txt` in Windows PowerShell 5.1 is UTF-16 with CRLF.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("h.txt");
+        let text = "# the team's collector\r\nAuthorization=Bearer t\r\n\r\nX-Team=a\r\n";
+        for encoding in [
+            Encoding::Utf8,
+            Encoding::Utf8Bom,
+            Encoding::Utf16Le,
+            Encoding::Utf16Be,
+        ] {
+            std::fs::write(&path, encoding.encode(text)).expect("write");
+            let headers = super::read_headers_file(&path).expect("read");
+            assert_eq!(
+                headers,
+                ["Authorization=Bearer t", "X-Team=a"],
+                "{encoding:?}"
+            );
+        }
     }
 }

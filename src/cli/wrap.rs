@@ -4,8 +4,9 @@
 //! The rewriting itself is [`crate::tap::wrap`] (the text edited in place); this reads the file
 //! and has [`crate::tap::wrap::file`] write it. Before a change is written, the file as it was
 //! is saved as a backup (`CONFIG.sightline-backup`, never overwritten); the new text replaces
-//! the config atomically, through a symbolic link to its target, with the same mode and owner;
-//! a read-only config is refused. Nothing changes, and nothing is written, when every server
+//! the config atomically, through a symbolic link to its target, with the same mode and owner,
+//! in the encoding it was saved in (UTF-16 or a byte-order mark, as Windows editors save:
+//! [`crate::trace::encoding`]); a read-only config is refused. Nothing changes, and nothing is written, when every server
 //! is already as asked.
 //!
 //! The host starts the proxy of a stdio server itself; the proxies of HTTP servers must already
@@ -24,7 +25,7 @@ use crate::tap::Recorder;
 use crate::tap::http_proxy::HttpProxy;
 use crate::tap::paths;
 use crate::tap::wrap::{self, Format, HttpRoute, WrapOptions, file};
-use crate::trace::{Header, TraceWriter};
+use crate::trace::{Header, TraceWriter, encoding};
 use crate::wire::redact_url::redact_url;
 
 #[derive(Debug, Args)]
@@ -70,8 +71,9 @@ pub struct WrapArgs {
 
 pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
     let path = &config_path(&args)?;
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+    // The backup keeps these bytes; the text is edited and written back in their encoding.
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(
                 Saying(Said::new("cli_error.no_config").with("path", path.display())).into(),
@@ -82,6 +84,8 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
                 .within(|| Said::new("cli_error.cannot_read").with("path", path.display()));
         }
     };
+    let (text, encoding) = encoding::decode(&bytes)
+        .within(|| Said::new("cli_error.cannot_read").with("path", path.display()))?;
     let format = Format::of(path);
     let rewrite = if args.undo {
         wrap::unwrap_as(format, &text)
@@ -118,22 +122,25 @@ pub fn run(args: WrapArgs) -> anyhow::Result<ExitCode> {
         println!("{}: nothing to change", path.display());
         return finish(&args, path, &routes);
     }
-    let mut new_text = rewrite.text;
+    let mut new_bytes = encoding.encode(&rewrite.text);
     if args.undo {
         // When a backup holds this very config, give back its exact bytes.
-        let config = format.parse(&new_text)?;
+        let config = format.parse(&rewrite.text)?;
         if let Some(old) = file::backups(path)
             .iter()
             .rev()
-            .filter_map(|b| std::fs::read_to_string(b).ok())
-            .find(|old| format.parse(old).is_ok_and(|v| v == config))
+            .filter_map(|b| std::fs::read(b).ok())
+            .find(|old| {
+                encoding::decode(old)
+                    .is_ok_and(|(old, _)| format.parse(&old).is_ok_and(|v| v == config))
+            })
         {
-            new_text = old;
+            new_bytes = old;
         }
     }
     file::check_writable(path)?;
-    let backup = file::save_backup(path, text.as_bytes())?;
-    file::replace(path, new_text.as_bytes())?;
+    let backup = file::save_backup(path, &bytes)?;
+    file::replace(path, &new_bytes)?;
     println!(
         "{}: updated (previous version in {}); restart the host to apply",
         path.display(),

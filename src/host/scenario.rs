@@ -312,6 +312,18 @@ fn default_shape() -> ApiShape {
     ApiShape::Anthropic
 }
 
+/// The text with CRLF line ends made LF. TOML keeps a CRLF inside a multi-line string and lets
+/// a parser make it LF: a scenario saved by a Windows editor (or checked out with Git's
+/// `autocrlf`) sends the model the same prompt and shows the same explanation as on Linux.
+/// Outside strings a CR is only ever part of a line end, so nothing else changes.
+fn lf(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").into()
+    } else {
+        text.into()
+    }
+}
+
 fn default_model() -> String {
     SCRIPTED_MODEL.into()
 }
@@ -322,10 +334,11 @@ fn both_revisions() -> Vec<Protocol> {
 
 impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            crate::trace::encoding::read_to_string(path).map_err(|source| ScenarioError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Scenario::parse(&text, path)
     }
 
@@ -354,6 +367,7 @@ impl Scenario {
 
     /// Scenario `text` (named by `path`) with `sets` applied (see [`Scenario::find`]).
     fn with_sets(text: &str, path: &Path, sets: &[String]) -> Result<Scenario, ScenarioError> {
+        let text = &lf(text);
         if sets.is_empty() {
             return Scenario::parse(text, path);
         }
@@ -394,6 +408,7 @@ impl Scenario {
 
     /// Parses scenario text; `path` names it in errors and anchors relative `cwd`s.
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = &lf(text);
         let scenario: Scenario =
             toml::from_str(text).map_err(|e| ScenarioError::parse(path, text, &e))?;
         let invalid = |problem: Said| ScenarioError::Invalid {
@@ -563,6 +578,26 @@ mod tests {
         assert_eq!(*line, Some(3), "{err}");
         let pt = err.said().say(crate::i18n::Words::of(Language::Pt));
         assert!(pt.contains("linha 3"), "{pt}");
+    }
+
+    #[test]
+    fn a_scenario_saved_by_a_windows_editor_is_the_same_scenario() {
+        use crate::trace::encoding::Encoding;
+        let dir = tempfile::tempdir().expect("temp dir");
+        for shipped in super::shipped::SHIPPED {
+            let path = dir.path().join(format!("{}.toml", shipped.name));
+            let want = format!(
+                "{:?}",
+                Scenario::parse(shipped.text, &path).expect("parses")
+            );
+            // Notepad's CRLF, with a UTF-8 mark or as UTF-16 ("Unicode"); and PowerShell 5's `>`.
+            let crlf = shipped.text.replace('\n', "\r\n");
+            for encoding in [Encoding::Utf8, Encoding::Utf8Bom, Encoding::Utf16Le] {
+                std::fs::write(&path, encoding.encode(&crlf)).expect("write");
+                let got = Scenario::load(&path).unwrap_or_else(|e| panic!("{encoding:?}: {e}"));
+                assert_eq!(format!("{got:?}"), want, "{} {encoding:?}", shipped.name);
+            }
+        }
     }
 
     #[test]

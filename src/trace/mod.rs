@@ -10,6 +10,7 @@
 
 mod analyze;
 mod derived;
+pub mod encoding;
 mod envelope;
 mod escape;
 mod event;

@@ -34,7 +34,7 @@ fn path_from(flag: Option<&Path>, env: Option<std::ffi::OsString>) -> anyhow::Re
 
 /// Loads the pin file at `path`; a missing file is an empty store.
 pub fn open(path: &Path) -> anyhow::Result<PinStore> {
-    match std::fs::read_to_string(path) {
+    match crate::trace::encoding::read_to_string(path) {
         Ok(text) => Ok(PinStore::parse(path, &text)?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(PinStore::empty(path)),
         Err(e) => Err(e).within(|| Said::new("cli_error.cannot_read").with("path", path.display())),
@@ -75,9 +75,12 @@ mod tests {
             path_from(Some(Path::new("x.json")), env).expect("path"),
             Path::new("x.json")
         );
+        // In the data directory: `sightline/pins.json` on Linux and macOS,
+        // `sightline\data\pins.json` under %APPDATA% on Windows.
         if let Ok(default) = path_from(None, Some("".into())) {
             assert!(
-                default.ends_with("sightline/pins.json"),
+                default.ends_with("pins.json")
+                    && default.components().any(|c| c.as_os_str() == "sightline"),
                 "{}",
                 default.display()
             );

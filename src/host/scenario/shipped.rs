@@ -99,7 +99,7 @@ impl Source {
     pub fn text(&self) -> Result<String, ScenarioError> {
         match self {
             Source::File(path) => {
-                std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+                crate::trace::encoding::read_to_string(path).map_err(|source| ScenarioError::Read {
                     path: path.clone(),
                     source,
                 })

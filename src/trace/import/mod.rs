@@ -152,8 +152,8 @@ pub fn import_file(
         path: shown.clone(),
         error,
     })?;
-    // A UTF-8 byte-order mark (Windows tools write one) is not part of the text.
-    let text = String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes));
+    // A byte-order mark (Windows tools write one) is not part of the text; UTF-16 is decoded.
+    let text = super::encoding::decode_lossy(&bytes);
     let file_name = path.file_name().map(|n| n.to_string_lossy());
     let file_name = file_name.as_deref().unwrap_or_default();
     let imported = match format {
