@@ -157,15 +157,20 @@ pub fn save_backup(config: &Path, contents: &[u8]) -> Result<PathBuf, FileError>
     Ok(path)
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::os::unix::fs::PermissionsExt as _;
 
+    #[cfg(unix)]
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
     }
 
+    // Modes and symbolic links are Unix's (a Windows symbolic link needs a privilege a user
+    // rarely has): Windows has its own test below.
+    #[cfg(unix)]
     #[test]
     fn replace_keeps_the_mode_and_the_link_and_refuses_read_only_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -197,6 +202,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("c.json");
         std::fs::write(&config, "x").unwrap();
+        #[cfg(unix)]
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
         let first = save_backup(&config, b"one").unwrap();
         assert_eq!(save_backup(&config, b"one").unwrap(), first);
@@ -205,6 +211,35 @@ mod tests {
         assert_eq!(std::fs::read(&first).unwrap(), b"one");
         assert_eq!(std::fs::read(&second).unwrap(), b"two");
         assert_eq!(backups(&config), [first.clone(), second]);
+        #[cfg(unix)]
         assert_eq!(mode(&first), 0o600);
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn replace_puts_the_text_in_place_and_refuses_a_file_with_the_read_only_attribute() {
+        let set_readonly = |path: &Path, readonly: bool| {
+            let mut perms = std::fs::metadata(path).unwrap().permissions();
+            perms.set_readonly(readonly);
+            std::fs::set_permissions(path, perms).unwrap();
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        std::fs::write(&real, "old").unwrap();
+        replace(&real, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file left");
+
+        set_readonly(&real, true);
+        let backup = save_backup(&real, b"new").unwrap();
+        assert!(std::fs::metadata(&backup).unwrap().permissions().readonly());
+        let err = replace(&real, b"newer").unwrap_err();
+        assert!(matches!(err, FileError::ReadOnlyAttribute { .. }), "{err}");
+        assert!(err.to_string().contains("attrib -r"), "{err}");
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        for path in [&real, &backup] {
+            set_readonly(path, false);
+        }
     }
 }

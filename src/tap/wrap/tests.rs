@@ -1,6 +1,15 @@
 use super::*;
 use serde_json::{Map, json};
 
+/// Where [`options`] records server `name`: the trace folder joined as this system joins
+/// paths (`\\` on Windows).
+fn traced(name: &str) -> String {
+    Path::new("/tmp/traces")
+        .join(format!("{name}.jsonl"))
+        .display()
+        .to_string()
+}
+
 fn options() -> WrapOptions {
     WrapOptions {
         sightline: "/opt/bin/sightline".into(),
@@ -74,7 +83,7 @@ fn wraps_stdio_servers_keeps_the_rest_and_undoes_byte_for_byte() {
             "--name",
             "weather",
             "--trace",
-            "/tmp/traces/weather.jsonl",
+            traced("weather"),
             "--",
             "node",
             "w.mjs",
@@ -368,7 +377,7 @@ fn codex_toml_wraps_in_place_keeps_comments_and_undoes_byte_for_byte() {
             "--name".into(),
             name.into(),
             "--trace".into(),
-            format!("/tmp/traces/{name}.jsonl"),
+            traced(name),
             "--".into(),
         ];
         args.extend(rest.iter().map(|s| s.to_string()));
@@ -411,10 +420,11 @@ fn codex_toml_wraps_in_place_keeps_comments_and_undoes_byte_for_byte() {
         );
     }
     assert!(
-        wrapped.text.contains(
-            "inline = { command = \"/opt/bin/sightline\", args = [\"proxy\", \"--name\", \
-             \"inline\", \"--trace\", \"/tmp/traces/inline.jsonl\", \"--\", \"npx\"], env"
-        ),
+        wrapped.text.contains(&format!(
+            "inline = {{ command = \"/opt/bin/sightline\", args = [\"proxy\", \"--name\", \
+             \"inline\", \"--trace\", {}, \"--\", \"npx\"], env",
+            toml::quote(&traced("inline"))
+        )),
         "{}",
         wrapped.text
     );

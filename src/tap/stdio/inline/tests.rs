@@ -1,13 +1,95 @@
+use std::io::{BufRead as _, Read as _, Write as _};
 use std::time::{Duration, Instant};
 
 use super::*;
 use crate::tap::{MemorySink, Recorder, ServerCommand, StdioTap};
 use crate::trace::{Channel, Event, Lane};
 
+/// The variable that makes this test binary one of the servers below.
+const SERVER: &str = "SIGHTLINE_TEST_SERVER";
+/// How much the `flood` server writes before it reads (and the client writes to it).
+const SIZE: usize = 3_000_000;
+
+// The servers these tests talk to are this very test binary, started again with `SERVER` set:
+// one program on every system (the tap's Windows pipes are what most needs testing, and there
+// is no `sh`), and written in Rust, not a shell. The server must be the only writer to its
+// stdout, so it runs from a constructor the loader calls before the test harness's `main`
+// prints anything, and exits there.
+#[used]
+#[cfg_attr(windows, unsafe(link_section = ".CRT$XCU"))]
+#[cfg_attr(
+    target_vendor = "apple",
+    unsafe(link_section = "__DATA,__mod_init_func")
+)]
+#[cfg_attr(
+    not(any(windows, target_vendor = "apple")),
+    unsafe(link_section = ".init_array")
+)]
+static BE_A_SERVER: extern "C" fn() = be_a_server;
+
+extern "C" fn be_a_server() {
+    if let Some(script) = std::env::var_os(SERVER) {
+        let code = std::panic::catch_unwind(|| serve(&script.to_string_lossy())).unwrap_or(101);
+        std::process::exit(code);
+    }
+}
+
+/// What `sh -c` scripts would do: `echo` is `cat`, `swallow` is `cat > /dev/null`, `die`
+/// answers one line and exits 3 mid-line, `count` writes 2000 lines after one, `flood` writes
+/// [`SIZE`] bytes before it reads anything.
+fn serve(script: &str) -> i32 {
+    let (mut input, mut output) = (std::io::stdin().lock(), std::io::stdout().lock());
+    let mut first = String::new();
+    let ok = match script {
+        "echo" => {
+            let mut buf = [0u8; 1 << 16];
+            loop {
+                match input.read(&mut buf) {
+                    Ok(0) | Err(_) => break true,
+                    Ok(n) => {
+                        if output
+                            .write_all(&buf[..n])
+                            .and_then(|()| output.flush())
+                            .is_err()
+                        {
+                            break false;
+                        }
+                    }
+                }
+            }
+        }
+        "swallow" => std::io::copy(&mut input, &mut std::io::sink()).is_ok(),
+        "die" => {
+            let _ = input.read_line(&mut first);
+            let got = format!("got {}\n", first.trim_end());
+            let _ = std::io::stderr().write_all(b"oops\n");
+            let _ = output.write_all(got.as_bytes());
+            let _ = output
+                .write_all(b"no newline")
+                .and_then(|()| output.flush());
+            return 3;
+        }
+        "count" => {
+            let _ = input.read_line(&mut first);
+            (0..2000).all(|i| writeln!(output, "line {i}").is_ok()) && output.flush().is_ok()
+        }
+        "flood" => {
+            let mut big = vec![b'x'; SIZE];
+            big.push(b'\n');
+            output.write_all(&big).and_then(|()| output.flush()).is_ok()
+                && std::io::copy(&mut input, &mut std::io::sink()).is_ok()
+        }
+        _ => false,
+    };
+    if ok { 0 } else { 1 }
+}
+
 fn start(script: &str) -> (MemorySink, StdioTap, InlineServer) {
     let sink = MemorySink::default();
     let recorder = Recorder::start(vec![Box::new(sink.clone())]);
-    let cmd = ServerCommand::new("s", "sh", vec!["-c".into(), script.into()]);
+    let me = std::env::current_exe().expect("the test binary");
+    let mut cmd = ServerCommand::new("s", me.display().to_string(), Vec::new());
+    cmd.env.push((SERVER.into(), script.into()));
     let (tap, server) = StdioTap::spawn_inline(&cmd, recorder, Lane::Host, None).expect("spawn");
     (sink, tap, server)
 }
@@ -42,7 +124,7 @@ fn exit_seq(events: &[Event]) -> Option<u64> {
 
 #[test]
 fn each_line_is_recorded_before_the_other_side_has_it_and_echoes_come_after() {
-    let (sink, tap, mut server) = start("cat");
+    let (sink, tap, mut server) = start("echo");
     let wait = Duration::from_secs(5);
     // A line written in two pieces is one line, recorded when it is complete.
     server.write_all(b"{\"id\":1,", wait).expect("write");
@@ -73,7 +155,7 @@ fn each_line_is_recorded_before_the_other_side_has_it_and_echoes_come_after() {
 
 #[test]
 fn a_server_that_never_answers_costs_the_wait_not_a_hang() {
-    let (_sink, tap, mut server) = start("cat > /dev/null");
+    let (_sink, tap, mut server) = start("swallow");
     server
         .write_all(b"hello\n", Duration::from_secs(5))
         .expect("write");
@@ -93,8 +175,7 @@ fn a_server_that_never_answers_costs_the_wait_not_a_hang() {
 
 #[test]
 fn a_dying_server_closes_the_output_its_last_line_and_exit_code_recorded() {
-    let (sink, tap, mut server) =
-        start("read line; echo \"got $line\"; echo oops >&2; printf 'no newline'; exit 3");
+    let (sink, tap, mut server) = start("die");
     server
         .write_all(b"ping\n", Duration::from_secs(5))
         .expect("write");
@@ -127,8 +208,7 @@ fn a_dying_server_closes_the_output_its_last_line_and_exit_code_recorded() {
 
 #[test]
 fn closing_reads_the_rest_of_the_output_into_the_trace_before_the_exit() {
-    let script = "read line; i=0; while [ $i -lt 2000 ]; do echo \"line $i\"; i=$((i+1)); done";
-    let (sink, tap, mut server) = start(script);
+    let (sink, tap, mut server) = start("count");
     server
         .write_all(b"go\n", Duration::from_secs(5))
         .expect("write");
@@ -148,9 +228,7 @@ fn closing_reads_the_rest_of_the_output_into_the_trace_before_the_exit() {
 fn a_write_into_a_full_stdin_reads_the_servers_output_meanwhile() {
     // The server writes 3 MB before it reads anything; the client writes 3 MB before it reads
     // anything. Both pipes fill up: without reading while writing, neither would move.
-    const SIZE: usize = 3_000_000;
-    let script = format!("head -c {SIZE} /dev/zero | tr '\\0' x; echo; cat > /dev/null");
-    let (sink, tap, mut server) = start(&script);
+    let (sink, tap, mut server) = start("flood");
     let mut big = vec![b'y'; SIZE];
     big.push(b'\n');
     server
