@@ -75,5 +75,6 @@ mod ui_compare_with;
 mod ui_doctor_tab;
 mod ui_elicit;
 mod ui_picture;
+mod ui_saved_filters;
 mod ui_stats;
 mod web_page;

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::app::{SightlineApp, Tab};
 use super::command::Command;
 use super::diagram::{DiagramView, ZOOM};
+use super::list::saved::{ColourRule, SavedFilter};
 use super::present::{DEFAULT_SCALE, SCALES};
 use super::replay::{Replay, SPEEDS};
 use super::settings_window::{DEFAULT_UI_SCALE, is_ui_scale};
@@ -45,6 +46,9 @@ pub struct Settings {
     /// The global scale of the interface outside presentation mode (View > Settings…), one
     /// of [`super::settings_window::UI_SCALES`].
     pub ui_scale: f32,
+    /// The message list's saved filters and colouring rules.
+    pub saved_filters: Vec<SavedFilter>,
+    pub colour_rules: Vec<ColourRule>,
 }
 
 impl Default for Settings {
@@ -58,6 +62,8 @@ impl Default for Settings {
             recent: Vec::new(),
             present_scale: DEFAULT_SCALE,
             ui_scale: DEFAULT_UI_SCALE,
+            saved_filters: Vec::new(),
+            colour_rules: Vec::new(),
         }
     }
 }
@@ -74,6 +80,8 @@ impl SightlineApp {
             recent: self.platform.recent_paths(),
             present_scale: self.present.scale,
             ui_scale: self.settings_window.ui_scale,
+            saved_filters: self.list.saved.filters.clone(),
+            colour_rules: self.list.saved.rules.clone(),
         }
     }
 
@@ -105,6 +113,8 @@ impl SightlineApp {
                 defaults.ui_scale
             });
         self.platform.set_recent_paths(settings.recent);
+        self.list.saved.filters = settings.saved_filters;
+        self.list.saved.rules = settings.colour_rules;
         if settings.teaching != self.replay.active {
             self.apply(Command::SetTeaching(settings.teaching));
         }
@@ -152,7 +162,12 @@ mod tests {
         app.apply(Command::SetUiScale(1.25));
         app.platform
             .set_recent_paths(vec![PathBuf::from("/t/b.jsonl"), "/t/a.jsonl".into()]);
+        app.list
+            .saved
+            .save_filter("method:tools/call and latency:>100ms");
+        app.list.saved.add_rule("kind:error");
         let chosen = app.settings();
+        assert_eq!(chosen.colour_rules.len(), 1);
 
         let mut storage = Memory::default();
         eframe::App::save(&mut app, &mut storage);

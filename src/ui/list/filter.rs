@@ -27,6 +27,16 @@ pub struct Filter {
     pub(super) typed: Typed,
 }
 
+impl Filter {
+    /// The filter box holding `text` alone (a saved filter, an IO graph bar's events).
+    pub fn of_text(text: String) -> Filter {
+        Filter {
+            text,
+            ..Filter::default()
+        }
+    }
+}
+
 /// The typed part of the box's query, matched before the text; equal whatever it holds (the
 /// box's text, which it is read from, tells filters apart).
 #[derive(Debug, Clone, Default)]

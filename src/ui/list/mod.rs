@@ -6,6 +6,7 @@
 
 mod filter;
 mod index;
+pub mod saved;
 mod scan;
 
 use egui::{Align, ComboBox, Sense, TextEdit, Ui};
@@ -41,6 +42,8 @@ pub struct MessageList {
     pub filter: Filter,
     /// Show only the filtered rows in the diagram too.
     pub limit_diagram: bool,
+    /// Saved filters and colouring rules (kept with the settings).
+    pub saved: saved::Saved,
     /// Filtered event indices for (filter, store generation, event count): the latest last,
     /// and the filters typed before it while they fit (see [`MessageList::matches`]).
     cache: Vec<Cached>,
@@ -140,6 +143,8 @@ impl MessageList {
         tr: Tr<'_>,
     ) -> Option<Command> {
         self.filters_ui(ui, store, tr);
+        // Out of `self` while the rows borrow the filter's result.
+        let mut saved = std::mem::take(&mut self.saved);
         let reveal = self.reveal.take();
         let visible_n = upto.map_or(store.len(), |u| (u + 1).min(store.len()));
         let subset: Option<&[usize]> = self
@@ -197,17 +202,28 @@ impl MessageList {
                     let e = &store.events[i];
                     let r = store.diagram.rows.get(i);
                     row.set_selected(selected == Some(i));
+                    let tint = saved.colour_of(e, &store.report.rpc.derived[i]);
+                    let tint = |ui: &mut Ui| {
+                        if let Some(c) = tint {
+                            ui.painter()
+                                .rect_filled(ui.max_rect(), 0.0, c.gamma_multiply(0.35));
+                        }
+                    };
                     row.col(|ui| {
+                        tint(ui);
                         ui.monospace(e.seq.to_string());
                     });
                     row.col(|ui| {
+                        tint(ui);
                         ui.monospace(super::diagram_paint::time_text(store.offset_us(i)));
                     });
                     row.col(|ui| {
+                        tint(ui);
                         let text = lanes_text(e);
                         ui.monospace(&text).on_hover_text(text);
                     });
                     row.col(|ui| {
+                        tint(ui);
                         let label = store.diagram.row_of_event(i).map_or_else(
                             || store.report.rpc.derived[i].kind.as_str().to_string(),
                             |r| store.row_label(r),
@@ -223,6 +239,7 @@ impl MessageList {
                     }
                 });
             });
+        self.saved = saved;
         command
     }
 
@@ -284,6 +301,13 @@ impl MessageList {
         if let Some(error) = Query::of(&self.filter.text).error {
             ui.colored_label(ui.visuals().warn_fg_color, error.said().say(tr.words()));
         }
+        egui::CollapsingHeader::new(tr.t("filter.saved"))
+            .id_salt("saved-filters")
+            .show(ui, |ui| {
+                if let Some(text) = self.saved.ui(ui, &self.filter.text, tr) {
+                    self.filter = Filter::of_text(text);
+                }
+            });
         ui.checkbox(&mut self.limit_diagram, tr.t("filter.limit_diagram"));
     }
 }
