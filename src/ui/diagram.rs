@@ -173,6 +173,12 @@ impl DiagramView {
         };
         for (lane, Drawn { rect, elided }) in canvas.header(diagram, &titles, header_rect, &client)
         {
+            // A remote server's title is short; who its client is, one hover away.
+            if diagram.lanes[lane].kind == crate::analysis::diagram::LaneKind::Remote {
+                let name = [("name", diagram.lanes[lane].title.clone())];
+                ui.interact(rect, ui.scope_id().with(("lane", lane)), Sense::hover())
+                    .on_hover_text(tr.f("export.lane_remote", &name));
+            }
             self.drawn.push(DrawnLabel {
                 event: None,
                 text: titles[lane].clone(),
