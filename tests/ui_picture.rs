@@ -179,3 +179,117 @@ fn presenting_on_a_small_projector_fits_the_whole_diagram() {
         faults_seen.join("\n")
     );
 }
+
+/// Every label the app draws for `trace`, paging through its rows: `(event, text)`, once each.
+fn every_label(trace: &Path) -> Vec<(Option<usize>, String)> {
+    let app = SightlineApp::from_trace(trace).expect("open trace");
+    let rows = app.store().diagram.rows.len();
+    // Wide enough that no lane is scrolled out of view (a header is drawn only in view).
+    let mut h = util::harness_sized(app, egui::vec2(2400.0, 900.0));
+    let mut seen = vec![false; rows];
+    let mut out: Vec<(Option<usize>, String)> = Vec::new();
+    let mut at = 0;
+    loop {
+        h.state_mut().apply(Command::Select(at));
+        h.run_steps(12);
+        for d in h.state().drawn_labels().0 {
+            if let Some(e) = d.event {
+                seen[e] = true;
+            }
+            if !out.iter().any(|(e, t)| *e == d.event && *t == d.text) {
+                out.push((d.event, d.text.clone()));
+            }
+        }
+        match seen.iter().position(|s| !s) {
+            Some(next) if next > at => at = next,
+            Some(next) => panic!("row {next} never came into view"),
+            None => return out,
+        }
+    }
+}
+
+/// Mermaid's text back to plain text: its `#NN;` character codes decoded.
+fn unmermaid(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('#') {
+        out.push_str(&rest[..at]);
+        let code = rest[at + 1..].split_once(';').and_then(|(n, after)| {
+            let c = char::from_u32(n.parse().ok()?)?;
+            Some((c, after))
+        });
+        match code {
+            Some((c, after)) => {
+                out.push(c);
+                rest = after;
+            }
+            None => {
+                out.push('#');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out + rest
+}
+
+/// Side by side with Mermaid (`export --format mermaid`, the text mermaid-cli renders): for
+/// every shipped scenario, each message and note Mermaid draws has its label drawn by the app
+/// (Mermaid's line is the label and then its detail), and the app draws no fewer labels than
+/// Mermaid has lines; each participant is a lane title of the app's. (The check reads the
+/// text Mermaid renders rather than rendering it with mermaid-cli, which would bring a second
+/// browser stack into the test suite to compare pictures of the same text.)
+#[test]
+fn the_app_shows_everything_mermaid_shows() {
+    let dir = util::tempdir();
+    let mut missing = Vec::new();
+    for scenario in scenarios() {
+        let trace = record(dir.path(), &scenario);
+        let out = util::export(&trace, "mermaid", &[]);
+        assert!(out.status.success(), "{scenario}: {out:?}");
+        let mermaid = util::text(&out.stdout);
+        let drawn = every_label(&trace);
+        let (titles, labels): (Vec<_>, Vec<_>) = drawn.iter().partition(|(e, _)| e.is_none());
+        let mut messages = 0;
+        for line in mermaid.lines().map(str::trim) {
+            if let Some(rest) = line.strip_prefix("participant ") {
+                let name = unmermaid(rest.split_once(" as ").map_or(rest, |p| p.1));
+                // A remote server's "(remote: …)" is the app's lane tooltip, not its title.
+                let name = name.trim_matches('"');
+                let name = name.split(" (").next().unwrap_or(name);
+                if !titles.iter().any(|(_, t)| t.contains(name)) {
+                    missing.push(format!("{scenario}: participant {name:?}"));
+                }
+                continue;
+            }
+            let text = match line.split_once(": ") {
+                Some((head, text)) if head.starts_with("Note over ") && !head.contains(',') => text,
+                Some((head, text))
+                    if head.contains(">>") || head.contains("-x") || head.contains("-)") =>
+                {
+                    text
+                }
+                _ => continue,
+            };
+            messages += 1;
+            let text = unmermaid(text);
+            let shown = labels.iter().any(|(_, label)| {
+                let label = label.trim_end_matches('…');
+                !label.is_empty() && text.starts_with(label)
+            });
+            if !shown {
+                missing.push(format!("{scenario}: {text:?}"));
+            }
+        }
+        assert!(messages > 0, "{scenario}: no messages in {mermaid}");
+        assert!(
+            labels.len() >= messages,
+            "{scenario}: the app drew {} labels, Mermaid {messages} lines",
+            labels.len()
+        );
+    }
+    assert!(
+        missing.is_empty(),
+        "not drawn by the app:\n{}",
+        missing.join("\n")
+    );
+}
