@@ -337,6 +337,49 @@ fn completions_for_bash_zsh_and_fish() {
     assert!(checked.status.success(), "{}", text(&checked.stderr));
 }
 
+/// `sightline man DIR` (the Debian package's man pages) writes a page per visible command,
+/// made from the same definition as `--help`, and none for clap's `help` or hidden commands.
+#[test]
+fn man_pages_for_every_command() {
+    let dir = tempdir();
+    let out = Command::new(bin())
+        .arg("man")
+        .arg(dir.path())
+        .output()
+        .expect("sightline runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+    let main = page("sightline.1");
+    assert!(main.contains(".TH sightline 1"), "{main}");
+    assert!(
+        main.contains("sightline\\-run(1)"),
+        "the main page names its commands"
+    );
+    let run = page("sightline-run.1");
+    let help = help_of(&["run"]).expect("run --help");
+    let about = help
+        .lines()
+        .next()
+        .expect("a first line")
+        .trim_end_matches('.');
+    assert!(run.contains(".TH sightline-run 1"), "{run}");
+    assert!(
+        run.contains(&about.replace('-', "\\-")),
+        "{about} not in {run}"
+    );
+    assert!(page("sightline-session-watch.1").contains("sightline session watch"));
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("the pages")
+        .filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("help") && !n.contains("man")),
+        "{names:?}"
+    );
+}
+
 /// What the docs quote says its plurals in words (`2 tools`, `1 finding`), as the i18n's
 /// `{n:one|other}` forms print them: no `tool(s)` in a quoted block of README or docs/.
 #[test]

@@ -15,6 +15,7 @@ mod filter;
 mod import;
 mod lang;
 mod llm_proxy;
+mod man;
 mod mock;
 mod otlp;
 mod pins;
@@ -235,9 +236,15 @@ enum Command {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
+    /// Write the man pages (sightline.1, sightline-COMMAND.1) into DIR, for packages.
+    #[command(hide = true)]
+    Man {
+        /// The folder to write them in (made if missing).
+        dir: PathBuf,
+    },
 }
 
-/// The command line's definition, for what describes it (shell completions).
+/// The command line's definition, for what describes it (shell completions, man pages).
 fn definition() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
@@ -311,6 +318,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut definition(), "sightline", &mut script);
             edges::write_stdout(&String::from_utf8_lossy(&script))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man { dir } => {
+            man::write(definition(), &dir)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::DemoServer {
