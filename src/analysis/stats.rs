@@ -57,6 +57,18 @@ pub struct Latency {
 }
 
 impl Latency {
+    /// The columns a table shows of `latency`: p50, p95, p99 and max, each `None` where no
+    /// request was answered.
+    pub fn columns(latency: Option<Latency>) -> [Option<i64>; 4] {
+        let l = latency;
+        [
+            l.map(|l| l.p50_us),
+            l.map(|l| l.p95_us),
+            l.map(|l| l.p99_us),
+            l.map(|l| l.max_us),
+        ]
+    }
+
     /// The percentiles of `samples` (sorted in place); `None` for none.
     pub fn of(samples: &mut [i64]) -> Option<Latency> {
         samples.sort_unstable();

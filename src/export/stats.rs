@@ -13,7 +13,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::{By, LlmRequest, Row, Stats};
+use crate::analysis::stats::{By, Latency, LlmRequest, Row, Stats};
 use crate::i18n::Words;
 
 /// Writes `stats` as JSON (one document, pretty-printed).
@@ -97,13 +97,7 @@ fn write_table(w: &mut dyn Write, by: By, rows: &[Row], words: Words) -> io::Res
             write!(w, "  {n:>9}")?;
         }
         write!(w, "  {rate:>9}  {:>9}", r.unanswered)?;
-        let l = r.latency;
-        for us in [
-            l.map(|l| l.p50_us),
-            l.map(|l| l.p95_us),
-            l.map(|l| l.p99_us),
-            l.map(|l| l.max_us),
-        ] {
+        for us in Latency::columns(r.latency) {
             write!(w, "  {:>9}", us.map_or_else(|| "-".to_string(), ms))?;
         }
         writeln!(w)?;

@@ -15,7 +15,7 @@ use super::store::TraceStore;
 use super::theme::Palette;
 use crate::analysis::filter::{Filter, Range, Term};
 use crate::analysis::stats::io::{IoGraph, io_graph};
-use crate::analysis::stats::{By, Row, Stats, stats};
+use crate::analysis::stats::{By, Latency, Row, Stats, stats};
 use crate::analysis::tokens::Bpe;
 use crate::export::stats::{ms, percent, shown};
 
@@ -150,13 +150,7 @@ fn table_ui(ui: &mut Ui, by: By, rows: &[Row], tr: Tr<'_>) {
                 ui.label(r.errors.to_string());
                 ui.label(percent(r.errors, r.requests));
                 ui.label(r.unanswered.to_string());
-                let l = r.latency;
-                for us in [
-                    l.map(|l| l.p50_us),
-                    l.map(|l| l.p95_us),
-                    l.map(|l| l.p99_us),
-                    l.map(|l| l.max_us),
-                ] {
+                for us in Latency::columns(r.latency) {
                     ui.label(us.map_or_else(|| "-".to_string(), ms));
                 }
                 ui.end_row();
