@@ -232,7 +232,7 @@ impl SightlineApp {
         if let Some(teaching) = self.present.sync(&ctx) {
             self.apply(Command::SetTeaching(teaching));
         }
-        self.store.lang = self.lang;
+        self.store.set_lang(self.lang);
         if self.present.active {
             return self.present_ui(ui);
         }

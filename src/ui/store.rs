@@ -281,7 +281,7 @@ impl TraceStore {
         };
         let byte_sets =
             if !grows && events.len() >= BYTE_SETS_FROM && crate::trace::halves::has_threads() {
-                ByteSets::start(&events, &report)
+                ByteSets::start(&events, &report, crate::i18n::Language::En)
             } else {
                 ByteSets::default()
             };
@@ -419,6 +419,18 @@ impl TraceStore {
     /// The label of diagram row `row`.
     pub fn row_label(&self, row: usize) -> String {
         self.row_text(row).label
+    }
+
+    /// Reads the trace in `lang` from now on: row labels, and the filter's byte sets made
+    /// again in it where the trace is big enough to have them.
+    pub fn set_lang(&mut self, lang: crate::i18n::Language) {
+        if lang == self.lang {
+            return;
+        }
+        self.lang = lang;
+        if self.byte_sets.lang().is_some() {
+            self.byte_sets = ByteSets::start(&self.events, &self.report, lang);
+        }
     }
 
     /// Microseconds since the first event.

@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 use super::filter::Needle;
 use crate::analysis::Report;
 use crate::analysis::diagram;
+use crate::i18n::Language;
 use crate::trace::{Derived, Event, Shared};
 use crate::ui::events::Events;
 
@@ -75,6 +76,9 @@ impl Needs {
 #[derive(Clone, Default)]
 pub struct ByteSets {
     sets: Arc<OnceLock<Made>>,
+    /// The language the rows' own labels were read in (a process note says `iniciado` in
+    /// Portuguese): sets made in another language would hide rows a filter should find.
+    lang: Option<Language>,
 }
 
 /// What the background thread makes: the sets, and which shared label each row has.
@@ -136,16 +140,24 @@ pub(super) const OWN_KEPT: usize = 4096;
 impl ByteSets {
     /// Starts making the sets of `events` (analysed as `report`) on a background thread;
     /// `None` sets (never made) where no thread can be started.
-    pub fn start(events: &Events, report: &Arc<Report>) -> ByteSets {
-        let sets = ByteSets::default();
+    pub fn start(events: &Events, report: &Arc<Report>, lang: Language) -> ByteSets {
+        let sets = ByteSets {
+            lang: Some(lang),
+            ..ByteSets::default()
+        };
         let (ev, rep, slot) = (events.clone(), Arc::clone(report), sets.sets.clone());
         let _ = std::thread::Builder::new()
             .name("sightline-byte-sets".into())
             .spawn(move || {
-                let Sets { sets, labels, own } = make(&ev, &rep);
+                let Sets { sets, labels, own } = make(&ev, &rep, lang);
                 let _ = slot.set(Made { sets, labels, own });
             });
         sets
+    }
+
+    /// The language the sets are (being) made in; `None` when none are made.
+    pub fn lang(&self) -> Option<Language> {
+        self.lang
     }
 
     /// The sets (payload, label), one pair per event from the first, when they are ready.
@@ -169,7 +181,7 @@ impl ByteSets {
 
 /// The sets of every event (its payload's classes and its label's), its label's number, and the
 /// own labels kept (see [`Made`]).
-pub(super) fn make(events: &[Event], report: &Report) -> Sets {
+pub(super) fn make(events: &[Event], report: &Report, lang: Language) -> Sets {
     // Labels of requests, results and notifications repeat: each distinct one is read once,
     // both as it reads with `isError` and without.
     let mut sets: std::collections::HashMap<LabelKey, (u64, u64, u32)> =
@@ -197,7 +209,7 @@ pub(super) fn make(events: &[Event], report: &Report) -> Sets {
             });
             (as_read(e, plain, flagged), number)
         } else {
-            let label = diagram::row_text(events, report, i, crate::i18n::Language::En).0;
+            let label = diagram::row_text(events, report, i, lang).0;
             let set = classes(&label);
             let kept = own.len();
             let number = match own.get(label.as_str()) {

@@ -216,7 +216,8 @@ fn messages(data: &[&str]) -> Vec<Event> {
 /// A store of `events` with its byte sets made (waited for, up to a minute).
 fn with_byte_sets(events: Vec<Event>) -> TraceStore {
     let mut store = TraceStore::new("t".into(), Source::Memory, events);
-    store.byte_sets = super::ByteSets::start(&store.events, &store.report);
+    let lang = store.lang;
+    store.byte_sets = super::ByteSets::start(&store.events, &store.report, lang);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while store.byte_sets.get().is_none() {
         assert!(std::time::Instant::now() < deadline, "no byte sets");
@@ -518,4 +519,35 @@ fn the_filter_box_reads_the_display_filter_language() {
     assert!(Query::of("http://x").error.is_none());
     let error = Query::of("kind:bogus").error.expect("a mistake");
     assert_eq!(error.column, 6);
+}
+
+/// The byte sets read the rows' own labels in the store's language: in Portuguese, a filter
+/// for `iniciado` finds the process note that says it, and `set_lang` makes the sets again.
+#[test]
+fn byte_sets_read_labels_in_the_stores_language() {
+    let text = include_str!("../../../tests/fixtures/narration/weather.jsonl");
+    let events = crate::trace::load_from_reader(text.as_bytes())
+        .expect("fixture")
+        .events;
+    let mut store = with_byte_sets(events);
+    let find = |store: &TraceStore, needle: &str| {
+        let mut list = MessageList::default();
+        list.filter.text = needle.into();
+        list.matches(store).map(<[usize]>::to_vec)
+    };
+    assert_eq!(store.byte_sets.lang(), Some(crate::i18n::Language::En));
+    let spawned = find(&store, "spawned").expect("sets made");
+    assert!(!spawned.is_empty());
+    store.set_lang(crate::i18n::Language::Pt);
+    assert_eq!(store.byte_sets.lang(), Some(crate::i18n::Language::Pt));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while store.byte_sets.get().is_none() {
+        assert!(std::time::Instant::now() < deadline, "no byte sets");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(find(&store, "iniciado"), Some(spawned.clone()));
+    assert_eq!(
+        find(&store, "iniciado"),
+        Some(plain_scan(&store, "iniciado"))
+    );
 }
