@@ -27,6 +27,7 @@ fn sightline(args: &[&str]) -> String {
 }
 
 fn run_and_check(extra: &[&str]) {
+    let openai = extra.contains(&"openai");
     let dir = util::tempdir();
     let trace = dir.path().join("connector.jsonl");
     util::run_scenario_to("mcp-connector", &trace, extra);
@@ -93,11 +94,18 @@ fn run_and_check(extra: &[&str]) {
     assert_eq!(declared(refused), ["tour", "weather"]);
     assert_eq!(declared(answered), ["tour"]);
     let request = events[answered.request].text();
-    assert!(request.contains(r#""mcp_servers""#), "{request}");
     let beta = util::header(&events[answered.request], "anthropic-beta");
-    assert_eq!(beta, Some("mcp-client-2025-11-20"));
-    assert_eq!(answered.remote.len(), 1, "{:?}", answered.remote);
-    let call = &answered.remote[0];
+    if openai {
+        assert!(request.contains(r#""type":"mcp""#), "{request}");
+        // Responses says what the client listed, then the call.
+        assert_eq!(answered.remote.len(), 2, "{:?}", answered.remote);
+        assert_eq!(answered.remote[0].tools.len(), 7, "{:?}", answered.remote);
+    } else {
+        assert!(request.contains(r#""mcp_servers""#), "{request}");
+        assert_eq!(beta, Some("mcp-client-2025-11-20"));
+        assert_eq!(answered.remote.len(), 1, "{:?}", answered.remote);
+    }
+    let call = answered.remote.last().expect("a call");
     assert_eq!(call.tool.as_deref(), Some("echo"));
     assert_eq!(call.server.as_deref(), Some("tour"));
     assert_eq!(call.output.as_deref(), Some("tour #42"));
@@ -112,8 +120,9 @@ fn run_and_check(extra: &[&str]) {
 
     // Both halves joined: the API's call is the server's tools/call, after its tools/list.
     let chains = report.remote_chains(events);
-    assert_eq!(chains.len(), 1);
-    let chain = &chains[0];
+    assert_eq!(chains.len(), answered.remote.len());
+    assert!(chains.iter().all(|c| c.joined()), "{chains:?}");
+    let chain = chains.last().expect("the call's");
     let call_at = chain.tools_call.expect("joined to the recorded tools/call");
     assert_eq!(method(&events[call_at]).as_deref(), Some("tools/call"));
     let list_at = chain.tools_list.expect("and to the tools/list before it");
@@ -166,4 +175,11 @@ fn the_api_is_the_servers_mcp_client_offline() {
 #[test]
 fn the_api_is_the_servers_mcp_client_streamed_too() {
     run_and_check(&["--stream"]);
+}
+
+/// OpenAI Responses' `mcp` tools: `mcp_list_tools` and `mcp_call` items, joined the same way.
+#[test]
+fn the_responses_api_is_the_servers_mcp_client_too() {
+    run_and_check(&["--provider", "openai"]);
+    run_and_check(&["--provider", "openai", "--stream"]);
 }

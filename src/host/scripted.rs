@@ -38,8 +38,9 @@
 //! "INVALID_ARGUMENT"}}`). A missing `model` is tolerated and echoed as `scripted`; Gemini's
 //! comes from the URL.
 //!
-//! A Messages request that hands the API remote MCP servers (`mcp_servers`) is answered as
-//! Anthropic's MCP connector answers it: the scripted API is their MCP client ([`connector`]).
+//! A request that hands the API remote MCP servers (Anthropic's `mcp_servers`, a Responses
+//! `mcp` tool) is answered as those APIs answer it: the scripted API is their MCP client
+//! ([`connector`]).
 //!
 //! The [script format](Script) is documented on [`Script`]. [`respond`] is the whole decision
 //! as a pure function; [`ScriptedModel`] serves it over HTTP.

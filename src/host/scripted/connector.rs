@@ -1,4 +1,7 @@
-//! The scripted model as an API that is itself the MCP client: Anthropic's MCP connector.
+//! The scripted model as an API that is itself the MCP client: Anthropic's MCP connector, and
+//! OpenAI Responses' `mcp` tools (an `mcp_list_tools` item per server, an `mcp_call` item per
+//! call, ids `mcpl_sl_<turn>_<k>` and `mcp_sl_<turn>_<n>`; streamed as `response.created` then
+//! `response.completed` with the whole response).
 //!
 //! A Messages request with `mcp_servers` hands the API remote MCP servers; the platform's own
 //! MCP client connects to each, lists its tools, and the model may call them inside one answer:
@@ -43,16 +46,28 @@ pub(super) async fn answer(
     shape: ApiShape,
     request: &Value,
 ) -> Option<Result<Value, RequestError>> {
-    let servers = request.get("mcp_servers")?.as_array()?;
-    if shape != ApiShape::Anthropic || servers.is_empty() {
+    let entries: Vec<&Value> = match shape {
+        ApiShape::Anthropic => request.get("mcp_servers")?.as_array()?.iter().collect(),
+        ApiShape::Openai => {
+            let tools = request.get("tools")?.as_array()?.iter();
+            tools.filter(|t| remote::is_declaration(t)).collect()
+        }
+        ApiShape::OpenaiChat | ApiShape::Gemini => return None,
+    };
+    if entries.is_empty() {
         return None;
     }
-    Some(play(script, request, servers).await)
+    Some(play(script, shape, request, &entries).await)
 }
 
-async fn play(script: &Script, request: &Value, entries: &[Value]) -> Result<Value, RequestError> {
-    refuse_local(entries)?;
-    let mut conversation = read::read(ApiShape::Anthropic, request)?;
+async fn play(
+    script: &Script,
+    shape: ApiShape,
+    request: &Value,
+    entries: &[&Value],
+) -> Result<Value, RequestError> {
+    refuse_local(shape, entries)?;
+    let mut conversation = read::read(shape, request)?;
     conversation.turn += connector_turns(request);
     let tools = request.get("tools").and_then(Value::as_array);
     let declared = remote::declared(request, tools.map_or(&[][..], Vec::as_slice));
@@ -61,6 +76,7 @@ async fn play(script: &Script, request: &Value, entries: &[Value]) -> Result<Val
         .build()
         .map_err(|e| RequestError::Invalid(format!("the MCP client cannot start: {e}")))?;
     let mut clients = Vec::with_capacity(declared.len());
+    let mut listings = Vec::new();
     for server in &declared {
         let url = server.url.as_deref().unwrap_or_default();
         let unreachable = |why: String| {
@@ -74,21 +90,39 @@ async fn play(script: &Script, request: &Value, entries: &[Value]) -> Result<Val
             .map_err(unreachable)?;
         let listed = client.request("tools/list", json!({})).await;
         let listed = listed.map_err(unreachable)?;
-        let names = listed.get("tools").and_then(Value::as_array);
-        let names = names.into_iter().flatten();
-        let names = names.filter_map(|t| t.get("name").and_then(Value::as_str));
-        let tools: Vec<String> = names
-            .filter(|n| {
-                server
-                    .allowed
-                    .as_ref()
-                    .is_none_or(|a| a.iter().any(|x| x == n))
-            })
-            .map(str::to_string)
-            .collect();
+        let listed = listed.get("tools").and_then(Value::as_array);
+        let allowed = |t: &&Value| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+            server
+                .allowed
+                .as_ref()
+                .is_none_or(|a| a.iter().any(|x| x == name))
+        };
+        let listed: Vec<&Value> = listed.into_iter().flatten().filter(allowed).collect();
+        let names = listed
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str));
+        let tools: Vec<String> = names.map(str::to_string).collect();
+        // Responses says what the client listed, as an output item of its own.
+        if shape == ApiShape::Openai {
+            let listed: Vec<Value> = listed
+                .iter()
+                .map(|t| {
+                    json!({
+                        "name": t.get("name"),
+                        "description": t.get("description"),
+                        "input_schema": t.get("inputSchema"),
+                        "annotations": t.get("annotations"),
+                    })
+                })
+                .collect();
+            let id = format!("mcpl_sl_{}_{}", conversation.turn, clients.len());
+            listings.push(json!({"id": id, "type": "mcp_list_tools",
+                "server_label": server.name, "tools": listed, "error": null}));
+        }
         clients.push((server.name.clone(), tools, client));
     }
-    let mut blocks = Vec::new();
+    let mut blocks = listings;
     while let Some(Step::Call { say, calls, .. }) = script.steps.get(conversation.turn) {
         let owner = |tool: &str| {
             let has =
@@ -98,20 +132,27 @@ async fn play(script: &Script, request: &Value, entries: &[Value]) -> Result<Val
         let owners: Option<Vec<usize>> = calls.iter().map(|c| owner(&c.tool)).collect();
         let Some(owners) = owners else { break };
         let turn = conversation.turn;
-        if let Some(say) = say.as_ref().filter(|s| !s.is_empty()) {
+        if let Some(say) = say.as_ref().filter(|s| !s.is_empty())
+            && shape == ApiShape::Anthropic
+        {
             blocks.push(json!({"type": "text", "text": say}));
         }
         let mut results = Vec::with_capacity(calls.len());
         for (n, (call, k)) in calls.iter().zip(owners).enumerate() {
             let (server, _, client) = &mut clients[k];
-            let id = format!("mcptoolu_sl_{turn}_{n}");
-            blocks.push(json!({
-                "type": "mcp_tool_use",
-                "id": id,
-                "name": call.tool,
-                "server_name": server,
-                "input": call.arguments,
-            }));
+            let id = match shape {
+                ApiShape::Anthropic => format!("mcptoolu_sl_{turn}_{n}"),
+                _ => format!("mcp_sl_{turn}_{n}"),
+            };
+            if shape == ApiShape::Anthropic {
+                blocks.push(json!({
+                    "type": "mcp_tool_use",
+                    "id": id,
+                    "name": call.tool,
+                    "server_name": server,
+                    "input": call.arguments,
+                }));
+            }
             let params = json!({"name": call.tool, "arguments": call.arguments});
             let (content, is_error) = match client.request("tools/call", params).await {
                 Ok(result) => {
@@ -120,20 +161,38 @@ async fn play(script: &Script, request: &Value, entries: &[Value]) -> Result<Val
                 }
                 Err(why) => (vec![json!({"type": "text", "text": why})], true),
             };
-            results.push(joined(&content));
-            blocks.push(json!({
-                "type": "mcp_tool_result",
-                "tool_use_id": id,
-                "is_error": is_error,
-                "content": content,
-            }));
+            let text = joined(&content);
+            results.push(text.clone());
+            blocks.push(match shape {
+                ApiShape::Anthropic => json!({
+                    "type": "mcp_tool_result",
+                    "tool_use_id": id,
+                    "is_error": is_error,
+                    "content": content,
+                }),
+                _ => json!({
+                    "id": id,
+                    "type": "mcp_call",
+                    "server_label": server,
+                    "name": call.tool,
+                    "arguments": Value::Object(call.arguments.clone()).to_string(),
+                    "output": (!is_error).then(|| text.clone()),
+                    "error": is_error.then_some(text),
+                    "approval_request_id": null,
+                    "status": "completed",
+                }),
+            });
         }
         conversation.turn += 1;
         conversation.results = results;
     }
     let rest = answer_in(script, conversation, None)?;
-    let mut body = shapes::body(ApiShape::Anthropic, &rest);
-    if let Some(content) = body.get_mut("content").and_then(Value::as_array_mut) {
+    let mut body = shapes::body(shape, &rest);
+    let field = match shape {
+        ApiShape::Anthropic => "content",
+        _ => "output",
+    };
+    if let Some(content) = body.get_mut(field).and_then(Value::as_array_mut) {
         blocks.append(content);
         *content = blocks;
     }
@@ -141,17 +200,24 @@ async fn play(script: &Script, request: &Value, entries: &[Value]) -> Result<Val
 }
 
 /// The refusal of a local server: an entry that is not a URL the API can reach over HTTP.
-fn refuse_local(entries: &[Value]) -> Result<(), RequestError> {
+fn refuse_local(shape: ApiShape, entries: &[&Value]) -> Result<(), RequestError> {
+    let (field, key, kind) = match shape {
+        ApiShape::Anthropic => ("mcp_servers", "url", "url"),
+        _ => ("tools", "server_url", "mcp"),
+    };
     for (i, entry) in entries.iter().enumerate() {
-        let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
+        let url = entry.get(key).and_then(Value::as_str).unwrap_or_default();
         let http = url.starts_with("http://") || url.starts_with("https://");
-        let kind = entry.get("type").and_then(Value::as_str);
-        if kind != Some("url") || !http || entry.get("command").is_some() {
-            let name = entry.get("name").and_then(Value::as_str).unwrap_or("?");
+        let typed = entry.get("type").and_then(Value::as_str) == Some(kind);
+        if !typed || !http || entry.get("command").is_some() {
+            let name = ["name", "server_label"]
+                .iter()
+                .find_map(|k| entry.get(*k).and_then(Value::as_str))
+                .unwrap_or("?");
             return Err(RequestError::Invalid(format!(
-                "mcp_servers[{i}] ({name}): Local STDIO servers cannot be connected directly. \
-                 The MCP connector reaches remote servers by URL (`\"type\": \"url\"`, \
-                 http:// or https://), over Streamable HTTP or SSE."
+                "{field}[{i}] ({name}): Local STDIO servers cannot be connected directly. \
+                 The API reaches remote MCP servers by URL ({key}: http:// or https://), over \
+                 Streamable HTTP or SSE."
             )));
         }
     }
@@ -301,7 +367,10 @@ impl Client {
 /// `message_start`, each block (text as `text_delta`, an `mcp_tool_use`'s input as one
 /// `input_json_delta`, an `mcp_tool_result` whole in its start), the `message_delta` with the
 /// stop reason and usage, `message_stop`.
-pub(super) fn events(body: &Value) -> Vec<String> {
+pub(super) fn events(shape: ApiShape, body: &Value) -> Vec<String> {
+    if shape == ApiShape::Openai {
+        return responses_events(body);
+    }
     let named = |event: &str, data: Value| format!("event: {event}\ndata: {data}\n\n");
     let mut start = body.clone();
     let blocks = start
@@ -365,4 +434,22 @@ pub(super) fn events(body: &Value) -> Vec<String> {
     ));
     out.push(named("message_stop", json!({"type": "message_stop"})));
     out
+}
+
+/// A Responses body as a stream: `response.created` (in progress, no output yet), then
+/// `response.completed` with the whole response, which is what a host reassembles.
+fn responses_events(body: &Value) -> Vec<String> {
+    let mut starting = body.clone();
+    if let Some(fields) = starting.as_object_mut() {
+        fields.insert("status".into(), "in_progress".into());
+        fields.insert("output".into(), json!([]));
+    }
+    let event = |kind: &str, n: usize, response: &Value| {
+        let data = json!({"type": kind, "sequence_number": n, "response": response});
+        format!("event: {kind}\ndata: {data}\n\n")
+    };
+    vec![
+        event("response.created", 0, &starting),
+        event("response.completed", 1, body),
+    ]
 }

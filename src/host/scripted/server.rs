@@ -336,12 +336,16 @@ async fn connector(
     let mut response = match answer {
         Err(error) => bad_request(shape, &error),
         Ok(answer) if request.get("stream").and_then(Value::as_bool) == Some(true) => {
-            sse(super::connector::events(&answer))
+            sse(super::connector::events(shape, &answer))
         }
         Ok(answer) => json_response(StatusCode::OK, &answer),
     };
+    let id_header = match shape {
+        ApiShape::Anthropic => "request-id",
+        _ => "x-request-id",
+    };
     if let Ok(value) = HeaderValue::from_str(&format!("req_sl_{number}")) {
-        response.headers_mut().insert("request-id", value);
+        response.headers_mut().insert(id_header, value);
     }
     Some(response)
 }
