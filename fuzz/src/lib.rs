@@ -42,6 +42,10 @@ pub mod wire_gate;
 #[path = "../../src/wire/redact_url.rs"]
 #[doc(hidden)]
 pub mod wire_redact_url;
+// The LLM APIs' shapes by URL (serde only): the HAR importer's test for an LLM exchange.
+#[path = "../../src/wire/api.rs"]
+#[doc(hidden)]
+pub mod wire_api;
 // The exports' escaping (std only): the Markdown handout's, the HTML page's, the SVG's.
 #[path = "../../src/export/markup.rs"]
 #[doc(hidden)]
@@ -62,6 +66,7 @@ pub mod export {
 }
 
 pub mod wire {
+    pub use super::wire_api as api;
     pub use super::wire_gate as gate;
     pub use super::wire_redact as redact;
     pub use super::wire_redact_url as redact_url;
@@ -69,7 +74,7 @@ pub mod wire {
 }
 
 /// The HTTP hooks the HAR importer gets in the product (`host::provider::import_hooks`): the
-/// wire module's header redaction and SSE parser.
+/// wire module's header redaction, SSE parser and LLM API shapes.
 pub fn import_hooks() -> trace::import::HttpHooks {
     trace::import::HttpHooks {
         redact: wire::redact::redact_headers,
@@ -79,6 +84,7 @@ pub fn import_hooks() -> trace::import::HttpHooks {
                 .map(|e| e.data)
                 .collect()
         },
+        is_llm: |url| wire::api::ApiShape::from_url(url).is_some(),
     }
 }
 
