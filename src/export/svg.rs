@@ -186,8 +186,7 @@ pub fn write_in(
         let seq = events.get(row.event()).map_or(0, |e| e.seq);
         let leads = d.leads(i);
         draw_row(&mut s, row, seq, &text, &xs, tops[k] + leads as f64 * ROW_H);
-        for (h, hop) in d.hops(i).iter().enumerate() {
-            let line = if h < leads { h } else { h + 1 };
+        for (line, hop) in d.hop_lines(i) {
             let drawn = hop.row(row.event());
             let text = RowText {
                 label: hop.label.clone(),

@@ -56,6 +56,17 @@ impl Diagram {
         self.hops(row).iter().take_while(|h| h.lead).count()
     }
 
+    /// Row `row`'s hops, each with its line in the row's block: the leads take the first
+    /// lines, the row's own arrow the next ([`Diagram::leads`]), the others the lines after.
+    pub fn hop_lines(&self, row: usize) -> impl Iterator<Item = (usize, &Hop)> {
+        let leads = self.leads(row);
+        let line = move |k: usize| if k < leads { k } else { k + 1 };
+        self.hops(row)
+            .iter()
+            .enumerate()
+            .map(move |(k, h)| (line(k), h))
+    }
+
     /// The rows that have hops, in order.
     pub fn hop_rows(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.hops.iter().map(|(row, hops)| (*row, hops.len()))

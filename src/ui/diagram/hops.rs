@@ -13,14 +13,10 @@ pub(super) fn paint(
     row: usize,
     top: f32,
 ) -> Vec<DrawnLabel> {
-    let hops = diagram.hops(row);
-    let leads = diagram.leads(row);
     let event = diagram.rows[row].event();
     let row_h = canvas.geo.row_h;
-    let mut drawn = Vec::with_capacity(hops.len());
-    for (k, hop) in hops.iter().enumerate() {
-        // The row's own arrow takes the line after the leads.
-        let line = if k < leads { k } else { k + 1 };
+    let mut drawn = Vec::with_capacity(diagram.hops(row).len());
+    for (line, hop) in diagram.hop_lines(row) {
         let text = RowText {
             label: hop.label.clone(),
             detail: None,
