@@ -170,7 +170,7 @@ fn the_compare_view_shows_both_revisions_synchronised_and_names_the_differences(
         assert_eq!(view.sides[k].revision(), Some(revision));
         let title = view.side_title(
             k,
-            sightline::ui::Tr {
+            sightline::i18n::Words {
                 strings: &Strings::embedded(),
                 lang: Language::En,
             },

@@ -14,9 +14,10 @@ use egui_kittest::kittest::Queryable;
 use sightline::host::agent::RunOptions;
 use sightline::host::scenario::{Protocol, Scenario};
 use sightline::host::user::UserLane;
+use sightline::i18n::Words;
 use sightline::ui::elicit::ElicitDialog;
 use sightline::ui::live::{LiveRun, RunStatus};
-use sightline::ui::{Language, Strings, Tr};
+use sightline::ui::{Language, Strings};
 
 use crate::util;
 
@@ -125,7 +126,7 @@ fn a_live_runs_elicitation_is_a_dialog_whose_answer_the_server_gets() {
             .build_ui_state(
                 move |ui, d: &mut ElicitDialog| {
                     d.poll();
-                    let tr = Tr {
+                    let tr = Words {
                         strings: &strings,
                         lang: Language::En,
                     };

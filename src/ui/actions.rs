@@ -12,7 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Tr;
 use super::app::{Notice, SightlineApp};
 use super::command::ExportFormat;
 use super::desktop::Command;
@@ -20,14 +19,15 @@ use super::live::{self, LiveRun, RunStatus};
 use super::store::{Source, TraceStore};
 use crate::analysis::tokens::{Carried, Tiktoken};
 use crate::host::scenario::Shipped;
+use crate::i18n::Words;
 use crate::trace::import::Format as ImportFormat;
 
 /// What the desktop's actions say: texts in the app's language, and the status bar's notice.
 /// (Here, beside their callers, because the browser's viewer runs no action.)
 impl SightlineApp {
     /// The app's texts in its current language.
-    pub(super) fn tr(&self) -> Tr<'_> {
-        Tr {
+    pub(super) fn tr(&self) -> Words<'_> {
+        Words {
             strings: &self.strings,
             lang: self.lang,
         }
@@ -114,10 +114,10 @@ fn follow(app: &mut SightlineApp, path: &Path) {
 }
 
 fn load_failed(app: &mut SightlineApp, path: &Path, error: &crate::trace::TraceError) {
-    let error = crate::analysis::trace_error::said(error).say(app.tr().words());
-    let text = app.tr().f(
+    let error = crate::analysis::trace_error::said(error).say(app.tr());
+    let text = app.tr().fmt(
         "app.load_failed",
-        &[("path", path.display().to_string()), ("error", error)],
+        &[("path", &path.display().to_string()), ("error", &error)],
     );
     app.set_notice(text, true);
 }
@@ -139,7 +139,7 @@ fn pick_file(app: &mut SightlineApp, picking: Picking) {
             Picking::CompareWith => "compare_with.no_dialog",
             Picking::Import(_) => "app.no_import_dialog",
         };
-        let text = app.tr().t(key);
+        let text = app.tr().get(key).to_string();
         app.set_notice(text, false);
         return;
     }
@@ -201,14 +201,14 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
     .and_then(|f| {
         crate::trace::write_trace(&out, &f.header, &f.imported.events)
             .map(|()| f.imported)
-            .map_err(|e| crate::analysis::trace_error::said(&e).say(app.tr().words()))
+            .map_err(|e| crate::analysis::trace_error::said(&e).say(app.tr()))
     });
     let imported = match written {
         Ok(imported) => imported,
         Err(error) => {
-            let text = app.tr().f(
+            let text = app.tr().fmt(
                 "app.import_failed",
-                &[("path", file.display().to_string()), ("error", error)],
+                &[("path", &file.display().to_string()), ("error", &error)],
             );
             return app.set_notice(text, true);
         }
@@ -218,12 +218,12 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
         return; // opening failed and said why
     }
     let tr = app.tr();
-    let mut text = tr.f(
+    let mut text = tr.fmt(
         "app.imported",
         &[
-            ("count", imported.events.len().to_string()),
-            ("path", file.display().to_string()),
-            ("trace", out.display().to_string()),
+            ("count", &imported.events.len().to_string()),
+            ("path", &file.display().to_string()),
+            ("trace", &out.display().to_string()),
         ],
     );
     if !imported.warnings.is_empty() {
@@ -237,17 +237,17 @@ fn import(app: &mut SightlineApp, format: ImportFormat, file: &Path, trace: Opti
             list.push("…".into());
         }
         text.push(' ');
-        text.push_str(&tr.f(
+        text.push_str(&tr.fmt(
             "app.import_skipped",
             &[
-                ("count", imported.warnings.len().to_string()),
-                ("list", list.join("; ")),
+                ("count", &imported.warnings.len().to_string()),
+                ("list", &list.join("; ")),
             ],
         ));
     }
     if imported.synthetic_times {
         text.push(' ');
-        text.push_str(&tr.t("app.import_synthetic_times"));
+        text.push_str(tr.get("app.import_synthetic_times"));
     }
     app.set_notice(text, false);
 }
@@ -271,8 +271,8 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
     let scenario = match Shipped::find(name).map(|s| s.load()) {
         Some(Ok(s)) => s,
         Some(Err(e)) => {
-            let error = e.said().say(app.tr().words());
-            let text = app.tr().f("app.run_failed", &[("error", error)]);
+            let error = e.said().say(app.tr());
+            let text = app.tr().fmt("app.run_failed", &[("error", &error)]);
             return app.set_notice(text, true);
         }
         None => return,
@@ -308,12 +308,12 @@ fn run(app: &mut SightlineApp, name: &str, options: crate::host::agent::RunOptio
             app.platform.live = Some(run);
             app.platform.elicit.listen(questions);
             app.platform.following = None;
-            let text = app.tr().f("app.running", &[("scenario", name.to_string())]);
+            let text = app.tr().fmt("app.running", &[("scenario", name)]);
             app.set_notice(text, false);
         }
         Err(e) => {
-            let error = e.say(app.tr().words());
-            let text = app.tr().f("app.run_failed", &[("error", error)]);
+            let error = e.say(app.tr());
+            let text = app.tr().fmt("app.run_failed", &[("error", &error)]);
             app.set_notice(text, true);
         }
     }
@@ -324,16 +324,16 @@ pub(super) fn run_finished(app: &mut SightlineApp, title: &str, path: &Path, sta
     app.platform.recent.push(path);
     let text = match status {
         RunStatus::Failed(error) => {
-            let error = error.say(app.tr().words());
-            let text = app.tr().f("app.run_failed", &[("error", error)]);
+            let error = error.say(app.tr());
+            let text = app.tr().fmt("app.run_failed", &[("error", &error)]);
             return app.set_notice(text, true);
         }
-        _ => app.tr().f(
+        _ => app.tr().fmt(
             "app.run_done",
             &[
-                ("scenario", title.to_string()),
-                ("count", app.store.len().to_string()),
-                ("path", path.display().to_string()),
+                ("scenario", title),
+                ("count", &app.store.len().to_string()),
+                ("path", &path.display().to_string()),
             ],
         ),
     };
@@ -382,7 +382,9 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
         ExportFormat::Html => match html_page(s, app.lang) {
             Ok(page) => page,
             Err(e) => {
-                let text = app.tr().f("app.export_failed", &[("error", e.to_string())]);
+                let text = app
+                    .tr()
+                    .fmt("app.export_failed", &[("error", &e.to_string())]);
                 return app.set_notice(text, true);
             }
         },
@@ -398,13 +400,13 @@ fn export(app: &mut SightlineApp, format: ExportFormat) {
     let (text, failed) = match written {
         Ok(()) => (
             app.tr()
-                .f("app.exported", &[("path", path.display().to_string())]),
+                .fmt("app.exported", &[("path", &path.display().to_string())]),
             false,
         ),
         Err(e) => (
-            app.tr().f(
+            app.tr().fmt(
                 "app.export_failed",
-                &[("error", crate::i18n::Said::io(&e).say(app.tr().words()))],
+                &[("error", &crate::i18n::Said::io(&e).say(app.tr()))],
             ),
             true,
         ),
@@ -421,9 +423,9 @@ fn export_otlp_file(app: &mut SightlineApp) {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)
     {
-        let text = app.tr().f(
+        let text = app.tr().fmt(
             "app.export_failed",
-            &[("error", format!("{}: {e}", dir.display()))],
+            &[("error", &format!("{}: {e}", dir.display()))],
         );
         return app.set_notice(text, true);
     }
@@ -434,7 +436,7 @@ fn export_otlp_file(app: &mut SightlineApp) {
 
 /// The viewer and the shown trace in one page: a saved trace's file as it is, otherwise the
 /// events shown (a live run, a followed session), in the app's language.
-fn html_page(store: &TraceStore, lang: super::Language) -> Result<String, String> {
+fn html_page(store: &TraceStore, lang: crate::i18n::Language) -> Result<String, String> {
     let bundle = crate::export::html::bundle().map_err(|e| e.to_string())?;
     let bytes = match &store.source {
         Source::File(path) => {

@@ -10,7 +10,6 @@
 
 use egui::{CentralPanel, Panel, RichText, Ui};
 
-use super::Tr;
 use super::command::Command;
 use super::compare::CompareView;
 use super::diagram::{DiagramView, RowSet};
@@ -24,6 +23,7 @@ use super::replay::Replay;
 use super::settings_window::SettingsWindow;
 use super::stats_panel::StatsPanel;
 use super::store::{Source, TraceStore};
+use crate::i18n::Words;
 use crate::i18n::{Language, Strings};
 use crate::trace::Event;
 
@@ -135,7 +135,7 @@ impl SightlineApp {
 
     /// The narration of the current replay step, in the current language.
     pub fn narration(&mut self) -> String {
-        let tr = Tr {
+        let tr = Words {
             strings: &self.strings,
             lang: self.lang,
         };
@@ -238,7 +238,7 @@ impl SightlineApp {
         }
         self.settings_window.apply_scale(&ctx);
 
-        let tr = Tr {
+        let tr = Words {
             strings: &self.strings,
             lang: self.lang,
         };
@@ -256,7 +256,7 @@ impl SightlineApp {
         });
         if self.replay.active {
             Panel::top("teaching").show(ui, |ui| {
-                ui.label(RichText::new(tr.t("panel.narration")).strong());
+                ui.label(RichText::new(tr.get("panel.narration")).strong());
                 commands.extend(self.replay.ui(ui, store, tr));
             });
         }
@@ -280,7 +280,7 @@ impl SightlineApp {
             .resizable(true)
             .default_size(300.0)
             .show(ui, |ui| {
-                ui.label(RichText::new(tr.t("panel.messages")).strong());
+                ui.label(RichText::new(tr.get("panel.messages")).strong());
                 commands.extend(
                     self.list
                         .ui(ui, store, self.selected, self.replay.upto(), tr),
@@ -291,22 +291,22 @@ impl SightlineApp {
             .default_size(300.0)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
-                    ui.selectable_value(&mut self.tab, Tab::Inspector, tr.t("panel.inspector"));
+                    ui.selectable_value(&mut self.tab, Tab::Inspector, tr.get("panel.inspector"));
                     ui.selectable_value(
                         &mut self.tab,
                         Tab::ModelView,
-                        tr.t("panel.what_model_sees"),
+                        tr.get("panel.what_model_sees"),
                     );
                     let found = store.findings.marked_events();
                     let doctor = if !store.findings.is_ready() {
-                        format!("{} (…)", tr.t("panel.doctor"))
+                        format!("{} (…)", tr.get("panel.doctor"))
                     } else if found == 0 {
-                        tr.t("panel.doctor")
+                        tr.get("panel.doctor").to_string()
                     } else {
-                        format!("{} ({found})", tr.t("panel.doctor"))
+                        format!("{} ({found})", tr.get("panel.doctor"))
                     };
                     ui.selectable_value(&mut self.tab, Tab::Doctor, doctor);
-                    ui.selectable_value(&mut self.tab, Tab::Stats, tr.t("panel.stats"));
+                    ui.selectable_value(&mut self.tab, Tab::Stats, tr.get("panel.stats"));
                 });
                 ui.separator();
                 let command = match self.tab {
@@ -326,7 +326,7 @@ impl SightlineApp {
             });
         CentralPanel::default().show(ui, |ui| {
             if store.is_empty() {
-                ui.weak(tr.t(if self.platform.is_waiting() {
+                ui.weak(tr.get(if self.platform.is_waiting() {
                     "diagram.empty"
                 } else {
                     "app.no_trace"

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use egui::{Color32, FontId, Painter, Rect, pos2, vec2};
 
-use super::Tr;
 use super::theme::Palette;
 use crate::analysis::conformance::Violation;
 use crate::analysis::doctor::{self, Diagnosis};
 use crate::analysis::{Report, definitions, pins, poison};
 use crate::i18n::Language;
+use crate::i18n::Words;
 use crate::trace::Event;
 
 mod index;
@@ -256,12 +256,12 @@ pub fn row_label(seq: u64, label: &str, marks: &[Mark]) -> String {
 }
 
 /// The hover text listing `marks`, one per line, each with its kind.
-pub fn tooltip(marks: &[Mark], tr: Tr<'_>) -> String {
-    let mut out = tr.f("badge.title", &[("count", marks.len().to_string())]);
+pub fn tooltip(marks: &[Mark], tr: Words<'_>) -> String {
+    let mut out = tr.fmt("badge.title", &[("count", &marks.len().to_string())]);
     for m in marks {
         out.push_str(&format!(
             "\n- {}: {}",
-            tr.t(m.kind.key()),
+            tr.get(m.kind.key()),
             super::visible::escape(&m.text)
         ));
         if let Some(why) = &m.why {
@@ -408,7 +408,7 @@ mod tests {
         let tip = |lang| {
             tooltip(
                 &marks,
-                Tr {
+                Words {
                     strings: &strings,
                     lang,
                 },

@@ -13,11 +13,11 @@
 
 use egui::{RichText, Ui};
 
-use super::Tr;
 use super::diagram::{DiagramView, RowSet};
 use super::store::TraceStore;
 use crate::analysis::align::{self, Step};
 use crate::analysis::revisions::{self, Contrast};
+use crate::i18n::Words;
 
 /// One side of the comparison.
 pub struct CompareSide {
@@ -129,21 +129,22 @@ impl CompareView {
     }
 
     /// The title of side `k`: its revision and its trace's title.
-    pub fn side_title(&self, k: usize, tr: Tr<'_>) -> String {
+    pub fn side_title(&self, k: usize, tr: Words<'_>) -> String {
         let side = &self.sides[k];
-        let revision = side
-            .revision()
-            .map_or_else(|| tr.t("compare.revision_unknown"), str::to_string);
+        let revision = side.revision().map_or_else(
+            || tr.get("compare.revision_unknown").to_string(),
+            str::to_string,
+        );
         format!("{revision} · {}", side.store.title)
     }
 
     /// The differences, then the two diagrams.
-    pub fn ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<CompareCommand> {
+    pub fn ui(&mut self, ui: &mut Ui, tr: Words<'_>) -> Option<CompareCommand> {
         let mut command = None;
         ui.horizontal(|ui| {
-            ui.heading(tr.t("compare.differences"));
+            ui.heading(tr.get("compare.differences"));
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.button(tr.t("compare.close")).clicked() {
+                if ui.button(tr.get("compare.close")).clicked() {
                     command = Some(CompareCommand::Close);
                 }
             });
@@ -174,7 +175,7 @@ impl CompareView {
         command
     }
 
-    fn differences_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) {
+    fn differences_ui(&mut self, ui: &mut Ui, tr: Words<'_>) {
         let mut show: Option<[Vec<usize>; 2]> = None;
         egui::Grid::new("compare-differences")
             .num_columns(3)
@@ -186,24 +187,24 @@ impl CompareView {
                 }
                 ui.end_row();
                 for c in &self.contrasts {
-                    let title = tr.t(c.topic.title_key());
+                    let title = tr.get(c.topic.title_key());
                     let title = if c.differs() {
                         RichText::new(title).strong()
                     } else {
-                        RichText::new(format!("{title} ({})", tr.t("compare.same")))
+                        RichText::new(format!("{title} ({})", tr.get("compare.same")))
                     };
                     // The topic's name selects the events that show it on both sides.
                     if ui.button(title).clicked() {
                         show = Some([c.sides[0].events.clone(), c.sides[1].events.clone()]);
                     }
                     for side in &c.sides {
-                        let text = tr.f(side.key, &[("count", side.events.len().to_string())]);
+                        let text = tr.fmt(side.key, &[("count", &side.events.len().to_string())]);
                         ui.add(egui::Label::new(text).wrap());
                     }
                     ui.end_row();
                 }
                 for note in &self.notes {
-                    if ui.button(note.text.say(tr.words())).clicked() {
+                    if ui.button(note.text.say(tr)).clicked() {
                         show = Some(note.events.clone());
                     }
                     ui.end_row();

@@ -10,7 +10,6 @@ use std::path::Path;
 
 use egui::Ui;
 
-use super::Tr;
 use super::app::SightlineApp;
 use super::compare::CompareView;
 use super::desktop::Command;
@@ -20,6 +19,7 @@ use crate::host::agent::RunOptions;
 use crate::host::scenario::Protocol;
 use crate::host::scenario::shipped::{SHIPPED, Shipped};
 use crate::i18n::Said;
+use crate::i18n::Words;
 
 /// The two revisions compared, in the order they are drawn (left, right): the two the host
 /// speaks.
@@ -33,10 +33,10 @@ pub struct CompareRuns {
 }
 
 /// View > Compare: the shipped scenarios that run under both revisions.
-pub fn view_menu_ui(ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+pub fn view_menu_ui(ui: &mut Ui, tr: Words<'_>) -> Option<Command> {
     let mut command = None;
-    ui.menu_button(tr.t("compare.menu"), |ui| {
-        ui.weak(tr.t("compare.menu_hint"));
+    ui.menu_button(tr.get("compare.menu"), |ui| {
+        ui.weak(tr.get("compare.menu_hint"));
         for shipped in SHIPPED {
             let both = shipped
                 .load()
@@ -72,14 +72,12 @@ pub(super) fn start(app: &mut SightlineApp, name: &str) {
                 scenario: name.to_string(),
                 runs,
             });
-            let text = app
-                .tr()
-                .f("compare.running", &[("scenario", name.to_string())]);
+            let text = app.tr().fmt("compare.running", &[("scenario", name)]);
             app.set_notice(text, false);
         }
         Err(e) => {
-            let error = e.say(app.tr().words());
-            let text = app.tr().f("compare.failed", &[("error", error)]);
+            let error = e.say(app.tr());
+            let text = app.tr().fmt("compare.failed", &[("error", &error)]);
             app.set_notice(text, true);
         }
     }
@@ -101,14 +99,14 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
         .runs
         .iter_mut()
         .filter_map(|r| match r.wait() {
-            RunStatus::Failed(e) => Some(e.say(app.tr().words())),
+            RunStatus::Failed(e) => Some(e.say(app.tr())),
             _ => None,
         })
         .collect();
     if !failed.is_empty() {
         let text = app
             .tr()
-            .f("compare.failed", &[("error", failed.join("; "))]);
+            .fmt("compare.failed", &[("error", &failed.join("; "))]);
         return app.set_notice(text, true);
     }
     let [a, b] = &comparing.runs;
@@ -125,8 +123,8 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
             app.notice = None;
         }
         Err(e) => {
-            let error = e.say(app.tr().words());
-            let text = app.tr().f("compare.failed", &[("error", error)]);
+            let error = e.say(app.tr());
+            let text = app.tr().fmt("compare.failed", &[("error", &error)]);
             app.set_notice(text, true);
         }
     }

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::Duration;
 
-use super::Tr;
 use super::app::SightlineApp;
 use super::badges::{RugPull, side_by_side};
 use super::compare::{CompareView, Note};
@@ -140,7 +139,7 @@ pub fn compare_view(a: TraceStore, b: TraceStore) -> Result<CompareView, Said> {
 /// Opens the comparison of the current trace with `other`.
 pub(super) fn compare_with(app: &mut SightlineApp, other: &Path) {
     let Some(current) = app.store.source.path().map(Path::to_path_buf) else {
-        let text = app.tr().t("compare_with.no_path");
+        let text = app.tr().get("compare_with.no_path").to_string();
         return app.set_notice(text, true);
     };
     open_comparison(app, &current, other);
@@ -163,8 +162,8 @@ fn open_comparison(app: &mut SightlineApp, a: &Path, b: &Path) {
             app.notice = None;
         }
         Err(e) => {
-            let error = e.say(app.tr().words());
-            let text = app.tr().f("compare_with.failed", &[("error", error)]);
+            let error = e.say(app.tr());
+            let text = app.tr().fmt("compare_with.failed", &[("error", &error)]);
             app.set_notice(text, true);
         }
     }
@@ -192,14 +191,14 @@ impl ReplayAgainst {
     }
 
     /// The window: the target field and the button; returns the target to replay against.
-    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<String> {
+    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Words<'_>) -> Option<String> {
         let mut start = None;
         let mut open = self.open;
-        egui::Window::new(tr.t("compare_with.replay_title"))
+        egui::Window::new(tr.get("compare_with.replay_title"))
             .open(&mut open)
             .collapsible(false)
             .show(ctx, |ui| {
-                ui.label(tr.t("compare_with.replay_hint"));
+                ui.label(tr.get("compare_with.replay_hint"));
                 let field = ui.add(
                     egui::TextEdit::singleline(&mut self.target)
                         .hint_text("node build/server.js")
@@ -211,7 +210,7 @@ impl ReplayAgainst {
                 let ready = !self.target.trim().is_empty() && self.running.is_none();
                 ui.horizontal(|ui| {
                     if ui
-                        .add_enabled(ready, egui::Button::new(tr.t("compare_with.replay_run")))
+                        .add_enabled(ready, egui::Button::new(tr.get("compare_with.replay_run")))
                         .clicked()
                     {
                         start = Some(self.target.trim().to_string());
@@ -229,17 +228,17 @@ impl ReplayAgainst {
 /// Starts replaying the current trace against `target` on its own thread.
 pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
     let Some(recorded) = app.store.source.path().map(Path::to_path_buf) else {
-        let text = app.tr().t("compare_with.no_path");
+        let text = app.tr().get("compare_with.no_path").to_string();
         return app.set_notice(text, true);
     };
     let planned = plan(&app.store.events, &app.store.report.rpc, None);
     let plan = match planned {
         Ok(p) => p,
         Err(e) => {
-            let error = crate::host::said::plan(&e).say(app.tr().words());
+            let error = crate::host::said::plan(&e).say(app.tr());
             let text = app
                 .tr()
-                .f("compare_with.replay_failed", &[("error", error)]);
+                .fmt("compare_with.replay_failed", &[("error", &error)]);
             return app.set_notice(text, true);
         }
     };
@@ -277,13 +276,12 @@ pub(super) fn start_replay(app: &mut SightlineApp, target: &str) {
     if let Err(e) = spawned {
         let text = app
             .tr()
-            .f("compare_with.replay_failed", &[("error", e.to_string())]);
+            .fmt("compare_with.replay_failed", &[("error", &e.to_string())]);
         return app.set_notice(text, true);
     }
-    let text = app.tr().f(
-        "compare_with.replay_running",
-        &[("target", target.to_string())],
-    );
+    let text = app
+        .tr()
+        .fmt("compare_with.replay_running", &[("target", target)]);
     app.set_notice(text, false);
     app.platform.replay_against.running = Some(Running {
         recorded,
@@ -312,17 +310,17 @@ pub(super) fn poll(app: &mut SightlineApp, ctx: &egui::Context) {
     match result {
         Ok(_) => open_comparison(app, &running.recorded, &running.replay),
         Err(e) => {
-            let error = app.tr().f(
+            let error = app.tr().fmt(
                 "compare_with.replay_failed_at",
                 &[
-                    ("error", e.say(app.tr().words())),
-                    ("target", running.target.clone()),
-                    ("path", running.replay.display().to_string()),
+                    ("error", &e.say(app.tr())),
+                    ("target", &running.target),
+                    ("path", &running.replay.display().to_string()),
                 ],
             );
             let text = app
                 .tr()
-                .f("compare_with.replay_failed", &[("error", error)]);
+                .fmt("compare_with.replay_failed", &[("error", &error)]);
             app.set_notice(text, true);
         }
     }

@@ -13,7 +13,6 @@ use std::sync::mpsc::Receiver;
 
 use egui::Ui;
 
-use super::Tr;
 use super::actions::Picking;
 use super::app::SightlineApp;
 use super::command::ExportFormat;
@@ -24,6 +23,7 @@ use super::recent::RecentFiles;
 use super::settings::Settings;
 use super::store::TraceStore;
 use crate::host::agent::RunOptions;
+use crate::i18n::Words;
 use crate::trace::import::Format as ImportFormat;
 
 /// A request only the desktop can carry out.
@@ -129,24 +129,24 @@ impl Platform {
     }
 
     /// The File menu.
-    pub fn file_menu_ui(&mut self, ui: &mut Ui, has_trace: bool, tr: Tr<'_>) -> Option<Command> {
+    pub fn file_menu_ui(&mut self, ui: &mut Ui, has_trace: bool, tr: Words<'_>) -> Option<Command> {
         self.menu.file_menu_ui(ui, &self.recent, has_trace, tr)
     }
 
     /// The desktop's part of the View menu: compare a scenario under both revisions.
-    pub fn view_menu_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+    pub fn view_menu_ui(&mut self, ui: &mut Ui, tr: Words<'_>) -> Option<Command> {
         super::compare_run::view_menu_ui(ui, tr)
     }
 
     /// What a live run is doing, in the status bar.
-    pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+    pub fn status_ui(&self, ui: &mut Ui, tr: Words<'_>) {
         if self.otlp.is_running() {
             ui.spinner();
-            ui.label(tr.t("otlp.running"));
+            ui.label(tr.get("otlp.running"));
         }
         if let Some(run) = &self.live {
             ui.spinner();
-            ui.label(tr.f("app.running", &[("scenario", run.title.clone())]));
+            ui.label(tr.fmt("app.running", &[("scenario", &run.title)]));
             if let Some(line) = run.last_progress() {
                 ui.weak(super::visible::escape(&line).into_owned());
             }
@@ -164,7 +164,7 @@ impl Platform {
     }
 
     /// The run window, when open.
-    pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<super::Command> {
+    pub fn windows_ui(&mut self, ctx: &egui::Context, tr: Words<'_>) -> Option<super::Command> {
         self.otlp.window_ui(ctx, tr);
         self.elicit.window_ui(ctx, tr);
         let replay = self

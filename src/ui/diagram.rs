@@ -10,7 +10,6 @@
 
 use egui::{Rect, ScrollArea, Sense, Stroke, Ui, pos2, vec2};
 
-use super::Tr;
 use super::command::Command;
 pub use super::diagram_fit::DrawnLabel;
 use super::diagram_fit::{Scroll, Seen};
@@ -20,6 +19,7 @@ pub use super::rowset::RowSet;
 use super::store::TraceStore;
 use super::theme::Palette;
 use crate::analysis::diagram::{RowText, Style};
+use crate::i18n::Words;
 
 mod hops;
 mod keys;
@@ -98,7 +98,7 @@ impl DiagramView {
         store: &TraceStore,
         rows: RowSet<'_>,
         selected: Option<usize>,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         let palette = Palette::for_visuals(ui.visuals());
         let mut command = self.toolbar_ui(ui, &palette, tr);
@@ -113,7 +113,7 @@ impl DiagramView {
             .iter()
             .map(|l| super::lane_title(tr, l))
             .collect();
-        let client = tr.t("diagram.mcp_client");
+        let client = tr.get("diagram.mcp_client");
         let scroll = Scroll {
             zoom: self.zoom,
             offset_y: self.last_offset_y,
@@ -123,7 +123,7 @@ impl DiagramView {
         let lines = Lines::new(diagram, rows);
         let (geo, measured) =
             self.seen
-                .measure(ui, store, (rows, &lines), (&titles, &client), width, scroll);
+                .measure(ui, store, (rows, &lines), (&titles, client), width, scroll);
         self.width = geo.width;
         let (header_rect, _) =
             ui.allocate_exact_size(vec2(ui.available_width(), HEADER_H), Sense::hover());
@@ -136,9 +136,9 @@ impl DiagramView {
             area = area.vertical_scroll_offset(offset);
         }
         let total_h = lines.total() as f32 * geo.row_h + geo.row_h * 2.0;
-        let lesson = tr.f(
+        let lesson = tr.fmt(
             "diagram.host_in_middle",
-            &[("count", diagram.direct_model_server.to_string())],
+            &[("count", &diagram.direct_model_server.to_string())],
         );
         let out = area.show_viewport(ui, |ui, viewport| {
             ui.set_width(geo.width);
@@ -171,13 +171,12 @@ impl DiagramView {
             palette: &palette,
             dx: header_rect.left() - viewport.min.x,
         };
-        for (lane, Drawn { rect, elided }) in canvas.header(diagram, &titles, header_rect, &client)
-        {
+        for (lane, Drawn { rect, elided }) in canvas.header(diagram, &titles, header_rect, client) {
             // A remote server's title is short; who its client is, one hover away.
             if diagram.lanes[lane].kind == crate::analysis::diagram::LaneKind::Remote {
-                let name = [("name", diagram.lanes[lane].title.clone())];
+                let name = [("name", &*diagram.lanes[lane].title)];
                 ui.interact(rect, ui.scope_id().with(("lane", lane)), Sense::hover())
-                    .on_hover_text(tr.f("export.lane_remote", &name));
+                    .on_hover_text(tr.fmt("export.lane_remote", &name));
             }
             self.drawn.push(DrawnLabel {
                 event: None,
@@ -190,7 +189,7 @@ impl DiagramView {
         painter.text(
             pos2(header_rect.left() + 6.0, header_rect.center().y),
             egui::Align2::LEFT_CENTER,
-            tr.t("inspector.time"),
+            tr.get("inspector.time"),
             egui::FontId::proportional(12.0),
             palette.muted,
         );
@@ -205,11 +204,11 @@ impl DiagramView {
         command
     }
 
-    fn toolbar_ui(&mut self, ui: &mut Ui, palette: &Palette, tr: Tr<'_>) -> Option<Command> {
+    fn toolbar_ui(&mut self, ui: &mut Ui, palette: &Palette, tr: Words<'_>) -> Option<Command> {
         ui.horizontal_wrapped(|ui| {
             if ui
                 .button("−")
-                .on_hover_text(tr.t("diagram.zoom_out"))
+                .on_hover_text(tr.get("diagram.zoom_out"))
                 .clicked()
             {
                 self.zoom = (self.zoom / 1.2).max(*ZOOM.start());
@@ -217,7 +216,7 @@ impl DiagramView {
             ui.label(format!("{:.0}%", self.zoom * 100.0));
             if ui
                 .button("+")
-                .on_hover_text(tr.t("diagram.zoom_in"))
+                .on_hover_text(tr.get("diagram.zoom_in"))
                 .clicked()
             {
                 self.zoom = (self.zoom * 1.2).min(*ZOOM.end());
@@ -240,7 +239,7 @@ impl DiagramView {
         palette: &Palette,
         viewport: Rect,
         measured: (usize, Vec<RowText>),
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> (Option<usize>, Rect) {
         let diagram = &store.diagram;
         let origin = ui.max_rect().min;

@@ -11,20 +11,20 @@ use egui::{
     Align, Color32, Label, Layout, Rect, RichText, ScrollArea, Sense, Ui, UiBuilder, pos2, vec2,
 };
 
-use super::Tr;
 use super::badges::{self, RugPull};
 use super::command::Command;
 use super::store::TraceStore;
 use super::theme::Palette;
 use super::visible;
 use crate::analysis::doctor::Basis;
+use crate::i18n::Words;
 
 /// UI memory of the panel (none yet: everything shown is in the store).
 #[derive(Debug, Default)]
 pub struct DoctorPanel {}
 
 impl DoctorPanel {
-    pub fn ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Words<'_>) -> Option<Command> {
         let mut command = None;
         ScrollArea::vertical()
             .id_salt("doctor-panel")
@@ -37,14 +37,14 @@ impl DoctorPanel {
 }
 
 /// A link to the event with `seq`, if the trace has it.
-fn evidence(ui: &mut Ui, store: &TraceStore, seq: Option<u64>, tr: Tr<'_>) -> Option<Command> {
+fn evidence(ui: &mut Ui, store: &TraceStore, seq: Option<u64>, tr: Words<'_>) -> Option<Command> {
     let seq = seq?;
-    let text = tr.f("doctor.evidence", &[("seq", seq.to_string())]);
+    let text = tr.fmt("doctor.evidence", &[("seq", &seq.to_string())]);
     let index = store.index_of_seq(seq)?;
     ui.link(text).clicked().then_some(Command::Select(index))
 }
 
-fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
+fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Words<'_>) -> Option<Command> {
     let mut command = None;
     let palette = Palette::for_visuals(ui.visuals());
     let ok = palette.response;
@@ -52,9 +52,9 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
     let f = &store.findings;
     let d = &f.diagnosis;
 
-    ui.heading(tr.t("panel.doctor"));
+    ui.heading(tr.get("panel.doctor"));
     if store.is_empty() {
-        ui.weak(tr.t("app.no_trace"));
+        ui.weak(tr.get("app.no_trace"));
         return None;
     }
     if !store.findings.is_ready() {
@@ -62,15 +62,15 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
         return None;
     }
     ui.label(match d.basis {
-        Basis::LastRequest { seq, shape } => tr.f(
+        Basis::LastRequest { seq, shape } => tr.fmt(
             "doctor.basis_request",
-            &[("seq", seq.to_string()), ("shape", format!("{shape:?}"))],
+            &[("seq", &seq.to_string()), ("shape", &format!("{shape:?}"))],
         ),
         Basis::WouldBe { shape } => {
-            tr.f("doctor.basis_would_be", &[("shape", format!("{shape:?}"))])
+            tr.fmt("doctor.basis_would_be", &[("shape", &format!("{shape:?}"))])
         }
     });
-    if let Some(line) = crate::analysis::doctor::host_line(d, tr.words()) {
+    if let Some(line) = crate::analysis::doctor::host_line(d, tr) {
         ui.label(RichText::new(line).strong());
     }
     // The naming rule of the host in force, to say under which name each tool is shown.
@@ -81,9 +81,9 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
         .map(|p| p.naming.rule.scheme.as_str());
 
     ui.separator();
-    ui.label(RichText::new(tr.t("doctor.servers")).strong());
+    ui.label(RichText::new(tr.get("doctor.servers")).strong());
     if d.servers.is_empty() {
-        ui.weak(tr.t("doctor.no_servers"));
+        ui.weak(tr.get("doctor.no_servers"));
     }
     for s in &d.servers {
         ui.horizontal_wrapped(|ui| {
@@ -94,11 +94,11 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     .strong()
                     .color(color),
             );
-            ui.label(tr.f(
+            ui.label(tr.fmt(
                 "doctor.listed",
                 &[
-                    ("visible", s.visible.to_string()),
-                    ("listed", s.listed.to_string()),
+                    ("visible", &s.visible.to_string()),
+                    ("listed", &s.listed.to_string()),
                 ],
             ));
             if let Some(code) = s.code {
@@ -107,15 +107,15 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
             command = evidence(ui, store, s.seq, tr).or(command.take());
         });
         if s.code.is_some() && !s.detail.is_empty() {
-            ui.label(visible::escape(&s.detail_in(tr.words())));
+            ui.label(visible::escape(&s.detail_in(tr)));
         }
         if !s.hint.is_empty() {
-            ui.weak(tr.f("doctor.hint", &[("hint", s.hint_in(tr.words()))]));
+            ui.weak(tr.fmt("doctor.hint", &[("hint", &s.hint_in(tr))]));
         }
     }
 
     ui.separator();
-    ui.label(RichText::new(tr.t("doctor.tools")).strong());
+    ui.label(RichText::new(tr.get("doctor.tools")).strong());
     for t in &d.tools {
         egui::Frame::group(ui.style())
             .stroke(egui::Stroke::new(1.0, if t.visible { ok } else { bad }))
@@ -131,7 +131,7 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     } else {
                         ("x", "doctor.not_visible", bad)
                     };
-                    ui.colored_label(color, format!("{mark} {}", tr.t(key)));
+                    ui.colored_label(color, format!("{mark} {}", tr.get(key)));
                     ui.label(RichText::new(t.code.as_str()).monospace().color(color));
                     command = evidence(ui, store, t.seq, tr).or(command.take());
                 });
@@ -139,44 +139,45 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     && *shown != t.tool
                 {
                     ui.label(
-                        RichText::new(tr.f(
+                        RichText::new(tr.fmt(
                             "doctor.host_name",
-                            &[
-                                ("name", visible::escape(shown).into_owned()),
-                                ("rule", rule.to_string()),
-                            ],
+                            &[("name", &visible::escape(shown)), ("rule", rule)],
                         ))
                         .monospace(),
                     );
                 }
                 if !t.detail.is_empty() {
-                    ui.label(visible::escape(&t.detail_in(tr.words())));
+                    ui.label(visible::escape(&t.detail_in(tr)));
                 }
                 if !t.hint.is_empty() {
-                    ui.weak(tr.f("doctor.hint", &[("hint", t.hint_in(tr.words()))]));
+                    ui.weak(tr.fmt("doctor.hint", &[("hint", &t.hint_in(tr))]));
                 }
             });
     }
 
     ui.separator();
     ui.label(
-        RichText::new(tr.f(
+        RichText::new(tr.fmt(
             "doctor.violations",
-            &[("count", f.violations.len().to_string())],
+            &[("count", &f.violations.len().to_string())],
         ))
         .strong(),
     );
     if f.violations.is_empty() {
-        ui.weak(tr.t("doctor.no_violations"));
+        ui.weak(tr.get("doctor.no_violations"));
     }
     command = violations_ui(ui, store, &palette, tr).or(command);
 
     ui.separator();
     ui.label(
-        RichText::new(tr.f("doctor.poisoning", &[("count", f.poison.len().to_string())])).strong(),
+        RichText::new(tr.fmt(
+            "doctor.poisoning",
+            &[("count", &f.poison.len().to_string())],
+        ))
+        .strong(),
     );
     if f.poison.is_empty() {
-        ui.weak(tr.t("doctor.no_poisoning"));
+        ui.weak(tr.get("doctor.no_poisoning"));
     }
     for p in &f.poison {
         egui::Frame::group(ui.style())
@@ -199,17 +200,16 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
                     command = evidence(ui, store, Some(p.seq), tr).or(command.take());
                 });
                 // The excerpt already writes invisible characters as \u{…}.
-                ui.label(RichText::new(p.excerpt_in(tr.words())).monospace());
+                ui.label(RichText::new(p.excerpt_in(tr)).monospace());
                 ui.label(p.explanation_in(crate::i18n::Words {
                     strings: tr.strings,
                     lang: tr.lang,
                 }));
                 if let Some(hidden) = &p.hidden {
                     ui.label(
-                        RichText::new(tr.f(
-                            "doctor.hidden",
-                            &[("text", visible::escape(hidden).into_owned())],
-                        ))
+                        RichText::new(
+                            tr.fmt("doctor.hidden", &[("text", &visible::escape(hidden))]),
+                        )
                         .color(bad),
                     );
                 }
@@ -218,23 +218,23 @@ fn contents_ui(ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
 
     ui.separator();
     ui.label(
-        RichText::new(tr.f(
+        RichText::new(tr.fmt(
             "doctor.rug_pulls",
-            &[("count", f.rug_pulls.len().to_string())],
+            &[("count", &f.rug_pulls.len().to_string())],
         ))
         .strong(),
     );
     if f.rug_pulls.is_empty() {
-        ui.weak(tr.t("doctor.no_rug_pulls"));
+        ui.weak(tr.get("doctor.no_rug_pulls"));
     }
     for (k, r) in f.rug_pulls.iter().enumerate() {
-        ui.label(RichText::new(visible::escape(r.headline(tr.words()))).color(bad));
+        ui.label(RichText::new(visible::escape(r.headline(tr))).color(bad));
         ui.horizontal_wrapped(|ui| {
             command = evidence(ui, store, Some(r.before_seq), tr).or(command.take());
             ui.label("→");
             command = evidence(ui, store, Some(r.after_seq), tr).or(command.take());
         });
-        egui::CollapsingHeader::new(tr.t("doctor.side_by_side"))
+        egui::CollapsingHeader::new(tr.get("doctor.side_by_side"))
             .id_salt(("rug-pull", k))
             .default_open(true)
             .show(ui, |ui| diff_ui(ui, r, &palette, tr));
@@ -249,7 +249,7 @@ fn violations_ui(
     ui: &mut Ui,
     store: &TraceStore,
     palette: &Palette,
-    tr: Tr<'_>,
+    tr: Words<'_>,
 ) -> Option<Command> {
     let violations = &store.findings.violations;
     let row_h = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
@@ -274,7 +274,7 @@ fn violations_ui(
             // The violation knows its event: with `seq`s that repeat, its `seq` may name another.
             if v.event < store.len()
                 && ui
-                    .link(tr.f("doctor.evidence", &[("seq", v.seq.to_string())]))
+                    .link(tr.fmt("doctor.evidence", &[("seq", &v.seq.to_string())]))
                     .clicked()
             {
                 command = Some(Command::Select(v.event));
@@ -284,20 +284,20 @@ fn violations_ui(
                     .monospace()
                     .color(palette.invalid),
             );
-            ui.add(Label::new(visible::escape(&v.message.say(tr.words()))).truncate());
+            ui.add(Label::new(visible::escape(&v.message.say(tr))).truncate());
         });
     }
     command
 }
 
 /// The changed definitions under the compare view's differences, each side by side.
-pub fn definitions_ui(ui: &mut Ui, definitions: &[RugPull], tr: Tr<'_>) {
+pub fn definitions_ui(ui: &mut Ui, definitions: &[RugPull], tr: Words<'_>) {
     if definitions.is_empty() {
         return;
     }
-    let title = tr.f(
+    let title = tr.fmt(
         "compare_with.definitions",
-        &[("count", definitions.len().to_string())],
+        &[("count", &definitions.len().to_string())],
     );
     egui::CollapsingHeader::new(RichText::new(title).strong())
         .id_salt("compare-definitions")
@@ -306,7 +306,7 @@ pub fn definitions_ui(ui: &mut Ui, definitions: &[RugPull], tr: Tr<'_>) {
                 .max_height(260.0)
                 .show(ui, |ui| {
                     for r in definitions {
-                        ui.label(RichText::new(visible::escape(r.headline(tr.words()))).strong());
+                        ui.label(RichText::new(visible::escape(r.headline(tr))).strong());
                         diff_ui(ui, r, &Palette::for_visuals(ui.visuals()), tr);
                     }
                 });
@@ -314,7 +314,7 @@ pub fn definitions_ui(ui: &mut Ui, definitions: &[RugPull], tr: Tr<'_>) {
 }
 
 /// The two definitions of a rug pull in two columns, changed lines highlighted.
-fn diff_ui(ui: &mut Ui, r: &RugPull, palette: &Palette, tr: Tr<'_>) {
+fn diff_ui(ui: &mut Ui, r: &RugPull, palette: &Palette, tr: Words<'_>) {
     let removed = palette.error.gamma_multiply(0.25);
     let added = palette.response.gamma_multiply(0.25);
     ScrollArea::horizontal()
@@ -325,11 +325,13 @@ fn diff_ui(ui: &mut Ui, r: &RugPull, palette: &Palette, tr: Tr<'_>) {
                 .spacing([12.0, 0.0])
                 .show(ui, |ui| {
                     ui.label(
-                        RichText::new(tr.f("doctor.before", &[("seq", r.before_seq.to_string())]))
-                            .strong(),
+                        RichText::new(
+                            tr.fmt("doctor.before", &[("seq", &r.before_seq.to_string())]),
+                        )
+                        .strong(),
                     );
                     ui.label(
-                        RichText::new(tr.f("doctor.after", &[("seq", r.after_seq.to_string())]))
+                        RichText::new(tr.fmt("doctor.after", &[("seq", &r.after_seq.to_string())]))
                             .strong(),
                     );
                     ui.end_row();

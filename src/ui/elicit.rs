@@ -8,9 +8,9 @@ use std::sync::mpsc::Receiver;
 
 use serde_json::{Map, Value};
 
-use super::Tr;
 use crate::host::scenario::ElicitationAnswer;
 use crate::host::user::Question;
+use crate::i18n::Words;
 
 /// What one property of the requested schema asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,16 +153,16 @@ impl ElicitDialog {
     }
 
     /// The dialog, while a question is shown.
-    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) {
+    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Words<'_>) {
         let Some((question, form)) = self.shown.as_mut() else {
             return;
         };
         let mut action = None;
-        egui::Window::new(tr.t("elicit.title"))
+        egui::Window::new(tr.get("elicit.title"))
             .collapsible(false)
             .resizable(false)
             .show(ctx, |ui| {
-                let from = tr.f("elicit.from", &[("server", question.server.clone())]);
+                let from = tr.fmt("elicit.from", &[("server", &question.server)]);
                 ui.label(egui::RichText::new(from).strong());
                 ui.label(&question.message);
                 ui.separator();
@@ -209,7 +209,7 @@ impl ElicitDialog {
                         ("elicit.decline", "decline"),
                         ("elicit.cancel", "cancel"),
                     ] {
-                        if ui.button(tr.t(key)).clicked() {
+                        if ui.button(tr.get(key)).clicked() {
                             action = Some(act);
                         }
                     }

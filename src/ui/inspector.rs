@@ -9,13 +9,13 @@
 use egui::{Color32, FontId, RichText, ScrollArea, Ui};
 use serde_json::Value;
 
-use super::Tr;
 use super::command::Command;
 use super::json_tree::{JsonColors, JsonTree};
 use super::store::TraceStore;
 use super::visible;
 use crate::analysis::diagram::Status;
 use crate::analysis::explain::{self, LLM_REQUEST, LLM_RESPONSE, LLM_TOOL_RESULT, LLM_TOOL_USE};
+use crate::i18n::Words;
 use crate::trace::{Channel, Kind, Pairing, format_time};
 
 /// Raw payloads longer than this are cut until the user asks for all of it.
@@ -36,10 +36,10 @@ impl Inspector {
         ui: &mut Ui,
         store: &TraceStore,
         selected: Option<usize>,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         let Some(i) = selected.filter(|&i| i < store.len()) else {
-            ui.weak(tr.t("inspector.select_event"));
+            ui.weak(tr.get("inspector.select_event"));
             return None;
         };
         if self.parsed.as_ref().map(|p| (p.0, p.1)) != Some((i, store.generation)) {
@@ -65,7 +65,7 @@ impl Inspector {
         ui: &mut Ui,
         store: &TraceStore,
         i: usize,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         let mut command = None;
         let event = &store.events[i];
@@ -85,34 +85,34 @@ impl Inspector {
             )
         };
         ui.heading(format!("#{}  {}", event.seq, title));
-        ui.label(tr.f(
+        ui.label(tr.fmt(
             "inspector.from_to",
             &[
-                ("from", lane_title(&event.from)),
-                ("to", lane_title(&event.to)),
+                ("from", &lane_title(&event.from)),
+                ("to", &lane_title(&event.to)),
             ],
         ));
         egui::Grid::new("inspector-facts")
             .num_columns(2)
             .striped(true)
             .show(ui, |ui| {
-                ui.label(tr.t("inspector.kind"));
-                ui.label(tr.t(&format!("kind.{}", d.kind.as_str().replace('-', "_"))));
+                ui.label(tr.get("inspector.kind"));
+                ui.label(tr.get(&format!("kind.{}", d.kind.as_str().replace('-', "_"))));
                 ui.end_row();
-                ui.label(tr.t("inspector.channel"));
+                ui.label(tr.get("inspector.channel"));
                 ui.monospace(event.channel.as_str());
                 ui.end_row();
                 if let Some(method) = &d.method {
-                    ui.label(tr.t("inspector.method"));
+                    ui.label(tr.get("inspector.method"));
                     ui.monospace(visible::escape(method));
                     ui.end_row();
                 }
                 if let Some(id) = &d.id {
-                    ui.label(tr.t("inspector.id"));
+                    ui.label(tr.get("inspector.id"));
                     ui.monospace(visible::escape(&id.to_string()));
                     ui.end_row();
                 }
-                ui.label(tr.t("inspector.time"));
+                ui.label(tr.get("inspector.time"));
                 ui.monospace(format!(
                     "{}  (+{:.3} s)",
                     format_time(event.time),
@@ -120,16 +120,14 @@ impl Inspector {
                 ));
                 ui.end_row();
                 if let Some(us) = d.latency_us() {
-                    ui.label(tr.t("inspector.latency"));
+                    ui.label(tr.get("inspector.latency"));
                     let ms = format!("{:.1}", us as f64 / 1000.0);
-                    ui.monospace(tr.f("inspector.latency_value", &[("ms", ms)]));
+                    ui.monospace(tr.fmt("inspector.latency_value", &[("ms", &ms)]));
                     ui.end_row();
                 }
                 if let Some(rev) = &d.revision {
-                    ui.label(tr.t("panel.revision"));
-                    ui.monospace(
-                        tr.f("inspector.revision_value", &[("revision", rev.to_string())]),
-                    );
+                    ui.label(tr.get("panel.revision"));
+                    ui.monospace(tr.fmt("inspector.revision_value", &[("revision", rev.as_ref())]));
                     ui.end_row();
                 }
             });
@@ -142,21 +140,21 @@ impl Inspector {
                 s => Some(s.as_str().to_string()),
             }),
             d.problem()
-                .map(|p| crate::analysis::trace_error::invalid(p).say(tr.words())),
+                .map(|p| crate::analysis::trace_error::invalid(p).say(tr)),
         ];
         for problem in problems.into_iter().flatten() {
-            let text = tr.f(
+            let text = tr.fmt(
                 "inspector.problem",
-                &[("problem", visible::escape(&problem).into_owned())],
+                &[("problem", &visible::escape(&problem))],
             );
             ui.colored_label(colors.warn, text);
         }
         if let Some((code, message)) = d.error() {
-            let text = tr.f(
+            let text = tr.fmt(
                 "inspector.error_value",
                 &[
-                    ("code", code.to_string()),
-                    ("message", visible::escape(message).into_owned()),
+                    ("code", &code.to_string()),
+                    ("message", &visible::escape(message)),
                 ],
             );
             ui.colored_label(colors.warn, text);
@@ -164,7 +162,7 @@ impl Inspector {
         if let Pairing::Unanswered(reason) = &d.pairing {
             ui.colored_label(
                 colors.warn,
-                tr.f("inspector.unanswered", &[("reason", reason.to_string())]),
+                tr.fmt("inspector.unanswered", &[("reason", reason.as_ref())]),
             );
         }
 
@@ -180,11 +178,11 @@ impl Inspector {
                     "inspector.answers"
                 };
                 ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(tr.t("panel.paired_message")).strong());
+                    ui.label(RichText::new(tr.get("panel.paired_message")).strong());
                     let label = store.row_label(pair);
                     let text = format!(
                         "{}: {label}",
-                        tr.f(key, &[("seq", store.events[p.event()].seq.to_string())])
+                        tr.fmt(key, &[("seq", &store.events[p.event()].seq.to_string())])
                     );
                     if ui.link(text).clicked() {
                         command = Some(Command::Select(p.event()));
@@ -193,7 +191,7 @@ impl Inspector {
             }
             let chain = row_index.map_or(&[][..], |r| store.diagram.chain(r));
             if !chain.is_empty() {
-                ui.label(RichText::new(tr.t("panel.tool_call_chain")).strong());
+                ui.label(RichText::new(tr.get("panel.tool_call_chain")).strong());
                 ui.horizontal_wrapped(|ui| {
                     for (k, &c) in chain.iter().enumerate() {
                         if k > 0 {
@@ -240,11 +238,12 @@ impl Inspector {
         self.raw_ui(ui, store, i, tr, colors);
         if let Some((_, _, Some(body))) = &self.parsed {
             ui.separator();
-            egui::CollapsingHeader::new(RichText::new(tr.t("panel.pretty_json")).strong())
+            egui::CollapsingHeader::new(RichText::new(tr.get("panel.pretty_json")).strong())
                 .id_salt("inspector-json")
                 .default_open(true)
                 .show(ui, |ui| {
-                    let more = |n: usize| tr.f("diagram.more_below", &[("count", n.to_string())]);
+                    let more =
+                        |n: usize| tr.fmt("diagram.more_below", &[("count", &n.to_string())]);
                     self.tree.ui(ui, &format!("ev{i}"), body, &more);
                 });
         }
@@ -256,30 +255,30 @@ impl Inspector {
         ui: &mut Ui,
         store: &TraceStore,
         i: usize,
-        tr: Tr<'_>,
+        tr: Words<'_>,
         colors: JsonColors,
     ) {
         let event = &store.events[i];
         let text = event.text();
         ui.horizontal(|ui| {
-            ui.label(RichText::new(tr.t("panel.raw")).strong());
-            ui.weak(tr.f("inspector.bytes", &[("count", text.len().to_string())]));
+            ui.label(RichText::new(tr.get("panel.raw")).strong());
+            ui.weak(tr.fmt("inspector.bytes", &[("count", &text.len().to_string())]));
             let hidden = visible::hidden_count(&text);
             if hidden > 0 {
                 ui.colored_label(
                     colors.warn,
-                    tr.f(
+                    tr.fmt(
                         "narration.poison_invisible",
-                        &[("count", hidden.to_string())],
+                        &[("count", &hidden.to_string())],
                     ),
                 );
             }
             if event.raw.is_none() && event.raw_b64().is_some() {
-                ui.colored_label(colors.warn, tr.t("inspector.not_utf8"));
+                ui.colored_label(colors.warn, tr.get("inspector.not_utf8"));
             }
         });
         if text.is_empty() {
-            ui.weak(tr.t("inspector.no_payload"));
+            ui.weak(tr.get("inspector.no_payload"));
             return;
         }
         let cut = if self.show_all_raw || text.len() <= RAW_PREVIEW_BYTES {
@@ -307,14 +306,14 @@ impl Inspector {
         let rest = (text.len() - cut).to_string();
         if cut < text.len()
             && ui
-                .button(tr.f("inspector.show_all_raw", &[("count", rest)]))
+                .button(tr.fmt("inspector.show_all_raw", &[("count", &rest)]))
                 .clicked()
         {
             self.show_all_raw = true;
         }
     }
 
-    fn explanation_ui(&self, ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
+    fn explanation_ui(&self, ui: &mut Ui, store: &TraceStore, i: usize, tr: Words<'_>) {
         let d = &store.report.rpc.derived[i];
         let method = match d.kind {
             Kind::Request | Kind::Response | Kind::Error | Kind::Notification => {
@@ -326,30 +325,27 @@ impl Inspector {
         let Some(method) = method else { return };
         let e = explain::explain_in(&method, d.revision.as_deref());
         egui::Frame::group(ui.style()).show(ui, |ui| {
-            ui.label(RichText::new(tr.t("panel.explanation")).strong());
-            ui.label(tr.t(e.key));
+            ui.label(RichText::new(tr.get("panel.explanation")).strong());
+            ui.label(tr.get(e.key));
             ui.horizontal_wrapped(|ui| {
                 // Only the article's six are primitives; the rest is named for what it is.
-                ui.label(RichText::new(tr.t(e.primitive.class().key())).weak());
-                ui.label(RichText::new(tr.t(e.primitive.key())).strong());
+                ui.label(RichText::new(tr.get(e.primitive.class().key())).weak());
+                ui.label(RichText::new(tr.get(e.primitive.key())).strong());
                 if let Some(c) = e.controlled_by {
-                    ui.label(RichText::new(tr.t("inspector.controlled_by")).weak());
-                    ui.label(RichText::new(tr.t(c.key())).strong());
+                    ui.label(RichText::new(tr.get("inspector.controlled_by")).weak());
+                    ui.label(RichText::new(tr.get(c.key())).strong());
                 }
             });
             if d.kind == Kind::LlmHttp {
                 llm_shape_ui(ui, store, i, tr);
             }
             ui.horizontal_wrapped(|ui| {
-                let section = tr.f(
-                    "inspector.specification",
-                    &[("section", e.spec_section.to_string())],
-                );
+                let section = tr.fmt("inspector.specification", &[("section", e.spec_section)]);
                 ui.hyperlink_to(section, &e.spec_url);
                 if let Some(dep) = e.deprecated_in {
                     ui.colored_label(
                         Color32::from_rgb(0xd0, 0x80, 0x00),
-                        tr.f("inspector.deprecated", &[("revision", dep.to_string())]),
+                        tr.fmt("inspector.deprecated", &[("revision", dep)]),
                     );
                 }
             });
@@ -359,20 +355,17 @@ impl Inspector {
 
 /// What an LLM response says in the words of its API shape: the field that says why the
 /// model stopped, and for OpenAI's calls that `arguments` is a JSON string the host parses.
-fn llm_shape_ui(ui: &mut Ui, store: &TraceStore, i: usize, tr: Tr<'_>) {
+fn llm_shape_ui(ui: &mut Ui, store: &TraceStore, i: usize, tr: Words<'_>) {
     let Some(x) = store.report.llm.iter().find(|x| x.response == Some(i)) else {
         return;
     };
     let Some(shape) = x.shape else { return };
     if let Some(stop) = &x.stop_reason {
-        let args = [
-            ("field", shape.stop_field().to_string()),
-            ("value", stop.clone()),
-        ];
-        ui.label(RichText::new(tr.f("inspector.stop_field", &args)).monospace());
+        let args = [("field", shape.stop_field()), ("value", stop.as_str())];
+        ui.label(RichText::new(tr.fmt("inspector.stop_field", &args)).monospace());
     }
     if !x.tool_calls.is_empty() && shape.arguments_are_a_string() {
-        ui.label(tr.t("inspector.arguments_string"));
+        ui.label(tr.get("inspector.arguments_string"));
     }
 }
 

@@ -3,12 +3,12 @@
 
 use egui::{Color32, CornerRadius, Painter, Rect, Sense, Shape, Stroke, Ui, Vec2, pos2, vec2};
 
-use super::Tr;
 use super::theme::{self, Palette};
 use crate::analysis::diagram::Style;
+use crate::i18n::Words;
 
 /// The legend: what each colour and line means.
-pub fn legend_ui(ui: &mut Ui, palette: &Palette, tr: Tr<'_>) {
+pub fn legend_ui(ui: &mut Ui, palette: &Palette, tr: Words<'_>) {
     let items = [
         (palette.request, Style::Request, false, "legend.request"),
         (palette.response, Style::Response, false, "legend.response"),
@@ -34,7 +34,7 @@ pub fn legend_ui(ui: &mut Ui, palette: &Palette, tr: Tr<'_>) {
     for (color, style, bold, key) in items {
         let (rect, _) = ui.allocate_exact_size(vec2(26.0, 14.0), Sense::hover());
         sample(ui.painter(), rect, color, style, bold);
-        ui.label(egui::RichText::new(tr.t(key)).small());
+        ui.label(egui::RichText::new(tr.get(key)).small());
     }
 }
 

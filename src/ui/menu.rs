@@ -9,13 +9,13 @@
 
 use egui::{ComboBox, Ui};
 
-use super::Tr;
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::recent::RecentFiles;
 use crate::host::agent::RunOptions;
 use crate::host::scenario::Protocol;
 use crate::host::scenario::shipped::{DEFAULT, SHIPPED, Shipped};
+use crate::i18n::Words;
 use crate::trace::import::Format as ImportFormat;
 use crate::wire::api::ApiShape;
 
@@ -80,16 +80,16 @@ impl MenuState {
         ui: &mut Ui,
         recent: &RecentFiles,
         has_trace: bool,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         let mut command = None;
-        ui.menu_button(tr.t("menu.file"), |ui| {
-            if ui.button(tr.t("menu.open")).clicked() {
+        ui.menu_button(tr.get("menu.file"), |ui| {
+            if ui.button(tr.get("menu.open")).clicked() {
                 command = Some(Command::OpenDialog);
             }
-            ui.menu_button(tr.t("menu.open_recent"), |ui| {
+            ui.menu_button(tr.get("menu.open_recent"), |ui| {
                 if recent.paths.is_empty() {
-                    ui.weak(tr.t("menu.open_recent_empty"));
+                    ui.weak(tr.get("menu.open_recent_empty"));
                 }
                 for path in &recent.paths {
                     if ui.button(path.display().to_string()).clicked() {
@@ -97,10 +97,10 @@ impl MenuState {
                     }
                 }
             });
-            ui.menu_button(tr.t("menu.follow_session"), |ui| {
+            ui.menu_button(tr.get("menu.follow_session"), |ui| {
                 let sessions = crate::tap::paths::sessions();
                 if sessions.is_empty() {
-                    ui.weak(tr.t("menu.follow_session_empty"));
+                    ui.weak(tr.get("menu.follow_session_empty"));
                 }
                 for (name, dir) in sessions.into_iter().take(20) {
                     if ui.button(name).clicked() {
@@ -108,46 +108,46 @@ impl MenuState {
                     }
                 }
             });
-            ui.menu_button(tr.t("menu.import"), |ui| {
+            ui.menu_button(tr.get("menu.import"), |ui| {
                 for format in ImportFormat::ALL {
-                    if ui.button(tr.t(import_label(format))).clicked() {
+                    if ui.button(tr.get(import_label(format))).clicked() {
                         command = Some(Command::ImportDialog(format));
                     }
                 }
             });
-            if ui.button(tr.t("menu.run_scenario")).clicked() {
+            if ui.button(tr.get("menu.run_scenario")).clicked() {
                 self.run_open = true;
             }
             ui.add_enabled_ui(has_trace, |ui| {
-                if ui.button(tr.t("compare_with.menu")).clicked() {
+                if ui.button(tr.get("compare_with.menu")).clicked() {
                     command = Some(Command::CompareWithDialog);
                 }
-                if ui.button(tr.t("compare_with.replay_menu")).clicked() {
+                if ui.button(tr.get("compare_with.replay_menu")).clicked() {
                     command = Some(Command::ReplayAgainstWindow);
                 }
             });
             ui.separator();
             ui.add_enabled_ui(has_trace, |ui| {
-                ui.menu_button(tr.t("menu.export"), |ui| {
-                    if ui.button(tr.t("menu.export_mermaid")).clicked() {
+                ui.menu_button(tr.get("menu.export"), |ui| {
+                    if ui.button(tr.get("menu.export_mermaid")).clicked() {
                         command = Some(Command::Export(ExportFormat::Mermaid));
                     }
-                    if ui.button(tr.t("menu.export_svg")).clicked() {
+                    if ui.button(tr.get("menu.export_svg")).clicked() {
                         command = Some(Command::Export(ExportFormat::Svg));
                     }
-                    if ui.button(tr.t("menu.export_html")).clicked() {
+                    if ui.button(tr.get("menu.export_html")).clicked() {
                         command = Some(Command::Export(ExportFormat::Html));
                     }
-                    if ui.button(tr.t("menu.export_otlp_file")).clicked() {
+                    if ui.button(tr.get("menu.export_otlp_file")).clicked() {
                         command = Some(Command::ExportOtlpFile);
                     }
-                    if ui.button(tr.t("menu.export_otlp_endpoint")).clicked() {
+                    if ui.button(tr.get("menu.export_otlp_endpoint")).clicked() {
                         command = Some(Command::ExportOtlpEndpoint);
                     }
                 });
             });
             ui.separator();
-            if ui.button(tr.t("menu.quit")).clicked() {
+            if ui.button(tr.get("menu.quit")).clicked() {
                 command = Some(Command::Quit);
             }
         });
@@ -155,13 +155,13 @@ impl MenuState {
     }
 
     /// The run window, when open.
-    pub fn run_window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<Command> {
+    pub fn run_window_ui(&mut self, ctx: &egui::Context, tr: Words<'_>) -> Option<Command> {
         if !self.run_open {
             return None;
         }
         let mut command = None;
         let mut open = self.run_open;
-        egui::Window::new(tr.t("run.title"))
+        egui::Window::new(tr.get("run.title"))
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
@@ -172,11 +172,11 @@ impl MenuState {
         command
     }
 
-    fn run_form_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+    fn run_form_ui(&mut self, ui: &mut Ui, tr: Words<'_>) -> Option<Command> {
         let shipped = Shipped::find(&self.scenario).unwrap_or(SHIPPED[0]);
         let scenario = shipped.load().ok();
         egui::Grid::new("run-form").num_columns(2).show(ui, |ui| {
-            ui.label(tr.t("run.choose"));
+            ui.label(tr.get("run.choose"));
             ComboBox::from_id_salt("run-scenario")
                 .selected_text(shipped.name)
                 .show_ui(ui, |ui| {
@@ -185,12 +185,12 @@ impl MenuState {
                     }
                 });
             ui.end_row();
-            ui.label(tr.t("run.protocol"));
+            ui.label(tr.get("run.protocol"));
             let revisions: Vec<Protocol> = scenario
                 .as_ref()
                 .map(|s| s.revisions.clone())
                 .unwrap_or_default();
-            let default = tr.t("run.protocol_default");
+            let default = tr.get("run.protocol_default").to_string();
             ComboBox::from_id_salt("run-protocol")
                 .selected_text(
                     self.protocol
@@ -203,10 +203,10 @@ impl MenuState {
                     }
                 });
             ui.end_row();
-            ui.label(tr.t("run.provider"));
+            ui.label(tr.get("run.provider"));
             let keys = providers_with_keys();
             ui.vertical(|ui| {
-                ui.radio_value(&mut self.provider, None, tr.t("run.scripted"));
+                ui.radio_value(&mut self.provider, None, tr.get("run.scripted"));
                 for shape in &keys {
                     if ui
                         .radio_value(&mut self.provider, Some(*shape), shape.as_str())
@@ -216,11 +216,11 @@ impl MenuState {
                     }
                 }
                 if keys.is_empty() {
-                    ui.weak(tr.t("run.no_keys"));
+                    ui.weak(tr.get("run.no_keys"));
                 }
                 if self.provider.is_some() {
                     ui.horizontal(|ui| {
-                        ui.label(tr.t("run.model_name"));
+                        ui.label(tr.get("run.model_name"));
                         ui.text_edit_singleline(&mut self.model);
                     });
                 }
@@ -236,7 +236,7 @@ impl MenuState {
         }
         ui.separator();
         let mut command = None;
-        if ui.button(tr.t("run.start")).clicked() {
+        if ui.button(tr.get("run.start")).clicked() {
             let options = RunOptions {
                 shape: self.provider,
                 model: self

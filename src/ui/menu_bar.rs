@@ -6,10 +6,10 @@
 
 use egui::Ui;
 
-use super::Tr;
 use super::command::Command;
 use super::platform::Platform;
 use crate::i18n::Language;
+use crate::i18n::Words;
 
 /// The bar. `has_trace` enables the exports.
 pub(super) fn bar_ui(
@@ -17,22 +17,22 @@ pub(super) fn bar_ui(
     platform: &mut Platform,
     teaching: bool,
     has_trace: bool,
-    tr: Tr<'_>,
+    tr: Words<'_>,
 ) -> Option<Command> {
     let mut command = None;
     egui::MenuBar::new().ui(ui, |ui| {
         if let Some(c) = platform.file_menu_ui(ui, has_trace, tr) {
             command = Some(c.into());
         }
-        ui.menu_button(tr.t("menu.view"), |ui| {
+        ui.menu_button(tr.get("menu.view"), |ui| {
             let mut on = teaching;
-            if ui.checkbox(&mut on, tr.t("menu.teaching_mode")).changed() {
+            if ui.checkbox(&mut on, tr.get("menu.teaching_mode")).changed() {
                 command = Some(Command::SetTeaching(on));
             }
             if ui
                 .add_enabled(
                     has_trace,
-                    egui::Button::new(tr.t("present.menu")).shortcut_text("F5"),
+                    egui::Button::new(tr.get("present.menu")).shortcut_text("F5"),
                 )
                 .clicked()
             {
@@ -42,11 +42,11 @@ pub(super) fn bar_ui(
                 command = Some(c.into());
             }
             ui.separator();
-            if ui.button(tr.t("menu.settings")).clicked() {
+            if ui.button(tr.get("menu.settings")).clicked() {
                 command = Some(Command::OpenSettings);
             }
         });
-        ui.menu_button(tr.t("menu.language"), |ui| {
+        ui.menu_button(tr.get("menu.language"), |ui| {
             for lang in Language::ALL {
                 let selected = lang == tr.lang;
                 if ui.selectable_label(selected, lang.name()).clicked() {

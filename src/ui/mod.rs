@@ -96,43 +96,15 @@ pub use command::{Command, ExportFormat};
 pub use desktop::{Command as DesktopCommand, Start, launch};
 pub use settings::Settings;
 
-/// The UI strings in the language chosen, handed to every panel.
-#[derive(Clone, Copy)]
-pub struct Tr<'a> {
-    pub strings: &'a Strings,
-    pub lang: Language,
-}
-
-impl Tr<'_> {
-    /// The text of `key`.
-    pub fn t(&self, key: &str) -> String {
-        self.strings.get(self.lang, key).to_string()
-    }
-
-    /// The text of `key` with its `{name}` placeholders filled in.
-    pub fn f(&self, key: &str, args: &[(&str, String)]) -> String {
-        let args: Vec<(&str, &str)> = args.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        self.strings.fmt(self.lang, key, &args)
-    }
-
-    /// The same texts as [`Words`](crate::i18n::Words), for what `analysis` says.
-    pub fn words(&self) -> crate::i18n::Words<'_> {
-        crate::i18n::Words {
-            strings: self.strings,
-            lang: self.lang,
-        }
-    }
-}
-
 /// A lane's title in the UI language (server and unknown lanes keep their names).
-pub fn lane_title(tr: Tr<'_>, lane: &crate::analysis::diagram::LaneInfo) -> String {
+pub fn lane_title(tr: crate::i18n::Words<'_>, lane: &crate::analysis::diagram::LaneInfo) -> String {
     use crate::analysis::diagram::LaneKind;
     match lane.kind {
-        LaneKind::User => tr.t("diagram.lane_user"),
-        LaneKind::Host => tr.t("diagram.lane_host"),
-        LaneKind::Llm => tr.t("diagram.lane_llm"),
-        LaneKind::Server => tr.f("diagram.lane_server", &[("name", lane.title.clone())]),
-        LaneKind::Remote => tr.f("diagram.lane_remote", &[("name", lane.title.clone())]),
+        LaneKind::User => tr.get("diagram.lane_user").to_string(),
+        LaneKind::Host => tr.get("diagram.lane_host").to_string(),
+        LaneKind::Llm => tr.get("diagram.lane_llm").to_string(),
+        LaneKind::Server => tr.fmt("diagram.lane_server", &[("name", &lane.title)]),
+        LaneKind::Remote => tr.fmt("diagram.lane_remote", &[("name", &lane.title)]),
         LaneKind::Other => lane.title.clone(),
     }
 }

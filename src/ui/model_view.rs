@@ -9,13 +9,13 @@
 use egui::{RichText, ScrollArea, Ui};
 use serde_json::Value;
 
-use super::Tr;
 use super::command::Command;
 use super::json_tree::{JsonColors, JsonTree};
 use super::store::TraceStore;
 use super::visible;
 use crate::analysis::LlmExchange;
 use crate::analysis::tokens::{Bpe, RequestTokens, exchange_tokens};
+use crate::i18n::Words;
 use crate::trace::{Channel, Lane};
 
 mod tools;
@@ -152,10 +152,10 @@ impl ModelView {
         bpe: &dyn Bpe,
         selected: Option<usize>,
         upto: Option<usize>,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         let Some(n) = exchange_for(store, selected, upto) else {
-            ui.weak(tr.t("model_view.no_llm_request"));
+            ui.weak(tr.get("model_view.no_llm_request"));
             return None;
         };
         if self.shown != Some(n) {
@@ -178,22 +178,22 @@ impl ModelView {
         store: &TraceStore,
         bpe: &dyn Bpe,
         n: usize,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         let mut command = None;
         let x: &LlmExchange = &store.report.llm[n];
         let colors = JsonColors::for_ui(ui);
         let seq = |i: usize| store.events[i].seq;
         ui.horizontal_wrapped(|ui| {
-            ui.heading(tr.t("panel.what_model_sees"));
-            let request = tr.f("inspector.event", &[("seq", seq(x.request).to_string())]);
+            ui.heading(tr.get("panel.what_model_sees"));
+            let request = tr.fmt("inspector.event", &[("seq", &seq(x.request).to_string())]);
             if ui.link(request).clicked() {
                 command = Some(Command::Select(x.request));
             }
         });
-        ui.label(tr.f(
+        ui.label(tr.fmt(
             "model_view.tools_count",
-            &[("count", x.tools.len().to_string())],
+            &[("count", &x.tools.len().to_string())],
         ));
         if self
             .tokens
@@ -208,9 +208,9 @@ impl ModelView {
         }
 
         ui.separator();
-        ui.label(RichText::new(tr.t("panel.tools_sent")).strong());
+        ui.label(RichText::new(tr.get("panel.tools_sent")).strong());
         if x.tool_entries.is_empty() && x.offered.tools.is_empty() {
-            ui.weak(tr.t("model_view.none_sent"));
+            ui.weak(tr.get("model_view.none_sent"));
         }
         if let Some(view) = store.report.tools.get(n) {
             let shown = tools::Shown {
@@ -240,11 +240,11 @@ impl ModelView {
         if !missing.is_empty() {
             ui.separator();
             ui.label(
-                RichText::new(tr.t("panel.listed_not_sent"))
+                RichText::new(tr.get("panel.listed_not_sent"))
                     .strong()
                     .color(colors.warn),
             );
-            ui.label(tr.t("model_view.not_sent_hint"));
+            ui.label(tr.get("model_view.not_sent_hint"));
             for m in &missing {
                 egui::Frame::group(ui.style())
                     .stroke(egui::Stroke::new(1.5, colors.warn))
@@ -255,11 +255,11 @@ impl ModelView {
                                 .strong()
                                 .color(colors.warn),
                         );
-                        let listed = tr.f(
+                        let listed = tr.fmt(
                             "model_view.listed_in",
                             &[
-                                ("server", m.server.clone()),
-                                ("seq", seq(m.listed_in).to_string()),
+                                ("server", &m.server),
+                                ("seq", &seq(m.listed_in).to_string()),
                             ],
                         );
                         ui.horizontal_wrapped(|ui| {
@@ -278,11 +278,11 @@ impl ModelView {
         }
 
         ui.separator();
-        ui.label(RichText::new(tr.t("panel.instructions_system")).strong());
+        ui.label(RichText::new(tr.get("panel.instructions_system")).strong());
         let body = serde_json::from_str::<Value>(&store.events[x.request].text()).ok();
         let texts = body.as_ref().map(system_texts).unwrap_or_default();
         if texts.is_empty() {
-            ui.weak(tr.t("model_view.no_system_text"));
+            ui.weak(tr.get("model_view.no_system_text"));
         }
         let text_color = ui.visuals().text_color();
         for (field, text) in texts {
@@ -303,26 +303,26 @@ impl ModelView {
 /// What the tools cost the model, as the article counts it: their definitions in tokens, and
 /// the tool-use system prompt the provider adds whenever tools are sent (286-675 tokens for
 /// Anthropic's current models).
-fn tokens_ui(ui: &mut Ui, t: &RequestTokens, tr: Tr<'_>) {
+fn tokens_ui(ui: &mut Ui, t: &RequestTokens, tr: Words<'_>) {
     let kind = if t.exact {
         t.tokenizer.to_string()
     } else {
-        tr.t("summary.estimate").to_string()
+        tr.get("summary.estimate").to_string()
     };
-    let args = [("total", t.total.to_string()), ("kind", kind)];
-    ui.label(tr.f("model_view.tokens_tools", &args));
+    let total = t.total.to_string();
+    ui.label(tr.fmt(
+        "model_view.tokens_tools",
+        &[("total", &total), ("kind", &kind)],
+    ));
     let (low, high) = t.overhead;
     if high > 0 {
         let who = match t.shape {
-            crate::wire::api::ApiShape::Anthropic => tr.t("summary.overhead_anthropic"),
-            _ => tr.t("summary.overhead_openai"),
+            crate::wire::api::ApiShape::Anthropic => tr.get("summary.overhead_anthropic"),
+            _ => tr.get("summary.overhead_openai"),
         };
-        let args = [
-            ("who", who.to_string()),
-            ("low", low.to_string()),
-            ("high", high.to_string()),
-        ];
-        ui.label(RichText::new(tr.f("model_view.tokens_overhead", &args)).strong());
+        let (low, high) = (low.to_string(), high.to_string());
+        let args = [("who", who), ("low", &*low), ("high", &*high)];
+        ui.label(RichText::new(tr.fmt("model_view.tokens_overhead", &args)).strong());
     }
 }
 
@@ -333,7 +333,7 @@ pub(super) fn finding_badges(
     store: &TraceStore,
     server: &str,
     tool: &str,
-    tr: Tr<'_>,
+    tr: Words<'_>,
 ) {
     let palette = super::theme::Palette::for_visuals(ui.visuals());
     let findings = &store.findings;
@@ -343,12 +343,12 @@ pub(super) fn finding_badges(
         } else {
             palette.problem
         };
-        let mut hover = visible::escape(&t.detail_in(tr.words())).into_owned();
+        let mut hover = visible::escape(&t.detail_in(tr)).into_owned();
         if !t.hint.is_empty() {
             hover.push('\n');
-            hover.push_str(&tr.f("doctor.hint", &[("hint", t.hint_in(tr.words()))]));
+            hover.push_str(&tr.fmt("doctor.hint", &[("hint", &t.hint_in(tr))]));
         }
-        let text = format!("{}: {}", tr.t("badge.doctor"), t.code);
+        let text = format!("{}: {}", tr.get("badge.doctor"), t.code);
         super::badges::badge_ui(ui, &text, color, &hover);
     }
     let poison: Vec<_> = findings.poison_of(server, tool).collect();
@@ -360,12 +360,12 @@ pub(super) fn finding_badges(
                     "{} ({}): {}",
                     p.kind.code(),
                     p.severity.as_str(),
-                    p.excerpt_in(tr.words())
+                    p.excerpt_in(tr)
                 )
             })
             .collect::<Vec<_>>()
             .join("\n");
-        let text = format!("! {} {}", tr.t("badge.poison"), poison.len());
+        let text = format!("! {} {}", tr.get("badge.poison"), poison.len());
         super::badges::badge_ui(ui, &text, palette.error, &hover);
     }
 }

@@ -12,9 +12,9 @@ use std::sync::mpsc::{Receiver, channel};
 
 use egui::Ui;
 
-use super::Tr;
 use super::store::TraceStore;
 use crate::export::otlp::{self, Options, send};
+use crate::i18n::Words;
 
 /// Where the spans go.
 pub enum Target {
@@ -48,13 +48,13 @@ impl OtlpExport {
     }
 
     /// The endpoint window; Send leaves the target for [`OtlpExport::take_pending`].
-    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) {
+    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Words<'_>) {
         if !self.open {
             return;
         }
         let mut open = self.open;
         let mut target = None;
-        egui::Window::new(tr.t("otlp.title"))
+        egui::Window::new(tr.get("otlp.title"))
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
@@ -72,14 +72,14 @@ impl OtlpExport {
         self.pending.take()
     }
 
-    fn fields_ui(&mut self, ui: &mut Ui, tr: Tr<'_>) -> Option<Target> {
-        ui.label(tr.t("otlp.endpoint"));
+    fn fields_ui(&mut self, ui: &mut Ui, tr: Words<'_>) -> Option<Target> {
+        ui.label(tr.get("otlp.endpoint"));
         ui.add(
             egui::TextEdit::singleline(&mut self.url)
                 .hint_text("http://127.0.0.1:4318")
                 .desired_width(380.0),
         );
-        ui.label(tr.t("otlp.headers"));
+        ui.label(tr.get("otlp.headers"));
         ui.add(
             egui::TextEdit::multiline(&mut self.headers)
                 .password(true)
@@ -87,10 +87,10 @@ impl OtlpExport {
                 .desired_rows(2)
                 .desired_width(380.0),
         );
-        ui.checkbox(&mut self.json, tr.t("otlp.json"));
-        ui.checkbox(&mut self.content, tr.t("otlp.content"));
+        ui.checkbox(&mut self.json, tr.get("otlp.json"));
+        ui.checkbox(&mut self.content, tr.get("otlp.content"));
         let ready = !self.url.trim().is_empty() && self.running.is_none();
-        let send = ui.add_enabled(ready, egui::Button::new(tr.t("otlp.send")));
+        let send = ui.add_enabled(ready, egui::Button::new(tr.get("otlp.send")));
         send.clicked().then(|| Target::Endpoint {
             url: self.url.trim().to_string(),
             headers: self

@@ -10,10 +10,10 @@
 
 use egui::{Color32, Key, Modifiers, RichText, Stroke, Ui, Visuals};
 
-use super::Tr;
 use super::app::SightlineApp;
 use super::command::Command;
 use super::diagram::RowSet;
+use crate::i18n::Words;
 
 /// The scale a projector gets unless the settings say otherwise.
 pub const DEFAULT_SCALE: f32 = 1.6;
@@ -141,7 +141,7 @@ impl Presentation {
     }
 
     /// The narration of the current step, large, with the step number and the keys.
-    pub fn narration_ui(ui: &mut Ui, text: &str, index: usize, count: usize, tr: Tr<'_>) {
+    pub fn narration_ui(ui: &mut Ui, text: &str, index: usize, count: usize, tr: Words<'_>) {
         egui::Frame::new()
             .fill(Color32::WHITE)
             .stroke(Stroke::new(2.0, Color32::BLACK))
@@ -150,18 +150,18 @@ impl Presentation {
                 ui.set_width(ui.available_width());
                 ui.horizontal(|ui| {
                     ui.label(
-                        RichText::new(tr.f(
+                        RichText::new(tr.fmt(
                             "present.step",
                             &[
-                                ("index", (index + 1).to_string()),
-                                ("count", count.to_string()),
+                                ("index", &(index + 1).to_string()),
+                                ("count", &count.to_string()),
                             ],
                         ))
                         .strong()
                         .size(15.0),
                     );
                     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                        ui.label(RichText::new(tr.t("present.hint")).size(13.0));
+                        ui.label(RichText::new(tr.get("present.hint")).size(13.0));
                     });
                 });
                 ui.label(RichText::new(text).size(24.0).color(Color32::BLACK));
@@ -192,7 +192,7 @@ impl SightlineApp {
             };
             commands.extend(command);
         }
-        let tr = Tr {
+        let tr = Words {
             strings: &self.strings,
             lang: self.lang,
         };

@@ -6,10 +6,10 @@
 
 use egui::{RichText, Slider, Ui};
 
-use super::Tr;
 use super::command::Command;
 use super::store::TraceStore;
 use crate::i18n::Language;
+use crate::i18n::Words;
 
 /// Playback speeds offered, in steps per second.
 pub const SPEEDS: [f32; 5] = [0.5, 1.0, 2.0, 4.0, 10.0];
@@ -50,7 +50,7 @@ impl Replay {
     }
 
     /// The narration of the current step, computed when the step, language or data change.
-    pub fn narration(&mut self, store: &TraceStore, tr: Tr<'_>) -> &str {
+    pub fn narration(&mut self, store: &TraceStore, tr: Words<'_>) -> &str {
         let key = (self.cursor, tr.lang, store.generation);
         let stale = self
             .narration
@@ -90,34 +90,34 @@ impl Replay {
     }
 
     /// The controls and the narration.
-    pub fn ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) -> Option<Command> {
+    pub fn ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Words<'_>) -> Option<Command> {
         let mut command = None;
         let last = store.len().saturating_sub(1);
         self.cursor = self.cursor.min(last);
         ui.horizontal_wrapped(|ui| {
-            if ui.button(tr.t("replay.first")).clicked() {
+            if ui.button(tr.get("replay.first")).clicked() {
                 command = self.step(store, -(self.cursor as isize));
             }
-            if ui.button(tr.t("replay.previous")).clicked() {
+            if ui.button(tr.get("replay.previous")).clicked() {
                 command = self.step(store, -1);
             }
             let play = if self.playing {
-                tr.t("replay.pause")
+                tr.get("replay.pause")
             } else {
-                tr.t("replay.play")
+                tr.get("replay.play")
             };
             if ui.button(play).clicked() {
                 self.playing = !self.playing;
                 self.last_step = ui.input(|i| i.time);
             }
-            if ui.button(tr.t("replay.next")).clicked() {
+            if ui.button(tr.get("replay.next")).clicked() {
                 command = self.step(store, 1);
             }
-            if ui.button(tr.t("replay.last")).clicked() {
+            if ui.button(tr.get("replay.last")).clicked() {
                 command = self.step(store, (last - self.cursor) as isize);
             }
-            ui.label(tr.t("replay.speed"));
-            let speed = |s: f32| tr.f("replay.speed_value", &[("speed", s.to_string())]);
+            ui.label(tr.get("replay.speed"));
+            let speed = |s: f32| tr.fmt("replay.speed_value", &[("speed", &s.to_string())]);
             egui::ComboBox::from_id_salt("replay-speed")
                 .selected_text(speed(self.speed))
                 .width(60.0)
@@ -132,11 +132,11 @@ impl Replay {
                 self.cursor = cursor;
                 command = Some(Command::Select(cursor));
             }
-            ui.label(tr.f(
+            ui.label(tr.fmt(
                 "replay.position",
                 &[
-                    ("index", (self.cursor + 1).to_string()),
-                    ("count", store.len().to_string()),
+                    ("index", &(self.cursor + 1).to_string()),
+                    ("count", &store.len().to_string()),
                 ],
             ));
         });

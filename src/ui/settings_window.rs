@@ -5,8 +5,8 @@
 
 use egui::Ui;
 
-use super::Tr;
 use super::command::Command;
+use crate::i18n::Words;
 
 /// The interface scales the window offers.
 pub const UI_SCALES: [f32; 8] = [0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0];
@@ -61,13 +61,13 @@ impl SettingsWindow {
     }
 
     /// The window, when open; a command when a setting changes.
-    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Tr<'_>) -> Option<Command> {
+    pub fn window_ui(&mut self, ctx: &egui::Context, tr: Words<'_>) -> Option<Command> {
         if !self.open {
             return None;
         }
         let mut open = true;
         let mut command = None;
-        egui::Window::new(tr.t("settings.title"))
+        egui::Window::new(tr.get("settings.title"))
             .open(&mut open)
             .resizable(false)
             .show(ctx, |ui| command = self.scale_ui(ui, tr));
@@ -75,9 +75,9 @@ impl SettingsWindow {
         command
     }
 
-    fn scale_ui(&self, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+    fn scale_ui(&self, ui: &mut Ui, tr: Words<'_>) -> Option<Command> {
         let mut command = None;
-        ui.label(egui::RichText::new(tr.t("settings.ui_scale")).strong());
+        ui.label(egui::RichText::new(tr.get("settings.ui_scale")).strong());
         ui.horizontal_wrapped(|ui| {
             for scale in UI_SCALES {
                 let chosen = (scale - self.ui_scale).abs() < 0.001;
@@ -86,7 +86,7 @@ impl SettingsWindow {
                 }
             }
         });
-        ui.weak(tr.t("settings.ui_scale_hint"));
+        ui.weak(tr.get("settings.ui_scale_hint"));
         command
     }
 }

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use egui::{Grid, RichText, Role, ScrollArea, Sense, Ui, WidgetInfo, pos2, vec2};
 
-use super::Tr;
 use super::command::Command;
 use super::store::TraceStore;
 use super::theme::Palette;
@@ -18,6 +17,7 @@ use crate::analysis::stats::io::{IoGraph, io_graph};
 use crate::analysis::stats::{By, Latency, Row, Stats, stats};
 use crate::analysis::tokens::Bpe;
 use crate::export::stats::{ms, percent, shown};
+use crate::i18n::Words;
 
 /// At most this many intervals in the IO graph.
 const BINS: usize = 60;
@@ -62,11 +62,11 @@ impl StatsPanel {
         ui: &mut Ui,
         store: &TraceStore,
         bpe: &dyn Bpe,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
-        ui.heading(tr.t("panel.stats"));
+        ui.heading(tr.get("panel.stats"));
         if store.is_empty() {
-            ui.weak(tr.t("app.no_trace"));
+            ui.weak(tr.get("app.no_trace"));
             return None;
         }
         let computed = self.computed(store, bpe);
@@ -78,7 +78,7 @@ impl StatsPanel {
                 overview(ui, &computed.stats, tr);
                 if let Some(graph) = &computed.graph {
                     ui.add_space(6.0);
-                    ui.label(RichText::new(tr.t("stats_view.io_graph")).strong());
+                    ui.label(RichText::new(tr.get("stats_view.io_graph")).strong());
                     command = graph_ui(ui, store, graph, tr);
                 }
                 for table in &computed.stats.tables {
@@ -90,39 +90,39 @@ impl StatsPanel {
     }
 }
 
-fn overview(ui: &mut Ui, s: &Stats, tr: Tr<'_>) {
+fn overview(ui: &mut Ui, s: &Stats, tr: Words<'_>) {
     let duration = s
         .duration_us
         .map_or_else(|| "-".to_string(), |us| format!("{:.3} s", us as f64 / 1e6));
-    ui.label(tr.f(
+    ui.label(tr.fmt(
         "stats.overview",
         &[
-            ("events", s.events.to_string()),
-            ("duration", duration),
-            ("requests", s.requests.to_string()),
-            ("errors", s.errors.to_string()),
-            ("rate", percent(s.errors, s.requests)),
-            ("unanswered", s.unanswered.to_string()),
-            ("notifications", s.notifications.to_string()),
+            ("events", &s.events.to_string()),
+            ("duration", &duration),
+            ("requests", &s.requests.to_string()),
+            ("errors", &s.errors.to_string()),
+            ("rate", &percent(s.errors, s.requests)),
+            ("unanswered", &s.unanswered.to_string()),
+            ("notifications", &s.notifications.to_string()),
         ],
     ));
     if let Some(b) = &s.busiest {
         let second = b.second.format("%Y-%m-%dT%H:%M:%SZ").to_string();
         let events = b.events.to_string();
-        ui.label(tr.f("stats.busiest", &[("second", second), ("events", events)]));
+        ui.label(tr.fmt("stats.busiest", &[("second", &second), ("events", &events)]));
     }
 }
 
-fn table_ui(ui: &mut Ui, by: By, rows: &[Row], tr: Tr<'_>) {
-    let title = tr.t(match by {
+fn table_ui(ui: &mut Ui, by: By, rows: &[Row], tr: Words<'_>) {
+    let title = tr.get(match by {
         By::Method => "stats.by_method",
         By::Tool => "stats.by_tool",
         By::Server => "stats.by_server",
         By::Model => "stats.by_model",
     });
-    ui.label(RichText::new(&title).strong());
+    ui.label(RichText::new(title).strong());
     if rows.is_empty() {
-        ui.weak(tr.t("stats.none"));
+        ui.weak(tr.get("stats.none"));
         return;
     }
     Grid::new(("stats-table", by.as_str()))
@@ -137,7 +137,7 @@ fn table_ui(ui: &mut Ui, by: By, rows: &[Row], tr: Tr<'_>) {
                 "stats.rate",
                 "stats.unanswered",
             ] {
-                ui.label(RichText::new(tr.t(key)).weak());
+                ui.label(RichText::new(tr.get(key)).weak());
             }
             for head in ["p50", "p95", "p99", "max"] {
                 ui.label(RichText::new(head).weak());
@@ -176,18 +176,18 @@ pub fn bar_filter(store: &TraceStore, graph: &IoGraph, lane: usize, bin: usize) 
 }
 
 /// One row of bars per lane; a click on a bar shows its events.
-fn graph_ui(ui: &mut Ui, store: &TraceStore, graph: &IoGraph, tr: Tr<'_>) -> Option<Command> {
+fn graph_ui(ui: &mut Ui, store: &TraceStore, graph: &IoGraph, tr: Words<'_>) -> Option<Command> {
     let palette = Palette::for_visuals(ui.visuals());
     let peak = graph.peak().max(1) as f32;
     let interval = ms(graph.interval_us);
-    ui.weak(tr.f("stats_view.interval", &[("interval", interval.clone())]));
+    ui.weak(tr.fmt("stats_view.interval", &[("interval", &interval)]));
     let mut command = None;
     for (l, lane) in graph.lanes.iter().enumerate() {
         let name = lane.to_string();
         ui.label(RichText::new(&name).small());
         let width = ui.available_width().max(60.0);
         let (rect, response) = ui.allocate_exact_size(vec2(width, LANE_H), Sense::click());
-        let label = tr.f("stats_view.lane", &[("lane", name.clone())]);
+        let label = tr.fmt("stats_view.lane", &[("lane", &name)]);
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &label));
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 2.0, palette.background);
@@ -218,13 +218,13 @@ fn graph_ui(ui: &mut Ui, store: &TraceStore, graph: &IoGraph, tr: Tr<'_>) -> Opt
         {
             Some((n, b)) if b.events > 0 => {
                 let from = ms(n as i64 * graph.interval_us);
-                response.on_hover_text(tr.f(
+                response.on_hover_text(tr.fmt(
                     "stats_view.bar",
                     &[
-                        ("events", b.events.to_string()),
-                        ("errors", b.errors.to_string()),
-                        ("lane", name.clone()),
-                        ("at", from),
+                        ("events", &b.events.to_string()),
+                        ("errors", &b.errors.to_string()),
+                        ("lane", &name),
+                        ("at", &from),
                     ],
                 ))
             }

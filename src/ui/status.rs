@@ -3,17 +3,17 @@
 
 use egui::{RichText, Ui};
 
-use super::Tr;
 use super::app::Notice;
 use super::platform::Platform;
 use super::store::{Source, TraceStore};
+use crate::i18n::Words;
 
 pub fn status_ui(
     ui: &mut Ui,
     store: &TraceStore,
     platform: &Platform,
     notice: Option<&Notice>,
-    tr: Tr<'_>,
+    tr: Words<'_>,
 ) {
     ui.horizontal_wrapped(|ui| {
         if !store.title.is_empty() {
@@ -25,20 +25,20 @@ pub fn status_ui(
             }
             Source::Follow(p) => {
                 ui.spinner();
-                ui.label(tr.f("app.following", &[("path", p.display().to_string())]));
+                ui.label(tr.fmt("app.following", &[("path", &p.display().to_string())]));
             }
             Source::Memory => {}
         }
-        ui.label(tr.f("app.events", &[("count", store.len().to_string())]));
+        ui.label(tr.fmt("app.events", &[("count", &store.len().to_string())]));
         platform.status_ui(ui, tr);
         if !store.warnings.is_empty() {
-            let text = tr.f(
+            let text = tr.fmt(
                 "app.load_warnings",
                 &[
-                    ("count", store.warnings.len().to_string()),
+                    ("count", &store.warnings.len().to_string()),
                     (
                         "path",
-                        store
+                        &store
                             .source
                             .path()
                             .map_or_else(|| store.title.clone(), |p| p.display().to_string()),
@@ -50,7 +50,7 @@ pub fn status_ui(
                 crate::analysis::trace_error::warnings_once(&store.warnings, first)
                     .iter()
                     .take(20)
-                    .map(|said| said.say(tr.words()))
+                    .map(|said| said.say(tr))
                     .collect();
             ui.colored_label(ui.visuals().warn_fg_color, text)
                 .on_hover_text(list.join("\n"));

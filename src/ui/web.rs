@@ -23,9 +23,9 @@ use std::rc::Rc;
 
 use egui::Ui;
 
-use super::Tr;
 use super::app::SightlineApp;
 use crate::analysis::tokens::Carried;
+use crate::i18n::Words;
 use crate::trace::{Event, LineProblem, LoadWarning, Loading};
 
 /// The browser carries out no command of its own: the page is read-only.
@@ -163,27 +163,32 @@ impl Platform {
     }
 
     /// The browser has no File menu.
-    pub fn file_menu_ui(&mut self, _ui: &mut Ui, _has_trace: bool, _tr: Tr<'_>) -> Option<Command> {
+    pub fn file_menu_ui(
+        &mut self,
+        _ui: &mut Ui,
+        _has_trace: bool,
+        _tr: Words<'_>,
+    ) -> Option<Command> {
         None
     }
 
     /// Comparing revisions runs scenarios: the desktop's.
-    pub fn view_menu_ui(&mut self, _ui: &mut Ui, _tr: Tr<'_>) -> Option<Command> {
+    pub fn view_menu_ui(&mut self, _ui: &mut Ui, _tr: Words<'_>) -> Option<Command> {
         None
     }
 
     /// A served trace is followed live.
-    pub fn status_ui(&self, ui: &mut Ui, tr: Tr<'_>) {
+    pub fn status_ui(&self, ui: &mut Ui, tr: Words<'_>) {
         if let Some(loading) = &self.loading {
             ui.spinner();
             let read = format!("{:.0}%", loading.progress() * 100.0);
-            ui.label(tr.f("app.loading", &[("path", read)]));
+            ui.label(tr.fmt("app.loading", &[("path", &read)]));
         }
         if let Some(inbox) = &self.inbox {
             if inbox.borrow().connected {
                 ui.spinner();
             }
-            ui.label(tr.f("app.following", &[("path", self.source.clone())]));
+            ui.label(tr.fmt("app.following", &[("path", &self.source)]));
         }
     }
 
@@ -196,7 +201,7 @@ impl Platform {
     pub fn set_recent_paths(&mut self, _paths: Vec<std::path::PathBuf>) {}
 
     /// No windows of its own.
-    pub fn windows_ui(&mut self, _ctx: &egui::Context, _tr: Tr<'_>) -> Option<super::Command> {
+    pub fn windows_ui(&mut self, _ctx: &egui::Context, _tr: Words<'_>) -> Option<super::Command> {
         None
     }
 }

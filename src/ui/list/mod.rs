@@ -12,10 +12,10 @@ mod scan;
 use egui::{Align, ComboBox, Sense, TextEdit, Ui};
 use egui_extras::{Column, TableBuilder};
 
-use super::Tr;
 use super::command::Command;
 use super::store::TraceStore;
 use super::visible;
+use crate::i18n::Words;
 use crate::trace::{Kind, Lane};
 pub use filter::{Filter, Found, Labels, NOT_READ, Needle, Query};
 pub use index::ByteSets;
@@ -140,7 +140,7 @@ impl MessageList {
         store: &TraceStore,
         selected: Option<usize>,
         upto: Option<usize>,
-        tr: Tr<'_>,
+        tr: Words<'_>,
     ) -> Option<Command> {
         self.filters_ui(ui, store, tr);
         // Out of `self` while the rows borrow the filter's result.
@@ -153,8 +153,8 @@ impl MessageList {
         let count = subset.map_or(visible_n, <[usize]>::len);
         let event_at = |pos: usize| subset.map_or(pos, |s| s[pos]);
         let summary = match subset {
-            Some(_) => tr.f("filter.matches", &[("count", count.to_string())]),
-            None => tr.f("app.events", &[("count", count.to_string())]),
+            Some(_) => tr.fmt("filter.matches", &[("count", &count.to_string())]),
+            None => tr.fmt("app.events", &[("count", &count.to_string())]),
         };
         ui.weak(summary);
 
@@ -186,9 +186,9 @@ impl MessageList {
             .header(18.0, |mut h| {
                 let headers = [
                     "#".to_string(),
-                    tr.t("inspector.time"),
+                    tr.get("inspector.time").to_string(),
                     "⇄".to_string(),
-                    tr.t("panel.events"),
+                    tr.get("panel.events").to_string(),
                 ];
                 for text in headers {
                     h.col(|ui| {
@@ -243,8 +243,8 @@ impl MessageList {
         command
     }
 
-    fn filters_ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Tr<'_>) {
-        let all = tr.t("filter.all");
+    fn filters_ui(&mut self, ui: &mut Ui, store: &TraceStore, tr: Words<'_>) {
+        let all = tr.get("filter.all").to_string();
         ui.horizontal_wrapped(|ui| {
             ComboBox::from_id_salt("filter-lane")
                 .selected_text(
@@ -261,7 +261,7 @@ impl MessageList {
                     }
                 })
                 .response
-                .on_hover_text(tr.t("filter.lane"));
+                .on_hover_text(tr.get("filter.lane"));
             ComboBox::from_id_salt("filter-kind")
                 .selected_text(
                     self.filter
@@ -275,7 +275,7 @@ impl MessageList {
                     }
                 })
                 .response
-                .on_hover_text(tr.t("inspector.kind"));
+                .on_hover_text(tr.get("inspector.kind"));
             ComboBox::from_id_salt("filter-method")
                 .selected_text(self.filter.method.clone().unwrap_or(all.clone()))
                 .show_ui(ui, |ui| {
@@ -286,33 +286,33 @@ impl MessageList {
                     }
                 })
                 .response
-                .on_hover_text(tr.t("inspector.method"));
+                .on_hover_text(tr.get("inspector.method"));
         });
         ui.horizontal(|ui| {
             ui.add(
                 TextEdit::singleline(&mut self.filter.text)
-                    .hint_text(tr.t("filter.search_hint"))
+                    .hint_text(tr.get("filter.search_hint"))
                     .desired_width(150.0),
             );
-            if self.filter.is_active() && ui.small_button(tr.t("filter.clear")).clicked() {
+            if self.filter.is_active() && ui.small_button(tr.get("filter.clear")).clicked() {
                 self.filter = Filter::default();
             }
         });
         if let Some(error) = Query::of(&self.filter.text).error {
-            ui.colored_label(ui.visuals().warn_fg_color, error.said().say(tr.words()));
+            ui.colored_label(ui.visuals().warn_fg_color, error.said().say(tr));
         }
-        egui::CollapsingHeader::new(tr.t("filter.saved"))
+        egui::CollapsingHeader::new(tr.get("filter.saved"))
             .id_salt("saved-filters")
             .show(ui, |ui| {
                 if let Some(text) = self.saved.ui(ui, &self.filter.text, tr) {
                     self.filter = Filter::of_text(text);
                 }
             });
-        ui.checkbox(&mut self.limit_diagram, tr.t("filter.limit_diagram"));
+        ui.checkbox(&mut self.limit_diagram, tr.get("filter.limit_diagram"));
     }
 }
 
-fn lane_title(store: &TraceStore, lane: &Lane, tr: Tr<'_>) -> String {
+fn lane_title(store: &TraceStore, lane: &Lane, tr: Words<'_>) -> String {
     store.diagram.lane_index(lane).map_or_else(
         || visible::escape(&lane.to_string()).into_owned(),
         |i| super::lane_title(tr, &store.diagram.lanes[i]),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::filter::{Matcher, parse};
 use crate::trace::{Derived, Event};
 
-use super::super::Tr;
+use crate::i18n::Words;
 
 /// A filter the user named and kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,18 +95,18 @@ impl Saved {
 
     /// The saved filters and rules, each with a way to use, recolour or drop it; returns the
     /// text of a saved filter chosen.
-    pub fn ui(&mut self, ui: &mut Ui, current: &str, tr: Tr<'_>) -> Option<String> {
+    pub fn ui(&mut self, ui: &mut Ui, current: &str, tr: Words<'_>) -> Option<String> {
         let mut chosen = None;
         ui.horizontal_wrapped(|ui| {
             let usable = parse(current).is_ok() && !current.trim().is_empty();
             if ui
-                .add_enabled(usable, egui::Button::new(tr.t("filter.save")).small())
+                .add_enabled(usable, egui::Button::new(tr.get("filter.save")).small())
                 .clicked()
             {
                 self.save_filter(current);
             }
             if ui
-                .add_enabled(usable, egui::Button::new(tr.t("filter.colour")).small())
+                .add_enabled(usable, egui::Button::new(tr.get("filter.colour")).small())
                 .clicked()
             {
                 self.add_rule(current);
@@ -117,7 +117,7 @@ impl Saved {
             ui.horizontal(|ui| {
                 if ui
                     .small_button("×")
-                    .on_hover_text(tr.t("filter.forget"))
+                    .on_hover_text(tr.get("filter.forget"))
                     .clicked()
                 {
                     drop_filter = Some(i);
@@ -135,7 +135,7 @@ impl Saved {
             ui.horizontal(|ui| {
                 if ui
                     .small_button("×")
-                    .on_hover_text(tr.t("filter.forget"))
+                    .on_hover_text(tr.get("filter.forget"))
                     .clicked()
                 {
                     drop_rule = Some(i);

@@ -4,7 +4,6 @@
 
 use egui::{RichText, Ui};
 
-use super::super::Tr;
 use super::super::command::Command;
 use super::super::json_tree::{JsonColors, JsonTree};
 use super::super::store::TraceStore;
@@ -14,6 +13,7 @@ use crate::analysis::hosts::Profile;
 use crate::analysis::sees::{Group, grouped};
 use crate::analysis::tokens::RequestTokens;
 use crate::analysis::{LlmExchange, ToolOrigin, ToolView};
+use crate::i18n::Words;
 use crate::wire::offered::{Change, Delivery, changes, definition};
 
 /// One request's tools, as shown.
@@ -27,7 +27,7 @@ pub(super) struct Shown<'a> {
 }
 
 impl Shown<'_> {
-    pub(super) fn ui(&self, tree: &mut JsonTree, ui: &mut Ui, tr: Tr<'_>) -> Option<Command> {
+    pub(super) fn ui(&self, tree: &mut JsonTree, ui: &mut Ui, tr: Words<'_>) -> Option<Command> {
         let mut command = None;
         let colors = JsonColors::for_ui(ui);
         for g in grouped(self.view, self.tokens) {
@@ -47,18 +47,16 @@ impl Shown<'_> {
                 ),
                 Group::Unknown => ("model_view.group_unknown", "model_view.hint_unknown", None),
             };
-            let args = [
-                ("count", g.tools.len().to_string()),
-                ("tokens", g.tokens.to_string()),
-                ("name", name.unwrap_or_default()),
-            ];
+            let (count, tokens) = (g.tools.len().to_string(), g.tokens.to_string());
+            let name = name.unwrap_or_default();
+            let args = [("count", &*count), ("tokens", &*tokens), ("name", &*name)];
             ui.add_space(4.0);
-            let heading = RichText::new(tr.f(key, &args)).strong();
+            let heading = RichText::new(tr.fmt(key, &args)).strong();
             match g.group {
                 Group::Unknown => ui.label(heading.color(colors.warn)),
                 _ => ui.label(heading),
             };
-            ui.weak(tr.t(hint));
+            ui.weak(tr.get(hint));
             let mut entries_shown: Vec<usize> = Vec::new();
             for &k in &g.tools {
                 let o = &self.view.sent[k];
@@ -70,11 +68,12 @@ impl Shown<'_> {
                     && let Some(entry) = self.x.tool_entries.get(e)
                 {
                     entries_shown.push(e);
-                    egui::CollapsingHeader::new(tr.t("panel.pretty_json"))
+                    egui::CollapsingHeader::new(tr.get("panel.pretty_json"))
                         .id_salt(("tool-entry", self.n, e))
                         .show(ui, |ui| {
-                            let more =
-                                |c: usize| tr.f("diagram.more_below", &[("count", c.to_string())]);
+                            let more = |c: usize| {
+                                tr.fmt("diagram.more_below", &[("count", &c.to_string())])
+                            };
                             tree.ui(ui, &format!("tool{}-{e}", self.n), entry, &more);
                         });
                 }
@@ -89,7 +88,13 @@ impl Shown<'_> {
         crate::analysis::hosts::find(&host.id)
     }
 
-    fn row(&self, ui: &mut Ui, o: &ToolOrigin, tr: Tr<'_>, colors: &JsonColors) -> Option<Command> {
+    fn row(
+        &self,
+        ui: &mut Ui,
+        o: &ToolOrigin,
+        tr: Words<'_>,
+        colors: &JsonColors,
+    ) -> Option<Command> {
         let mut command = None;
         let seq = |i: usize| self.store.events[i].seq.to_string();
         ui.horizontal_wrapped(|ui| {
@@ -102,15 +107,15 @@ impl Shown<'_> {
                 && o.namespace.is_none()
                 && let Some((_, count)) = self.tokens.and_then(|t| t.tools.get(e))
             {
-                ui.weak(tr.f("model_view.tool_tokens", &[("count", count.to_string())]));
+                ui.weak(tr.fmt("model_view.tool_tokens", &[("count", &count.to_string())]));
             }
             if let (Some(server), Some(mcp)) = (&o.server, &o.mcp_name) {
                 finding_badges(ui, self.store, server, mcp, tr);
             }
             if let (Some(listed), Some(server)) = (o.listed_in, &o.server) {
-                let text = tr.f(
+                let text = tr.fmt(
                     "model_view.listed_in",
-                    &[("server", server.clone()), ("seq", seq(listed))],
+                    &[("server", server), ("seq", &seq(listed))],
                 );
                 if ui.link(text).clicked() {
                     command = Some(Command::Select(listed));
@@ -121,37 +126,37 @@ impl Shown<'_> {
                 && *mcp != o.api_name
             {
                 let rule = &host.naming;
-                let args = [("host", host.name.clone()), ("rule", rule.note.clone())];
-                ui.weak(tr.f("model_view.named_by", &args))
+                let args = [("host", &*host.name), ("rule", &*rule.note)];
+                ui.weak(tr.fmt("model_view.named_by", &args))
                     .on_hover_text(format!("{} ({})", rule.source, rule.date));
             }
             match (o.delivery, o.loaded_in) {
                 (Delivery::Whole, _) => {}
                 (_, Some(l)) => {
-                    let text = tr.f("model_view.loaded_at", &[("seq", seq(l))]);
+                    let text = tr.fmt("model_view.loaded_at", &[("seq", &seq(l))]);
                     if ui.link(text).clicked() {
                         command = Some(Command::Select(l));
                     }
                 }
                 (Delivery::NameOnly, None) => {
-                    ui.colored_label(colors.number, tr.t("model_view.name_only"));
+                    ui.colored_label(colors.number, tr.get("model_view.name_only"));
                 }
                 (Delivery::Deferred, None) => {
-                    ui.colored_label(colors.number, tr.t("model_view.not_loaded"));
+                    ui.colored_label(colors.number, tr.get("model_view.not_loaded"));
                 }
             }
             if o.listed_in.is_none()
                 && o.server.is_none()
                 && o.kind == crate::wire::offered::Kind::Plain
             {
-                ui.colored_label(colors.warn, tr.t("model_view.origin_unknown"));
+                ui.colored_label(colors.warn, tr.get("model_view.origin_unknown"));
             }
         });
         command
     }
 
     /// What the host changed between the server's definition and the model's, one line each.
-    fn changes_ui(&self, ui: &mut Ui, o: &ToolOrigin, tr: Tr<'_>) {
+    fn changes_ui(&self, ui: &mut Ui, o: &ToolOrigin, tr: Words<'_>) {
         let (Some(listed), Some(mcp)) = (o.listed_in, &o.mcp_name) else {
             return;
         };
@@ -172,7 +177,7 @@ impl Shown<'_> {
         if found.is_empty() {
             return;
         }
-        let title = tr.f("model_view.changed", &[("count", found.len().to_string())]);
+        let title = tr.fmt("model_view.changed", &[("count", &found.len().to_string())]);
         egui::CollapsingHeader::new(title)
             .id_salt(("tool-changes", self.n, &o.api_name))
             .show(ui, |ui| {
@@ -184,23 +189,23 @@ impl Shown<'_> {
 }
 
 /// One change, in the reader's language.
-fn said(c: &Change, tr: Tr<'_>) -> String {
+fn said(c: &Change, tr: Words<'_>) -> String {
     let n = |v: &usize| v.to_string();
     match c {
-        Change::Renamed { from, to } => tr.f(
-            "model_view.change_renamed",
-            &[("from", from.clone()), ("to", to.clone())],
-        ),
-        Change::DescriptionCut { from, to } => {
-            tr.f("model_view.change_cut", &[("from", n(from)), ("to", n(to))])
+        Change::Renamed { from, to } => {
+            tr.fmt("model_view.change_renamed", &[("from", from), ("to", to)])
         }
-        Change::DescriptionChanged { from, to } => tr.f(
-            "model_view.change_description",
-            &[("from", n(from)), ("to", n(to))],
+        Change::DescriptionCut { from, to } => tr.fmt(
+            "model_view.change_cut",
+            &[("from", &n(from)), ("to", &n(to))],
         ),
-        Change::DescriptionDropped => tr.t("model_view.change_dropped").to_string(),
-        Change::Added(path) => tr.f("model_view.change_added", &[("path", path.clone())]),
-        Change::Removed(path) => tr.f("model_view.change_removed", &[("path", path.clone())]),
-        Change::Changed(path) => tr.f("model_view.change_changed", &[("path", path.clone())]),
+        Change::DescriptionChanged { from, to } => tr.fmt(
+            "model_view.change_description",
+            &[("from", &n(from)), ("to", &n(to))],
+        ),
+        Change::DescriptionDropped => tr.get("model_view.change_dropped").to_string(),
+        Change::Added(path) => tr.fmt("model_view.change_added", &[("path", path)]),
+        Change::Removed(path) => tr.fmt("model_view.change_removed", &[("path", path)]),
+        Change::Changed(path) => tr.fmt("model_view.change_changed", &[("path", path)]),
     }
 }
