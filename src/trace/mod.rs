@@ -9,6 +9,7 @@
 //! This module depends on nothing else in the crate: the tap writes it, views read it.
 
 mod analyze;
+mod append_only;
 mod derived;
 pub mod encoding;
 mod envelope;
@@ -26,6 +27,7 @@ mod shared;
 mod warning;
 mod writer;
 
+pub use append_only::AppendOnly;
 pub use analyze::{
     Analysis, Analyzer, Derived, Kind, PENDING_AT_END, Pairing, analyze, latency_us,
 };
@@ -41,3 +43,6 @@ pub use seqs::Seqs;
 pub use session::Follower;
 pub use shared::Shared;
 pub use writer::{TraceWriter, write_trace};
+
+/// The events of a trace that grows while others read them (the app's store).
+pub type Events = AppendOnly<Event>;

@@ -40,7 +40,6 @@ pub mod diagram;
 mod diagram_fit;
 mod diagram_paint;
 pub mod doctor_panel;
-pub mod events;
 pub mod inspector;
 pub mod json_tree;
 mod legend;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use super::badges::{Findings, Staged};
-use super::events::Events;
+use crate::trace::Events;
 use super::list::ByteSets;
 use crate::analysis::diagram::{self, Diagram, RowText};
 use crate::analysis::{self, Incremental, Report};

@@ -16,7 +16,7 @@ use crate::analysis::Report;
 use crate::analysis::diagram;
 use crate::i18n::Language;
 use crate::trace::{Derived, Event, Shared};
-use crate::ui::events::Events;
+use crate::trace::Events;
 
 /// Symbols with a class of their own (after `a`-`z` and `0`-`9`).
 const SYMBOLS: &[u8] = b"_/-.:\"{}[], \\=?!'()@#$%&*+";
