@@ -1,4 +1,4 @@
-//! The findings computed a step at a time, as the browser does them (`ui::badges::Staged`,
+//! The findings computed a step at a time, as the browser does them (`analysis::findings::Staged`,
 //! 8 ms a step, the most a frame gives them): the longest single step of each stage, which is what a
 //! frame of the web viewer spends on them at most, on three 100,000-event traces: the
 //! weather loop (the trace `tests/web/measure.sh` scrolls), the same with a result that breaks
@@ -18,8 +18,8 @@ mod traces;
 
 use std::time::{Duration, Instant};
 
+use sightline::analysis::findings::{Findings, Staged};
 use sightline::trace::{Channel, Event};
-use sightline::ui::badges::{Findings, Staged};
 use traces::Mix;
 
 /// The frame's budget for the findings (`ui::store::STEP_BUDGET`).

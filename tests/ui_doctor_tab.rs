@@ -190,7 +190,7 @@ fn the_doctor_tab_gives_the_reason_code_of_every_hidden_or_renamed_tool_and_badg
             .diagnosis
             .tools
             .iter()
-            .filter(|t| sightline::ui::badges::noteworthy(t))
+            .filter(|t| sightline::analysis::findings::noteworthy(t))
             .cloned()
             .collect();
         assert!(!hidden.is_empty(), "{scenario}: no tool has a finding");

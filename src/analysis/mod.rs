@@ -15,7 +15,8 @@
 //! - **Judgements:** [`doctor`] (why a tool is or is not visible, with [`hosts`], the real
 //!   hosts' profiles), [`conformance`] (schemas), [`definitions`], [`pins`] (rug pulls),
 //!   [`poison`], [`chars`] (invisible characters), [`trace_context`], [`trace_error`] (why a
-//!   file would not open).
+//!   file would not open); [`findings`] runs the judgements and files what they found under
+//!   the events it points at.
 //! - **Two traces:** [`diff`], [`align`], [`revisions`], [`replay`] (a replay against its
 //!   recording), [`divergence`] (a re-run model loop), [`compare`] and [`canonical`] (JSON).
 //! - **A trace served again:** [`mock`] (a recorded server's answers, matched to a live
@@ -36,6 +37,7 @@ pub mod divergence;
 pub mod doctor;
 pub mod explain;
 pub mod filter;
+pub mod findings;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod hosts;

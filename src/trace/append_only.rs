@@ -62,7 +62,10 @@ impl<T> Buffer<T> {
     /// Moves the first `filled` items out into a new vector with room for `capacity` (at
     /// least `filled`), leaving none in the buffer: for a handle that owns the buffer alone.
     fn take(&mut self, capacity: usize) -> Vec<T> {
-        let filled = self.filled.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let filled = self
+            .filled
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
         let mut all: Vec<T> = Vec::with_capacity(capacity.max(*filled));
         // SAFETY: `&mut self` means no handle reads the buffer. Its first `filled` items are
         // initialised; they are copied bitwise into `all`, which has room for them and owns
@@ -83,7 +86,11 @@ impl<T> Drop for Buffer<T> {
         // items are initialised (appends raise `filled` only after writing, `take` lowers it
         // after moving them out); this rebuilds that Vec and drops it, once.
         unsafe {
-            drop(Vec::from_raw_parts(self.ptr.as_ptr(), filled, self.capacity));
+            drop(Vec::from_raw_parts(
+                self.ptr.as_ptr(),
+                filled,
+                self.capacity,
+            ));
         }
     }
 }
@@ -192,7 +199,10 @@ impl<T: Clone> AppendOnly<T> {
             }
             Err(shared) => {
                 let mut all = Vec::with_capacity(room);
-                all.extend_from_slice(&AppendOnly { buffer: shared, len });
+                all.extend_from_slice(&AppendOnly {
+                    buffer: shared,
+                    len,
+                });
                 all
             }
         };

@@ -27,10 +27,10 @@ mod shared;
 mod warning;
 mod writer;
 
-pub use append_only::AppendOnly;
 pub use analyze::{
     Analysis, Analyzer, Derived, Kind, PENDING_AT_END, Pairing, analyze, latency_us,
 };
+pub use append_only::AppendOnly;
 pub use event::{
     BODY_LIMIT, Channel, Event, Extra, FIRST_BYTE, Header, HttpInfo, Lane, ProcessInfo,
     TRACE_FORMAT_VERSION, format_time, now, signal_name,

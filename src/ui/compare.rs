@@ -65,7 +65,7 @@ pub struct CompareView {
     /// More differences, named by whoever opened the view.
     pub notes: Vec<Note>,
     /// Definitions that differ between the two (File > Compare with...), drawn side by side.
-    pub definitions: Vec<super::badges::RugPull>,
+    pub definitions: Vec<crate::analysis::findings::RugPull>,
 }
 
 impl CompareView {

@@ -14,10 +14,10 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::Duration;
 
 use super::app::SightlineApp;
-use super::badges::{RugPull, side_by_side};
 use super::compare::{CompareView, Note};
 use super::store::TraceStore;
 use crate::analysis::diff::{self, ChangeKind, DiffOptions, Inventory};
+use crate::analysis::findings::{RugPull, side_by_side};
 use crate::export::diff as export_diff;
 use crate::host::replay::{Target, plan, replay_to_file};
 use crate::i18n::{Language, Said, Words};

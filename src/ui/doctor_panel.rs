@@ -1,5 +1,5 @@
 //! The doctor panel: what `sightline doctor`, `validate`, `poison` and `pins` say about the
-//! open trace, read from the store's cached [`super::badges::Findings`].
+//! open trace, read from the store's cached [`crate::analysis::findings::Findings`].
 //!
 //! Per server and per tool: visible or not, the reason code, the evidence event (a link that
 //! selects it) and the hint; then the schema violations, the poisoning findings (invisible
@@ -11,12 +11,12 @@ use egui::{
     Align, Color32, Label, Layout, Rect, RichText, ScrollArea, Sense, Ui, UiBuilder, pos2, vec2,
 };
 
-use super::badges::{self, RugPull};
 use super::command::Command;
 use super::store::TraceStore;
 use super::theme::Palette;
 use super::visible;
 use crate::analysis::doctor::Basis;
+use crate::analysis::findings::{self, RugPull};
 use crate::i18n::Words;
 
 /// UI memory of the panel (none yet: everything shown is in the store).
@@ -280,7 +280,7 @@ fn violations_ui(
                 command = Some(Command::Select(v.event));
             }
             ui.label(
-                RichText::new(visible::escape(badges::pointer(v)))
+                RichText::new(visible::escape(findings::pointer(v)))
                     .monospace()
                     .color(palette.invalid),
             );

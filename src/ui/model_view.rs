@@ -338,7 +338,7 @@ pub(super) fn finding_badges(
     let palette = super::theme::Palette::for_visuals(ui.visuals());
     let findings = &store.findings;
     if let Some(t) = findings.doctor_of(server, tool) {
-        let color = if !super::badges::noteworthy(t) {
+        let color = if !crate::analysis::findings::noteworthy(t) {
             palette.response
         } else {
             palette.problem

@@ -9,11 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use super::badges::{Findings, Staged};
-use crate::trace::Events;
 use super::list::ByteSets;
 use crate::analysis::diagram::{self, Diagram, RowText};
+use crate::analysis::findings::{Findings, Staged};
 use crate::analysis::{self, Incremental, Report};
+use crate::trace::Events;
 use crate::trace::{Event, LoadWarning, TraceError};
 
 #[cfg(test)]

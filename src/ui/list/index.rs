@@ -15,8 +15,8 @@ use super::filter::Needle;
 use crate::analysis::Report;
 use crate::analysis::diagram;
 use crate::i18n::Language;
-use crate::trace::{Derived, Event, Shared};
 use crate::trace::Events;
+use crate::trace::{Derived, Event, Shared};
 
 /// Symbols with a class of their own (after `a`-`z` and `0`-`9`).
 const SYMBOLS: &[u8] = b"_/-.:\"{}[], \\=?!'()@#$%&*+";

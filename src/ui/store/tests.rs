@@ -51,3 +51,26 @@ fn the_store_finds_the_last_event_with_a_seq() {
         assert_eq!(store.index_of_seq(seq), last, "seq {seq}");
     }
 }
+
+/// The app and the findings it computes a step at a time (the browser's) read the same parse
+/// of the texts: parsing them again in the findings' first step took the browser 30 ms of a
+/// frame.
+#[test]
+fn the_app_and_its_findings_parse_the_texts_once() {
+    use crate::analysis::findings::Staged;
+    use crate::i18n::{embedded_parsed_on_this_thread, shared};
+    let events = repeated();
+    let _ = shared();
+    let before = embedded_parsed_on_this_thread();
+    let app = crate::ui::SightlineApp::from_events("t", events.clone());
+    let report = crate::analysis::report(&events);
+    let mut staged = Staged::default();
+    let found = loop {
+        if let Some(found) = staged.step(&events, &report, std::time::Duration::ZERO) {
+            break found;
+        }
+    };
+    assert!(!found.diagnosis.servers.is_empty());
+    assert_eq!(embedded_parsed_on_this_thread(), before);
+    drop(app);
+}

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::{Slices, Staged};
+use crate::analysis::findings::Findings;
 use crate::analysis::{Report, definitions, report};
 use crate::trace::{Channel, Event, Lane, load_from_reader};
-use crate::ui::badges::Findings;
 
 /// The real recordings, and all of them one after the other (several sessions and servers).
 fn traces() -> Vec<(String, Vec<Event>)> {
@@ -198,20 +198,4 @@ fn staged_with_no_time_to_spare_takes_slices_and_finds_the_same() {
         3
     );
     assert_eq!(format!("{sliced:?}"), format!("{whole:?}"));
-}
-
-/// The app and the findings it computes a step at a time read the same parse of the texts:
-/// parsing them again in the findings' first step took the browser 30 ms of a frame.
-#[test]
-fn the_app_and_its_findings_parse_the_texts_once() {
-    use crate::i18n::{embedded_parsed_on_this_thread, shared};
-    let (_, events) = traces().pop().expect("the joined trace");
-    let _ = shared();
-    let before = embedded_parsed_on_this_thread();
-    let app = crate::ui::SightlineApp::from_events("t", events.clone());
-    let report = report(&events);
-    let (found, _) = run(Staged::default(), &events, &report);
-    assert!(!found.diagnosis.servers.is_empty());
-    assert_eq!(embedded_parsed_on_this_thread(), before);
-    drop(app);
 }
