@@ -45,7 +45,7 @@ fn presentation_mode_scales_everything_hides_the_panels_and_steps_with_the_keys(
     let zoom = h.ctx.zoom_factor();
     assert!(zoom > 1.2 && zoom <= scale, "zoom {zoom}, scale {scale}");
     assert_eq!(h.ctx.theme(), egui::Theme::Light);
-    assert!(sightline::ui::present::is_projector(
+    assert!(sightline::ui::theme::is_projector(
         &h.ctx.global_style().visuals
     ));
     // The panels are gone; the diagram stays, up to the current step, narrated.
@@ -97,7 +97,7 @@ fn presentation_mode_scales_everything_hides_the_panels_and_steps_with_the_keys(
     assert_eq!(h.ctx.zoom_factor(), zoom_before);
     assert!(!h.state().replay().active);
     assert!(h.query_by_label(&text("panel.messages")).is_some());
-    assert!(!sightline::ui::present::is_projector(
+    assert!(!sightline::ui::theme::is_projector(
         &h.ctx.global_style().visuals
     ));
 }

@@ -12,10 +12,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::app::{Notice, SightlineApp};
+use super::app::SightlineApp;
 use super::command::ExportFormat;
 use super::desktop::Command;
 use super::live::{self, LiveRun, RunStatus};
+use super::status::Notice;
 use super::store::{Source, TraceStore};
 use crate::analysis::tokens::{Carried, Tiktoken};
 use crate::host::scenario::Shipped;

@@ -22,6 +22,7 @@ use super::present::Presentation;
 use super::replay::Replay;
 use super::settings_window::SettingsWindow;
 use super::stats_panel::StatsPanel;
+use super::status::Notice;
 use super::store::{Source, TraceStore};
 use crate::i18n::Words;
 use crate::i18n::{Language, Strings};
@@ -34,13 +35,6 @@ pub enum Tab {
     ModelView,
     Doctor,
     Stats,
-}
-
-/// A message for the status bar.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Notice {
-    pub text: String,
-    pub is_error: bool,
 }
 
 /// The Sightline app.

@@ -228,7 +228,7 @@ fn poll_otlp(app: &mut SightlineApp) {
             Ok(line) => (line, false),
             Err(line) => (line, true),
         };
-        app.notice = Some(super::app::Notice { text, is_error });
+        app.notice = Some(super::status::Notice { text, is_error });
     }
 }
 

@@ -111,7 +111,7 @@ impl DiagramView {
         let titles: Vec<String> = diagram
             .lanes
             .iter()
-            .map(|l| super::lane_title(tr, l))
+            .map(|l| super::lanes::lane_title(tr, l))
             .collect();
         let client = tr.get("diagram.mcp_client");
         let scroll = Scroll {

@@ -81,7 +81,7 @@ impl Inspector {
         let lane_title = |lane: &crate::trace::Lane| {
             store.diagram.lane_index(lane).map_or_else(
                 || visible::escape(&lane.to_string()).into_owned(),
-                |l| super::lane_title(tr, &store.diagram.lanes[l]),
+                |l| super::lanes::lane_title(tr, &store.diagram.lanes[l]),
             )
         };
         ui.heading(format!("#{}  {}", event.seq, title));

@@ -42,6 +42,7 @@ mod diagram_paint;
 pub mod doctor_panel;
 pub mod inspector;
 pub mod json_tree;
+mod lanes;
 mod legend;
 pub mod list;
 mod menu_bar;
@@ -52,8 +53,9 @@ mod rowset;
 pub mod settings;
 pub mod settings_window;
 pub mod stats_panel;
-mod status;
+pub mod status;
 pub mod store;
+mod sys;
 pub mod theme;
 mod view_actions;
 pub mod visible;
@@ -94,16 +96,3 @@ pub use command::{Command, ExportFormat};
 #[cfg(feature = "native")]
 pub use desktop::{Command as DesktopCommand, Start, launch};
 pub use settings::Settings;
-
-/// A lane's title in the UI language (server and unknown lanes keep their names).
-pub fn lane_title(tr: crate::i18n::Words<'_>, lane: &crate::analysis::diagram::LaneInfo) -> String {
-    use crate::analysis::diagram::LaneKind;
-    match lane.kind {
-        LaneKind::User => tr.get("diagram.lane_user").to_string(),
-        LaneKind::Host => tr.get("diagram.lane_host").to_string(),
-        LaneKind::Llm => tr.get("diagram.lane_llm").to_string(),
-        LaneKind::Server => tr.fmt("diagram.lane_server", &[("name", &lane.title)]),
-        LaneKind::Remote => tr.fmt("diagram.lane_remote", &[("name", &lane.title)]),
-        LaneKind::Other => lane.title.clone(),
-    }
-}

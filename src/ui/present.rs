@@ -250,19 +250,13 @@ pub fn projector_visuals() -> Visuals {
     v
 }
 
-/// Whether `visuals` are the projector's (the diagram's palette darkens its faint lines then).
-pub fn is_projector(visuals: &Visuals) -> bool {
-    !visuals.dark_mode
-        && visuals.override_text_color == Some(Color32::BLACK)
-        && visuals.panel_fill == Color32::WHITE
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_projector_look_is_recognised_and_the_ordinary_one_is_not() {
+        use crate::ui::theme::is_projector;
         assert!(is_projector(&projector_visuals()));
         assert!(!is_projector(&Visuals::light()));
         assert!(!is_projector(&Visuals::dark()));

@@ -3,10 +3,16 @@
 
 use egui::{RichText, Ui};
 
-use super::app::Notice;
 use super::platform::Platform;
 use super::store::{Source, TraceStore};
 use crate::i18n::Words;
+
+/// A message for the status bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub text: String,
+    pub is_error: bool,
+}
 
 pub fn status_ui(
     ui: &mut Ui,

@@ -9,13 +9,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use super::list::ByteSets;
+use super::sys::{lower_this_threads_priority, release_freed_memory};
 use crate::analysis::diagram::{self, Diagram, RowText};
 use crate::analysis::findings::{Findings, Staged};
 use crate::analysis::{self, Incremental, Report};
 use crate::trace::Events;
 use crate::trace::{Event, LoadWarning, TraceError};
+use search::ByteSets;
 
+pub mod search;
 #[cfg(test)]
 mod tests;
 
@@ -93,7 +95,7 @@ impl LazyFindings {
         let spawned = std::thread::Builder::new()
             .name("sightline-findings".into())
             .spawn(move || {
-                yield_to_the_ui();
+                lower_this_threads_priority();
                 let findings = Findings::compute(&ev, &rep);
                 // The doctor and the scans of a big trace free hundreds of MB of
                 // intermediate data on this thread; give it back before the findings are
@@ -138,7 +140,7 @@ impl LazyFindings {
         let spawned = std::thread::Builder::new()
             .name("sightline-findings".into())
             .spawn(move || {
-                yield_to_the_ui();
+                lower_this_threads_priority();
                 let report = analysis::report(&ev);
                 let findings = Findings::compute(&ev, &report);
                 drop((report, ev));
@@ -200,31 +202,6 @@ impl std::ops::Deref for LazyFindings {
         static NONE: LazyLock<Findings> =
             LazyLock::new(|| Findings::compute(&[], &analysis::report(&[])));
         self.cell.get().unwrap_or(&NONE)
-    }
-}
-
-/// Lowers the calling thread's priority below the window's: a big trace's findings take
-/// seconds of a core, and a keystroke in the message list's filter (two threads) should not
-/// share the machine's cores with them. Nothing where threads have no nice value of their own.
-fn yield_to_the_ui() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority has no memory preconditions; on Linux `PRIO_PROCESS` with a thread
-    // id changes that thread only. A failure leaves the priority as it was.
-    unsafe {
-        let tid = libc::gettid();
-        let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
-    }
-}
-
-/// Returns memory the allocator holds but no longer uses to the system. glibc keeps what a
-/// big computation freed (the text of a loaded file, the intermediate data of the findings)
-/// in its arenas, where it still counts as the app's memory.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only hands free pages of the allocator back to the kernel; it has no
-    // preconditions and leaves every live allocation alone.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 

@@ -54,7 +54,7 @@ impl Palette {
                 muted: Color32::from_gray(0x90),
                 background: v.panel_fill,
             }
-        } else if super::present::is_projector(v) {
+        } else if is_projector(v) {
             // A projector washes out pale lines and grey text: darker ones, same hues.
             Palette {
                 lifeline: Color32::from_gray(0x50),
@@ -119,4 +119,11 @@ pub fn dashed(style: Style) -> bool {
 /// Line width of a row.
 pub fn width(status: &Status) -> f32 {
     if status.is_ok() { 1.4 } else { 2.4 }
+}
+
+/// Whether `visuals` are the projector's (the diagram's palette darkens its faint lines then).
+pub fn is_projector(visuals: &Visuals) -> bool {
+    !visuals.dark_mode
+        && visuals.override_text_color == Some(Color32::BLACK)
+        && visuals.panel_fill == Color32::WHITE
 }

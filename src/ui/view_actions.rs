@@ -8,7 +8,7 @@ pub(super) fn apply(app: &mut SightlineApp, command: Command) {
     match command {
         Command::Select(i) => select(app, i),
         Command::ShowEvents { filter, select: i } => {
-            app.list.filter = super::list::Filter::of_text(filter);
+            app.list.filter = super::store::search::Filter::of_text(filter);
             select(app, i);
         }
         Command::SetLanguage(lang) => app.lang = lang,

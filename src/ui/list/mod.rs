@@ -4,21 +4,17 @@
 //! of event indices; the table lays out only the rows in view (`TableBuilder::rows`). With
 //! "limit the diagram to the filter" on, the diagram shows the same subset.
 
-mod filter;
-mod index;
 pub mod saved;
-mod scan;
 
 use egui::{Align, ComboBox, Sense, TextEdit, Ui};
 use egui_extras::{Column, TableBuilder};
 
 use super::command::Command;
 use super::store::TraceStore;
+use super::store::search::{Filter, Found, NOT_READ, Needle, Query, Typed, scan};
 use super::visible;
 use crate::i18n::Words;
 use crate::trace::{Kind, Lane};
-pub use filter::{Filter, Found, Labels, NOT_READ, Needle, Query};
-pub use index::ByteSets;
 
 /// Text filters over at least this many events run on two threads.
 const PARALLEL_FILTER_FROM: usize = 20_000;
@@ -73,7 +69,7 @@ impl MessageList {
         } else {
             let query = Query::of(&self.filter.text);
             let typed = query.typed.is_some();
-            self.filter.typed = filter::Typed(query.typed);
+            self.filter.typed = Typed(query.typed);
             let needle = Needle::new(&query.free);
             let filter = &self.filter;
             // Typing one more character narrows the filter: only what matched a filter the
@@ -256,7 +252,7 @@ impl MessageList {
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut self.filter.lane, None, &all);
                     for lane in &store.diagram.lanes {
-                        let title = super::lane_title(tr, lane);
+                        let title = super::lanes::lane_title(tr, lane);
                         ui.selectable_value(&mut self.filter.lane, Some(lane.lane.clone()), title);
                     }
                 })
@@ -315,7 +311,7 @@ impl MessageList {
 fn lane_title(store: &TraceStore, lane: &Lane, tr: Words<'_>) -> String {
     store.diagram.lane_index(lane).map_or_else(
         || visible::escape(&lane.to_string()).into_owned(),
-        |i| super::lane_title(tr, &store.diagram.lanes[i]),
+        |i| super::lanes::lane_title(tr, &store.diagram.lanes[i]),
     )
 }
 

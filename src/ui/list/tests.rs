@@ -1,7 +1,7 @@
-use super::filter::contains_folded;
 use super::*;
 use crate::trace::{Channel, Event, now};
 use crate::ui::store::Source;
+use crate::ui::store::search::{ByteSets, OWN_KEPT, contains_folded};
 
 #[test]
 fn folded_contains_is_lowercase_contains() {
@@ -217,7 +217,7 @@ fn messages(data: &[&str]) -> Vec<Event> {
 fn with_byte_sets(events: Vec<Event>) -> TraceStore {
     let mut store = TraceStore::new("t".into(), Source::Memory, events);
     let lang = store.lang;
-    store.byte_sets = super::ByteSets::start(&store.events, &store.report, lang);
+    store.byte_sets = ByteSets::start(&store.events, &store.report, lang);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while store.byte_sets.get().is_none() {
         assert!(std::time::Instant::now() < deadline, "no byte sets");
@@ -419,7 +419,7 @@ fn chunked_typing_over_a_big_trace_matches_a_plain_scan() {
 fn own_labels_kept_or_not_match_a_plain_scan() {
     let t0 = now();
     let s = Lane::server("s");
-    let n = super::index::OWN_KEPT as u64 + 3_000;
+    let n = OWN_KEPT as u64 + 3_000;
     let events: Vec<Event> = (0..n)
         .map(|seq| {
             let (from, to, channel, raw) = match seq % 3 {

@@ -10,6 +10,7 @@
 
 use super::filter::{Filter, Found, Labels, Needle};
 use crate::ui::store::TraceStore;
+use crate::ui::sys::prefetch;
 
 /// How many rows a burst of requests covers: the rows one block ahead have their payloads
 /// asked for (and two blocks ahead, the events themselves). A row takes a hundred
@@ -19,7 +20,7 @@ const BLOCK: usize = 16;
 /// What a search settles once for all its candidates (the byte sets may become ready while it
 /// runs: every chunk must push places or none).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Plan {
+pub(in crate::ui) struct Plan {
     /// Payloads are read (else no place is pushed: all [`NOT_READ`](super::NOT_READ)).
     reads: bool,
     /// With the byte sets made, a row's label is known without its event or analysis: only
@@ -28,7 +29,7 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub(super) fn new(store: &TraceStore, needle: &Needle) -> Plan {
+    pub(in crate::ui) fn new(store: &TraceStore, needle: &Needle) -> Plan {
         let sets = store.byte_sets.get();
         // The byte sets, once made, settle a needle of one listed byte: no payload is read then.
         let settled = needle.needs.exact && sets.is_some_and(|sets| sets.len() >= store.len());
@@ -42,7 +43,7 @@ impl Plan {
 /// The events among `count` candidates that pass `filter` with the text prepared as `needle`,
 /// and where each one's payload holds it (none unless `plan` reads payloads). `at(k)` is the
 /// `k`th candidate (in increasing order) and the byte its payload need be searched from.
-pub(super) fn matching(
+pub(in crate::ui) fn matching(
     store: &TraceStore,
     filter: &Filter,
     needle: &Needle,
@@ -107,7 +108,7 @@ type Part<'a> = (usize, &'a mut [usize], &'a mut [Found]);
 /// takes in turn; the hits in the candidates' order. Each chunk's hits go to its own part of
 /// one list as long as the candidates, made here (the threads allocate nothing: what a thread
 /// allocates stays in its own arena once freed), then are moved together.
-pub(super) fn matching_in_chunks(
+pub(in crate::ui) fn matching_in_chunks(
     store: &TraceStore,
     filter: &Filter,
     needle: &Needle,
@@ -223,18 +224,4 @@ fn prefetch_payload(store: &TraceStore, needle: &Needle, i: usize, from: usize, 
             }
         }
     }
-}
-
-/// A hint to the processor that the cache line at `at` is read soon. Nothing where there is
-/// no such instruction (or none this code knows, the web viewer's wasm among them).
-#[inline(always)]
-fn prefetch(at: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` is part of SSE, which every x86_64 processor has; a prefetch
-    // never faults nor changes memory, whatever the address (here always a live payload's).
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(at.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
 }

@@ -24,7 +24,7 @@ pub struct Filter {
     /// label, or the display-filter language ([`Query`]).
     pub text: String,
     /// The box's typed terms, as [`Query::of`] read them from `text` (set before a scan).
-    pub(super) typed: Typed,
+    pub(in crate::ui) typed: Typed,
 }
 
 impl Filter {
@@ -339,7 +339,7 @@ impl Hasher for KeyHasher {
 /// rarest byte (in either case) and compares around each place it occurs: the first byte of a
 /// word like `summarize` occurs every few bytes of JSON, its `z` seldom.
 #[cfg(test)]
-pub(super) fn contains_folded(hay: &str, needle: &str) -> bool {
+pub(in crate::ui) fn contains_folded(hay: &str, needle: &str) -> bool {
     Needle::new(needle).in_text(hay)
 }
 

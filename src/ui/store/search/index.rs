@@ -135,7 +135,7 @@ pub const OWN_LABEL: u32 = u32::MAX;
 pub(super) const OWN_FROM: u32 = 1 << 31;
 
 /// How many distinct own labels are kept (each at most [`diagram`]'s 60 characters).
-pub(super) const OWN_KEPT: usize = 4096;
+pub(in crate::ui) const OWN_KEPT: usize = 4096;
 
 impl ByteSets {
     /// Starts making the sets of `events` (analysed as `report`) on a background thread;
