@@ -1,12 +1,14 @@
 //! The dependency rules of docs/ARCHITECTURE.md, checked on the source: every `crate::<module>`
 //! path in `src/**/*.rs` (comments aside) is an edge from the top-level module the file is in to
 //! the one it names. The rules: no cycle between top-level modules; `trace`, `wire`, `servers`
-//! and `i18n` use no other module; nothing but `cli` (and the crate root) uses `ui`.
+//! and `i18n` use no other module; nothing but `cli` (and the crate root) uses `ui`. The layers
+//! inside `ui` are `ui_layers`'s.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod portable;
+mod ui_layers;
 
 /// Module -> the modules it uses.
 type Graph = BTreeMap<String, BTreeSet<String>>;

@@ -3,10 +3,21 @@
 //! applies after the frame's panels have drawn.
 //!
 //! The viewer's own commands work everywhere; what touches files, processes or the window
-//! ([`super::platform::Command`]: open, import, run, export, quit on the desktop) is carried out
-//! by the platform.
+//! ([`PlatformCommand`]: open, import, run, export, quit on the desktop) is carried out by the
+//! platform. It is defined here all the same, so that a panel asking for it does not depend on
+//! the platform, which depends on the panels.
 
 use crate::i18n::Language;
+
+#[cfg(feature = "native")]
+mod desktop;
+#[cfg(feature = "native")]
+pub use desktop::PlatformCommand;
+
+/// The browser carries out no command of its own: the page is read-only.
+#[cfg(not(feature = "native"))]
+#[derive(Debug, Clone)]
+pub enum PlatformCommand {}
 
 /// The two diagram exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,11 +61,11 @@ pub enum Command {
     /// Leave the compare view.
     CloseCompare,
     /// What only the platform the app runs on can do.
-    Platform(super::platform::Command),
+    Platform(PlatformCommand),
 }
 
-impl From<super::platform::Command> for Command {
-    fn from(command: super::platform::Command) -> Command {
+impl From<PlatformCommand> for Command {
+    fn from(command: PlatformCommand) -> Command {
         Command::Platform(command)
     }
 }

@@ -15,7 +15,6 @@ use egui::Ui;
 
 use super::actions::Picking;
 use super::app::SightlineApp;
-use super::command::ExportFormat;
 use super::follow::Following;
 use super::live::{LiveRun, RunStatus};
 use super::menu::MenuState;
@@ -24,51 +23,9 @@ use super::settings::Settings;
 use super::store::TraceStore;
 use crate::host::agent::RunOptions;
 use crate::i18n::Words;
-use crate::trace::import::Format as ImportFormat;
 
-/// A request only the desktop can carry out.
-#[derive(Debug, Clone)]
-pub enum Command {
-    /// Open a trace file.
-    Open(PathBuf),
-    /// Show a trace file or session folder live as other processes write it.
-    Follow(PathBuf),
-    /// Show the native file dialog to pick a trace.
-    OpenDialog,
-    /// Show the native file dialog to pick a file of another tool's to import.
-    ImportDialog(ImportFormat),
-    /// Import `file` (written as a trace to `trace`, by default a new file in the data dir's
-    /// `traces/`) and open the result.
-    Import {
-        format: ImportFormat,
-        file: PathBuf,
-        trace: Option<PathBuf>,
-    },
-    /// Run a shipped scenario live.
-    Run {
-        scenario: String,
-        options: Box<RunOptions>,
-    },
-    /// Run a shipped scenario under both revisions and show the two side by side.
-    CompareScenario(String),
-    /// Show the native file dialog to pick a trace to compare the current one with.
-    CompareWithDialog,
-    /// Compare the current trace with this one, side by side, with `diff`'s findings.
-    CompareWith(PathBuf),
-    /// Show the "Replay against..." window.
-    ReplayAgainstWindow,
-    /// Replay the current trace against a server command or a Streamable HTTP URL, then
-    /// compare the recording with the replay.
-    ReplayAgainst(String),
-    /// Export the current trace (the diagram, or the whole viewer as HTML).
-    Export(ExportFormat),
-    /// Export the current trace as OpenTelemetry spans to an OTLP/JSON file (off the UI thread).
-    ExportOtlpFile,
-    /// Open the window that sends the current trace to an OTLP/HTTP endpoint.
-    ExportOtlpEndpoint,
-    /// Close the app window.
-    Quit,
-}
+/// A request only the desktop can carry out (defined with the viewer's commands, which carry it).
+pub use super::command::PlatformCommand as Command;
 
 /// The desktop's state beside the viewer's.
 pub struct Platform {

@@ -7,29 +7,33 @@
 //!
 //! # Layout
 //!
-//! - [`app`]: [`SightlineApp`], the frame loop and the panel layout; `view_actions` applies the
-//!   [`command::Command`]s panels return.
-//! - [`platform`]: the one seam between the viewer and where it runs. On the desktop
-//!   (feature `native`) it is `desktop`: [`live`] (a scenario running on a background thread,
-//!   recorded into a file and a live sink), [`follow`] (files other processes write), file
-//!   dialogs and exports (`actions`), the File menu and run window ([`menu`]), [`recent`] files
-//!   and [`launch`] (the shipped scenarios are `host::scenario::shipped`'s). In the browser it is `web`: the trace from bytes
-//!   or from `sightline serve`'s stream, and the page's entry point.
-//! - [`store`]: the trace store (events, report, diagram model), append-only.
-//! - Panels, each a struct owning only its UI state: [`diagram`] (rows chosen by [`rowset`],
-//!   lanes spaced by what [`diagram_fit`] measured,
-//!   painted by [`diagram_paint`] in the colours of [`theme`], explained by [`legend`]),
-//!   [`inspector`] (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`stats_panel`], [`list`],
-//!   [`replay`], `menu_bar`, [`status`]; [`present`] (presentation mode for a projector) and
-//!   [`compare`] (two traces side by side, synchronised, their differences named).
-//! - [`badges`]: the doctor's, schema, poisoning and rug-pull findings, computed once per store
-//!   change, and the badges that mark them on arrows and tools.
-//! - every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
-//!   `assets/i18n/`); the teaching-mode narration from
-//!   [`crate::analysis::narration`].
-//! - [`visible`]: control and invisible characters shown as `\u{…}`, never rendered raw.
-//! - [`settings`]: what the user chose (language, zoom, teaching mode, tab, recent files),
-//!   kept from one run to the next, apart from the state of this run.
+//! The parts stand in layers, and each uses only its own layer and those below
+//! (`tests/architecture/ui_layers.rs` keeps it so), from the bottom:
+//!
+//! - **Base**, what every part shares and that knows no trace: [`command`] (what panels ask
+//!   for, the platform's requests among them), [`theme`] (colours), [`visible`] (control and
+//!   invisible characters shown as `\u{…}`, never raw), [`lanes`] (a lane's title),
+//!   [`rowset`] (which rows are drawn), [`budget`] (a browser frame's time), `sys` (the
+//!   processor's and the system's calls beyond `std`).
+//! - **Store**: [`store`], the one copy of the data (events, report, diagram model, findings
+//!   from [`crate::analysis::findings`]), append-only; [`store::search`] answers which events a
+//!   filter matches.
+//! - **Panels**, each a struct owning only its UI state, reading the store and returning
+//!   [`command::Command`]s: [`diagram`] (lanes spaced by what `diagram_fit` measured, painted
+//!   by `diagram_paint`, explained by `legend`, findings marked by [`badges`]), [`inspector`]
+//!   (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`stats_panel`], [`list`],
+//!   [`replay`], [`settings_window`], [`compare`] (two traces side by side).
+//! - **Shell**: [`app`] ([`SightlineApp`], the frame loop and the panel layout;
+//!   `view_actions` applies the commands), `menu_bar`, [`status`], [`present`] (presentation
+//!   mode), [`settings`] (what the user chose, kept from one run to the next), and
+//!   [`platform`], the one seam between the viewer and where it runs. On the desktop (feature
+//!   `native`) it is `desktop`: [`live`] runs, [`follow`]ed files, dialogs and exports
+//!   (`actions`), the File menu ([`menu`]), [`recent`] files and [`launch`]; in the browser
+//!   it is `web`. The app holds the platform and the platform acts on the app, so the shell's
+//!   parts may use one another.
+//!
+//! Every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
+//! `assets/i18n/`), the teaching-mode narration from [`crate::analysis::narration`].
 
 pub mod app;
 pub mod badges;

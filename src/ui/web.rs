@@ -28,9 +28,8 @@ use crate::analysis::tokens::Carried;
 use crate::i18n::Words;
 use crate::trace::{Event, LineProblem, LoadWarning, Loading};
 
-/// The browser carries out no command of its own: the page is read-only.
-#[derive(Debug, Clone)]
-pub enum Command {}
+/// The browser carries out no command of its own (the page is read-only).
+pub use super::command::PlatformCommand as Command;
 
 /// Lines of a served trace, as the stream delivered them, waiting for the next frame.
 #[derive(Default)]
