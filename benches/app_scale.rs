@@ -113,7 +113,7 @@ fn follow(dir: &std::path::Path, mix: Mix, n: u64) {
 
 /// Typing into the message list's text filter, one keystroke at a time. The baseline in the
 /// same run: the first keystroke read row by row, before the background thread has made the
-/// rows' byte sets (`ui::list::ByteSets`); then the whole word once they are made.
+/// rows' byte sets (`ui::store::search::ByteSets`); then the whole word once they are made.
 fn filter(app: &SightlineApp, word: &str, opened: Instant) {
     let store = app.store();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;

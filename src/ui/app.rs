@@ -18,7 +18,7 @@ use super::inspector::Inspector;
 use super::list::MessageList;
 use super::model_view::ModelView;
 use super::platform::Platform;
-use super::present::Presentation;
+use super::present::{Presentation, Press, step_scale};
 use super::replay::Replay;
 use super::settings_window::SettingsWindow;
 use super::stats_panel::StatsPanel;
@@ -363,6 +363,72 @@ fn install_fonts(ctx: &egui::Context) {
         }
     }
     ctx.set_fonts(fonts);
+}
+
+impl SightlineApp {
+    /// The frame in presentation mode: the diagram up to the current step, the narration
+    /// large under it, nothing else.
+    pub(super) fn present_ui(&mut self, ui: &mut Ui) {
+        let mut commands: Vec<Command> = Vec::new();
+        for press in Presentation::keys(ui) {
+            let last = self.store.len().saturating_sub(1) as isize;
+            let cursor = self.replay.cursor as isize;
+            let command = match press {
+                Press::Next => self.replay.step(&self.store, 1),
+                Press::Previous => self.replay.step(&self.store, -1),
+                Press::First => self.replay.step(&self.store, -cursor),
+                Press::Last => self.replay.step(&self.store, last - cursor),
+                Press::Leave => Some(Command::SetPresenting(false)),
+                Press::Larger | Press::Smaller => {
+                    self.present.fit = false;
+                    self.present.scale = step_scale(self.present.scale, press == Press::Larger);
+                    ui.ctx().set_zoom_factor(self.present.scale);
+                    None
+                }
+            };
+            commands.extend(command);
+        }
+        let tr = Words {
+            strings: &self.strings,
+            lang: self.lang,
+        };
+        let text = self.replay.narration(&self.store, tr).to_string();
+        let (index, count) = (self.replay.cursor, self.store.len());
+        egui::Panel::bottom("present-narration").show(ui, |ui| {
+            Presentation::narration_ui(ui, &text, index, count, tr);
+        });
+        let store = &self.store;
+        egui::CentralPanel::default().show(ui, |ui| {
+            let shown = (self.replay.cursor + 1).min(store.diagram.rows.len());
+            let rows = RowSet::All(shown);
+            commands.extend(self.diagram.ui(ui, store, rows, self.selected, tr));
+        });
+        if self.present.fit {
+            self.fit_scale(ui.ctx());
+        }
+        for command in commands {
+            self.apply(command);
+        }
+    }
+}
+
+impl SightlineApp {
+    /// Shrinks the projector's scale until the diagram, as wide as its labels need, fits the
+    /// screen whole (a 1280 px projector cuts the server lane off at 1.6): never below 1, so
+    /// no text gets smaller than the app's own, and never above the scale chosen. Widths are
+    /// in points, which the scale does not change, so one step settles it.
+    fn fit_scale(&self, ctx: &egui::Context) {
+        let (needed, shown) = self.diagram.widths();
+        if needed <= 0.0 || shown <= 0.0 {
+            return;
+        }
+        let zoom = ctx.zoom_factor();
+        let fits = (zoom * shown / needed).clamp(1.0, self.present.scale.max(1.0));
+        if (fits - zoom).abs() > 0.01 {
+            ctx.set_zoom_factor(fits);
+            ctx.request_repaint();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -22,15 +22,15 @@
 //!   [`command::Command`]s: [`diagram`] (lanes spaced by what `diagram_fit` measured, painted
 //!   by `diagram_paint`, explained by `legend`, findings marked by [`badges`]), [`inspector`]
 //!   (with [`json_tree`]), [`model_view`], [`doctor_panel`], [`stats_panel`], [`list`],
-//!   [`replay`], [`settings_window`], [`compare`] (two traces side by side).
+//!   [`replay`], [`settings_window`], [`present`] (presentation mode), [`compare`] (two
+//!   traces side by side).
 //! - **Shell**: [`app`] ([`SightlineApp`], the frame loop and the panel layout;
-//!   `view_actions` applies the commands), `menu_bar`, [`status`], [`present`] (presentation
-//!   mode), [`settings`] (what the user chose, kept from one run to the next), and
-//!   [`platform`], the one seam between the viewer and where it runs. On the desktop (feature
-//!   `native`) it is `desktop`: [`live`] runs, [`follow`]ed files, dialogs and exports
-//!   (`actions`), the File menu ([`menu`]), [`recent`] files and [`launch`]; in the browser
-//!   it is `web`. The app holds the platform and the platform acts on the app, so the shell's
-//!   parts may use one another.
+//!   `view_actions` applies the commands), `menu_bar`, [`status`], [`settings`] (what the
+//!   user chose, kept from one run to the next), and [`platform`], the one seam between the
+//!   viewer and where it runs. On the desktop (feature `native`) it is `desktop`: [`live`]
+//!   runs, [`follow`]ed files, dialogs and exports (`actions`), the File menu ([`menu`]),
+//!   [`recent`] files and [`launch`]; in the browser it is `web`. The app holds the platform
+//!   and the platform acts on the app, so the shell's parts may use one another.
 //!
 //! Every UI string comes from [`crate::i18n`] (English, Portuguese and Spanish, from
 //! `assets/i18n/`), the teaching-mode narration from [`crate::analysis::narration`].

@@ -38,6 +38,7 @@ const LAYERS: [(&str, &[&str]); 4] = [
             "legend",
             "list",
             "model_view",
+            "present",
             "replay",
             "settings_window",
             "stats_panel",
@@ -58,7 +59,6 @@ const LAYERS: [(&str, &[&str]); 4] = [
             "menu",
             "menu_bar",
             "otlp_export",
-            "present",
             "recent",
             "settings",
             "status",
@@ -344,19 +344,9 @@ fn the_parts_of_ui_keep_their_layers() {
     );
 }
 
-fn graph(edges: &[(&str, &str)]) -> Graph {
-    let mut g = Graph::new();
-    for (from, to) in edges {
-        g.entry(from.to_string())
-            .or_default()
-            .insert(to.to_string());
-        g.entry(to.to_string()).or_default();
-    }
-    g
-}
-
 #[test]
 fn the_checker_catches_a_use_upwards_a_cycle_below_the_shell_and_a_stray_part() {
+    use super::graph;
     let good = graph(&[
         ("app", "diagram"),
         ("desktop", "app"),
