@@ -43,6 +43,28 @@ impl MarkKind {
             MarkKind::RugPull => "badge.rug_pull",
         }
     }
+
+    /// What the kind says about the event, which the views draw it as.
+    pub fn gravity(self) -> Gravity {
+        match self {
+            MarkKind::Doctor => Gravity::Problem,
+            MarkKind::Violation => Gravity::Invalid,
+            MarkKind::Poison | MarkKind::RugPull => Gravity::Danger,
+        }
+    }
+}
+
+/// What a finding says about its event: the views give each gravity a look of its own (a
+/// colour that stays apart from the others), so a new kind of finding picks one of these and
+/// needs nothing new from them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gravity {
+    /// Something the reader should know (a tool the model does not see).
+    Problem,
+    /// A message that breaks the protocol's schema.
+    Invalid,
+    /// A definition that could turn the model against the user.
+    Danger,
 }
 
 /// One finding attached to one event.

@@ -7,15 +7,15 @@
 use egui::{Color32, FontId, Painter, Rect, pos2, vec2};
 
 use super::theme::Palette;
-use crate::analysis::findings::{Mark, MarkKind};
+use crate::analysis::findings::{Gravity, Mark, MarkKind};
 use crate::i18n::Words;
 
-/// The colour of a kind of finding.
+/// The colour of a kind of finding: that of its gravity.
 pub fn color(kind: MarkKind, palette: &Palette) -> Color32 {
-    match kind {
-        MarkKind::Doctor => palette.problem,
-        MarkKind::Violation => palette.invalid,
-        MarkKind::Poison | MarkKind::RugPull => palette.error,
+    match kind.gravity() {
+        Gravity::Problem => palette.problem,
+        Gravity::Invalid => palette.invalid,
+        Gravity::Danger => palette.error,
     }
 }
 
