@@ -1,8 +1,12 @@
-//! Invisible and look-alike characters: the one table of what does not show, and of which
-//! letters pass for Latin ones.
+//! Invisible and look-alike characters: the one table of what does not show, how a hidden
+//! character is written out so it does, and which letters pass for Latin ones.
 //!
 //! A tool that shows hidden text must agree with itself about what is hidden: the poisoning
-//! rules, the diagram's labels, the app's inspector and its narration all ask here.
+//! rules, the diagram's labels, the app's inspector and its narration all ask here, and all
+//! write a hidden character out through [`push_escaped`].
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 pub const TAGS: std::ops::RangeInclusive<u32> = 0xE0000..=0xE007F;
 
@@ -76,6 +80,55 @@ pub fn is_invisible(c: char) -> bool {
 /// other than line feed and tab (which the poisoning excerpts write as `\n` and `\t`).
 pub fn is_invisible_or_control(c: char) -> bool {
     is_invisible(c) || (c.is_control() && !matches!(c, '\n' | '\t'))
+}
+
+/// Whether `c` must be written out to be seen: every control character and everything in
+/// [`INVISIBLE`].
+pub fn is_hidden(c: char) -> bool {
+    c.is_control() || is_invisible(c)
+}
+
+/// How a hidden character is written out, per reader: saved outputs, handouts and tests quote
+/// each reader's spelling, so it is part of what that reader prints. Which characters are
+/// hidden is the same for all ([`is_hidden`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// `\u{200b}`, as short as it goes: the app's panels.
+    Short,
+    /// `\u{000a}`, four digits at least: the diagram's labels and the text exports made of
+    /// them (Mermaid, the summary).
+    Padded,
+    /// `\n`, `\t` and `\u{200B}`: the poisoning findings' excerpts, where a line break in a
+    /// tool description is ordinary and an upper-case code point reads like `U+200B`.
+    Excerpt,
+}
+
+/// Appends `c` to `out`: as itself, or written out in `spelling` when it [`is_hidden`].
+pub fn push_escaped(out: &mut String, c: char, spelling: Spelling) {
+    if !is_hidden(c) {
+        out.push(c);
+        return;
+    }
+    let code = c as u32;
+    let _ = match (spelling, c) {
+        (Spelling::Excerpt, '\n') => out.write_str("\\n"),
+        (Spelling::Excerpt, '\t') => out.write_str("\\t"),
+        (Spelling::Excerpt, _) => write!(out, "\\u{{{code:X}}}"),
+        (Spelling::Short, _) => write!(out, "\\u{{{code:x}}}"),
+        (Spelling::Padded, _) => write!(out, "\\u{{{code:04x}}}"),
+    };
+}
+
+/// `text` with every hidden character written out in `spelling`; borrowed when there is none.
+pub fn escape(text: &str, spelling: Spelling) -> Cow<'_, str> {
+    if !text.chars().any(is_hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        push_escaped(&mut out, c, spelling);
+    }
+    Cow::Owned(out)
 }
 
 /// Zero-width characters (a subset of [`INVISIBLE`]).
@@ -316,5 +369,26 @@ mod tests {
             assert!(is_invisible(c), "U+{:04X} is not in the table", c as u32);
         }
         assert!(table().count() > 4000);
+    }
+
+    #[test]
+    fn each_spelling_writes_every_hidden_character_and_borrows_plain_text() {
+        let text = "a\n\t\u{7}\u{200b}\u{e0041}é";
+        assert_eq!(
+            escape(text, Spelling::Short),
+            "a\\u{a}\\u{9}\\u{7}\\u{200b}\\u{e0041}é"
+        );
+        assert_eq!(
+            escape(text, Spelling::Padded),
+            "a\\u{000a}\\u{0009}\\u{0007}\\u{200b}\\u{e0041}é"
+        );
+        assert_eq!(
+            escape(text, Spelling::Excerpt),
+            "a\\n\\t\\u{7}\\u{200B}\\u{E0041}é"
+        );
+        for spelling in [Spelling::Short, Spelling::Padded, Spelling::Excerpt] {
+            assert!(matches!(escape("olá 🌦", spelling), Cow::Borrowed(_)));
+            assert!(!escape(text, spelling).chars().any(is_hidden));
+        }
     }
 }

@@ -68,13 +68,7 @@ fn with_newline(s: &str) -> String {
 
 /// A value for one line of text: JSON, cut to `limit` characters.
 pub fn short(value: &Value, limit: usize) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= limit {
-        return text;
-    }
-    let mut cut: String = text.chars().take(limit).collect();
-    cut.push('…');
-    cut
+    crate::wire::text::clip(&value.to_string(), limit).into_owned()
 }
 
 /// One segment of a [`Pattern`].

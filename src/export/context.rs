@@ -10,6 +10,7 @@ use crate::analysis::Report;
 use crate::analysis::tokens::{self, RequestTokens, tool_tokens};
 use crate::i18n::{Language, Words};
 use crate::trace::Event;
+use crate::wire::text;
 
 /// `-- ` lines: the servers' instructions, then the last LLM request's tools and their tokens.
 /// Empty when the trace has neither. In English; [`lines_in`] for another language.
@@ -99,11 +100,7 @@ fn tools_line(events: &[Event], t: &RequestTokens, words: Words) -> String {
 
 /// Instructions on one line: newlines become spaces, at most 200 characters.
 fn one_line(text: &str) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &flat[..cut]),
-        None => flat,
-    }
+    text::clip(&text::one_line(text), 200).into_owned()
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::Report;
+use crate::analysis::chars::{self, Spelling};
 use crate::analysis::diagram::{self, Diagram, LaneKind, RowText, Status, Style};
 use crate::i18n::Words;
 use crate::trace::Event;
@@ -187,9 +188,7 @@ fn escape(text: &str) -> String {
             '[' => out.push_str("#91;"),
             ']' => out.push_str("#93;"),
             '\n' | '\r' => out.push(' '),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
-            }
+            c if c.is_control() => chars::push_escaped(&mut out, c, Spelling::Padded),
             c => out.push(c),
         }
     }

@@ -15,6 +15,7 @@ use std::io::{self, Write};
 
 use crate::analysis::stats::{By, Latency, LlmRequest, Row, Stats};
 use crate::i18n::Words;
+use crate::wire::text::ms_tenths;
 
 /// Writes `stats` as JSON (one document, pretty-printed).
 pub fn write_json(w: &mut dyn Write, stats: &Stats) -> io::Result<()> {
@@ -98,7 +99,7 @@ fn write_table(w: &mut dyn Write, by: By, rows: &[Row], words: Words) -> io::Res
         }
         write!(w, "  {rate:>9}  {:>9}", r.unanswered)?;
         for us in Latency::columns(r.latency) {
-            write!(w, "  {:>9}", us.map_or_else(|| "-".to_string(), ms))?;
+            write!(w, "  {:>9}", us.map_or_else(|| "-".to_string(), ms_tenths))?;
         }
         writeln!(w)?;
     }
@@ -144,8 +145,8 @@ fn write_llm(w: &mut dyn Write, rows: &[LlmRequest], words: Words) -> io::Result
             tokens,
             opt(r.input_tokens),
             opt(r.output_tokens),
-            r.first_byte_us.map_or_else(|| "-".to_string(), ms),
-            r.last_byte_us.map_or_else(|| "-".to_string(), ms),
+            r.first_byte_us.map_or_else(|| "-".to_string(), ms_tenths),
+            r.last_byte_us.map_or_else(|| "-".to_string(), ms_tenths),
         ];
         for cell in cells {
             write!(w, "  {cell:>11}")?;
@@ -173,11 +174,6 @@ pub fn percent(part: u64, whole: u64) -> String {
         return "-".to_string();
     }
     format!("{:.1}%", part as f64 * 100.0 / whole as f64)
-}
-
-/// Microseconds as milliseconds, one decimal.
-pub fn ms(us: i64) -> String {
-    format!("{:.1} ms", us as f64 / 1000.0)
 }
 
 #[cfg(test)]

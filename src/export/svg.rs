@@ -18,8 +18,9 @@ use crate::analysis::Report;
 use crate::analysis::diagram::{self, Diagram, LaneKind, Row, RowText, Status, Style};
 use crate::i18n::Words;
 use crate::trace::Event;
+use crate::wire::text::clip;
 use style::{
-    ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, clip, defs, legend,
+    ERROR, INK, INVALID, LESSON, LLM, MCP, MUTED, NOTE, PROBLEM, UNANSWERED, defs, legend,
 };
 
 const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
@@ -291,7 +292,7 @@ fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
         .flatten()
         .collect::<Vec<_>>()
         .join(", ");
-    let detail = clip(&detail, DETAIL_CHARS);
+    let detail = clip(&detail, DETAIL_CHARS).into_owned();
     let chars = text.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
     let start = if row.is_arrow() {
         xs[row.from()].min(xs[row.to()]) + 10.0

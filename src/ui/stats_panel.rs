@@ -16,8 +16,9 @@ use crate::analysis::filter::{Filter, Range, Term};
 use crate::analysis::stats::io::{IoGraph, io_graph};
 use crate::analysis::stats::{By, Latency, Row, Stats, stats};
 use crate::analysis::tokens::Bpe;
-use crate::export::stats::{ms, percent, shown};
+use crate::export::stats::{percent, shown};
 use crate::i18n::Words;
+use crate::wire::text::ms_tenths;
 
 /// At most this many intervals in the IO graph.
 const BINS: usize = 60;
@@ -151,7 +152,7 @@ fn table_ui(ui: &mut Ui, by: By, rows: &[Row], tr: Words<'_>) {
                 ui.label(percent(r.errors, r.requests));
                 ui.label(r.unanswered.to_string());
                 for us in Latency::columns(r.latency) {
-                    ui.label(us.map_or_else(|| "-".to_string(), ms));
+                    ui.label(us.map_or_else(|| "-".to_string(), ms_tenths));
                 }
                 ui.end_row();
             }
@@ -179,7 +180,7 @@ pub fn bar_filter(store: &TraceStore, graph: &IoGraph, lane: usize, bin: usize) 
 fn graph_ui(ui: &mut Ui, store: &TraceStore, graph: &IoGraph, tr: Words<'_>) -> Option<Command> {
     let palette = Palette::for_visuals(ui.visuals());
     let peak = graph.peak().max(1) as f32;
-    let interval = ms(graph.interval_us);
+    let interval = ms_tenths(graph.interval_us);
     ui.weak(tr.fmt("stats_view.interval", &[("interval", &interval)]));
     let mut command = None;
     for (l, lane) in graph.lanes.iter().enumerate() {
@@ -217,7 +218,7 @@ fn graph_ui(ui: &mut Ui, store: &TraceStore, graph: &IoGraph, tr: Words<'_>) -> 
             .and_then(|n| bins.get(n).map(|b| (n, b)))
         {
             Some((n, b)) if b.events > 0 => {
-                let from = ms(n as i64 * graph.interval_us);
+                let from = ms_tenths(n as i64 * graph.interval_us);
                 response.on_hover_text(tr.fmt(
                     "stats_view.bar",
                     &[

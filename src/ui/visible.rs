@@ -3,36 +3,21 @@
 //! Tool poisoning hides instructions in zero-width spaces, bidirectional overrides and Unicode
 //! tag characters; a terminal or a text widget renders them as nothing at all. Every string the
 //! app shows from a trace goes through here: each such character becomes a visible `\u{…}`
-//! escape, drawn in a warning colour.
+//! escape, drawn in a warning colour. What is hidden and how it is written out are
+//! [`chars`]'s, shared with the diagram's labels and the poisoning excerpts.
 
 use std::borrow::Cow;
 
 use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId};
 
-use crate::analysis::chars;
-
-/// Whether `c` must be escaped to be seen: every control character and everything in the one
-/// table of invisible characters, [`chars::INVISIBLE`] (zero-width, bidirectional, BOM, tags,
-/// soft hyphen, fillers, variation selectors, ...).
-pub fn is_hidden(c: char) -> bool {
-    c.is_control() || chars::is_invisible(c)
-}
+/// Whether a character must be written out to be seen: the one rule, the analysis's.
+pub use crate::analysis::chars::is_hidden;
+use crate::analysis::chars::{self, Spelling};
 
 /// `s` with every hidden character written as `\u{hex}`. Borrowed when there is none.
 pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_hidden) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        if is_hidden(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
+    chars::escape(s, Spelling::Short)
 }
 
 /// How many hidden characters `s` holds.
@@ -67,7 +52,9 @@ pub fn append(
             if start < i {
                 job.append(&s[start..i], 0.0, plain.clone());
             }
-            job.append(&format!("\\u{{{:x}}}", c as u32), 0.0, marked.clone());
+            let mut shown = String::new();
+            chars::push_escaped(&mut shown, c, Spelling::Short);
+            job.append(&shown, 0.0, marked.clone());
             if keep_lines && c == '\n' {
                 job.append("\n", 0.0, plain.clone());
             }

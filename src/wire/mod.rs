@@ -18,6 +18,8 @@
 //!   and what its MCP client did (lists, calls, approvals), read from both APIs' shapes.
 //! - [`redact`]: credential headers and secrets, kept out of traces and logs.
 //! - [`redact_url`]: credentials in URLs and command lines, the same way.
+//! - [`text`]: a cut to N characters with `…`, text on one line, microseconds as
+//!   milliseconds: the small shapes of text every rendering shares.
 //! - [`traceparent`]: W3C trace context in MCP `_meta` (SEP-414).
 
 pub mod api;
@@ -30,4 +32,5 @@ pub mod redact;
 pub mod redact_url;
 pub mod remote;
 pub mod sse;
+pub mod text;
 pub mod traceparent;

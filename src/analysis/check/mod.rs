@@ -24,6 +24,7 @@ use super::pins::PinStore;
 use crate::i18n::{Language, Words};
 use crate::trace::{Event, Kind};
 use crate::wire::remote::StepKind;
+use crate::wire::text::ms_exact;
 
 pub use secrets::find_secret;
 
@@ -395,14 +396,14 @@ pub fn check(
                     &[
                         ("tool", &c.tool),
                         ("seq", &c.seq.to_string()),
-                        ("took", &ms(c.latency_us.unwrap_or_default())),
-                        ("limit", &ms(limit)),
+                        ("took", &ms_exact(c.latency_us.unwrap_or_default())),
+                        ("limit", &ms_exact(limit)),
                     ],
                 ),
             })
             .collect();
         tests.push(test(
-            format!("max-latency {}", ms(limit)),
+            format!("max-latency {}", ms_exact(limit)),
             "trace",
             findings,
         ));
@@ -465,11 +466,6 @@ pub fn check(
         }
     }
     CheckReport { tests }
-}
-
-/// Microseconds as milliseconds for people: `1.5 ms`.
-fn ms(us: i64) -> String {
-    format!("{} ms", us as f64 / 1000.0)
 }
 
 fn test(name: String, group: &str, findings: Vec<Finding>) -> Test {

@@ -18,14 +18,7 @@ const VALUE_LIMIT: usize = 80;
 
 /// A JSON value as a sentence quotes it: compact JSON, cut at [`VALUE_LIMIT`].
 fn quoted(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() > VALUE_LIMIT {
-        let mut cut: String = text.chars().take(VALUE_LIMIT).collect();
-        cut.push('…');
-        cut
-    } else {
-        text
-    }
+    crate::analysis::compare::short(value, VALUE_LIMIT)
 }
 
 /// Names as a sentence lists them: each in backquotes, joined by `, `.

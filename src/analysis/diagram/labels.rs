@@ -2,15 +2,15 @@
 
 mod http;
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
 use super::{Status, Style};
 use crate::analysis::Report;
-use crate::analysis::chars::is_invisible;
+use crate::analysis::chars::{self, Spelling};
 use crate::i18n::{Language, Words};
 use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, ProcessInfo};
+use crate::wire::text::clip;
+pub(super) use crate::wire::text::ms;
 
 /// Longest label, in characters.
 pub(super) const LABEL_CHARS: usize = 60;
@@ -20,26 +20,10 @@ pub(super) const DETAIL_CHARS: usize = 100;
 pub(super) const NAME_CHARS: usize = 40;
 
 /// At most `max_chars` characters of `text` on one line: control characters (newlines, tabs,
-/// escapes) and invisible ones (the table in [`crate::analysis::chars`]) shown as `\u{..}`, and `…` at the end when
-/// something was cut.
+/// escapes) and invisible ones ([`chars::is_hidden`]) written out as `\u{..}`, and `…` at the
+/// end when something was cut.
 pub fn visible(text: &str, max_chars: usize) -> String {
-    let mut out = String::new();
-    for (shown, c) in text.chars().enumerate() {
-        if shown == max_chars {
-            out.push('…');
-            break;
-        }
-        if c.is_control() || is_invisible(c) {
-            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-pub(super) fn ms(us: i64) -> String {
-    format!("{} ms", (us + 500).div_euclid(1000))
+    chars::escape(&clip(text, max_chars), Spelling::Padded).into_owned()
 }
 
 /// The label, detail and status of event `i`'s row in `lang`, without building the whole

@@ -23,6 +23,7 @@ pub use inventory::{Call, Entry, Inventory, Outcome, PRIMITIVES, Server, invento
 use super::canonical::shape_hash;
 use super::compare::{Difference, Ignore, compare};
 use crate::i18n::Said;
+use crate::wire::text::ms_tenths;
 
 /// How two traces are compared.
 #[derive(Debug, Clone)]
@@ -445,11 +446,10 @@ fn calls(a: &Server, b: &Server, options: &DiffOptions, out: &mut TraceDiff) {
             )),
         }
         if let (Some(la), Some(lb)) = (ca.latency_us, cb.latency_us) {
-            let ms = |us: i64| us as f64 / 1000.0;
             let moved = |x: i64, y: i64| {
                 y as f64 > x as f64 * options.latency_ratio && y - x >= options.latency_min_us
             };
-            let detail = Said::plain(format!("{:.1} ms -> {:.1} ms", ms(la), ms(lb)));
+            let detail = Said::plain(format!("{} -> {}", ms_tenths(la), ms_tenths(lb)));
             if moved(la, lb) {
                 let c = change(Some(ca), Some(cb), ChangeKind::Slower, Vec::new(), detail);
                 out.changes.push(c);

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::wire::text;
+
 /// What counts as hidden is decided in one place for the whole crate.
 pub(super) use crate::analysis::chars::is_invisible;
 
@@ -69,14 +71,12 @@ pub(super) fn backticked(text: &str) -> Vec<&str> {
 /// characters (then `…`).
 pub(super) fn quote(text: &str, max: usize) -> String {
     let visible: String = text.chars().filter(|c| !is_invisible(*c)).collect();
-    let one_line = visible.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = text::one_line(&visible);
     if one_line.chars().count() <= max {
         return one_line;
     }
-    let mut out: String = one_line.chars().take(max.saturating_sub(1)).collect();
-    out.truncate(out.trim_end().len());
-    out.push('…');
-    out
+    // The `…` counts: the quote takes at most `max` characters in the sentence.
+    text::clip_words(&one_line, max.saturating_sub(1)).into_owned()
 }
 
 /// Drops the period after a closing quote that already ends with one (`“Done.”.`).

@@ -1,24 +1,15 @@
 //! Excerpts: a finding's characters quoted with what does not show written out.
 
-use crate::analysis::chars::{is_invisible_or_control, is_tag};
+use crate::analysis::chars::{self, Spelling, is_tag};
 use crate::i18n::{Language, Words};
 
 /// `text` with invisible characters written as `\u{...}` and newlines as `\n`.
 pub fn escape(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        push_escaped(&mut out, c);
-    }
-    out
+    chars::escape(text, Spelling::Excerpt).into_owned()
 }
 
-pub(super) fn push_escaped(out: &mut String, c: char) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\t' => out.push_str("\\t"),
-        c if is_invisible_or_control(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
-        c => out.push(c),
-    }
+fn push_escaped(out: &mut String, c: char) {
+    chars::push_escaped(out, c, Spelling::Excerpt);
 }
 
 /// Escapes `chars`, writing a run of more than 4 tag characters as its first and last

@@ -25,6 +25,7 @@ use crate::analysis::Report;
 use crate::analysis::narration::unanswered_reason;
 use crate::i18n::{Language, Words};
 use crate::trace::{Analysis, Channel, Derived, Event, Kind, Lane, Pairing};
+use crate::wire::text::ms;
 
 /// How many characters of a payload a summary line shows.
 const PREVIEW_CHARS: usize = 100;
@@ -192,7 +193,6 @@ impl LaneNames {
 fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
     let arrow = names.arrow(e);
     let actor = names.name(&e.from, &e.to);
-    let ms = |us: i64| format!("{} ms", (us + 500) / 1000);
     let mut s = match d.kind {
         Kind::Request => {
             let mut s = format!("{arrow}  {}", d.method.as_deref().unwrap_or("?"));

@@ -106,22 +106,3 @@ pub(super) fn legend(width: f64) -> (String, f64) {
     }
     (s, y + 12.0)
 }
-
-/// At most `max` characters, `…` when cut.
-pub(super) fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_cuts_on_characters() {
-        assert_eq!(clip("ééééé", 3), "ééé…");
-        assert_eq!(clip("abc", 3), "abc");
-    }
-}

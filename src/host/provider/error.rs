@@ -126,27 +126,11 @@ fn message_suffix(message: &str) -> String {
 /// The first `max` characters of `text` on one line: control characters become spaces,
 /// runs of whitespace one space, and a cut is marked with `…`.
 pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0;
-    let mut space = false;
-    for c in text.chars() {
-        if c.is_control() || c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        let needed = if space { 2 } else { 1 };
-        if count + needed > max {
-            out.push('…');
-            return out;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        out.push(c);
-        count += needed;
-    }
-    out
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|word| !word.is_empty())
+        .collect();
+    crate::wire::text::clip_words(&words.join(" "), max).into_owned()
 }
 
 /// A short description of what an error body says: `error.message` (Anthropic, OpenAI),
