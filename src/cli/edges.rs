@@ -13,8 +13,8 @@ use std::time::Duration;
 use crate::cli::errors::Context as _;
 use crate::i18n::Said;
 
-use crate::tap::paths;
 use crate::tap::recorder::{Recorder, RecorderReport};
+use crate::tap::{paths, runtime};
 use crate::trace::Header;
 
 mod signals;
@@ -34,19 +34,15 @@ pub(super) fn finish_recording(recorder: &Recorder) -> RecorderReport {
     report
 }
 
-/// The async runtime a command runs its I/O on.
+/// The async runtime a command runs its I/O on: a pool.
 pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Runtime::new().within(|| Said::new("cli_error.async_runtime"))
+    runtime::pool(None).within(|| Said::new("cli_error.async_runtime"))
 }
 
 /// A runtime on this thread alone, for a proxy whose every exchange is a few hops between
-/// sockets: each hop stays on one thread instead of waking another (in
-/// `benches/http_proxy_latency.rs` it adds about half the latency of the multi-threaded one).
+/// sockets ([`runtime`] says why).
 pub(super) fn proxy_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .within(|| Said::new("cli_error.async_runtime"))
+    runtime::one_thread().within(|| Said::new("cli_error.async_runtime"))
 }
 
 /// Completes on Ctrl-C, SIGTERM or SIGHUP; listens from its first poll, so it can be made

@@ -203,7 +203,16 @@ impl LiveArgs {
                 recorder.record_note(Lane::Host, Lane::Host, text);
             }
         });
-        let live = Live::start(header.clone(), self.otlp.options(), sender, on_outage)
+        let live = crate::tap::runtime::one_thread()
+            .and_then(|runtime| {
+                Live::start(
+                    header.clone(),
+                    self.otlp.options(),
+                    sender,
+                    runtime,
+                    on_outage,
+                )
+            })
             .within(|| Said::new("cli_error.otlp_thread"))?;
         recorder.add_sink(Box::new(LiveSink(live.queue())));
         tracing::info!("streaming spans to {shown}");

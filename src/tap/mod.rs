@@ -15,6 +15,7 @@
 //! - [`llm_proxy`]: a reverse proxy in front of an LLM API, recording each HTTP exchange.
 //! - [`http_proxy`]: a reverse proxy for MCP over Streamable HTTP, recording each message.
 //! - [`paths`]: where traces and sessions go by default (the data directory).
+//! - [`runtime`]: the async runtimes the crate starts, on one thread or a pool.
 
 mod http_common;
 mod http_exchange;
@@ -24,6 +25,7 @@ pub mod llm_proxy;
 pub mod long_line;
 pub mod paths;
 pub mod recorder;
+pub mod runtime;
 pub mod stdio;
 pub mod wrap;
 

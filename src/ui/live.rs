@@ -131,7 +131,7 @@ fn run_blocking(
     shared: &Mutex<Shared>,
     wake: &(dyn Fn() + Send + Sync),
 ) -> RunStatus {
-    let runtime = match tokio::runtime::Runtime::new() {
+    let runtime = match crate::tap::runtime::pool(None) {
         Ok(rt) => rt,
         Err(e) => {
             let said = Said::new("app.run_runtime").with_said("why", Said::io(&e));

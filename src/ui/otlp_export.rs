@@ -176,9 +176,7 @@ fn export(
                 .map_err(|e| e.to_string())?;
             let shown = endpoint.url.clone();
             let sender = send::Sender::new(endpoint).map_err(|e| e.to_string())?;
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
+            let runtime = crate::tap::runtime::one_thread()
                 .map_err(|e| format!("cannot start the async runtime: {e}"))?;
             runtime.block_on(async {
                 for r in &requests {

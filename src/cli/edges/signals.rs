@@ -108,10 +108,7 @@ mod windows {
     /// Listens now, on a runtime of its own (the console's events come to tokio's handler);
     /// the function returned blocks until the first of them.
     pub(super) fn listen() -> Option<impl FnOnce() -> Option<i32> + Send + 'static> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()?;
+        let runtime = crate::tap::runtime::one_thread().ok()?;
         let signal = {
             let _within = runtime.enter();
             stop_signal()

@@ -106,19 +106,19 @@ pub struct Live {
 }
 
 impl Live {
-    /// Starts the exporter's thread for the recording that starts with `header`.
-    /// `on_outage` is called from that thread, once per outage, with a one-line message.
+    /// Starts the exporter's thread for the recording that starts with `header`, on `runtime`
+    /// (one thread is enough for one connection: `tap::runtime::one_thread`, which this module
+    /// may not use). `on_outage` is called from that thread, once per outage, with a one-line
+    /// message.
     pub fn start(
         header: Header,
         options: Options,
         sender: Sender,
+        runtime: tokio::runtime::Runtime,
         on_outage: Box<dyn Fn(&str) + Send>,
     ) -> std::io::Result<Live> {
         let (tx, rx) = mpsc::channel(QUEUE);
         let (stop, stop_rx) = watch::channel(None);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
         let thread = std::thread::Builder::new()
             .name("otlp-export".into())
             .spawn(move || {

@@ -382,11 +382,7 @@ pub fn replay_http(
     recorder: Rec,
     timeout: Duration,
 ) -> Result<Replayed, ReplayError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(ReplayError::Socket)?;
+    let rt = crate::tap::runtime::pool(Some(2)).map_err(ReplayError::Socket)?;
     let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let proxy = rt
         .block_on(HttpProxy::bind(listen, url, name, recorder.clone()))
