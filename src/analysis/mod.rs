@@ -7,22 +7,48 @@
 //!
 //! # Layout
 //!
-//! - **The report** ([`report`], [`Report`]), computed on load: `llm` (the LLM exchanges),
-//!   `links` (calls joined to `tools/call` by each host's naming rule), `lookup` (its
-//!   indexes), `incremental` (the same for a trace that grows).
-//! - **Pictures as data:** [`diagram`] (lanes, rows, labels), [`narration`] (teaching mode),
-//!   [`explain`] (what each method is), [`sees`] (what the model sees, grouped), [`tokens`].
-//! - **Judgements:** [`doctor`] (why a tool is or is not visible, with [`hosts`], the real
-//!   hosts' profiles), [`conformance`] (schemas), [`definitions`], [`pins`] (rug pulls),
-//!   [`poison`], [`chars`] (invisible characters), [`trace_context`], [`trace_error`] (why a
-//!   file would not open); [`findings`] runs the judgements and files what they found under
-//!   the events it points at.
-//! - **Two traces:** [`diff`], [`align`], [`revisions`], [`replay`] (a replay against its
-//!   recording), [`divergence`] (a re-run model loop), [`compare`] and [`canonical`] (JSON).
-//! - **A trace served again:** [`mock`] (a recorded server's answers, matched to a live
-//!   client's requests).
-//! - **For CI and queries:** [`check`] (rules), [`stats`], [`filter`] (the display-filter
-//!   language).
+//! Pure code over a loaded trace: no I/O and no egui, so the browser build, the exports and
+//! the tests all run it alone. Grouped by what a reader asks of a trace:
+//!
+//! The report, computed once on load ([`report`], [`Report`]), which the views and judgements read:
+//! - `llm`: the LLM exchanges, read from `llm-http` events with [`crate::wire`].
+//! - `links`: each model tool call joined to its `tools/call` by the host's naming rule.
+//! - `lookup`: from an event to its exchange or chain by binary search, not by a scan.
+//! - `incremental`: the report of a growing trace, each append costing only its events.
+//!
+//! Pictures as data, drawn by the app and the exports alike:
+//! - [`diagram`]: lanes, one row per event, labels; the app, SVG and Mermaid draw this one.
+//! - [`narration`]: teaching mode's sentence or two on what an event means.
+//! - [`explain`]: what each MCP method is, in the specification's terms.
+//! - [`sees`]: what the model sees, grouped as a real host builds it, with token costs.
+//! - [`tokens`]: what each tool costs in tokens, as the model got it.
+//! - [`stats`]: counts, errors and latency percentiles, the same in `stats` and the app.
+//!
+//! Judgements, each citing the event that proves it:
+//! - [`doctor`]: why a tool is, or is not, visible to the model.
+//! - [`hosts`]: the real hosts' rules as data (`assets/hosts/`), which the doctor applies.
+//! - [`conformance`]: every message against the MCP JSON Schema of its revision.
+//! - [`definitions`]: each server's tools and instructions, with the hashes pins compare.
+//! - [`pins`]: whether an approved tool's definition changed since (rug pulls).
+//! - [`poison`]: text addressed to the model, or hidden from the person.
+//! - [`chars`]: what does not show, how it is written out, which letters pass for Latin.
+//! - [`trace_context`]: a `traceparent` in `_meta` that is not valid W3C.
+//! - [`trace_error`]: why a file would not open, in each language (`trace` has English).
+//! - [`findings`]: all of the above run once per change, filed under the events they name.
+//!
+//! Two traces, or a trace and a live run:
+//! - [`diff`]: what changed between two recordings of the same servers.
+//! - [`align`]: two traces lined up step by step, for diagrams side by side.
+//! - [`revisions`]: what changes between two protocol revisions of one scenario.
+//! - [`replay`]: a replay's answers against its recording.
+//! - [`divergence`]: where a re-run model loop left its recording.
+//! - [`mock`]: a recorded server's answers, matched to a live client's requests.
+//! - [`compare`]: two JSON values member by member, past what always varies.
+//! - [`canonical`]: one spelling of a JSON value, so a definition hashes the same.
+//!
+//! For CI and queries:
+//! - [`check`]: a saved trace as a CI gate.
+//! - [`filter`]: the display-filter language of the command line and the app.
 
 pub mod align;
 pub mod canonical;

@@ -1,10 +1,10 @@
 //! Reading the few members of a JSON-RPC message that correlation needs, in one pass and
 //! without building a JSON tree.
 //!
-//! Classifying a payload used to parse it into a [`serde_json::Value`] (a map and a string
-//! allocation per member, for every message of a trace) and then look up a dozen members.
-//! These readers walk the same text once and keep only those members, borrowed from the
-//! payload where it has no escapes. Everything else is still parsed (every string, number and
+//! Correlation needs a dozen members of every message of a trace, and a [`serde_json::Value`]
+//! of each would cost a map and a string allocation per member, for every message. These
+//! readers walk the text once and keep only those members, borrowed from the payload where it
+//! has no escapes. Everything else is still parsed (every string, number and
 //! nesting level, through `deserialize_any`), so a payload is valid here exactly when it is a
 //! valid `Value`; a duplicated member keeps its last value, as `Value` does.
 

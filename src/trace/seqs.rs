@@ -2,11 +2,11 @@
 //! by `seq` ([`super::Pairing`]'s `AnsweredBy`, `Answers` and `Cancelled`, a retry's
 //! `retry_of`, a stream's `subscription`, the event that closed an unanswered request).
 //!
-//! It exists because eight places each had their own search, and they disagreed when `seq`s
-//! repeat or go back (a trace file may hold both: the loader warns and keeps every event):
-//! one took the first such event, one the last, one whichever a binary search hit. Now the
-//! analysis keeps one [`Seqs`] and everything that follows a `seq` asks it
-//! ([`Analysis::earlier`], [`Analysis::later`], [`Analysis::index_of`]).
+//! One search, because `seq`s may repeat or go back (a trace file may hold both: the loader
+//! warns and keeps every event), and then the first such event, the last and whichever a
+//! binary search hits are all answers: every reference must get the same one. So the analysis
+//! keeps one [`Seqs`] and everything that follows a `seq` asks it ([`Analysis::earlier`],
+//! [`Analysis::later`], [`Analysis::index_of`]).
 //!
 //! The rule: **the last event with that `seq` at or before the point where the analysis
 //! recorded it**, the one it meant. The analysis reads the events in order and records a `seq`

@@ -1,11 +1,11 @@
 //! One reader per served trace, shared by every page that follows it.
 //!
-//! Each `/events` client used to read, parse and format the whole trace on the async workers
-//! and hold its own copy and its own file descriptors: 200 clients of a 26 MB trace took 4.5
-//! GB, and a few hundred tabs on a session of ten members ran out of descriptors. Here one
-//! thread follows the trace's files (descriptors: one per member, whatever the clients) and
-//! appends each Server-Sent Events message once to a log; a client is a cursor into that log,
-//! so what it costs is the chunk being written to it, also when it never reads. At most
+//! A page must not cost a copy of the trace: a reader, a parse and file descriptors per
+//! `/events` client would take 4.5 GB for 200 clients of a 26 MB trace, and run out of
+//! descriptors at a few hundred tabs on a session of ten members. So one thread follows the
+//! trace's files (descriptors: one per member, whatever the clients) and appends each
+//! Server-Sent Events message once to a log; a client is a cursor into that log, so what it
+//! costs is the chunk being written to it, also when it never reads. At most
 //! [`MAX_CLIENTS`] streams are open at once; one more is answered `503`.
 //!
 //! A trace file replaced under the server (a new `run --trace` over it), or truncated and
