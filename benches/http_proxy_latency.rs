@@ -264,7 +264,7 @@ fn main() {
     let (proxied_none, stop_none) = start_proxy(single(), Arc::clone(&unrecorded));
 
     single().block_on(async {
-        let client = reqwest::Client::builder()
+        let client = sightline::tap::client::http()
             .no_proxy()
             .build()
             .expect("client");

@@ -342,6 +342,7 @@ fn an_rmcp_client_and_server_on_2026_07_28_through_the_proxy() {
     use rmcp::model::{CallToolRequestParams, ProtocolVersion};
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
     use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
     let server_port = free_port();
     let mut server = Command::new(util::bin());
@@ -373,8 +374,11 @@ fn an_rmcp_client_and_server_on_2026_07_28_through_the_proxy() {
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let answer = runtime.block_on(async {
-        let transport =
-            StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{proxy_port}/mcp"));
+        let http = sightline::tap::client::http().build().expect("client");
+        let config = StreamableHttpClientTransportConfig::with_uri(format!(
+            "http://127.0.0.1:{proxy_port}/mcp"
+        ));
+        let transport = StreamableHttpClientTransport::with_client(http, config);
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         };

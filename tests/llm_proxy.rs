@@ -201,7 +201,7 @@ fn llm_proxy_passes_every_shape_through_unchanged_and_records_no_key() {
     let upstream = model.base_url();
     let (proxy, port) = start_proxy(&upstream, &trace);
     let proxied = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::builder()
+    let client = sightline::tap::client::http()
         .no_proxy()
         .build()
         .expect("client");
@@ -327,7 +327,7 @@ fn an_unreachable_upstream_gets_502_and_a_note() {
     let dead = format!("http://127.0.0.1:{}", free_port());
     let (proxy, port) = start_proxy(&dead, &trace);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let client = reqwest::Client::builder()
+    let client = sightline::tap::client::http()
         .no_proxy()
         .build()
         .expect("client");

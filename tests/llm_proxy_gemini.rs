@@ -40,7 +40,7 @@ fn gemini_paths_pass_through_llm_proxy_unchanged_and_are_read() {
     let (proxy, port) = start_proxy(&upstream, &trace);
     // What GOOGLE_GEMINI_BASE_URL is set to: the proxy's root, nothing else.
     let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::builder()
+    let client = sightline::tap::client::http()
         .no_proxy()
         .build()
         .expect("client");

@@ -369,7 +369,7 @@ fn send_all(
     requests: &[opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest],
 ) -> anyhow::Result<Result<(), otlp::send::SendError>> {
     let runtime = super::edges::runtime()?;
-    let sender = otlp::send::Sender::new(endpoint)?;
+    let sender = otlp::send::Sender::new(endpoint, crate::tap::client::http())?;
     Ok(runtime.block_on(async {
         for request in requests {
             sender.send(request).await?;

@@ -195,7 +195,7 @@ impl LiveArgs {
         };
         let endpoint = self.otlp.endpoint_with(Some(url), first)?;
         let shown = endpoint.shown();
-        let sender = Sender::new(endpoint)?;
+        let sender = Sender::new(endpoint, crate::tap::client::http())?;
         let weak: Weak<Recorder> = Arc::downgrade(recorder);
         let on_outage = Box::new(move |text: &str| {
             tracing::warn!("{text}");

@@ -74,7 +74,7 @@ pub(crate) struct Front<'a> {
 /// The client a proxy forwards with: redirects passed back rather than followed, 30 s to
 /// connect, and no system proxy in the way of a loopback upstream.
 pub(crate) fn client_for(host: &str) -> reqwest::Result<reqwest::Client> {
-    let mut builder = reqwest::Client::builder()
+    let mut builder = super::client::http()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(30));
     if is_loopback_host(host) {

@@ -16,7 +16,9 @@
 //! - [`http_proxy`]: a reverse proxy for MCP over Streamable HTTP, recording each message.
 //! - [`paths`]: where traces and sessions go by default (the data directory).
 //! - [`runtime`]: the async runtimes the crate starts, on one thread or a pool.
+//! - [`client`]: the HTTP client every outgoing request starts from, and its TLS back end.
 
+pub mod client;
 mod http_common;
 mod http_exchange;
 pub mod http_proxy;

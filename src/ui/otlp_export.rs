@@ -175,7 +175,8 @@ fn export(
             let endpoint = send::Endpoint::resolve(Some(&url), &headers, protocol, &env)
                 .map_err(|e| e.to_string())?;
             let shown = endpoint.url.clone();
-            let sender = send::Sender::new(endpoint).map_err(|e| e.to_string())?;
+            let sender = send::Sender::new(endpoint, crate::tap::client::http())
+                .map_err(|e| e.to_string())?;
             let runtime = crate::tap::runtime::one_thread()
                 .map_err(|e| format!("cannot start the async runtime: {e}"))?;
             runtime.block_on(async {

@@ -252,8 +252,10 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(endpoint: Endpoint) -> Result<Sender, SendError> {
-        let client = reqwest::Client::builder()
+    /// A sender to `endpoint` through a client made from `client` (`tap::client::http`, which
+    /// this module may not use, so its TLS back end is the rest of the process's).
+    pub fn new(endpoint: Endpoint, client: reqwest::ClientBuilder) -> Result<Sender, SendError> {
+        let client = client
             .timeout(endpoint.timeout)
             .build()
             .map_err(|e| SendError::Config(format!("cannot build the HTTP client: {e}")))?;

@@ -178,7 +178,7 @@ impl Provider {
             value.set_sensitive(is_credential_header(name.as_str()));
             header_map.append(name, value);
         }
-        let mut builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+        let mut builder = crate::tap::client::http().redirect(reqwest::redirect::Policy::none());
         if loopback {
             builder = builder.no_proxy();
         }

@@ -396,7 +396,7 @@ pub fn replay_http(
         },
         Duration::from_secs(1),
     ));
-    let client = reqwest::Client::builder()
+    let client = crate::tap::client::http()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -71,7 +71,7 @@ async fn play(
     conversation.turn += connector_turns(request);
     let tools = request.get("tools").and_then(Value::as_array);
     let declared = remote::declared(request, tools.map_or(&[][..], Vec::as_slice));
-    let http = reqwest::Client::builder()
+    let http = crate::tap::client::http()
         .no_proxy()
         .build()
         .map_err(|e| RequestError::Invalid(format!("the MCP client cannot start: {e}")))?;

@@ -24,7 +24,7 @@ async fn post(
     path: &str,
     body: Vec<u8>,
 ) -> (u16, String, Option<String>, String) {
-    let client = reqwest::Client::new();
+    let client = crate::tap::client::http().build().expect("client");
     let url = format!("{}{path}", model.base_url());
     let response = client
         .post(&url)
@@ -404,7 +404,7 @@ async fn a_request_marked_as_sampling_gets_the_sampling_reply_not_a_script_turn(
         Ok(model) => model,
         Err(error) => panic!("cannot start the scripted model: {error}"),
     };
-    let client = reqwest::Client::new();
+    let client = crate::tap::client::http().build().expect("client");
     for shape in ApiShape::ALL {
         let url = format!(
             "{}{}",

@@ -43,7 +43,7 @@ async fn sse_flows_unbuffered_and_a_client_leaving_mid_stream_is_recorded() {
         .expect("bind");
     let base = format!("http://{}", proxy.local_addr());
     tokio::spawn(proxy.serve(std::future::pending(), Duration::ZERO));
-    let client = reqwest::Client::builder()
+    let client = crate::tap::client::http()
         .no_proxy()
         .build()
         .expect("client");
