@@ -2,11 +2,13 @@
 //! path in `src/**/*.rs` (comments aside) is an edge from the top-level module the file is in to
 //! the one it names. The rules: no cycle between top-level modules; `trace`, `wire`, `servers`
 //! and `i18n` use no other module; nothing but `cli` (and the crate root) uses `ui`. The layers
-//! inside `ui` are `ui_layers`'s.
+//! inside `ui` are `ui_layers`'s; the page's other checkable claims (where `anyhow` and each
+//! kind of `cfg` may be) are `claims`'s.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod claims;
 mod portable;
 mod ui_layers;
 

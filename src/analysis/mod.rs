@@ -34,7 +34,7 @@
 //! - [`chars`]: what does not show, how it is written out, which letters pass for Latin.
 //! - [`trace_context`]: a `traceparent` in `_meta` that is not valid W3C.
 //! - [`trace_error`]: why a file would not open, in each language (`trace` has English).
-//! - [`findings`]: all of the above run once per change, filed under the events they name.
+//! - [`findings`]: the doctor, schemas, poisoning and pins run once, filed by event.
 //!
 //! Two traces, or a trace and a live run:
 //! - [`diff`]: what changed between two recordings of the same servers.
