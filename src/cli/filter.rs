@@ -29,9 +29,5 @@ pub fn parse(text: &str) -> anyhow::Result<Matcher> {
 
 /// Which events `matcher` keeps, index for index.
 pub fn kept(events: &[Event], analysis: &Analysis, matcher: &Matcher) -> Vec<bool> {
-    events
-        .iter()
-        .zip(&analysis.derived)
-        .map(|(e, d)| matcher.matches(e, d))
-        .collect()
+    matcher.keeps(events, &analysis.derived)
 }
