@@ -250,13 +250,43 @@ pub(super) fn read_request(i: usize, e: &Event) -> LlmExchange {
     read_request_with(i, e, &mut LastTools::default())
 }
 
-/// The `tools` parameter of the last request read, by its JSON text: an agent loop sends the
-/// same tools with every request (kilobytes of schemas, most of a request), so a run of
-/// requests parses them once and shares them after.
+/// The `tools` parameters of the last few distinct lists read, by their JSON text and the
+/// shape that read them: an agent loop sends the same tools with every request (kilobytes of
+/// schemas, most of a request), so a run of requests parses each list once and shares it
+/// after. A few, not one: a real host alternates between lists (Claude Code sends one tool
+/// more once a search loaded it, and its first list again at the next prompt), and with one
+/// kept every turn parsed its list again, a copy per request: on a recorded Claude Code
+/// session those copies held as much memory as the trace's own text.
 #[derive(Debug, Default)]
 pub(super) struct LastTools {
-    text: String,
-    entries: Arc<[Value]>,
+    /// The most recently used last; at most [`RECENT_TOOL_LISTS`].
+    recent: Vec<(ApiShape, String, Arc<[Value]>)>,
+}
+
+/// How many distinct `tools` lists [`LastTools`] keeps.
+const RECENT_TOOL_LISTS: usize = 8;
+
+impl LastTools {
+    /// The entries of a list read before as `text` by `shape`, made the most recent.
+    fn get(&mut self, shape: ApiShape, text: &str) -> Option<Arc<[Value]>> {
+        let at = self
+            .recent
+            .iter()
+            .rposition(|(s, t, _)| *s == shape && t == text)?;
+        let hit = self.recent.remove(at);
+        let entries = Arc::clone(&hit.2);
+        self.recent.push(hit);
+        Some(entries)
+    }
+
+    /// Keeps `entries`, read from `text` by `shape`, as the most recent list.
+    fn put(&mut self, shape: ApiShape, text: &str, entries: &Arc<[Value]>) {
+        if self.recent.len() == RECENT_TOOL_LISTS {
+            self.recent.remove(0);
+        }
+        self.recent
+            .push((shape, text.to_string(), Arc::clone(entries)));
+    }
 }
 
 /// A request body: every member as a [`Value`] but `tools`, kept as its JSON text (the last
@@ -305,15 +335,16 @@ fn request_body(
     let Body { members, tools } = serde_json::from_str::<Body<'_>>(text).ok()?;
     let entries = match tools {
         None => Arc::default(),
-        Some(raw) if raw.get() == last.text => Arc::clone(&last.entries),
-        Some(raw) => match serde_json::from_str::<Value>(raw.get()).ok()? {
-            Value::Array(entries) => {
-                let entries: Arc<[Value]> = convert::tool_entries(shape, entries).into();
-                last.text = raw.get().to_string();
-                last.entries = Arc::clone(&entries);
-                entries
-            }
-            _ => Arc::default(),
+        Some(raw) => match last.get(shape, raw.get()) {
+            Some(entries) => entries,
+            None => match serde_json::from_str::<Value>(raw.get()).ok()? {
+                Value::Array(entries) => {
+                    let entries: Arc<[Value]> = convert::tool_entries(shape, entries).into();
+                    last.put(shape, raw.get(), &entries);
+                    entries
+                }
+                _ => Arc::default(),
+            },
         },
     };
     Some((Value::Object(members), entries))

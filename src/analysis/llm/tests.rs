@@ -49,6 +49,38 @@ fn repeated_tools_read_as_each_request_alone() {
     }
 }
 
+/// A host that alternates between a few tool lists (Claude Code: one more tool once a search
+/// loaded it, its first list again at the next prompt) holds each list once, however many
+/// requests carry it; a list read by another API shape is read again, for that shape.
+#[test]
+fn alternating_tool_lists_are_each_held_once() {
+    let lists: Vec<String> = (0..RECENT_TOOL_LISTS)
+        .map(|n| format!(r#"{{"model":"m","tools":[{{"name":"t{n}"}}]}}"#))
+        .collect();
+    let mut last = LastTools::default();
+    let mut read = |shape, body: &str| {
+        request_body(shape, body, &mut last)
+            .map(|(_, entries)| entries)
+            .expect("a body")
+    };
+    let first: Vec<Arc<[Value]>> = lists.iter().map(|b| read(ApiShape::Anthropic, b)).collect();
+    for _ in 0..3 {
+        for (body, held) in lists.iter().zip(&first).rev() {
+            assert!(
+                Arc::ptr_eq(held, &read(ApiShape::Anthropic, body)),
+                "{body}"
+            );
+        }
+    }
+    let other = read(ApiShape::OpenaiChat, &lists[0]);
+    assert!(!Arc::ptr_eq(&first[0], &other));
+    // Past the few kept, the least recently used list is read again.
+    let newer = r#"{"tools":[{"name":"new"}]}"#;
+    read(ApiShape::Anthropic, newer);
+    let again = read(ApiShape::Anthropic, &lists[lists.len() - 1]);
+    assert!(!Arc::ptr_eq(&first[lists.len() - 1], &again));
+}
+
 fn llm_event(seq: u64, from: Lane, to: Lane, url: Option<&str>, body: &str) -> Event {
     let mut e = Event::with_bytes(
         seq,
