@@ -10,6 +10,10 @@
 //! a server sent: tool results, instructions, descriptions, stderr) and the recorded bytes
 //! (the handout's raw messages) are the servers' words and the wire's, not ours, and are
 //! taken out before looking.
+//!
+//! A diagram label's own words are often one word (`result`, `error`, `returns`): each word
+//! of the `label.*` texts that `lang` says otherwise is looked for, whole, in the labels of the
+//! handout's Mermaid diagram, where a label written in code would keep it English.
 
 use std::path::Path;
 use std::process::Command;
@@ -94,6 +98,73 @@ fn ours(lang: Language, scenarios: &[(String, Scenario)]) -> Vec<String> {
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// The single words of our diagram labels (`label.*` texts, cut at their placeholders) that
+/// `lang`'s own labels never use: `result`, `returns`, `error` (Portuguese).
+fn label_words(lang: Language) -> Vec<String> {
+    let strings = Strings::embedded();
+    // A text's literal words: its `{placeholders}` left out.
+    let literal = |text: &str| {
+        let mut out = String::new();
+        let mut inside = false;
+        for c in text.chars() {
+            match c {
+                '{' => inside = true,
+                '}' => inside = false,
+                c if !inside => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let labels = |l| {
+        strings
+            .keys(l)
+            .filter(|k| k.starts_with("label."))
+            .map(|k| literal(strings.get(l, k)))
+            .collect::<Vec<_>>()
+    };
+    let their_labels = labels(lang);
+    let theirs: Vec<&str> = their_labels
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+        .collect();
+    // A label is a few words; the longer texts are details, which the phrases check reads.
+    let ours: Vec<String> = labels(Language::En)
+        .into_iter()
+        .filter(|t| t.split_whitespace().count() <= 3)
+        .collect();
+    let mut out: Vec<String> = ours
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() >= 4 && w.chars().all(|c| c.is_ascii_lowercase()))
+        .filter(|w| !theirs.contains(w))
+        .map(String::from)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The labels of a handout's Mermaid diagram: what follows `: ` on each arrow or note line.
+fn mermaid_labels(handout: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in handout.lines() {
+        if let Some(tag) = line.strip_prefix("```") {
+            inside = !inside && tag == "mermaid";
+            continue;
+        }
+        let arrow = ["->>", "-)", "-x"].iter().any(|a| line.contains(a));
+        if inside
+            && (arrow || line.trim_start().starts_with("Note "))
+            && let Some((_, label)) = line.split_once(": ")
+        {
+            out.push(label.to_string());
+        }
+    }
     out
 }
 
@@ -196,6 +267,15 @@ fn a_portuguese_or_spanish_run_prints_no_english_sentence_of_ours() {
             ours.iter().any(|p| p == "exited code"),
             "the diagram's words"
         );
+        assert!(
+            ours.iter().any(|p| p == "request · tools"),
+            "the LLM rows' words"
+        );
+        let words = label_words(lang);
+        assert!(
+            words.iter().any(|w| w == "result") && words.iter().any(|w| w == "returns"),
+            "a label's single words: {words:?}"
+        );
         for (name, _) in &scenarios {
             let trace = dir.path().join(format!("{name}.{}.jsonl", lang.code()));
             let run = util::run(
@@ -220,6 +300,18 @@ fn a_portuguese_or_spanish_run_prints_no_english_sentence_of_ours() {
                     ours_only(&without_raw(&util::text(&handout.stdout)), &servers),
                 ),
             ];
+            let words = label_words(lang);
+            let handout_text = util::text(&handout.stdout);
+            for label in mermaid_labels(&handout_text) {
+                let label = ours_only(&label, &servers);
+                let whole: Vec<&str> = label.split(|c: char| !c.is_alphanumeric()).collect();
+                for word in words.iter().filter(|w| whole.contains(&w.as_str())) {
+                    found.push(format!(
+                        "{name} {} diagram: {word:?} in {label:?}",
+                        lang.code()
+                    ));
+                }
+            }
             for (what, output) in outputs {
                 for phrase in ours.iter().filter(|p| output.contains(p.as_str())) {
                     let line = output.lines().find(|l| l.contains(phrase.as_str()));
@@ -233,6 +325,15 @@ fn a_portuguese_or_spanish_run_prints_no_english_sentence_of_ours() {
         }
     }
     assert!(found.is_empty(), "English of ours:\n{}", found.join("\n"));
+}
+
+#[test]
+fn mermaid_labels_are_read_from_arrows_and_notes() {
+    let handout = "text: not this\n```mermaid\nsequenceDiagram\n    H->>S1: tools/call get_weather\n    S1-->>H: result tools/call\n    Note over H: spawned x\n```\nH->>S1: outside";
+    assert_eq!(
+        mermaid_labels(handout),
+        ["tools/call get_weather", "result tools/call", "spawned x"]
+    );
 }
 
 #[test]

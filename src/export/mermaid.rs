@@ -74,7 +74,7 @@ pub fn write_in(
         w.write_all(out.as_bytes())?;
         out.clear();
         let row = &d.rows[i];
-        hops(&mut out, d, i, &aliases, true);
+        hops(&mut out, d, i, &aliases, true, words);
         let RowText {
             label,
             detail,
@@ -92,7 +92,7 @@ pub fn write_in(
         let (from, to) = (&aliases[row.from()], &aliases[row.to()]);
         if !row.is_arrow() {
             let _ = writeln!(out, "    Note over {from}: {text}");
-            hops(&mut out, d, i, &aliases, false);
+            hops(&mut out, d, i, &aliases, false, words);
             continue;
         }
         let arrow = match row.style {
@@ -109,7 +109,7 @@ pub fn write_in(
             _ => arrow,
         };
         let _ = writeln!(out, "    {from}{arrow}{to}: {text}");
-        hops(&mut out, d, i, &aliases, false);
+        hops(&mut out, d, i, &aliases, false, words);
     }
     if let (Some(llm), Some(&last)) = (d.llm_lane(), d.server_lanes().last()) {
         let count = d.direct_model_server.to_string();
@@ -128,11 +128,12 @@ pub fn write_in(
     w.write_all(out.as_bytes())
 }
 
-/// The arrows inside row `row`'s exchange ([`Diagram::hops`]): its leads (`lead`, drawn
-/// before the row), or the others (after it).
-fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String], lead: bool) {
+/// The arrows inside row `row`'s exchange ([`Diagram::hops`]) in the language of `words`: its
+/// leads (`lead`, drawn before the row), or the others (after it).
+fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String], lead: bool, words: Words) {
     for hop in d.hops(row).iter().filter(|h| h.lead == lead) {
-        let text = escape(&diagram::visible(&hop.label, LINE_CHARS));
+        let label = hop.label_in(words.lang);
+        let text = escape(&diagram::visible(&label, LINE_CHARS));
         let (from, to) = (&aliases[hop.from], &aliases[hop.to]);
         if hop.from == hop.to {
             let _ = writeln!(out, "    Note over {from}: {text}");

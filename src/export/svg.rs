@@ -190,7 +190,7 @@ pub fn write_in(
         for (line, hop) in d.hop_lines(i) {
             let drawn = hop.row(row.event());
             let text = RowText {
-                label: hop.label.clone(),
+                label: hop.label_in(words.lang),
                 detail: None,
                 problem: None,
             };

@@ -158,7 +158,7 @@ impl Default for HostOptions {
             prefix: Prefix::default(),
             on_invalid_tool: OnInvalidTool::default(),
             deny: Vec::new(),
-            sampling_reply: Text::from(crate::host::scripted::DEFAULT_SAMPLING_REPLY),
+            sampling_reply: Text::ours(crate::host::scripted::SAMPLING_REPLY),
             elicitation: ElicitationAnswer::default(),
             roots: Vec::new(),
             attach_resources: Vec::new(),

@@ -65,9 +65,7 @@ use std::net::SocketAddr;
 
 use serde_json::{Value, json};
 
-pub use script::{
-    DEFAULT_IF_MISSING, NO_MORE_STEPS, NO_RESULT, Script, Step, StopReason, ToolCall,
-};
+pub use script::{IF_MISSING, NO_MORE_STEPS, NO_RESULT, Script, Step, StopReason, ToolCall};
 pub use server::ScriptedModel;
 
 use crate::host::scenario::Text;
@@ -123,8 +121,9 @@ pub fn error_body(shape: ApiShape, error: &RequestError) -> Value {
 
 pub use crate::wire::api::SAMPLING_HEADER;
 
-/// What the scripted model answers a sampling request with when the scenario says nothing.
-pub const DEFAULT_SAMPLING_REPLY: &str = "Here is what the host's model answers the server.";
+/// What the scripted model answers a sampling request with when the scenario says nothing: a
+/// key of `assets/i18n`, said in the run's language.
+pub const SAMPLING_REPLY: &str = "scripted.sampling_reply";
 
 /// The scripted model's answer to `request` in `shape`'s non-streamed response form.
 pub fn respond(script: &Script, shape: ApiShape, request: &Value) -> Result<Value, RequestError> {
@@ -172,19 +171,20 @@ fn answer_in(
         Some(_) => None,
         None => script.steps.get(conversation.turn),
     };
+    let no_result = script.words().get(NO_RESULT);
     let (text, calls, stop) = match step {
         None if sampling.is_some() => (
-            sampling.map(|reply| fill(reply, &conversation.results, None)),
+            sampling.map(|reply| fill(reply, &conversation.results, None, no_result)),
             Vec::new(),
             StopReason::EndTurn,
         ),
         None => (
-            Some(NO_MORE_STEPS.to_string()),
+            Some(script.words().get(NO_MORE_STEPS).to_string()),
             Vec::new(),
             StopReason::EndTurn,
         ),
         Some(Step::Reply { text, stop }) => (
-            Some(fill(text.as_str(), &conversation.results, None)),
+            Some(fill(text.as_str(), &conversation.results, None, no_result)),
             Vec::new(),
             stop.unwrap_or(StopReason::EndTurn),
         ),
@@ -211,8 +211,10 @@ fn answer_in(
                 .find(|(_, f)| **f == Found::Missing);
             match missing {
                 Some((call, _)) => {
-                    let template = if_missing.as_ref().map_or(DEFAULT_IF_MISSING, Text::as_str);
-                    let text = fill(template, &conversation.results, Some(&call.tool));
+                    let template = if_missing
+                        .as_ref()
+                        .map_or(script.words().get(IF_MISSING), Text::as_str);
+                    let text = fill(template, &conversation.results, Some(&call.tool), no_result);
                     (Some(text), Vec::new(), StopReason::EndTurn)
                 }
                 // Load what is only named first; this turn is not a step.

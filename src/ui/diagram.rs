@@ -342,7 +342,7 @@ impl DiagramView {
             }
             for hop in diagram.hops(r) {
                 hover.push_str("\n· ");
-                hover.push_str(&hop.label);
+                hover.push_str(&hop.label_in(store.lang));
             }
             response.on_hover_text(hover);
         }
@@ -441,7 +441,8 @@ impl DiagramView {
                 );
             }
             let top = block_y(pos);
-            self.drawn.extend(hops::paint(&canvas, diagram, r, top));
+            self.drawn
+                .extend(hops::paint(&canvas, diagram, r, top, store.lang));
         }
 
         // The time column stays at the left edge while the rows scroll sideways.

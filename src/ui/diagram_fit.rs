@@ -96,7 +96,7 @@ impl Seen {
             let label_w = measure(&text.label, font.clone());
             self.add(Seen::need(&guess, store, rows.get(pos), label_w));
             for hop in diagram.hops(rows.get(pos)) {
-                let label_w = measure(&hop.label, font.clone());
+                let label_w = measure(&hop.label_in(store.lang), font.clone());
                 self.add(Seen::hop_need(&guess, hop, label_w));
             }
         }

@@ -14,6 +14,7 @@
 
 use super::{Diagram, LaneInfo, LaneKind, Row, Status, Style, visible};
 use crate::analysis::Report;
+use crate::i18n::{Language, Said, Words};
 use crate::trace::{Event, Lane};
 use crate::wire::offered::{CallKind, Kind};
 
@@ -28,14 +29,21 @@ pub struct Hop {
     /// [`Style::Note`] for a step on one lifeline.
     pub style: Style,
     pub status: Status,
-    /// `tools/call get_weather {"location":"Seoul"}`, `result "Sunny, 24°C"`, the user's words.
-    pub label: String,
+    /// `tools/call get_weather {"location":"Seoul"}`, `result "Sunny, 24°C"`, the user's words:
+    /// kept unsaid, so every picture says it in its reader's language ([`Hop::label_in`]).
+    pub label: Said,
     /// Drawn above the row's own arrow, not under it: what happened before its event (the
     /// user's words come before the request that carries them).
     pub lead: bool,
 }
 
 impl Hop {
+    /// The label in `lang`: its own words translated, the protocol's names and what a party
+    /// wrote as they are.
+    pub fn label_in(&self, lang: Language) -> String {
+        self.label.say(Words::of(lang))
+    }
+
     /// The hop as a row of event `event` (the event whose exchange it is inside), to draw.
     pub fn row(&self, event: usize) -> Row {
         Row::new(event, self.from, self.to, self.style, self.status.clone())
@@ -110,7 +118,7 @@ pub(super) fn hops(
                 to: host,
                 style: Style::Request,
                 status: Status::Ok,
-                label: visible(words, WORDS_CHARS),
+                label: Said::plain(visible(words, WORDS_CHARS)),
                 lead: true,
             };
             out.push((x.request, vec![hop]));
@@ -139,7 +147,7 @@ pub(super) fn hops(
                 to: whose,
                 style: Style::Note,
                 status: Status::Ok,
-                label: format!("{}{arguments}", visible(&call.name, WORDS_CHARS)),
+                label: Said::plain(format!("{}{arguments}", visible(&call.name, WORDS_CHARS))),
                 lead: false,
             });
         }

@@ -77,8 +77,9 @@ impl Context<'_> {
     }
 
     /// Event `i`'s row with its words in `lang`: a process's life, a stderr line, the host's
-    /// own notes and a row's secondary words are said in the class's language; a message's
-    /// label is the protocol's own words, and what a party wrote is quoted as it is.
+    /// own notes, a label's own words (`result`, `error`, `request · tools:`) and a row's
+    /// secondary words are said in the class's language; the protocol's names (methods,
+    /// `end_turn`, `isError`) stay, and what a party wrote is quoted as it is.
     pub fn describe_in(&self, i: usize, lang: Language) -> Text {
         let words = Words::of(lang);
         let e = &self.events[i];
@@ -155,10 +156,18 @@ impl Context<'_> {
     }
 
     /// A note's words: what the user and the model said, as said; the host's notes about
-    /// itself (Sightline's English in the trace) as the narration says them in `lang`.
+    /// itself and an elicitation's question and answer (Sightline's English in the trace) as
+    /// the narration says them in `lang`.
     fn note(&self, i: usize, e: &Event, lang: Language) -> String {
-        if lang == Language::En || e.from != Lane::Host || e.to != Lane::Host {
-            return e.text().into_owned();
+        let text = e.text();
+        let host_own = e.from == Lane::Host && e.to == Lane::Host;
+        let elicitation = match (&e.from, &e.to) {
+            (Lane::Host, Lane::User) => text.starts_with("server `"),
+            (Lane::User, Lane::Host) => text.starts_with("the user answers: "),
+            _ => false,
+        };
+        if lang == Language::En || !(host_own || elicitation) {
+            return text.into_owned();
         }
         crate::analysis::narration::narrate(
             self.events,
@@ -201,7 +210,7 @@ impl Context<'_> {
                     Kind::Request => Style::Request,
                     _ => Style::Notification,
                 };
-                (style, message_head(d, false).unwrap_or_default())
+                (style, message_head(d, false, words).unwrap_or_default())
             }
             Kind::Response => {
                 if let Some(us) = d.latency_us() {
@@ -210,7 +219,7 @@ impl Context<'_> {
                 let is_error = method == "tools/call" && tool_result_is_error(e);
                 (
                     Style::Response,
-                    message_head(d, is_error).unwrap_or_default(),
+                    message_head(d, is_error, words).unwrap_or_default(),
                 )
             }
             Kind::Error => {
@@ -222,7 +231,11 @@ impl Context<'_> {
                 if let Some(us) = d.latency_us() {
                     parts.add(ms(us));
                 }
-                (Style::Error, format!("error {code} {message}"))
+                let label = words.fmt(
+                    "label.error",
+                    &[("code", &code.to_string()), ("message", message)],
+                );
+                (Style::Error, label)
             }
             _ => {
                 status = Status::Invalid;
@@ -284,12 +297,20 @@ impl Context<'_> {
     }
 }
 
-/// The label of a request, result or notification row before it is cut: its method and
-/// qualifier, from the analysis alone, and whether a `tools/call` result says `isError`.
-/// `None` for other kinds.
-fn message_head(d: &Derived, is_error: bool) -> Option<String> {
+/// The label of a request, result or notification row before it is cut, in `words`: its
+/// method and qualifier, from the analysis alone, and whether a `tools/call` result says
+/// `isError`. `None` for other kinds.
+fn message_head(d: &Derived, is_error: bool, words: Words) -> Option<String> {
     let method = d.method.as_deref().unwrap_or("?");
-    let with_qualifier = |head: String| match d.detail.as_deref() {
+    // The request a cancellation names is said in the reader's words (`request #5`).
+    let qualifier = match (method, d.detail.as_deref()) {
+        ("notifications/cancelled", Some(q)) => match q.strip_prefix("request #") {
+            Some(seq) => Some(words.fmt("label.cancels", &[("seq", seq)])),
+            None => Some(q.to_string()),
+        },
+        (_, q) => q.map(str::to_string),
+    };
+    let with_qualifier = |head: String| match &qualifier {
         Some(q) => format!("{head} {}", visible(q, NAME_CHARS)),
         None => head,
     };
@@ -297,8 +318,8 @@ fn message_head(d: &Derived, is_error: bool) -> Option<String> {
         Kind::Request | Kind::Notification => Some(with_qualifier(method.to_string())),
         Kind::Response => {
             let mut label = match &d.method {
-                Some(m) => with_qualifier(format!("result {m}")),
-                None => "result".to_string(),
+                Some(m) => with_qualifier(words.fmt("label.result_of", &[("method", m)])),
+                None => words.get("label.result").to_string(),
             };
             if d.input_required {
                 label.push_str(" input_required");
@@ -320,15 +341,15 @@ pub fn has_message_label(e: &Event, d: &Derived) -> bool {
     matches!(d.kind, Kind::Request | Kind::Response | Kind::Notification) && !status_shown
 }
 
-/// The label of a row [`has_message_label`] is true of, from the analysis alone; for the result
-/// of a `tools/call`, as it reads when the result says `isError` or not. What
-/// [`Context::describe`] labels it. Labels repeat across a trace, so a filter can look at each
-/// distinct one once.
-pub fn message_label(d: &Derived, is_error: bool) -> String {
+/// The label of a row [`has_message_label`] is true of, in `words`, from the analysis alone;
+/// for the result of a `tools/call`, as it reads when the result says `isError` or not. What
+/// [`Context::describe_in`] labels it. Labels repeat across a trace, so a filter can look at
+/// each distinct one once.
+pub fn message_label(d: &Derived, is_error: bool, words: Words) -> String {
     let is_error =
         is_error && d.kind == Kind::Response && d.method.as_deref() == Some("tools/call");
     nonempty(visible(
-        &message_head(d, is_error).unwrap_or_default(),
+        &message_head(d, is_error, words).unwrap_or_default(),
         LABEL_CHARS,
     ))
 }

@@ -16,9 +16,9 @@ impl Context<'_> {
             return self.llm_request(n, x, e, words);
         }
         if let Some(x) = self.report.llm_response(i) {
-            return self.llm_response(i, x);
+            return self.llm_response(i, x, words);
         }
-        if let Some(text) = self.sampling(i) {
+        if let Some(text) = self.sampling(i, words) {
             return text;
         }
         // An llm-http event that pairs with nothing: a response without a request, or one
@@ -30,7 +30,7 @@ impl Context<'_> {
         } else {
             (Style::LlmResponse, Status::Ok)
         };
-        let detail = (status == Status::Orphan).then(|| "answers no pending request".to_string());
+        let detail = (status == Status::Orphan).then(|| words.get("row.orphan").to_string());
         Text {
             style,
             status,
@@ -42,16 +42,20 @@ impl Context<'_> {
 
     /// A request the host sent the model for a server's `sampling/createMessage`, or its
     /// answer: labelled as such, never checked as a turn of the loop.
-    fn sampling(&self, i: usize) -> Option<Text> {
+    fn sampling(&self, i: usize, words: Words) -> Option<Text> {
         let x = self.report.sampling_of(i)?;
         let server = x.sampling_for.as_deref().unwrap_or("?");
         let shape = x.shape.map_or("?", |s| s.as_str());
         let (style, label, detail) = if x.request == i {
             (
                 Style::LlmRequest,
-                format!("sampling for {}", visible(server, NAME_CHARS)),
-                format!(
-                    "{shape} request the host sends for server `{server}`'s sampling/createMessage"
+                words.fmt(
+                    "label.sampling_for",
+                    &[("server", &visible(server, NAME_CHARS))],
+                ),
+                words.fmt(
+                    "label.sampling_request",
+                    &[("shape", shape), ("server", server)],
                 ),
             )
         } else {
@@ -59,7 +63,7 @@ impl Context<'_> {
             (
                 Style::LlmResponse,
                 format!("{stop} \"{}\"", visible(&x.text, DETAIL_CHARS)),
-                format!("the model's answer, which the host returns to `{server}`"),
+                words.fmt("label.sampling_answer", &[("server", server)]),
             )
         };
         let status = match x.status {
@@ -86,7 +90,7 @@ impl Context<'_> {
             .map(url_path)
             .or_else(|| x.shape.map(|s| s.path().to_string()))
             .unwrap_or_else(|| "?".into());
-        let label = request_label(&x.tools, &x.tool_results);
+        let label = request_label(&x.tools, &x.tool_results, words);
 
         let mut parts = Parts::default();
         parts.add(format!("{method} {}", visible(&path, NAME_CHARS)));
@@ -94,10 +98,11 @@ impl Context<'_> {
             parts.add(shape.as_str());
         }
         if !x.tools.is_empty() {
-            parts.add(format!("tools: {}", x.tools.join(" ")));
+            parts.add(words.fmt("label.detail_tools", &[("names", &x.tools.join(" "))]));
         }
         if !x.tool_results.is_empty() {
-            parts.add(format!("returns {}", x.tool_results.join(" ")));
+            let ids = x.tool_results.join(" ");
+            parts.add(words.fmt("label.detail_returns", &[("ids", &ids)]));
         }
         let mut status = Status::Ok;
         let mut problem = None;
@@ -132,7 +137,7 @@ impl Context<'_> {
         }
     }
 
-    fn llm_response(&self, i: usize, x: &LlmExchange) -> Text {
+    fn llm_response(&self, i: usize, x: &LlmExchange, words: Words) -> Text {
         let mut status = Status::Ok;
         let mut problem_text = None;
         let failed = x.status.is_some_and(|s| !(200..300).contains(&s));
@@ -142,7 +147,7 @@ impl Context<'_> {
         } else if let Some(problem) = &x.problem {
             status = Status::Problem;
             problem_text = Some(visible(problem, DETAIL_CHARS));
-            "unreadable response".to_string()
+            words.get("label.unreadable").to_string()
         } else if !x.tool_calls.is_empty() {
             let word = match x.shape {
                 Some(ApiShape::Anthropic) => "tool_use",
@@ -178,7 +183,7 @@ impl Context<'_> {
             parts.add(ms(us));
         }
         if x.streamed {
-            parts.add("streamed");
+            parts.add(words.get("label.streamed"));
         }
         for (id, name, _) in &x.tool_calls {
             let chain = self.report.chain_asked(i, id);
@@ -186,22 +191,22 @@ impl Context<'_> {
                 // A tool the host (or the API) runs itself (ToolSearch, a shell): no server
                 // is expected to see it.
                 Some(c) if c.tools_call.is_none() && x.runs_itself(name) => {
-                    parts.add(format!(
-                        "{id}: {name} run by the host itself, no MCP server"
-                    ));
+                    let args = [("id", id.as_str()), ("name", name.as_str())];
+                    parts.add(words.fmt("label.run_by_host", &args));
                 }
                 Some(c) if c.tools_call.is_none() && c.returned_in.is_none() => {
                     if status == Status::Ok {
                         status = Status::Problem;
+                        let args = [("id", id.as_str()), ("name", name.as_str())];
                         problem_text = Some(visible(
-                            &format!("{name} ({id}) was never sent to a server"),
+                            &words.fmt("label.never_sent_problem", &args),
                             DETAIL_CHARS,
                         ));
                     }
-                    parts.add(format!("{id} never sent to a server"));
+                    parts.add(words.fmt("label.never_sent", &[("id", id)]));
                 }
                 Some(c) if c.tools_call.is_none() => {
-                    parts.add(format!("{id}: no tools/call, error returned"));
+                    parts.add(words.fmt("label.error_returned", &[("id", id)]));
                 }
                 _ => parts.add(id.clone()),
             }
@@ -225,19 +230,23 @@ const ANSWER_CHARS: usize = 24;
 /// Longest list of tool names a request's label spells out; more is counted.
 const TOOLS_CHARS: usize = 40;
 
-/// A request's label: the results it returns to the model, else the tools it offers.
-fn request_label(tools: &[String], results: &[String]) -> String {
+/// A request's label, in `words`: the results it returns to the model, else the tools it
+/// offers.
+fn request_label(tools: &[String], results: &[String], words: Words) -> String {
     match results {
-        [one] => format!("returns {} result", visible(one, 14)),
-        [_, ..] => format!("returns {} results", results.len()),
+        [one] => words.fmt("label.returns_one", &[("id", &visible(one, 14))]),
+        [_, ..] => words.fmt(
+            "label.returns_many",
+            &[("count", &results.len().to_string())],
+        ),
         [] => match tools {
-            [] => "request · no tools".to_string(),
+            [] => words.get("label.request_none").to_string(),
             _ => {
                 let names = tools.join(", ");
                 if names.chars().count() <= TOOLS_CHARS {
-                    format!("request · tools: {names}")
+                    words.fmt("label.request_tools", &[("names", &names)])
                 } else {
-                    format!("request · {} tools", tools.len())
+                    words.fmt("label.request_many", &[("count", &tools.len().to_string())])
                 }
             }
         },

@@ -8,6 +8,7 @@
 
 use super::{Hop, LaneInfo, LaneKind, Status, Style, visible};
 use crate::analysis::Report;
+use crate::i18n::Said;
 use crate::trace::Lane;
 use crate::wire::remote::{Problem, StepKind};
 
@@ -64,7 +65,7 @@ pub(super) fn hops(report: &Report, lanes: &[LaneInfo]) -> Vec<(usize, Vec<Hop>)
                 true => Status::Problem,
                 false => Status::Ok,
             };
-            let hop = |from, to, style, label: String| Hop {
+            let hop = |from, to, style, label: Said| Hop {
                 from,
                 to,
                 style,
@@ -75,18 +76,26 @@ pub(super) fn hops(report: &Report, lanes: &[LaneInfo]) -> Vec<(usize, Vec<Hop>)
             let server = lane_of(step.server.as_deref());
             let back = |hops: &mut Vec<Hop>, server: usize| {
                 let (style, label) = match (&step.error, &step.output) {
-                    (Some(error), _) => (Style::Error, format!("error {}", text(error))),
-                    (None, Some(output)) => (Style::Response, format!("result {}", text(output))),
+                    (Some(error), _) => (
+                        Style::Error,
+                        Said::new("label.hop_error").with("text", text(error)),
+                    ),
+                    (None, Some(output)) => (
+                        Style::Response,
+                        Said::new("label.hop_result").with("text", text(output)),
+                    ),
                     (None, None) => return,
                 };
                 hops.push(hop(server, llm, style, label));
             };
             match (step.kind, server) {
                 (StepKind::List, Some(server)) => {
-                    at_response.push(hop(llm, server, Style::Request, "tools/list".into()));
+                    let list = Said::plain("tools/list");
+                    at_response.push(hop(llm, server, Style::Request, list));
                     let label = match &step.error {
-                        Some(error) => format!("error {}", text(error)),
-                        None => format!("result tools/list: {}", text(&step.tools.join(", "))),
+                        Some(error) => Said::new("label.hop_error").with("text", text(error)),
+                        None => Said::new("label.hop_listed")
+                            .with("tools", text(&step.tools.join(", "))),
                     };
                     let style = match step.error {
                         Some(_) => Style::Error,
@@ -95,31 +104,35 @@ pub(super) fn hops(report: &Report, lanes: &[LaneInfo]) -> Vec<(usize, Vec<Hop>)
                     at_response.push(hop(server, llm, style, label));
                 }
                 (StepKind::Call, Some(server)) => {
-                    let label = format!("tools/call {tool}{arguments}");
+                    let label = Said::plain(format!("tools/call {tool}{arguments}"));
                     at_response.push(hop(llm, server, Style::Request, label));
                     back(&mut at_response, server);
                 }
                 (StepKind::ApprovalRequest, _) => {
                     if let Some(host) = host {
-                        let label = format!("mcp_approval_request {tool}{arguments}");
+                        let label = Said::plain(format!("mcp_approval_request {tool}{arguments}"));
                         at_response.push(hop(llm, host, Style::Request, label));
                     }
                 }
                 (StepKind::ApprovalResponse, _) => {
                     if let Some(host) = host {
                         let answer = match step.approved {
-                            Some(true) => "approve",
-                            _ => "refuse",
+                            Some(true) => "label.approve",
+                            _ => "label.refuse",
                         };
-                        let label = format!("mcp_approval_response {answer} {}", step.id);
+                        let label = Said::new("label.approval_response")
+                            .with_said("answer", Said::new(answer))
+                            .with("id", &step.id);
                         at_request.push(hop(host, llm, Style::Response, label));
                     }
                 }
                 // A result without its call, or a step without a server: on the API's lifeline.
                 (StepKind::Result | StepKind::List | StepKind::Call, _) => {
                     let label = match &step.error {
-                        Some(error) => format!("{} error {}", step.at, text(error)),
-                        None => format!("{} result", step.at),
+                        Some(error) => Said::new("label.lone_error")
+                            .with("at", &step.at)
+                            .with("text", text(error)),
+                        None => Said::new("label.lone_result").with("at", &step.at),
                     };
                     let mut lone = hop(llm, llm, Style::Note, label);
                     lone.status = Status::Problem;

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::i18n::Language;
+use crate::i18n::{Language, Words};
 
 /// A text of a scenario: one for every language, or one per language (English required, the
 /// others falling back to it).
@@ -53,6 +53,17 @@ impl Text {
 
     pub fn is_empty(&self) -> bool {
         self.as_str().is_empty()
+    }
+
+    /// Our own words of `key` (`assets/i18n`) in each language: what a scenario says where
+    /// its file writes nothing.
+    pub fn ours(key: &str) -> Text {
+        let get = |lang| Words::of(lang).get(key).to_string();
+        Text::Each {
+            en: get(Language::En),
+            pt: Some(get(Language::Pt)),
+            es: Some(get(Language::Es)),
+        }
     }
 }
 

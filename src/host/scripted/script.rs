@@ -5,17 +5,16 @@ use serde_json::{Map, Value};
 
 use super::ScriptedError;
 use crate::host::scenario::Text;
-use crate::i18n::Language;
+use crate::i18n::{Language, Words};
 
-/// The text a `call` step answers with when one of its tools is not among the request's
-/// `tools` (`{tool}` is the first missing tool's name).
-pub const DEFAULT_IF_MISSING: &str = "I don't have a tool called `{tool}`, so I can't do that.";
-
-/// The text of every answer past the last step.
-pub const NO_MORE_STEPS: &str = "(the script has no more steps)";
-
-/// What `{result}` becomes when the request carries no such tool result.
-pub const NO_RESULT: &str = "(no tool result)";
+/// The model's own words where the script writes none, keys of `assets/i18n` in its
+/// [`Script::lang`]: the answer of a `call` step whose tool is not among the request's `tools`
+/// (`{tool}` is the first missing tool's name), ...
+pub const IF_MISSING: &str = "scripted.if_missing";
+/// ... the answer past the last step, ...
+pub const NO_MORE_STEPS: &str = "scripted.no_more_steps";
+/// ... and what `{result}` becomes when the request carries no such tool result.
+pub const NO_RESULT: &str = "scripted.no_result";
 
 /// The scripted model's steps, one per assistant turn.
 ///
@@ -40,7 +39,7 @@ pub const NO_RESULT: &str = "(no tool result)";
 ///   all answer to `get_weather`), `arguments` a table (default empty) sent as the call's
 ///   input. `say` (optional) is text the model writes before the calls. If any called tool
 ///   is not among the request's `tools`, the model instead answers with the text `if_missing`
-///   (`{tool}` = the first missing tool; default [`DEFAULT_IF_MISSING`]) and ends its turn.
+///   (`{tool}` = the first missing tool; default [`IF_MISSING`]) and ends its turn.
 /// - `reply` (string): the final answer. `{result}` becomes the text of the last tool result
 ///   in the request's last user turn, `{result:N}` the N-th (0-based) of that turn; a result
 ///   that is not there becomes [`NO_RESULT`]. Other braces stay as written.
@@ -50,14 +49,20 @@ pub const NO_RESULT: &str = "(no tool result)";
 ///   `if_missing` answer, which always ends the turn normally.
 ///
 /// `say`, `if_missing` and `reply` are each a string or a table of the class's languages,
-/// `{ en = "...", pt = "...", es = "..." }` ([`Text`]); a run speaks the one chosen.
+/// `{ en = "...", pt = "...", es = "..." }` ([`Text`]); a run speaks the one chosen, and so
+/// do the model's own words where the script writes none ([`IF_MISSING`], [`NO_MORE_STEPS`],
+/// [`NO_RESULT`]).
 ///
 /// Unknown keys, an empty `call`, or a step with both or neither of `call` and `reply` are
-/// errors. Past the last step the model answers [`NO_MORE_STEPS`].
+/// errors. Past the last step the model answers its [`NO_MORE_STEPS`] words.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Script {
     pub steps: Vec<Step>,
+    /// The language of the model's own words ([`Script::words`]): the run's, once
+    /// [`Script::in_language`] chose it.
+    #[serde(skip)]
+    pub lang: Language,
 }
 
 impl Script {
@@ -95,7 +100,14 @@ impl Script {
         });
         Script {
             steps: steps.collect(),
+            lang,
         }
+    }
+
+    /// The words the model says of its own ([`IF_MISSING`], [`NO_MORE_STEPS`],
+    /// [`NO_RESULT`]), in its language.
+    pub fn words(&self) -> Words<'static> {
+        Words::of(self.lang)
     }
 }
 
@@ -263,17 +275,22 @@ impl From<Step> for RawStep {
     }
 }
 
-/// Fills `{result}`, `{result:N}` and (when `tool` is given) `{tool}` in `template`.
-/// Anything else in braces is kept as written.
-pub(super) fn fill(template: &str, results: &[String], tool: Option<&str>) -> String {
+/// Fills `{result}`, `{result:N}` (`missing` where there is no such result) and (when `tool`
+/// is given) `{tool}` in `template`. Anything else in braces is kept as written.
+pub(super) fn fill(
+    template: &str,
+    results: &[String],
+    tool: Option<&str>,
+    missing: &str,
+) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let replacement = after
-            .find('}')
-            .and_then(|close| placeholder(&after[..close], results, tool).map(|r| (r, close)));
+        let replacement = after.find('}').and_then(|close| {
+            placeholder(&after[..close], results, tool, missing).map(|r| (r, close))
+        });
         match replacement {
             Some((text, close)) => {
                 out.push_str(&text);
@@ -289,8 +306,13 @@ pub(super) fn fill(template: &str, results: &[String], tool: Option<&str>) -> St
     out
 }
 
-fn placeholder(name: &str, results: &[String], tool: Option<&str>) -> Option<String> {
-    let found = |r: Option<&String>| r.map_or_else(|| NO_RESULT.to_string(), Clone::clone);
+fn placeholder(
+    name: &str,
+    results: &[String],
+    tool: Option<&str>,
+    missing: &str,
+) -> Option<String> {
+    let found = |r: Option<&String>| r.map_or_else(|| missing.to_string(), Clone::clone);
     match name {
         "result" => Some(found(results.last())),
         "tool" => tool.map(str::to_string),

@@ -52,7 +52,8 @@ impl ScriptedModel {
     /// Binds `addr` (e.g. `127.0.0.1:0` for an ephemeral port) and serves all three shapes
     /// until dropped or shut down. Must be called within a Tokio runtime.
     pub async fn start(script: Script, addr: SocketAddr) -> Result<ScriptedModel, ScriptedError> {
-        Self::start_with_sampling(script, super::DEFAULT_SAMPLING_REPLY.into(), addr).await
+        let reply = script.words().get(super::SAMPLING_REPLY).to_string();
+        Self::start_with_sampling(script, reply, addr).await
     }
 
     /// [`start`](Self::start), answering sampling requests (those the host marks with

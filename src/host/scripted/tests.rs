@@ -83,21 +83,27 @@ fn the_script_parses_from_toml_and_rejects_bad_steps() {
 fn placeholders_fill_from_the_last_round_and_leave_other_braces() {
     let results = vec!["21°C".to_string(), "sunny".to_string()];
     assert_eq!(
-        script::fill("It is {result}.", &results, None),
+        script::fill("It is {result}.", &results, None, "(none)"),
         "It is sunny."
     );
     assert_eq!(
-        script::fill("{result:0} and {result:1}", &results, None),
+        script::fill("{result:0} and {result:1}", &results, None, "(none)"),
         "21°C and sunny"
     );
-    assert_eq!(script::fill("{result:2}", &results, None), NO_RESULT);
-    assert_eq!(script::fill("{result}", &[], None), NO_RESULT);
     assert_eq!(
-        script::fill("{tool} {json} {unclosed", &results, Some("t")),
+        script::fill("{result:2}", &results, None, "(none)"),
+        "(none)"
+    );
+    assert_eq!(script::fill("{result}", &[], None, "(none)"), "(none)");
+    assert_eq!(
+        script::fill("{tool} {json} {unclosed", &results, Some("t"), "(none)"),
         "t {json} {unclosed"
     );
-    assert_eq!(script::fill("{tool}", &results, None), "{tool}");
-    assert_eq!(script::fill("{}{{result}}", &results, None), "{}{sunny}");
+    assert_eq!(script::fill("{tool}", &results, None, "(none)"), "{tool}");
+    assert_eq!(
+        script::fill("{}{{result}}", &results, None, "(none)"),
+        "{}{sunny}"
+    );
 }
 
 #[test]
@@ -228,7 +234,11 @@ fn a_reply_fills_in_the_tool_result_of_each_shape() {
         // The third request is past the script.
         let third = follow_up(shape, &second, &body, &[]);
         let gist = summary(shape, &ok(&script, shape, &third));
-        assert_eq!(gist.text.as_deref(), Some(NO_MORE_STEPS), "{shape:?}");
+        assert_eq!(
+            gist.text.as_deref(),
+            Some("(the script has no more steps)"),
+            "{shape:?}"
+        );
         assert_eq!(gist.stop, stops(shape).0);
     }
 }

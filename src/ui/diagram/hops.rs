@@ -5,20 +5,24 @@
 use super::super::diagram_paint::{Canvas, Drawn};
 use super::DrawnLabel;
 use crate::analysis::diagram::{Diagram, RowText};
+use crate::i18n::Language;
 
-/// Paints the hops of row `row`, whose block starts at screen `top`; returns their labels.
+/// Paints the hops of row `row`, whose block starts at screen `top`, labelled in `lang`;
+/// returns their labels.
 pub(super) fn paint(
     canvas: &Canvas<'_>,
     diagram: &Diagram,
     row: usize,
     top: f32,
+    lang: Language,
 ) -> Vec<DrawnLabel> {
     let event = diagram.rows[row].event();
     let row_h = canvas.geo.row_h;
     let mut drawn = Vec::with_capacity(diagram.hops(row).len());
     for (line, hop) in diagram.hop_lines(row) {
+        let label = hop.label_in(lang);
         let text = RowText {
-            label: hop.label.clone(),
+            label: label.clone(),
             detail: None,
             problem: None,
         };
@@ -26,7 +30,7 @@ pub(super) fn paint(
         let Drawn { rect, elided } = canvas.row(&hop.row(event), &text, false, y, false);
         drawn.push(DrawnLabel {
             event: Some(event),
-            text: hop.label.clone(),
+            text: label,
             rect,
             elided,
         });

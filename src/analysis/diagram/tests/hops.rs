@@ -32,7 +32,7 @@ fn a_recorded_hosts_user_and_own_tools_are_drawn_inside_its_exchanges() {
             to: host,
             style: Style::Request,
             status: Status::Ok,
-            label: "What's the weather in Seoul right now?".into(),
+            label: crate::i18n::Said::plain("What's the weather in Seoul right now?"),
             lead: true,
         }
     );
@@ -43,7 +43,10 @@ fn a_recorded_hosts_user_and_own_tools_are_drawn_inside_its_exchanges() {
         .filter(|h| h.from == host && h.to == host)
         .collect();
     assert_eq!(search.len(), 1, "{all:#?}");
-    assert!(search[0].label.starts_with("ToolSearch {"), "{search:?}");
+    assert!(
+        search[0].label.english().starts_with("ToolSearch {"),
+        "{search:?}"
+    );
     assert!(!search[0].lead);
     let asked = r
         .llm
@@ -53,10 +56,11 @@ fn a_recorded_hosts_user_and_own_tools_are_drawn_inside_its_exchanges() {
     assert!(
         d.hops(response)
             .iter()
-            .any(|h| h.label.starts_with("ToolSearch"))
+            .any(|h| h.label.english().starts_with("ToolSearch"))
     );
     assert!(
-        !all.iter().any(|h| h.label.contains("get_weather {")),
+        !all.iter()
+            .any(|h| h.label.english().contains("get_weather {")),
         "{all:#?}"
     );
     assert_eq!(d.hop_count(), all.len());

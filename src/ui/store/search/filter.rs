@@ -365,10 +365,11 @@ fn shared_label_matches(
 ) -> bool {
     let e = &store.events[i];
     let d = &store.report.rpc.derived[i];
+    let words = crate::i18n::Words::of(store.lang);
     let read = || {
         (
-            needle.in_text(&diagram::message_label(d, false)),
-            needle.in_text(&diagram::message_label(d, true)),
+            needle.in_text(&diagram::message_label(d, false, words)),
+            needle.in_text(&diagram::message_label(d, true, words)),
         )
     };
     let number = number.filter(|&n| n < OWN_FROM);

@@ -182,6 +182,7 @@ impl ByteSets {
 /// The sets of every event (its payload's classes and its label's), its label's number, and the
 /// own labels kept (see [`Made`]).
 pub(super) fn make(events: &[Event], report: &Report, lang: Language) -> Sets {
+    let words = crate::i18n::Words::of(lang);
     // Labels of requests, results and notifications repeat: each distinct one is read once,
     // both as it reads with `isError` and without.
     let mut sets: std::collections::HashMap<LabelKey, (u64, u64, u32)> =
@@ -202,8 +203,8 @@ pub(super) fn make(events: &[Event], report: &Report, lang: Language) -> Sets {
                 .unwrap_or(OWN_LABEL);
             let (plain, flagged, number) = *sets.entry(key).or_insert_with(|| {
                 (
-                    classes(&diagram::message_label(d, false)),
-                    classes(&diagram::message_label(d, true)),
+                    classes(&diagram::message_label(d, false, words)),
+                    classes(&diagram::message_label(d, true, words)),
                     next,
                 )
             });
