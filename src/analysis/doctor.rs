@@ -100,10 +100,13 @@ pub enum Code {
     TooSlowToStart,
     /// The host's own schema validator refuses the tool's `inputSchema`.
     SchemaRefused,
+    /// The tool is on a page of `tools/list` the host does not read (it reads only the
+    /// first); on a server, a `nextCursor` the host never followed.
+    PageNotRead,
 }
 
 impl Code {
-    pub const ALL: [Code; 24] = [
+    pub const ALL: [Code; 25] = [
         Code::VisibleCalled,
         Code::VisibleNotCalled,
         Code::VisibleOnDemand,
@@ -128,6 +131,7 @@ impl Code {
         Code::HiddenByCap,
         Code::TooSlowToStart,
         Code::SchemaRefused,
+        Code::PageNotRead,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -156,6 +160,7 @@ impl Code {
             Code::HiddenByCap => "hidden-by-cap",
             Code::TooSlowToStart => "too-slow-to-start",
             Code::SchemaRefused => "schema-refused",
+            Code::PageNotRead => "page-not-read",
         }
     }
 
@@ -371,9 +376,14 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
-    /// True when every listed and expected tool is visible and every server listed its tools.
+    /// True when every listed and expected tool is visible, every server listed its tools, and
+    /// the host read every page of them.
     pub fn all_visible(&self) -> bool {
-        self.tools.iter().all(|t| t.visible) && !self.servers.iter().any(ServerFinding::failed)
+        self.tools.iter().all(|t| t.visible)
+            && !self
+                .servers
+                .iter()
+                .any(|s| s.failed() || s.code == Some(Code::PageNotRead))
     }
 
     /// The exit status of `sightline doctor`: 0 when [`all_visible`](Self::all_visible), else 1.

@@ -202,6 +202,47 @@ pub struct ListChanged {
     pub support: Support,
 }
 
+/// How much of a paged `tools/list` a host reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reads {
+    /// The first page only: the tools on later pages never reach the model.
+    FirstPage,
+    /// Every page, following `nextCursor`.
+    AllPages,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct Pagination {
+    pub reads: Reads,
+    /// The first version that reads every page (`2.1.144`), when a later one fixed it.
+    pub until: Option<String>,
+}
+
+impl Pagination {
+    /// Whether the host at `version` reads only the first page; `None` when that depends on a
+    /// version not known (none recorded, or one that does not parse).
+    pub fn first_page_only(&self, version: Option<&str>) -> Option<bool> {
+        if self.reads == Reads::AllPages {
+            return Some(false);
+        }
+        let Some(until) = &self.until else {
+            return Some(true);
+        };
+        older(version?, until)
+    }
+}
+
+/// Whether dotted version `a` is older than `b` (`2.1.99` < `2.1.144`); `None` when either
+/// has a part that is not a number (a pre-release tag after `-` is ignored).
+fn older(a: &str, b: &str) -> Option<bool> {
+    let parts = |v: &str| -> Option<Vec<u64>> {
+        let core = v.trim().split(['-', '+']).next().unwrap_or_default();
+        core.split('.').map(|p| p.parse().ok()).collect()
+    };
+    Some(parts(a)? < parts(b)?)
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Timeout {
     pub ms: u64,
@@ -270,6 +311,8 @@ pub struct Profile {
     pub schema: Vec<Fact<SchemaRule>>,
     pub deferral: Option<Fact<Deferral>>,
     pub list_changed: Option<Fact<ListChanged>>,
+    /// How much of a paged `tools/list` it reads.
+    pub pagination: Option<Fact<Pagination>>,
     pub startup_timeout: Option<Fact<Timeout>>,
     pub description_cut: Option<Fact<DescriptionCut>>,
     /// Where its MCP config lives (`wrap --host`).
@@ -298,6 +341,7 @@ impl Profile {
         out.extend(self.schema.iter().map(|f| row("schema", f)));
         out.extend(self.deferral.iter().map(|f| row("deferral", f)));
         out.extend(self.list_changed.iter().map(|f| row("list_changed", f)));
+        out.extend(self.pagination.iter().map(|f| row("pagination", f)));
         out.extend(
             self.startup_timeout
                 .iter()

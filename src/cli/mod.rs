@@ -225,6 +225,11 @@ enum Command {
         /// start: a host's startup timeout can be watched (`doctor --host codex`).
         #[arg(long, value_name = "MS", default_value_t = 0)]
         start_delay_ms: u64,
+        /// List the tools in pages of N (a `nextCursor` on each page but the last), like a
+        /// server with many tools: a host that reads only the first page can be watched
+        /// (`doctor --host claude-code`). hostrules and crowd only.
+        #[arg(long, value_name = "N")]
+        page_size: Option<usize>,
     },
     /// Print a completion script for a shell, so a class's terminals complete commands,
     /// flags and scenario files.
@@ -329,14 +334,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             http,
             listen,
             start_delay_ms,
+            page_size,
         } => {
             std::thread::sleep(std::time::Duration::from_millis(start_delay_ms));
             let runtime = edges::runtime()?;
             if http {
                 let stop = edges::stopped();
-                runtime.block_on(crate::servers::run_http(&name, listen, stop))?;
+                runtime.block_on(crate::servers::run_http(&name, listen, page_size, stop))?;
             } else {
-                runtime.block_on(crate::servers::run_stdio(&name))?;
+                runtime.block_on(crate::servers::run_stdio(&name, page_size))?;
             }
             Ok(ExitCode::SUCCESS)
         }

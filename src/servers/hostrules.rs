@@ -16,6 +16,11 @@
 //!
 //! `crowd` lists [`CROWD`] ordinary tools, more than VS Code's 128, Windsurf's 100, Cursor's 40.
 //!
+//! Either pages its `tools/list` when given a page size ([`HostRules::paged`], `demo-server
+//! crowd --page-size 50`): each page has at most that many tools and a `nextCursor` while more
+//! are left, the cursor being the next tool's index. A host that reads only the first page
+//! (Claude Code before 2.1.144) then never sees the rest.
+//!
 //! Every tool answers a fixed text. The tools are listed by hand: rmcp's tool router would
 //! warn on stderr about the odd names and schemas.
 
@@ -109,23 +114,56 @@ pub fn crowd_tools() -> Vec<Tool> {
         .collect()
 }
 
-/// The rules server (`crowd: false`) or the many-tools one. Stateless.
+/// The rules server (`crowd: false`) or the many-tools one, its list in pages of `page` tools
+/// when set. Stateless.
 #[derive(Debug, Clone, Default)]
 pub struct HostRules {
     crowd: bool,
+    page: Option<usize>,
 }
 
 impl HostRules {
     pub fn new() -> Self {
-        Self { crowd: false }
+        Self::default()
     }
 
     pub fn crowd() -> Self {
-        Self { crowd: true }
+        Self {
+            crowd: true,
+            page: None,
+        }
+    }
+
+    /// The same server, its `tools/list` in pages of `size` tools (`None` or 0: one page).
+    pub fn paged(self, size: Option<usize>) -> Self {
+        Self {
+            page: size.filter(|&n| n > 0),
+            ..self
+        }
     }
 
     fn list(&self) -> Vec<Tool> {
         if self.crowd { crowd_tools() } else { tools() }
+    }
+
+    /// The page that starts at `cursor` (none: the first), and the cursor of the next one.
+    fn page(&self, cursor: Option<&str>) -> Result<(Vec<Tool>, Option<String>), McpError> {
+        let all = self.list();
+        let Some(size) = self.page else {
+            return Ok((all, None));
+        };
+        let start = match cursor {
+            None => 0,
+            // The spec's answer to a cursor the server did not give: invalid params.
+            Some(c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n < all.len())
+                .ok_or_else(|| McpError::invalid_params("invalid cursor", None))?,
+        };
+        let end = start.saturating_add(size).min(all.len());
+        let next = (end < all.len()).then(|| end.to_string());
+        Ok((all[start..end].to_vec(), next))
     }
 }
 
@@ -138,10 +176,13 @@ impl ServerHandler for HostRules {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(tools_result(self.list(), &context))
+        let (tools, next) = self.page(request.as_ref().and_then(|r| r.cursor.as_deref()))?;
+        let mut result = tools_result(tools, &context);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

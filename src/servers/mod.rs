@@ -63,12 +63,18 @@ pub const NAMES: &[&str] = &[
     "crowd",
 ];
 
+/// The servers that page their `tools/list` when given a page size.
+pub const PAGED: &[&str] = &["hostrules", "crowd"];
+
 /// Why a demo server could not be served.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     /// The name is not one of [`NAMES`].
     #[error("unknown demo server `{0}` (known: {known})", known = NAMES.join(", "))]
     Unknown(String),
+    /// A page size for a server that lists its tools in one page.
+    #[error("demo server `{0}` lists its tools in one page (only {paged} take a page size)", paged = PAGED.join(" and "))]
+    NotPaged(String),
     /// The first exchange with the client failed (bad first message, broken pipe).
     #[error("the demo server could not start serving")]
     Start(#[source] Box<ServerInitializeError>),
@@ -84,10 +90,22 @@ pub enum ServerError {
     },
 }
 
-/// Serve the named demo server over this process's stdin/stdout until stdin closes.
+/// `page_size` for a server that cannot page: refused rather than ignored.
+fn check_paging(name: &str, page_size: Option<usize>) -> Result<(), ServerError> {
+    match page_size {
+        Some(_) if NAMES.contains(&name) && !PAGED.contains(&name) => {
+            Err(ServerError::NotPaged(name.to_owned()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Serve the named demo server over this process's stdin/stdout until stdin closes, its
+/// `tools/list` in pages of `page_size` tools when given ([`PAGED`] servers only).
 ///
 /// A client that closes stdin before sending its first request is a normal end, not an error.
-pub async fn run_stdio(name: &str) -> Result<(), ServerError> {
+pub async fn run_stdio(name: &str, page_size: Option<usize>) -> Result<(), ServerError> {
+    check_paging(name, page_size)?;
     match name {
         "weather" => serve_stdio(weather::Weather::new(), "weather").await,
         "tour" => serve_stdio(tour::Tour::new(), "tour").await,
@@ -96,22 +114,30 @@ pub async fn run_stdio(name: &str) -> Result<(), ServerError> {
         "oddnames" => serve_stdio(oddnames::OddNames::new(), oddnames::NAME).await,
         "forecast" => serve_stdio(forecast::Forecast::new(), forecast::NAME).await,
         "media" => serve_stdio(media::Media::new(), media::NAME).await,
-        "hostrules" => serve_stdio(hostrules::HostRules::new(), hostrules::NAME).await,
-        "crowd" => serve_stdio(hostrules::HostRules::crowd(), hostrules::CROWD_NAME).await,
+        "hostrules" => {
+            let server = hostrules::HostRules::new().paged(page_size);
+            serve_stdio(server, hostrules::NAME).await
+        }
+        "crowd" => {
+            let server = hostrules::HostRules::crowd().paged(page_size);
+            serve_stdio(server, hostrules::CROWD_NAME).await
+        }
         other => Err(ServerError::Unknown(other.to_owned())),
     }
 }
 
 /// Serve the named demo server over Streamable HTTP at `http://LISTEN/mcp` until `stop`
-/// completes.
+/// completes, its `tools/list` in pages of `page_size` tools when given.
 pub async fn run_http(
     name: &str,
     listen: std::net::SocketAddr,
+    page_size: Option<usize>,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     if !NAMES.contains(&name) {
         return Err(ServerError::Unknown(name.to_owned()));
     }
+    check_paging(name, page_size)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|source| ServerError::Http {
@@ -121,7 +147,7 @@ pub async fn run_http(
     if let Ok(addr) = listener.local_addr() {
         eprintln!("{name} MCP server running on http://{addr}/mcp");
     }
-    run_http_on(name, listener, stop).await
+    run_paged_http(name, listener, page_size, stop).await
 }
 
 /// [`run_http`] on a listener already bound (its caller knows the port before serving: the
@@ -131,6 +157,17 @@ pub async fn run_http_on(
     listener: tokio::net::TcpListener,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
+    run_paged_http(name, listener, None, stop).await
+}
+
+async fn run_paged_http(
+    name: &str,
+    listener: tokio::net::TcpListener,
+    page_size: Option<usize>,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let rules = move || hostrules::HostRules::new().paged(page_size);
+    let crowd = move || hostrules::HostRules::crowd().paged(page_size);
     match name {
         "weather" => serve_http(weather::Weather::new, listener, stop).await,
         "tour" => serve_http(tour::Tour::new, listener, stop).await,
@@ -139,14 +176,14 @@ pub async fn run_http_on(
         "oddnames" => serve_http(oddnames::OddNames::new, listener, stop).await,
         "forecast" => serve_http(forecast::Forecast::new, listener, stop).await,
         "media" => serve_http(media::Media::new, listener, stop).await,
-        "hostrules" => serve_http(hostrules::HostRules::new, listener, stop).await,
-        "crowd" => serve_http(hostrules::HostRules::crowd, listener, stop).await,
+        "hostrules" => serve_http(rules, listener, stop).await,
+        "crowd" => serve_http(crowd, listener, stop).await,
         other => Err(ServerError::Unknown(other.to_owned())),
     }
 }
 
 async fn serve_http<S: ServerHandler + Send + 'static>(
-    make: fn() -> S,
+    make: impl Fn() -> S + Send + Sync + 'static,
     listener: tokio::net::TcpListener,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {

@@ -294,7 +294,9 @@ where
 
 #[tokio::test]
 async fn unknown_server_name_is_an_error() {
-    let error = super::run_stdio("nope").await.expect_err("unknown name");
+    let error = super::run_stdio("nope", None)
+        .await
+        .expect_err("unknown name");
     assert!(matches!(error, super::ServerError::Unknown(ref name) if name == "nope"));
     assert_eq!(
         error.to_string(),

@@ -347,3 +347,124 @@ fn a_tool_listed_after_list_changed_is_stale_for_codex_only() {
     let d = doctor(&["scenarios/list-changed.toml", "--host", "gemini-cli"]);
     assert!(d.tool("bonus_fact")["visible"] == true, "{}", d.describe());
 }
+
+/// The probe follows every page of `crowd --page-size 50`: each tool's evidence is the result
+/// of its own page. With no Claude Code version recorded, a tool of page 2 or 3 stays visible
+/// (on demand), its detail naming its page's result and the version that would not read it,
+/// its hint the fix.
+#[test]
+fn claude_code_would_not_read_a_later_page_before_2_1_144() {
+    let d = by_host("claude-code", "crowd", &[], &["--page-size", "50"]);
+    assert_eq!(d.status, Some(0), "{}", d.describe());
+    assert_eq!(d.server("crowd")["listed"], 130);
+    let seq = |t: &str| d.tool(t)["seq"].as_u64().unwrap_or_default();
+    let (first, second, third) = (seq("tool_049"), seq("tool_050"), seq("tool_100"));
+    assert!(first < second && second < third, "{first} {second} {third}");
+    assert_eq!(seq("tool_000"), first);
+    for t in ["tool_049", "tool_050", "tool_129"] {
+        d.expect(d.tool(t), "visible-on-demand", |_, i| {
+            is_tools_list_result(&d, i)
+        });
+    }
+    let t = d.tool("tool_050");
+    let detail = t["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(&format!("on page 2 of tools/list (#{second})"))
+            && detail.contains("before 2.1.144")
+            && detail.contains("no version of the host recorded")
+            && detail.contains("changelog 2.1.144, 2026-05-19; confidence high"),
+        "{t}"
+    );
+    let hint = t["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("upgrade Claude Code to 2.1.144"), "{t}");
+    let detail = d.tool("tool_049")["detail"].as_str().unwrap_or_default();
+    assert!(!detail.contains("page"), "{detail}");
+    // The same listing under Codex, which has no such rule: no page said.
+    let d = by_host("codex", "crowd", &[], &["--page-size", "50"]);
+    let detail = d.tool("tool_050")["detail"].as_str().unwrap_or_default();
+    assert!(!detail.contains("page"), "{detail}");
+}
+
+/// A TypeScript SDK client that names itself `claude-code` at VERSION lists the real paging
+/// server behind the real proxy; the trace is then diagnosed with the host recognised.
+fn paging_host(version: &str, all_pages: bool) -> Doctor {
+    util::require_npm_peers();
+    let dir = util::tempdir();
+    let trace = dir.path().join("paged.jsonl");
+    let mut cmd = Command::new("node");
+    cmd.arg(util::peer("paging-host.mjs"))
+        .args(["claude-code", version]);
+    if all_pages {
+        cmd.arg("--all-pages");
+    }
+    cmd.args(["--", util::bin(), "proxy", "--name", "crowd", "--trace"])
+        .arg(&trace)
+        .args([
+            "--",
+            util::bin(),
+            "demo-server",
+            "crowd",
+            "--page-size",
+            "50",
+        ]);
+    let out = util::run(&mut cmd, LIMIT);
+    assert!(out.status.success(), "{}", util::text(&out.stderr));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let want = if all_pages { 130 } else { 50 };
+    assert_eq!(
+        listed["tools"].as_array().map(Vec::len),
+        Some(want),
+        "{listed}"
+    );
+    let trace = trace.display().to_string();
+    let mut d = doctor(&[trace.as_str(), "--lang", "en"]);
+    d._dir = dir;
+    d
+}
+
+/// Claude Code 2.1.100 read one page of 50 and never followed the `nextCursor`: the server's
+/// verdict says so with the page's result as evidence, the version from `clientInfo`, and the
+/// fix; the doctor exits 1. The same session as Claude Code 2.1.150 is not held against it.
+#[test]
+fn a_recorded_claude_code_before_2_1_144_read_only_the_first_page() {
+    let d = paging_host("2.1.100", false);
+    assert_eq!(d.status, Some(1), "{}", d.describe());
+    let s = d.server("crowd");
+    d.expect(s, "page-not-read", |_, i| is_tools_list_result(&d, i));
+    let detail = s["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("Claude Code 2.1.100 (clientInfo, #")
+            && detail.contains("never followed")
+            && detail.contains("(Claude Code: changelog 2.1.144, 2026-05-19"),
+        "{s}"
+    );
+    assert!(
+        s["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("upgrade Claude Code to 2.1.144 or later"),
+        "{s}"
+    );
+    let d = paging_host("2.1.150", false);
+    assert_eq!(d.status, Some(0), "{}", d.describe());
+    assert_eq!(d.server("crowd")["code"], Value::Null, "{}", d.describe());
+}
+
+/// A recorded Claude Code 2.1.100 whose trace holds the later pages too (a client that read
+/// them): each tool of page 2 gets `page-not-read` at its own page's result; page 1 does not.
+#[test]
+fn a_tool_on_a_page_the_recorded_version_does_not_read_is_not_visible() {
+    let d = paging_host("2.1.100", true);
+    assert_eq!(d.status, Some(1), "{}", d.describe());
+    let t = d.tool("tool_050");
+    d.expect(t, "page-not-read", |_, i| is_tools_list_result(&d, i));
+    let second = t["seq"].as_u64().unwrap_or_default();
+    let detail = t["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(&format!("`tool_050` is on page 2 (#{second})"))
+            && detail.contains("Claude Code 2.1.100"),
+        "{t}"
+    );
+    assert!(d.tool("tool_049")["visible"] == true, "{}", d.describe());
+    assert!(d.tool("tool_049")["seq"].as_u64() < Some(second));
+}

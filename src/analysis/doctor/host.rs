@@ -19,9 +19,9 @@ use serde_json::Value;
 use super::session::Server;
 use super::{Basis, Code, Ctx, DoctorOptions, HostChoice, HostUsed, ToolFinding};
 use checks::{Cap, one, withheld};
-use session::{stale, too_slow};
+use session::{paged, stale, too_slow, unfollowed};
 
-use crate::analysis::hosts::{self, Fact, Past, Profile};
+use crate::analysis::hosts::{self, Fact, Past, Profile, Recognised};
 use crate::i18n::Said;
 
 /// One verdict of the profile.
@@ -72,7 +72,9 @@ pub(super) fn judge(
     } else {
         Basis::WouldBe { shape: profile.api }
     };
-    let (verdicts, server_codes) = predict(ctx, profile, servers);
+    // The recorded host, when it is this profile's: its version decides version-bound rules.
+    let seen = hosts::recognise(ctx.events, ctx.report).filter(|r| r.profile.id == profile.id);
+    let (verdicts, server_codes) = predict(ctx, profile, seen.as_ref(), servers);
     for (f, _) in tools.iter_mut() {
         let Some(server) = f.server.clone() else {
             continue;
@@ -193,22 +195,26 @@ fn name_of(tool: &Value) -> &str {
 }
 
 /// The profile's verdict on every listed tool, by (server, tool), and server-level codes.
+/// `seen`: the recorded host, when it is this profile's.
 fn predict(
     ctx: &Ctx,
     p: &Profile,
+    seen: Option<&Recognised>,
     servers: &[Server],
 ) -> (HashMap<(String, String), Verdict>, Vec<ServerCode>) {
     let mut out = HashMap::new();
     let mut server_codes = Vec::new();
     let total: usize = servers
         .iter()
-        .filter_map(|s| s.listing.as_ref().map(|(t, _)| t.len()))
+        .filter_map(|s| s.listing.as_ref().map(|l| l.tools.len()))
         .sum();
     let mut index = 0;
     for (k, s) in servers.iter().enumerate() {
-        let Some((tools, result)) = &s.listing else {
+        let Some(listing) = &s.listing else {
             continue;
         };
+        let tools = &listing.definitions();
+        let result = &listing.result;
         let before = index;
         index += tools.len();
         let put = |out: &mut HashMap<_, _>, tool: &Value, v: Verdict| {
@@ -259,7 +265,10 @@ fn predict(
             continue;
         }
         let stale = stale(ctx, p, &s.name, tools);
-        for (j, tool) in tools.iter().enumerate() {
+        if let Some((code, at, said, hint)) = unfollowed(ctx, p, seen, listing) {
+            server_codes.push((k, code, at, said, hint));
+        }
+        for (j, (tool, listed)) in tools.iter().zip(&listing.tools).enumerate() {
             if let Some((at, said)) = stale
                 .iter()
                 .find(|(n, _)| n == name_of(tool))
@@ -284,7 +293,8 @@ fn predict(
                 count: tools.len(),
                 total,
             };
-            let v = one(p, &s.name, tool, *result, cap);
+            let v = one(p, &s.name, tool, listed.at, cap);
+            let v = paged(ctx, p, seen, listed, v);
             // A host that refuses the whole server past its cap (Windsurf) drops the server:
             // said once, on the server, as well as on each tool.
             let refused = v.said.keys().contains(&"doctor_host.cap_refuse");

@@ -220,6 +220,7 @@ pub fn hint(code: Code, server: &str) -> Said {
         Code::HiddenByCap => "doctor_hint.hidden_by_cap",
         Code::TooSlowToStart => "doctor_hint.too_slow_to_start",
         Code::SchemaRefused => "doctor_hint.schema_refused",
+        Code::PageNotRead => "doctor_host.hint_pages",
         Code::ServerFailedToStart => "doctor_hint.server_failed_to_start",
         Code::ServerCrashed => "doctor_hint.server_crashed",
         Code::HandshakeFailed => "doctor_hint.handshake_failed",

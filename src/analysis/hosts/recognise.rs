@@ -32,6 +32,9 @@ pub struct Recognised {
     pub seq: u64,
     /// What it said: the `clientInfo.name`, the `user-agent`, the host's tool set.
     pub evidence: String,
+    /// The host's version, when its `clientInfo` says it (rules that changed in a version,
+    /// such as Claude Code's pagination, need it).
+    pub version: Option<String>,
 }
 
 fn by_client_name(name: &str) -> Option<&'static Profile> {
@@ -55,18 +58,14 @@ fn by_tools(host: Host) -> Option<&'static Profile> {
     super::find(id)
 }
 
-/// The `clientInfo.name` of a handshake request.
-fn client_name(message: &Value) -> Option<&str> {
+/// The `clientInfo` of a handshake request.
+fn client_info(message: &Value) -> Option<&Value> {
     let params = message.get("params")?;
-    params
-        .pointer("/clientInfo/name")
-        .or_else(|| {
-            params
-                .get("_meta")?
-                .get("io.modelcontextprotocol/clientInfo")?
-                .get("name")
-        })
-        .and_then(Value::as_str)
+    params.get("clientInfo").or_else(|| {
+        params
+            .get("_meta")?
+            .get("io.modelcontextprotocol/clientInfo")
+    })
 }
 
 /// The host the trace shows, if a profile knows it.
@@ -79,14 +78,17 @@ pub fn recognise(events: &[Event], report: &Report) -> Option<Recognised> {
         let Ok(message) = serde_json::from_str::<Value>(&events[i].text()) else {
             continue;
         };
-        if let Some(name) = client_name(&message)
+        let info = client_info(&message);
+        if let Some(name) = info.and_then(|c| c.get("name")).and_then(Value::as_str)
             && let Some(profile) = by_client_name(name)
         {
+            let version = info.and_then(|c| c.get("version")).and_then(Value::as_str);
             return Some(Recognised {
                 profile,
                 by: By::ClientInfo,
                 seq: events[i].seq,
                 evidence: name.to_string(),
+                version: version.map(str::to_string),
             });
         }
     }
@@ -106,6 +108,7 @@ pub fn recognise(events: &[Event], report: &Report) -> Option<Recognised> {
                 by: By::UserAgent,
                 seq: e.seq,
                 evidence: agent,
+                version: None,
             });
         }
         if let Some(host) = x.offered.host
@@ -116,6 +119,7 @@ pub fn recognise(events: &[Event], report: &Report) -> Option<Recognised> {
                 by: By::Tools,
                 seq: e.seq,
                 evidence: host.as_str().to_string(),
+                version: None,
             });
         }
     }

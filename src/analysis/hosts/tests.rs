@@ -129,3 +129,20 @@ fn every_host_says_where_its_config_lives() {
         [Path::new("/home/ana/.codex/config.toml")]
     );
 }
+
+/// Claude Code's pagination rule depends on its version: before 2.1.144 it reads one page;
+/// without a version the answer is not known.
+#[test]
+fn claude_codes_pagination_by_version() {
+    let Some(rule) = find("claude-code").and_then(|p| p.pagination.as_ref()) else {
+        panic!("claude-code has no pagination rule");
+    };
+    let one = |v: Option<&str>| rule.rule.first_page_only(v);
+    assert_eq!(one(Some("2.1.100")), Some(true));
+    assert_eq!(one(Some("2.1.99")), Some(true));
+    assert_eq!(one(Some("2.1.144")), Some(false));
+    assert_eq!(one(Some("2.1.328")), Some(false));
+    assert_eq!(one(Some("2.2.0-beta.1")), Some(false));
+    assert_eq!(one(Some("next")), None);
+    assert_eq!(one(None), None);
+}

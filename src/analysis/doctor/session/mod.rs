@@ -22,10 +22,40 @@ const STDERR_TAIL: usize = 5;
 pub(super) struct Server {
     pub name: String,
     pub finding: ServerFinding,
-    /// The tools of the last listing, and the index of its last page's result.
-    pub listing: Option<(Vec<Value>, usize)>,
+    /// The tools of the last listing, every page joined.
+    pub listing: Option<Listing>,
     /// The `list_changed` notification the host did not act on, with the detail to cite.
     pub stale: Option<(usize, Said)>,
+}
+
+/// A server's last `tools/list`, its pages joined in order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Listing {
+    /// Every tool, with the page and the result that listed it.
+    pub tools: Vec<Listed>,
+    /// The result of each page, in order.
+    pub pages: Vec<usize>,
+    /// The last page's result.
+    pub result: usize,
+    /// Whether the last page still had a `nextCursor` (a page the host never asked for).
+    pub more: bool,
+}
+
+/// One tool of a listing.
+#[derive(Debug, Clone)]
+pub(super) struct Listed {
+    pub tool: Value,
+    /// 0 for the first page.
+    pub page: usize,
+    /// The result that listed it.
+    pub at: usize,
+}
+
+impl Listing {
+    /// The tools' definitions, in order.
+    pub fn definitions(&self) -> Vec<Value> {
+        self.tools.iter().map(|t| t.tool.clone()).collect()
+    }
 }
 
 /// Every server lane of the trace, in order of first appearance.
@@ -308,7 +338,7 @@ impl Session<'_, '_> {
                 if no_tools.is_some() {
                     notes.push(Said::new("doctor_detail.no_tools_capability"));
                 }
-                let (tools, result) = listing.clone().unwrap_or_default();
+                let Listing { tools, result, .. } = listing.clone().unwrap_or_default();
                 let mut detail = Said::new("doctor_detail.listed")
                     .with("count", tools.len())
                     .with("seq", ctx.seq(result));
@@ -322,12 +352,12 @@ impl Session<'_, '_> {
                     finding: self.finding(None, Some(result), detail),
                     listing: listing.clone(),
                     stale: None,
-                }
+                        }
             }
         };
-        server.finding.listed = listing.as_ref().map_or(0, |(t, _)| t.len());
-        if let Some((_, result)) = &listing {
-            server.stale = self.stale(*result);
+        server.finding.listed = listing.as_ref().map_or(0, |l| l.tools.len());
+        if let Some(l) = &listing {
+            server.stale = self.stale(l.result);
             if let (None, Some((at, detail))) = (server.finding.code, &server.stale) {
                 server.finding.code = Some(Code::StaleList);
                 server.finding.seq = Some(ctx.seq(*at));

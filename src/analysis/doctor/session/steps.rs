@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{Server, Session, str_at};
+use super::{Listed, Listing, Server, Session, str_at};
 use crate::analysis::doctor::Code;
 use crate::analysis::doctor::rules;
 use crate::analysis::explain::INITIALIZE_REVISIONS;
@@ -180,9 +180,9 @@ impl Session<'_, '_> {
 
     /// The tools of the last listing: a `tools/list` without a cursor starts one, each page
     /// with a cursor adds to it; a listing none of whose pages was answered does not count.
-    /// Read from the end: a trace that lists its tools again and again has only its last
-    /// listing's messages read.
-    pub(super) fn listing(&self, lists: &[usize]) -> Option<(Vec<Value>, usize)> {
+    /// Each tool keeps its page and the result that listed it. Read from the end: a trace
+    /// that lists its tools again and again has only its last listing's messages read.
+    pub(super) fn listing(&self, lists: &[usize]) -> Option<Listing> {
         let ctx = self.ctx;
         let mut end = lists.len();
         while end > 0 {
@@ -196,16 +196,26 @@ impl Session<'_, '_> {
                 }
                 start -= 1;
             }
-            let mut listing: Option<(Vec<Value>, usize)> = None;
+            let mut listing: Option<Listing> = None;
             for &t in &lists[start..end] {
                 let page = ctx.answer(t).and_then(|r| {
-                    let tools = ctx.json(r)?.pointer("/result/tools")?.as_array()?.clone();
-                    Some((tools, r))
+                    let result = ctx.json(r)?.get("result")?.clone();
+                    let tools = result.get("tools")?.as_array()?.clone();
+                    let more = result.get("nextCursor").is_some_and(|c| !c.is_null());
+                    Some((tools, r, more))
                 });
-                if let Some((tools, r)) = page {
-                    let entry = listing.get_or_insert_with(|| (Vec::new(), r));
-                    entry.0.extend(tools);
-                    entry.1 = r;
+                if let Some((tools, r, more)) = page {
+                    let entry = listing.get_or_insert_with(|| Listing {
+                        result: r,
+                        ..Listing::default()
+                    });
+                    let page = entry.pages.len();
+                    entry.pages.push(r);
+                    entry
+                        .tools
+                        .extend(tools.into_iter().map(|tool| Listed { tool, page, at: r }));
+                    entry.result = r;
+                    entry.more = more;
                 }
             }
             if listing.is_some() {

@@ -64,7 +64,11 @@ impl Judging {
         };
         let lists: Vec<(String, Vec<Value>)> = servers
             .iter()
-            .filter_map(|s| s.listing.as_ref().map(|(t, _)| (s.name.clone(), t.clone())))
+            .filter_map(|s| {
+                s.listing
+                    .as_ref()
+                    .map(|l| (s.name.clone(), l.definitions()))
+            })
             .collect();
         let catalog = Catalog::build(basis.shape(), &lists, &CatalogOptions::default());
         super::rules::prepare_schema_check();
@@ -105,8 +109,9 @@ impl Judging {
         let mut left = count;
         while let Some(server) = self.servers.get_mut(self.server) {
             let listed = server.listing.as_ref();
-            match listed.and_then(|(tools, result)| Some((tools.get(self.tool)?, *result))) {
-                Some((tool, result)) => {
+            match listed.and_then(|l| l.tools.get(self.tool)) {
+                Some(listed) => {
+                    let (tool, result) = (&listed.tool, listed.at);
                     if left == 0 {
                         return false;
                     }
@@ -371,7 +376,7 @@ fn expected(
     }
     let latest = servers
         .iter()
-        .filter_map(|s| s.listing.as_ref().map(|(_, r)| *r))
+        .filter_map(|s| s.listing.as_ref().map(|l| l.result))
         .max();
     let lower = name.to_lowercase();
     let mean = tools
