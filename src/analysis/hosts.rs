@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::wire::api::ApiShape;
-use crate::wire::offered::naming::Scheme;
+use crate::wire::offered::naming::{Named, Pass, Scheme};
 
 mod recognise;
 
@@ -320,9 +320,15 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// The name the model sees `server`'s `tool` under.
+    /// The name the model sees `server`'s `tool` under, the server seen alone.
     pub fn model_name(&self, server: &str, tool: &str) -> String {
         self.naming.rule.scheme.model_name(server, tool)
+    }
+
+    /// The names the host gives the tools of `servers` seen together, in the order it starts
+    /// them (VS Code numbers a prefix another server's label took first).
+    pub fn pass(&self, servers: &[Named]) -> Pass {
+        Pass::new(self.naming.rule.scheme, servers)
     }
 
     /// Every rule's source line: `(rule, note, source, date, confidence)`, for `--host list`

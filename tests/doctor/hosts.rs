@@ -468,3 +468,55 @@ fn a_tool_on_a_page_the_recorded_version_does_not_read_is_not_visible() {
     assert!(d.tool("tool_049")["visible"] == true, "{}", d.describe());
     assert!(d.tool("tool_049")["seq"].as_u64() < Some(second));
 }
+
+/// VS Code names the servers of a session together. The same demo server configured twice
+/// (`weather` and `weather-eu`, both announcing `weather`) gives colliding prefixes: the first
+/// keeps `mcp_weather_`, the second gets `mcp_weather2_`, `renamed-by-host`, its detail naming
+/// the server that took the prefix first and citing VS Code's rule. Codex, which prefixes by
+/// the config's key, gives no number.
+#[test]
+fn vscode_numbers_the_second_server_whose_prefix_collides() {
+    let dir = util::tempdir();
+    let scenario = dir.path().join("twice.toml");
+    let text = "title = \"The same server twice\"\nprompt = \"What's the weather in Porto?\"\n\n\
+                [[servers]]\nname = \"weather\"\nbuiltin = \"weather\"\n\n\
+                [[servers]]\nname = \"weather-eu\"\nbuiltin = \"weather\"\n\n\
+                [[script]]\nreply = \"Fine.\"\n";
+    std::fs::write(&scenario, text).expect("write the scenario");
+    let path = scenario.display().to_string();
+    let d = doctor(&[path.as_str(), "--host", "vscode"]);
+    let of = |server: &str| {
+        d.records
+            .iter()
+            .find(|r| r["record"] == "tool" && r["server"] == server)
+            .unwrap_or_else(|| panic!("no tool of {server}:\n{}", d.describe()))
+    };
+    let (first, second) = (of("weather"), of("weather-eu"));
+    assert_eq!(first["host_name"], "mcp_weather_get_weather", "{first}");
+    assert_eq!(second["host_name"], "mcp_weather2_get_weather", "{second}");
+    assert_ne!(first["code"], "renamed-by-host", "{first}");
+    d.expect(second, "renamed-by-host", |_, i| {
+        is_tools_list_result(&d, i)
+    });
+    let detail = second["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("server `weather` took that prefix first")
+            && detail.contains("gets `mcp_weather2_`")
+            && detail.contains("McpPrefixGenerator.take"),
+        "{second}"
+    );
+    assert!(
+        second["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("mcp_weather2_get_weather"),
+        "{second}"
+    );
+    let d = doctor(&[path.as_str(), "--host", "codex"]);
+    let second = d
+        .records
+        .iter()
+        .find(|r| r["record"] == "tool" && r["server"] == "weather-eu")
+        .unwrap_or_else(|| panic!("{}", d.describe()));
+    assert_eq!(second["host_name"], "mcp__weather-eu__get_weather");
+}

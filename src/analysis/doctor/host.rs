@@ -23,6 +23,7 @@ use session::{paged, stale, too_slow, unfollowed};
 
 use crate::analysis::hosts::{self, Fact, Past, Profile, Recognised};
 use crate::i18n::Said;
+use crate::wire::offered::naming::{Named, Pass};
 
 /// One verdict of the profile.
 struct Verdict {
@@ -74,12 +75,20 @@ pub(super) fn judge(
     };
     // The recorded host, when it is this profile's: its version decides version-bound rules.
     let seen = hosts::recognise(ctx.events, ctx.report).filter(|r| r.profile.id == profile.id);
-    let (verdicts, server_codes) = predict(ctx, profile, seen.as_ref(), servers);
+    let named: Vec<Named> = servers
+        .iter()
+        .map(|s| Named {
+            server: &s.name,
+            announced: s.announced.as_deref(),
+        })
+        .collect();
+    let pass = profile.pass(&named);
+    let (verdicts, server_codes) = predict(ctx, profile, &pass, seen.as_ref(), servers);
     for (f, _) in tools.iter_mut() {
         let Some(server) = f.server.clone() else {
             continue;
         };
-        f.host_name = Some(profile.model_name(&server, &f.tool));
+        f.host_name = Some(pass.model_name(&server, &f.tool));
         let Some(v) = verdicts.get(&(server, f.tool.clone())) else {
             continue;
         };
@@ -199,6 +208,7 @@ fn name_of(tool: &Value) -> &str {
 fn predict(
     ctx: &Ctx,
     p: &Profile,
+    pass: &Pass,
     seen: Option<&Recognised>,
     servers: &[Server],
 ) -> (HashMap<(String, String), Verdict>, Vec<ServerCode>) {
@@ -293,7 +303,7 @@ fn predict(
                 count: tools.len(),
                 total,
             };
-            let v = one(p, &s.name, tool, listed.at, cap);
+            let v = one(p, pass, &s.name, tool, listed.at, cap);
             let v = paged(ctx, p, seen, listed, v);
             // A host that refuses the whole server past its cap (Windsurf) drops the server:
             // said once, on the server, as well as on each tool.

@@ -130,6 +130,78 @@ fn every_host_says_where_its_config_lives() {
     );
 }
 
+/// VS Code names the servers together, in the order it starts them: a second server whose
+/// label (its announced name, else its config key) collides gets `2` in its prefix, cut one
+/// character more so the prefix stays at most 18; others keep theirs.
+#[test]
+fn vscode_numbers_a_prefix_another_server_took_first() {
+    use crate::wire::offered::naming::Named;
+    let Some(vscode) = find("vscode") else {
+        panic!("no vscode profile");
+    };
+    let servers = [
+        Named {
+            server: "weather",
+            announced: Some("weather"),
+        },
+        Named {
+            server: "weather-eu",
+            announced: Some("weather"),
+        },
+        Named {
+            server: "forecast",
+            announced: None,
+        },
+        Named {
+            server: "Weather Service Europe",
+            announced: None,
+        },
+        Named {
+            server: "Weather service US",
+            announced: None,
+        },
+    ];
+    let pass = vscode.pass(&servers);
+    let names: Vec<String> = servers
+        .iter()
+        .map(|s| pass.model_name(s.server, "get.weather"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp_weather_get_weather",
+            "mcp_weather2_get_weather",
+            "mcp_forecast_get_weather",
+            "mcp_weather_servi_get_weather",
+            "mcp_weather_serv2_get_weather",
+        ]
+    );
+    assert_eq!(pass.numbered("weather"), None);
+    assert_eq!(
+        pass.numbered("weather-eu"),
+        Some(("mcp_weather2_", "weather"))
+    );
+    assert_eq!(
+        pass.numbered("Weather service US"),
+        Some(("mcp_weather_serv2_", "Weather Service Europe"))
+    );
+    assert!(
+        names
+            .iter()
+            .all(|n| n.find("_get").is_some_and(|at| at <= 18))
+    );
+    // Other hosts name each server on its own.
+    let Some(codex) = find("codex") else {
+        panic!("no codex profile");
+    };
+    let pass = codex.pass(&servers);
+    assert_eq!(
+        pass.model_name("weather-eu", "get_weather"),
+        "mcp__weather-eu__get_weather"
+    );
+    assert_eq!(pass.numbered("weather-eu"), None);
+}
+
 /// Claude Code's pagination rule depends on its version: before 2.1.144 it reads one page;
 /// without a version the answer is not known.
 #[test]

@@ -9,8 +9,10 @@
 //!   that does not start with a letter or `_` given one; over 63 characters, the first 30,
 //!   `...`, the last 30.
 //! - VS Code (Copilot): `mcp_` + the lower-cased server label (`[^a-z0-9_.-]+` made `_`, the
-//!   prefix at most 18 characters) + the tool name (characters outside `[A-Za-z0-9_-]` made
-//!   `_`), dots made `_`, the whole cut to 64 (`mcpServer.ts`, `McpTool`, `McpPrefixGenerator`).
+//!   prefix at most 18 characters; the label is the name the server announces, else its
+//!   config key; a second server with the same label gets `2`, a third `3`) + the tool name
+//!   (characters outside `[A-Za-z0-9_-]` made `_`), dots made `_`, the whole cut to 64
+//!   (`mcpServer.ts`, `McpTool`, `McpPrefixGenerator`). [`Pass`] names the servers together.
 //! - Sightline's own host: the tool's name, `<server>__<tool>` on a collision, or sanitized.
 //!
 //! [`Scheme`] names each host's rule, so a host profile (`assets/hosts/*.toml`) refers to the
@@ -152,31 +154,153 @@ impl Scheme {
     }
 }
 
-/// VS Code's prefix for a server label: `mcp_` + the label lower-cased with runs outside
-/// `[a-z0-9_.-]` made `_`, cut so the prefix with its `_` is at most 18 characters. (A second
-/// server with the same prefix gets `2`, `3`... before the `_`; one server is assumed here.)
-pub fn vscode_prefix(server: &str) -> String {
-    let mut label = String::new();
+/// The longest prefix VS Code gives a server's tools, `mcp_` and the closing `_` included
+/// (`McpToolName.MaxPrefixLen`).
+const VSCODE_PREFIX_MAX: usize = 18;
+
+/// VS Code's safe form of a server label: lower-cased, runs outside `[a-z0-9_.-]` made `_`,
+/// cut so that `mcp_` + it + `_` is at most 18 characters. Two labels with the same safe form
+/// collide.
+fn vscode_label(label: &str) -> String {
+    let mut safe = String::new();
     let mut run = false;
-    for c in server.to_lowercase().chars() {
+    for c in label.to_lowercase().chars() {
         if c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c) {
-            label.push(c);
+            safe.push(c);
             run = false;
         } else if !run {
-            label.push('_');
+            safe.push('_');
             run = true;
         }
     }
-    let label: String = label.chars().take(18 - "mcp_".len() - 1).collect();
-    format!("mcp_{label}_")
+    safe.chars()
+        .take(VSCODE_PREFIX_MAX - "mcp_".len() - 1)
+        .collect()
+}
+
+/// VS Code's prefix for a server label that no other server's label collides with:
+/// `mcp_` + [`vscode_label`] + `_`.
+pub fn vscode_prefix(server: &str) -> String {
+    format!("mcp_{}_", vscode_label(server))
+}
+
+/// VS Code's prefixes for servers' labels, in the order it starts the servers
+/// (`McpPrefixGenerator.take`): the first server with a safe label gets `mcp_<label>_`, the
+/// second `mcp_<label>2_`, the third `mcp_<label>3_`, the label cut one character more for
+/// each digit so the prefix stays at most 18 characters.
+pub fn vscode_prefixes<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken: std::collections::HashMap<String, usize> = Default::default();
+    labels
+        .into_iter()
+        .map(|label| {
+            let safe = vscode_label(label);
+            let index = taken.entry(safe.clone()).or_default();
+            *index += 1;
+            let suffix = match *index {
+                1 => "_".to_string(),
+                n => format!("{n}_"),
+            };
+            let keep = VSCODE_PREFIX_MAX - "mcp_".len() - suffix.len();
+            format!(
+                "mcp_{}{suffix}",
+                safe.chars().take(keep).collect::<String>()
+            )
+        })
+        .collect()
 }
 
 /// VS Code's name for a tool: [`vscode_prefix`] + the tool name with characters outside
 /// `[A-Za-z0-9_-]` made `_`, dots made `_`, cut to 64.
 pub fn vscode_name(server: &str, tool: &str) -> String {
+    vscode_prefixed(&vscode_prefix(server), tool)
+}
+
+/// [`vscode_name`] under a prefix already given (one of [`vscode_prefixes`]).
+pub fn vscode_prefixed(prefix: &str, tool: &str) -> String {
     let tool = map_chars(tool, openai_char);
-    let name = format!("{}{tool}", vscode_prefix(server)).replace('.', "_");
+    let name = format!("{prefix}{tool}").replace('.', "_");
     name.chars().take(64).collect()
+}
+
+/// One server as a naming pass sees it: its name in the host's config (the trace's lane) and
+/// the name it announced in its handshake (`serverInfo.title`, else `.name`), if any.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub server: &'a str,
+    pub announced: Option<&'a str>,
+}
+
+/// A host's names for every server's tools, the servers seen together: VS Code's prefix
+/// depends on the servers started before (a second server whose label collides gets `2`), and
+/// on the name a server announces (VS Code prefers it to the config's key). Other schemes name
+/// each server on its own.
+#[derive(Debug, Clone)]
+pub struct Pass {
+    scheme: Scheme,
+    /// VS Code: each server, its prefix, and the server that took the unnumbered one.
+    prefixes: Vec<(String, String, Option<String>)>,
+}
+
+impl Pass {
+    /// The pass of `scheme` over `servers`, in the order the host starts them.
+    pub fn new(scheme: Scheme, servers: &[Named]) -> Pass {
+        let prefixes = match scheme {
+            Scheme::Vscode => {
+                let label = |n: &Named| n.announced.unwrap_or(n.server).to_string();
+                let labels: Vec<String> = servers.iter().map(label).collect();
+                let given = vscode_prefixes(labels.iter().map(String::as_str));
+                servers
+                    .iter()
+                    .zip(&labels)
+                    .zip(given)
+                    .map(|((n, l), prefix)| {
+                        // The first server whose label is the same safe label.
+                        let first = servers
+                            .iter()
+                            .zip(&labels)
+                            .find(|(_, other)| vscode_label(other) == vscode_label(l))
+                            .map(|(m, _)| m.server.to_string())
+                            .filter(|m| m != n.server);
+                        (n.server.to_string(), prefix, first)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        Pass { scheme, prefixes }
+    }
+
+    fn prefix(&self, server: &str) -> Option<&str> {
+        self.prefixes
+            .iter()
+            .find(|(s, _, _)| s == server)
+            .map(|(_, p, _)| p.as_str())
+    }
+
+    /// The name the model sees `server`'s `tool` under.
+    pub fn model_name(&self, server: &str, tool: &str) -> String {
+        match self.prefix(server) {
+            Some(prefix) => vscode_prefixed(prefix, tool),
+            None => self.scheme.model_name(server, tool),
+        }
+    }
+
+    /// The name with the host's prefix and nothing else changed ([`Scheme::prefixed`]).
+    pub fn prefixed(&self, server: &str, tool: &str) -> String {
+        match self.prefix(server) {
+            Some(prefix) => format!("{prefix}{tool}"),
+            None => self.scheme.prefixed(server, tool),
+        }
+    }
+
+    /// When `server`'s prefix is numbered because an earlier server's label collides: its
+    /// prefix, and that earlier server.
+    pub fn numbered(&self, server: &str) -> Option<(&str, &str)> {
+        self.prefixes
+            .iter()
+            .find(|(s, _, _)| s == server)
+            .and_then(|(_, p, first)| Some((p.as_str(), first.as_deref()?)))
+    }
 }
 
 /// The rule by which `name` (called inside `namespace`, if any) names `server`'s `tool`.

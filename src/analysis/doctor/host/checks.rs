@@ -9,6 +9,7 @@ use crate::analysis::doctor::rules::{name_rule, provider_name, suggest_name, too
 use crate::analysis::hosts::{self, Applies, DeferDefault, Fact, Past, Profile, Refuses};
 use crate::i18n::Said;
 use crate::wire::convert;
+use crate::wire::offered::naming::Pass;
 
 /// Where a tool stands against a host's tool cap: its place among every server's tools.
 #[derive(Clone, Copy)]
@@ -21,10 +22,18 @@ pub(super) struct Cap {
     pub(super) total: usize,
 }
 
-/// The verdict on one tool of a server the host keeps.
-pub(super) fn one(p: &Profile, server: &str, tool: &Value, at: usize, cap: Cap) -> Verdict {
+/// The verdict on one tool of a server the host keeps, named by the host's `pass` over every
+/// server.
+pub(super) fn one(
+    p: &Profile,
+    pass: &Pass,
+    server: &str,
+    tool: &Value,
+    at: usize,
+    cap: Cap,
+) -> Verdict {
     let name = name_of(tool);
-    let api = p.model_name(server, name);
+    let api = pass.model_name(server, name);
     let verdict = |code, said: Said, hint: Said| Verdict {
         code,
         at,
@@ -86,7 +95,19 @@ pub(super) fn one(p: &Profile, server: &str, tool: &Value, at: usize, cap: Cap) 
     {
         return v;
     }
-    if api != p.naming.rule.scheme.prefixed(server, name) {
+    if let Some((prefix, first)) = pass.numbered(server) {
+        let said = Said::new("doctor_host.numbered")
+            .with("host", &p.name)
+            .with("api", &api)
+            .with("name", name)
+            .with("server", server)
+            .with("prefix", prefix)
+            .with("first", first)
+            .with_said("cite", cite(p, &p.naming));
+        let hint = Said::new("doctor_hint.renamed_by_host").with("a", &api);
+        return verdict(Code::RenamedByHost, said, hint);
+    }
+    if api != pass.prefixed(server, name) {
         let said = Said::new("doctor_host.renamed")
             .with("host", &p.name)
             .with("api", &api)

@@ -26,6 +26,8 @@ pub(super) struct Server {
     pub listing: Option<Listing>,
     /// The `list_changed` notification the host did not act on, with the detail to cite.
     pub stale: Option<(usize, Said)>,
+    /// The name it announced in its handshake: `serverInfo.title`, else `.name`.
+    pub announced: Option<String>,
 }
 
 /// A server's last `tools/list`, its pages joined in order.
@@ -162,6 +164,7 @@ impl Session<'_, '_> {
             finding,
             listing: None,
             stale: None,
+            announced: None,
         }
     }
 
@@ -352,10 +355,16 @@ impl Session<'_, '_> {
                     finding: self.finding(None, Some(result), detail),
                     listing: listing.clone(),
                     stale: None,
-                        }
+                    announced: None,
+                }
             }
         };
         server.finding.listed = listing.as_ref().map_or(0, |l| l.tools.len());
+        server.announced = after.and_then(|r| {
+            let info = ctx.json(r)?.pointer("/result/serverInfo")?.clone();
+            let named = |k: &str| info.get(k)?.as_str().filter(|t| !t.is_empty());
+            named("title").or_else(|| named("name")).map(str::to_string)
+        });
         if let Some(l) = &listing {
             server.stale = self.stale(l.result);
             if let (None, Some((at, detail))) = (server.finding.code, &server.stale) {
