@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use egui_kittest::kittest::Queryable;
 use sightline::ui::{Command, Language, SightlineApp};
 
 use crate::ui_app::record;
@@ -25,14 +26,35 @@ fn scenarios() -> Vec<String> {
     names
 }
 
-/// What is wrong with the labels drawn in the last frame, if anything.
+/// What is wrong with the labels drawn in the last frame, if anything: a label cut, one
+/// left of the view, or two that overlap. An activation bar and its latency count as labels,
+/// with two exceptions: two bars may touch (one request's ending where the next one's
+/// begins), and a note over the bar's own lifeline covers it, as UML's `note over` does (a
+/// server's stderr while it answers).
 fn faults(app: &SightlineApp, what: &str) -> Vec<String> {
     let (drawn, clip) = app.drawn_labels();
+    let diagram = &app.store().diagram;
+    let row = |d: &sightline::ui::diagram::DrawnLabel| {
+        let row = &diagram.rows[diagram.row_of_event(d.event?)?];
+        Some(match d.bar {
+            true => (row.to(), true),
+            false => (row.from(), row.is_arrow()),
+        })
+    };
+    // A note, and a bar on the same lane.
+    let covers = |a: &sightline::ui::diagram::DrawnLabel,
+                  b: &sightline::ui::diagram::DrawnLabel| {
+        match (row(a), row(b)) {
+            (Some((la, false)), Some((lb, true))) => !a.bar && b.bar && la == lb,
+            _ => false,
+        }
+    };
     let mut faults = Vec::new();
     for (k, d) in drawn.iter().enumerate() {
-        let name = match d.event {
-            Some(e) => format!("{what}: row of event {e} {:?}", d.text),
-            None => format!("{what}: lane title {:?}", d.text),
+        let name = match (d.event, d.bar) {
+            (Some(e), true) => format!("{what}: activation bar of event {e} {:?}", d.text),
+            (Some(e), false) => format!("{what}: row of event {e} {:?}", d.text),
+            (None, _) => format!("{what}: lane title {:?}", d.text),
         };
         if d.elided {
             faults.push(format!("{name} is cut"));
@@ -40,9 +62,11 @@ fn faults(app: &SightlineApp, what: &str) -> Vec<String> {
         if d.rect.left() < clip.left() - 0.5 {
             faults.push(format!("{name} runs left of the view ({:?})", d.rect));
         }
-        for other in &drawn[k + 1..] {
+        let others = drawn[k + 1..].iter().filter(|o| !(o.bar && d.bar));
+        for other in others.filter(|o| !covers(d, o) && !covers(o, d)) {
             if d.rect.shrink(0.5).intersects(other.rect.shrink(0.5)) {
-                faults.push(format!("{name} overlaps {:?}", other.text));
+                let bar = if other.bar { "activation bar " } else { "" };
+                faults.push(format!("{name} overlaps {bar}{:?}", other.text));
             }
         }
     }
@@ -291,5 +315,79 @@ fn the_app_shows_everything_mermaid_shows() {
         missing.is_empty(),
         "not drawn by the app:\n{}",
         missing.join("\n")
+    );
+}
+
+/// A laptop's or projector's screen (1280x720, 1280x800) outside Present, both panels shown,
+/// for every shipped scenario in the three languages. A diagram wider than its view scrolls
+/// sideways rather than cutting labels, and then the header's right edge names how many lanes
+/// lie beyond it: one click on that marker brings the last lane whole into view. No label is
+/// cut or overlaps another or an activation bar.
+#[test]
+fn a_small_screen_shows_every_lane_or_says_where_it_is() {
+    let dir = util::tempdir();
+    let mut faults_seen = Vec::new();
+    let (mut whole, mut scrolled) = (0, 0);
+    for scenario in scenarios() {
+        let trace = record(dir.path(), &scenario);
+        for lang in [Language::En, Language::Pt, Language::Es] {
+            for size in [egui::vec2(1280.0, 720.0), egui::vec2(1280.0, 800.0)] {
+                let mut app = SightlineApp::from_trace(&trace).expect("open trace");
+                app.apply(Command::SetLanguage(lang));
+                let mut h = util::harness_sized(app, size);
+                h.run_steps(12);
+                let what = format!("{scenario} {lang:?} {}x{}", size.x, size.y);
+                faults_seen.extend(faults(h.state(), &what));
+                let lanes = h.state().store().diagram.lanes.len();
+                let in_view = |h: &egui_kittest::Harness<'_, SightlineApp>| {
+                    let (drawn, clip) = h.state().drawn_labels();
+                    drawn
+                        .iter()
+                        .filter(|d| d.event.is_none() && d.rect.right() <= clip.right() + 0.5)
+                        .count()
+                };
+                let marker = format!("▶ {}", lanes - in_view(&h));
+                if in_view(&h) == lanes {
+                    whole += 1;
+                    continue;
+                }
+                scrolled += 1;
+                match h.query_by_label(&marker) {
+                    None => faults_seen.push(format!(
+                        "{what}: {} of {lanes} lanes in view and no {marker:?} at the edge",
+                        in_view(&h)
+                    )),
+                    Some(button) => {
+                        button.click();
+                        h.run_steps(6);
+                        // Scrolled right, the first lanes' labels run left of the view.
+                        let scrolled = faults(h.state(), &format!("{what} scrolled"));
+                        faults_seen
+                            .extend(scrolled.into_iter().filter(|f| !f.contains("runs left")));
+                        let (drawn, clip) = h.state().drawn_labels();
+                        let beyond = drawn
+                            .iter()
+                            .filter(|d| d.event.is_none() && d.rect.right() > clip.right() + 0.5)
+                            .count();
+                        let marked =
+                            (1..=lanes).any(|k| h.query_by_label(&format!("▶ {k}")).is_some());
+                        if beyond > 0 || marked {
+                            faults_seen.push(format!(
+                                "{what}: after {marker}, {beyond} titles still beyond the edge, marker left: {marked}"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "at 1280 px: {whole} diagrams whole beside both panels, {scrolled} scrolled by their marker"
+    );
+    assert!(
+        faults_seen.is_empty(),
+        "{} faults:\n{}",
+        faults_seen.len(),
+        faults_seen.join("\n")
     );
 }

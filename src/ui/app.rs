@@ -284,7 +284,8 @@ impl SightlineApp {
             .resizable(true)
             .default_size(300.0)
             .show(ui, |ui| {
-                ui.horizontal(|ui| {
+                // The tabs wrap rather than widen the panel past its size.
+                ui.horizontal_wrapped(|ui| {
                     ui.selectable_value(&mut self.tab, Tab::Inspector, tr.get("panel.inspector"));
                     ui.selectable_value(
                         &mut self.tab,

@@ -21,6 +21,7 @@ use super::theme::Palette;
 use crate::analysis::diagram::{RowText, Style};
 use crate::i18n::Words;
 
+mod edges;
 mod hops;
 mod keys;
 
@@ -39,6 +40,8 @@ pub struct DiagramView {
     /// Scroll offset and viewport height of last frame.
     last_offset_y: f32,
     last_view_h: f32,
+    /// A horizontal scroll offset to go to on the next frame (a click on a header's edge).
+    scroll_x: Option<f32>,
     /// What the labels seen so far need of the layout.
     seen: Seen,
     /// The labels drawn last frame, for checks that none is cut or overlaps another.
@@ -57,6 +60,7 @@ impl Default for DiagramView {
             hovered: None,
             last_offset_y: 0.0,
             last_view_h: 400.0,
+            scroll_x: None,
             seen: Seen::default(),
             drawn: Vec::new(),
             clip: Rect::NOTHING,
@@ -135,6 +139,9 @@ impl DiagramView {
         if let Some(offset) = self.reveal_offset(store, rows, &lines, geo.row_h) {
             area = area.vertical_scroll_offset(offset);
         }
+        if let Some(x) = self.scroll_x.take() {
+            area = area.horizontal_scroll_offset(x);
+        }
         let total_h = lines.total() as f32 * geo.row_h + geo.row_h * 2.0;
         let lesson = tr.fmt(
             "diagram.host_in_middle",
@@ -183,9 +190,16 @@ impl DiagramView {
                 text: titles[lane].clone(),
                 rect,
                 elided,
+                bar: false,
             });
         }
         canvas.lesson(header_rect, &lesson);
+        // Where the rows are seen: the header is wider by the vertical scroll bar.
+        let seen = header_rect.with_max_x(self.clip.right().min(header_rect.right()));
+        let edge = (seen, canvas.dx);
+        if let Some(x) = edges::markers(ui, &geo, &titles, edge, tr) {
+            self.scroll_x = Some(x);
+        }
         painter.text(
             pos2(header_rect.left() + 6.0, header_rect.center().y),
             egui::Align2::LEFT_CENTER,
@@ -400,15 +414,18 @@ impl DiagramView {
             } else {
                 palette.lifeline
             };
-            paint::activation(
-                &painter,
-                x,
-                y0,
-                y1,
-                color,
-                // The detail's first part: the latency (`14 ms`).
-                latency.as_deref().and_then(|d| d.split(", ").next()),
-            );
+            // The detail's first part: the latency (`14 ms`).
+            let latency = latency.as_deref().and_then(|d| d.split(", ").next());
+            let (bar, label) = paint::activation(&painter, x, y0, y1, color, latency);
+            for (rect, text) in [(Some(bar), ""), (label, latency.unwrap_or_default())] {
+                self.drawn.extend(rect.map(|rect| DrawnLabel {
+                    event: Some(row.event()),
+                    text: text.to_string(),
+                    rect,
+                    elided: false,
+                    bar: true,
+                }));
+            }
         }
 
         for pos in first..last {
@@ -428,6 +445,7 @@ impl DiagramView {
                 text: text.label.clone(),
                 rect,
                 elided,
+                bar: false,
             });
             let marks = store.findings.marks(row.event());
             if !marks.is_empty() {

@@ -1,6 +1,7 @@
 //! What the diagram's lanes must make room for: the widest label seen between each pair of
 //! lanes ([`Seen`], measured from the rows in view only), and what was drawn last frame
-//! ([`DrawnLabel`]), which the checks that no label is cut or overlaps another read.
+//! ([`DrawnLabel`]), which the checks that no label is cut or overlaps another label or an
+//! activation bar read.
 
 use egui::{Rect, Ui};
 
@@ -19,6 +20,8 @@ pub struct DrawnLabel {
     pub rect: Rect,
     /// Cut with `…` to fit.
     pub elided: bool,
+    /// An activation bar with its latency (`text`), not a label: no label may cross it.
+    pub bar: bool,
 }
 
 /// The widest label seen between each pair of lanes and on each lane, since the trace, the

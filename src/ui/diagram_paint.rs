@@ -144,15 +144,29 @@ impl Geometry {
     /// How much room an arrow of row `row` needs for a label `label_w` wide (cut at
     /// [`Geometry::label_max`]): MCP arrows meet the host at its client, right of its lifeline.
     pub fn arrow_need(&self, row: &Row, mcp: bool, label_w: f32) -> Need {
-        let client = [row.from(), row.to()]
-            .iter()
-            .any(|&l| mcp && Some(l) == self.host);
+        let at_host = [row.from(), row.to()].iter().any(|&l| Some(l) == self.host);
+        let client = (mcp && at_host) || self.label_inset(row, mcp) > 0.0;
         let width =
             label_w.min(self.label_max) + LABEL_MARGIN + if client { self.client_dx } else { 0.0 };
         Need::Arrow {
             from: row.from(),
             to: row.to(),
             width,
+        }
+    }
+
+    /// How far right of an arrow's left end its label starts: an arrow of the host's own
+    /// (to the model) leaves the host's lifeline, and its label keeps right of the MCP
+    /// client's lifeline beside it, whose activation bar (a sampling request waiting on the
+    /// model) it would cross.
+    pub fn label_inset(&self, row: &Row, mcp: bool) -> f32 {
+        let host_left = self
+            .host
+            .is_some_and(|h| row.from().min(row.to()) == h && row.from() != row.to());
+        if !mcp && host_left {
+            self.client_dx
+        } else {
+            0.0
         }
     }
 
@@ -293,7 +307,8 @@ impl Canvas<'_> {
                 Stroke::NONE,
             ));
         }
-        let span = (x1 - x0).abs();
+        let inset = geo.label_inset(row, mcp);
+        let span = (x1 - x0).abs() - inset;
         let room = (span - 12.0).min(geo.label_max);
         let (shown, elided) = match &text.detail {
             Some(d) if emphasis => {
@@ -307,7 +322,7 @@ impl Canvas<'_> {
         };
         let galley = one_line(painter, &shown, font, color, room);
         let elided = elided || (galley.elided && shown.len() == text.label.len());
-        let left = x0.min(x1);
+        let left = x0.min(x1) + inset;
         let pos = pos2(
             left + (span - galley.size().x) / 2.0,
             mid - galley.size().y - 1.0,
@@ -458,7 +473,8 @@ impl Canvas<'_> {
     }
 }
 
-/// A request's activation bar on the receiver's lifeline, from the request to its response.
+/// A request's activation bar on the receiver's lifeline, from the request to its response,
+/// with its `label` right of it; returns where the bar and the label went.
 pub fn activation(
     painter: &Painter,
     x: f32,
@@ -466,7 +482,7 @@ pub fn activation(
     y1: f32,
     color: Color32,
     label: Option<&str>,
-) {
+) -> (Rect, Option<Rect>) {
     let rect = Rect::from_min_max(pos2(x - 3.0, y0), pos2(x + 3.0, y1));
     painter.rect_filled(rect, CornerRadius::same(1), color.gamma_multiply(0.35));
     painter.rect_stroke(
@@ -475,15 +491,16 @@ pub fn activation(
         Stroke::new(1.0, color),
         StrokeKind::Inside,
     );
-    if let Some(label) = label {
+    let label = label.map(|label| {
         painter.text(
             pos2(x + 6.0, (y0 + y1) / 2.0),
             Align2::LEFT_CENTER,
             label,
             FontId::proportional(11.0),
             color,
-        );
-    }
+        )
+    });
+    (rect, label)
 }
 
 /// The time of a row, `+1.234s`, or `+12.3 ms` in the first second.

@@ -33,6 +33,7 @@ pub(super) fn paint(
             text: label,
             rect,
             elided,
+            bar: false,
         });
     }
     drawn
