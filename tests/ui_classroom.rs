@@ -110,7 +110,9 @@ fn presentation_mode_is_in_the_view_menu() {
     h.get_by_label(&text("menu.view")).click();
     h.run();
     h.get_by_label_contains(&text("present.menu")).click();
-    h.run();
+    // Presenting fits its scale to the screen over a few frames (the diagram's width is
+    // measured as it is drawn), so this waits for frames rather than for a still one.
+    h.run_steps(8);
     assert!(h.state().presenting());
     assert!(h.state().replay().active);
 }
