@@ -33,10 +33,10 @@ pub(super) fn markers(
     let mut scroll = None;
     let size = vec2(44.0, header.height() - 8.0);
     let edges = [
-        (&after, header.right() - size.x - 2.0, "▶"),
-        (&before, left_edge + 2.0, "◀"),
+        (&after, header.right() - size.x - 2.0, true),
+        (&before, left_edge + 2.0, false),
     ];
-    for (lanes, left, arrow) in edges {
+    for (lanes, left, right) in edges {
         let (Some(&first), Some(&last)) = (lanes.first(), lanes.last()) else {
             continue;
         };
@@ -44,7 +44,7 @@ pub(super) fn markers(
         let names: Vec<&str> = lanes.iter().map(|&i| titles[i].as_str()).collect();
         let names = names.join(", ");
         let hover = tr.fmt("diagram.lanes_beyond", &[("lanes", &names)]);
-        let text = format!("{arrow} {}", lanes.len());
+        let text = format!("{} {}", if right { "▶" } else { "◀" }, lanes.len());
         if ui
             .put(rect, Button::new(text))
             .on_hover_text(hover)
@@ -52,9 +52,9 @@ pub(super) fn markers(
         {
             // The far lane's box brought whole into view, from the side it was beyond.
             let view = header.right() - left_edge;
-            let to = match arrow {
-                "▶" => geo.lane_x[last] + geo.box_w[last] / 2.0 + 8.0 - TIME_W - view,
-                _ => geo.lane_x[first] - geo.box_w[first] / 2.0 - 8.0 - TIME_W,
+            let to = match right {
+                true => geo.lane_x[last] + geo.box_w[last] / 2.0 + 8.0 - TIME_W - view,
+                false => geo.lane_x[first] - geo.box_w[first] / 2.0 - 8.0 - TIME_W,
             };
             scroll = Some(to.max(0.0));
         }
