@@ -6,17 +6,19 @@
 
 use std::sync::Arc;
 
+mod bars;
+
 use egui::epaint::{PathShape, PathStroke};
 use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use egui::{
-    Align2, Color32, CornerRadius, FontId, Galley, Painter, Rect, Shape, Stroke, StrokeKind, pos2,
-    vec2,
+    Color32, CornerRadius, FontId, Galley, Painter, Rect, Shape, Stroke, StrokeKind, pos2, vec2,
 };
 
 use super::theme::{self, Palette};
 use crate::analysis::diagram::layout::{self, Need};
 use crate::analysis::diagram::{Diagram, LaneKind, Row, RowText, Style};
 use crate::trace::Channel;
+pub use bars::activation;
 
 /// Width of the time column at the left.
 pub const TIME_W: f32 = 70.0;
@@ -471,36 +473,6 @@ impl Canvas<'_> {
         self.painter
             .rect_filled(rect, 0.0, self.palette.lesson.gamma_multiply(0.06));
     }
-}
-
-/// A request's activation bar on the receiver's lifeline, from the request to its response,
-/// with its `label` right of it; returns where the bar and the label went.
-pub fn activation(
-    painter: &Painter,
-    x: f32,
-    y0: f32,
-    y1: f32,
-    color: Color32,
-    label: Option<&str>,
-) -> (Rect, Option<Rect>) {
-    let rect = Rect::from_min_max(pos2(x - 3.0, y0), pos2(x + 3.0, y1));
-    painter.rect_filled(rect, CornerRadius::same(1), color.gamma_multiply(0.35));
-    painter.rect_stroke(
-        rect,
-        CornerRadius::same(1),
-        Stroke::new(1.0, color),
-        StrokeKind::Inside,
-    );
-    let label = label.map(|label| {
-        painter.text(
-            pos2(x + 6.0, (y0 + y1) / 2.0),
-            Align2::LEFT_CENTER,
-            label,
-            FontId::proportional(11.0),
-            color,
-        )
-    });
-    (rect, label)
 }
 
 /// The time of a row, `+1.234s`, or `+12.3 ms` in the first second.
