@@ -276,6 +276,10 @@ fn a_portuguese_or_spanish_run_prints_no_english_sentence_of_ours() {
             words.iter().any(|w| w == "result") && words.iter().any(|w| w == "returns"),
             "a label's single words: {words:?}"
         );
+        assert!(
+            words.iter().any(|w| w == "invalid") && words.iter().any(|w| w == "empty"),
+            "an invalid line's and an empty label's words: {words:?}"
+        );
         for (name, _) in &scenarios {
             let trace = dir.path().join(format!("{name}.{}.jsonl", lang.code()));
             let run = util::run(
@@ -293,36 +297,122 @@ fn a_portuguese_or_spanish_run_prints_no_english_sentence_of_ours() {
             let handout = util::export(&trace, "handout", &["--md", "--lang", lang.code()]);
             assert!(handout.status.success(), "{}", util::text(&handout.stderr));
             let servers = server_words(&trace);
-            let outputs = [
-                ("stdout", ours_only(&util::text(&run.stdout), &servers)),
-                (
-                    "handout",
-                    ours_only(&without_raw(&util::text(&handout.stdout)), &servers),
-                ),
-            ];
-            let words = label_words(lang);
-            let handout_text = util::text(&handout.stdout);
-            for label in mermaid_labels(&handout_text) {
-                let label = ours_only(&label, &servers);
-                let whole: Vec<&str> = label.split(|c: char| !c.is_alphanumeric()).collect();
-                for word in words.iter().filter(|w| whole.contains(&w.as_str())) {
-                    found.push(format!(
-                        "{name} {} diagram: {word:?} in {label:?}",
-                        lang.code()
-                    ));
-                }
-            }
-            for (what, output) in outputs {
-                for phrase in ours.iter().filter(|p| output.contains(p.as_str())) {
-                    let line = output.lines().find(|l| l.contains(phrase.as_str()));
-                    found.push(format!(
-                        "{name} {} {what}: {phrase:?} in {:?}",
-                        lang.code(),
-                        line.unwrap_or_default()
-                    ));
-                }
-            }
+            let outputs = [("stdout", util::text(&run.stdout))];
+            let handout = util::text(&handout.stdout);
+            let theirs = (ours.as_slice(), words.as_slice());
+            look(
+                &format!("{name} {}", lang.code()),
+                theirs,
+                &outputs,
+                &handout,
+                &servers,
+                &mut found,
+            );
         }
+    }
+    assert!(found.is_empty(), "English of ours:\n{}", found.join("\n"));
+}
+
+/// Looks for English of ours in what one run printed (`outputs`, each named) and in its
+/// handout (`handout`, in Markdown): our phrases ([`ours`]) anywhere but in the raw messages,
+/// and a label's single words ([`label_words`]) in the Mermaid diagram's labels. What a
+/// server said is taken out first.
+fn look(
+    run: &str,
+    (ours, words): (&[String], &[String]),
+    outputs: &[(&str, String)],
+    handout: &str,
+    servers: &[String],
+    found: &mut Vec<String>,
+) {
+    for label in mermaid_labels(handout) {
+        let label = ours_only(&label, servers);
+        let whole: Vec<&str> = label.split(|c: char| !c.is_alphanumeric()).collect();
+        for word in words.iter().filter(|w| whole.contains(&w.as_str())) {
+            found.push(format!("{run} diagram: {word:?} in {label:?}"));
+        }
+    }
+    let handout = ("handout", without_raw(handout));
+    for (what, output) in outputs.iter().chain([&handout]) {
+        let output = ours_only(output, servers);
+        for phrase in ours.iter().filter(|p| output.contains(p.as_str())) {
+            let line = output.lines().find(|l| l.contains(phrase.as_str()));
+            found.push(format!(
+                "{run} {what}: {phrase:?} in {:?}",
+                line.unwrap_or_default()
+            ));
+        }
+    }
+}
+
+/// A server that writes lines that are not JSON-RPC (`tests/peers/misbehave.py`: `debug:
+/// listing tools`, `{"hello": "world"}`, bytes that are not UTF-8), behind a real proxy, and
+/// a client that sends notifications whose method is empty or blank (a row with no label):
+/// the PT and ES `summary` and handout say why each line is invalid and that a label is
+/// empty in the class's language, where the English says `invalid: not JSON` and `(empty)`.
+#[test]
+fn an_invalid_line_and_an_empty_label_are_said_in_the_class_language() {
+    let dir = util::tempdir();
+    let trace = dir.path().join("misbehave.jsonl");
+    let client = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":""}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":" "}"#,
+        "\n",
+    );
+    let proxy = util::run_with_input(
+        Command::new(util::bin())
+            .arg("proxy")
+            .arg("--trace")
+            .arg(&trace)
+            .args(["--", "python3", &util::peer("misbehave.py")]),
+        client.as_bytes(),
+        Duration::from_secs(60),
+    );
+    assert!(proxy.status.success(), "{}", util::text(&proxy.stderr));
+    let servers = server_words(&trace);
+    let said = |lang: Language| {
+        let summary = util::run(
+            Command::new(util::bin())
+                .arg("summary")
+                .arg(&trace)
+                .args(["--lang", lang.code()]),
+            Duration::from_secs(60),
+        );
+        assert!(summary.status.success(), "{}", util::text(&summary.stderr));
+        let handout = util::export(&trace, "handout", &["--md", "--lang", lang.code()]);
+        assert!(handout.status.success(), "{}", util::text(&handout.stderr));
+        (util::text(&summary.stdout), util::text(&handout.stdout))
+    };
+    // The trace holds what the test is about, as English says it.
+    let (summary, handout) = said(Language::En);
+    let labels = mermaid_labels(&handout).join("\n");
+    for english in ["invalid: not JSON", "invalid: not UTF-8 text", "(empty)"] {
+        assert!(labels.contains(english), "{english}: {labels}");
+    }
+    assert!(summary.contains("!! invalid: not JSON ("), "{summary}");
+    let mut found = Vec::new();
+    for lang in [Language::Pt, Language::Es] {
+        let (summary, handout) = said(lang);
+        let run = format!("misbehave {}", lang.code());
+        let ours = ours(lang, &shipped());
+        let words = label_words(lang);
+        look(
+            &run,
+            (&ours, &words),
+            &[("summary", summary)],
+            &handout,
+            &servers,
+            &mut found,
+        );
     }
     assert!(found.is_empty(), "English of ours:\n{}", found.join("\n"));
 }

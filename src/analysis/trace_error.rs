@@ -52,6 +52,12 @@ pub fn invalid(problem: &Problem) -> Said {
     Said::new(key).with("detail", problem.detail())
 }
 
+/// Why an invalid message is invalid ([`invalid`]), or, for one whose reason was not recorded,
+/// that it is not JSON-RPC (`invalid_message.unknown`).
+pub fn why_invalid(problem: Option<&Problem>) -> Said {
+    problem.map_or_else(|| Said::new("invalid_message.unknown"), invalid)
+}
+
 /// A load warning as a sentence each language can say (`trace_warning.*`): `line N: …`.
 pub fn warning(w: &LoadWarning) -> Said {
     Said::new("trace_warning.line")
@@ -245,6 +251,16 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_message_invalid_for_no_recorded_reason_is_not_json_rpc_in_each_language() {
+        let said = |lang| why_invalid(None).say(Words::of(lang));
+        assert_eq!(said(Language::En), "not JSON-RPC");
+        assert_eq!(said(Language::Pt), "não é JSON-RPC");
+        assert_eq!(said(Language::Es), "no es JSON-RPC");
+        let problem = Problem::new(Invalidity::EmptyLine);
+        assert_eq!(why_invalid(Some(&problem)).english(), "an empty line");
     }
 
     #[test]

@@ -59,11 +59,15 @@ pub fn write_in(
         let title = if title.is_empty() {
             words.get("export.unnamed").to_string()
         } else {
-            escape(&title)
+            escape(&title, words)
         };
         let line = format!("    participant {} as {title}\n", aliases[i]);
         if lane.kind == LaneKind::Host {
-            let _ = writeln!(out, "    box {}", escape(words.get("export.host_box")));
+            let _ = writeln!(
+                out,
+                "    box {}",
+                escape(words.get("export.host_box"), words)
+            );
             out.push_str(&line);
             out.push_str("    end\n");
         } else {
@@ -88,7 +92,7 @@ pub fn write_in(
         if !extra.is_empty() {
             let _ = write!(text, " · {}", extra.join(", "));
         }
-        let text = escape(&diagram::visible(&text, LINE_CHARS));
+        let text = escape(&diagram::visible(&text, LINE_CHARS), words);
         let (from, to) = (&aliases[row.from()], &aliases[row.to()]);
         if !row.is_arrow() {
             let _ = writeln!(out, "    Note over {from}: {text}");
@@ -118,7 +122,7 @@ pub fn write_in(
         } else {
             "export.lesson_some"
         };
-        let lesson = escape(&words.fmt(key, &[("count", &count)]));
+        let lesson = escape(&words.fmt(key, &[("count", &count)]), words);
         let _ = writeln!(
             out,
             "    Note over {},{}: {lesson}",
@@ -133,7 +137,7 @@ pub fn write_in(
 fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String], lead: bool, words: Words) {
     for hop in d.hops(row).iter().filter(|h| h.lead == lead) {
         let label = hop.label_in(words.lang);
-        let text = escape(&diagram::visible(&label, LINE_CHARS));
+        let text = escape(&diagram::visible(&label, LINE_CHARS), words);
         let (from, to) = (&aliases[hop.from], &aliases[hop.to]);
         if hop.from == hop.to {
             let _ = writeln!(out, "    Note over {from}: {text}");
@@ -175,8 +179,9 @@ fn aliases(d: &Diagram) -> Vec<String> {
 }
 
 /// Text Mermaid takes after `:` or `as`: one line, no `#` (comments), `;` (statement break) or
-/// `%` (`%%` comments), no HTML or Markdown links; and never starting with `wrap:`/`nowrap:`.
-fn escape(text: &str) -> String {
+/// `%` (`%%` comments), no HTML or Markdown links; and never starting with `wrap:`/`nowrap:`;
+/// never empty (`(empty)` in `words`, as the diagram's own rows say it).
+fn escape(text: &str, words: Words) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -201,7 +206,7 @@ fn escape(text: &str) -> String {
         trimmed.to_string()
     };
     if out.is_empty() {
-        "(empty)".into()
+        words.get("label.empty").to_string()
     } else {
         out
     }
@@ -210,14 +215,17 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::i18n::Language;
 
     #[test]
     fn escape_removes_what_mermaid_cannot_take() {
-        assert_eq!(escape("a#b;c%%d"), "a#35;b#59;c#37;#37;d");
-        assert_eq!(escape("<b>[x](y) & z"), "#60;b#62;#91;x#93;(y) #38; z");
-        assert_eq!(escape("one\ntwo\u{7}"), "one two\\u{0007}");
-        assert_eq!(escape("wrap: me"), "wrap#58; me");
-        assert_eq!(escape("  "), "(empty)");
-        assert_eq!(escape("a: b: c"), "a: b: c");
+        let en = Words::of(Language::En);
+        assert_eq!(escape("a#b;c%%d", en), "a#35;b#59;c#37;#37;d");
+        assert_eq!(escape("<b>[x](y) & z", en), "#60;b#62;#91;x#93;(y) #38; z");
+        assert_eq!(escape("one\ntwo\u{7}", en), "one two\\u{0007}");
+        assert_eq!(escape("wrap: me", en), "wrap#58; me");
+        assert_eq!(escape("  ", en), "(empty)");
+        assert_eq!(escape("  ", Words::of(Language::Pt)), "(vazio)");
+        assert_eq!(escape("a: b: c", en), "a: b: c");
     }
 }

@@ -208,10 +208,7 @@ pub fn find(
         Class::Invalid => {
             for (e, d) in events.iter().zip(derived) {
                 if d.kind == Kind::Invalid {
-                    let problem = d.problem().map_or_else(
-                        || "not JSON-RPC".to_string(),
-                        |p| crate::analysis::trace_error::invalid(p).say(w),
-                    );
+                    let problem = crate::analysis::trace_error::why_invalid(d.problem()).say(w);
                     out.push(finding(
                         e,
                         w.fmt(

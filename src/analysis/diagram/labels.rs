@@ -109,7 +109,7 @@ impl Context<'_> {
                 style: Style::Note,
                 status: Status::Ok,
                 problem: None,
-                label: nonempty(visible(&self.note(i, e, lang), LABEL_CHARS)),
+                label: nonempty(visible(&self.note(i, e, lang), LABEL_CHARS), words),
                 detail: None,
             },
             Kind::LlmHttp => self.llm(i, e, words),
@@ -239,9 +239,7 @@ impl Context<'_> {
             }
             _ => {
                 status = Status::Invalid;
-                let problem = d
-                    .problem()
-                    .map_or_else(|| "not JSON-RPC".to_string(), ToString::to_string);
+                let problem = crate::analysis::trace_error::why_invalid(d.problem()).say(words);
                 // "not JSON (expected value at line 1 column 1)": the head in the label, the
                 // rest in the detail after the line itself.
                 let (short, why) = match problem.split_once(" (") {
@@ -250,7 +248,10 @@ impl Context<'_> {
                 };
                 parts.add(format!("\"{}\"", visible(&e.text(), 50)));
                 parts.add(why);
-                (Style::Invalid, format!("invalid: {short}"))
+                (
+                    Style::Invalid,
+                    words.fmt("label.invalid", &[("problem", short)]),
+                )
             }
         };
         if let Some(id) = &d.id {
@@ -291,7 +292,7 @@ impl Context<'_> {
             style,
             status,
             problem: None,
-            label: nonempty(visible(&label, LABEL_CHARS)),
+            label: nonempty(visible(&label, LABEL_CHARS), words),
             detail: parts.done(),
         }
     }
@@ -348,15 +349,20 @@ pub fn has_message_label(e: &Event, d: &Derived) -> bool {
 pub fn message_label(d: &Derived, is_error: bool, words: Words) -> String {
     let is_error =
         is_error && d.kind == Kind::Response && d.method.as_deref() == Some("tools/call");
-    nonempty(visible(
-        &message_head(d, is_error, words).unwrap_or_default(),
-        LABEL_CHARS,
-    ))
+    nonempty(
+        visible(
+            &message_head(d, is_error, words).unwrap_or_default(),
+            LABEL_CHARS,
+        ),
+        words,
+    )
 }
 
-pub(super) fn nonempty(label: String) -> String {
-    if label.is_empty() {
-        "(empty)".into()
+/// `label`, or `(empty)` in `words` when it shows nothing (no text, or only spaces): a row
+/// always says something, in every picture.
+pub(super) fn nonempty(label: String, words: Words) -> String {
+    if label.trim().is_empty() {
+        words.get("label.empty").to_string()
     } else {
         label
     }

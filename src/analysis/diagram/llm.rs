@@ -35,7 +35,10 @@ impl Context<'_> {
             style,
             status,
             problem: None,
-            label: visible(&format!("llm-http: {}", e.text()), LABEL_CHARS),
+            label: visible(
+                &words.fmt("label.llm_unpaired", &[("text", &e.text())]),
+                LABEL_CHARS,
+            ),
             detail,
         }
     }
@@ -218,7 +221,7 @@ impl Context<'_> {
             style: Style::LlmResponse,
             status,
             problem: problem_text,
-            label: nonempty(visible(&label, LABEL_CHARS)),
+            label: nonempty(visible(&label, LABEL_CHARS), words),
             detail: parts.done(),
         }
     }

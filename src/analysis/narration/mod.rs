@@ -184,10 +184,8 @@ impl Narrator<'_> {
         let from = self.who(&self.event.from);
         match d.kind {
             Kind::Invalid => {
-                let problem = d.problem().map_or_else(
-                    || "?".to_string(),
-                    |p| crate::analysis::trace_error::invalid(p).say(self.words()),
-                );
+                let problem =
+                    crate::analysis::trace_error::why_invalid(d.problem()).say(self.words());
                 let problem = quote(&problem, 120);
                 vec![say!(self, "invalid", from = from, problem = problem)]
             }

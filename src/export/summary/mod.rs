@@ -247,10 +247,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
         Kind::Invalid => format!(
             "{arrow}  {}: {}: {}",
             words.get("summary.invalid"),
-            d.problem().map_or_else(
-                || "?".to_string(),
-                |p| crate::analysis::trace_error::invalid(p).say(words)
-            ),
+            crate::analysis::trace_error::why_invalid(d.problem()).say(words),
             preview(&e.text())
         ),
         Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),

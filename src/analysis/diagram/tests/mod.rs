@@ -254,6 +254,63 @@ fn tool_call_label_names_the_shape_word() {
     assert_eq!(titles, ["User", "Host", "LLM API"]);
 }
 
+/// What a row says of itself is said in the reader's language: why a line is invalid (the
+/// JSON reader's own complaint quoted in the detail), a label with nothing to show, an LLM
+/// message that pairs with no request. An HTTP status is the wire's, the same in each.
+#[test]
+fn a_rows_own_words_are_the_readers() {
+    use crate::i18n::Language;
+    let mut t = Trace::default();
+    t.push(0, "server:w", "host", Channel::Stdio, "debug: hello");
+    t.rpc(1, "host", "server:w", json!({"jsonrpc":"2.0","method":" "}));
+    t.llm_response(2, 200, json!({"id":"x"}));
+    t.llm_request(3, MESSAGES, json!({"model":"m","messages":[]}));
+    t.llm_response(4, 429, json!({"type":"error"}));
+    let report = report(&t.0);
+    let d = build(&t.0, &report);
+    let said = |lang| {
+        (0..d.rows.len())
+            .map(|i| d.text(&t.0, &report, i, lang).label)
+            .collect::<Vec<_>>()
+    };
+    let json_says = d.text(&t.0, &report, 0, Language::Pt).detail;
+    assert!(
+        json_says.is_some_and(|s| s.contains("“expected value at line 1 column 1”")),
+        "the JSON reader's words, quoted"
+    );
+    let lone = r#"{"id":"x"}"#;
+    assert_eq!(
+        said(Language::En),
+        [
+            "invalid: not JSON".to_string(),
+            "(empty)".into(),
+            format!("llm-http: {lone}"),
+            "request · no tools".into(),
+            "HTTP 429".into(),
+        ]
+    );
+    assert_eq!(
+        said(Language::Pt),
+        [
+            "inválida: não é JSON".to_string(),
+            "(vazio)".into(),
+            format!("API do LLM: {lone}"),
+            "requisição · sem ferramentas".into(),
+            "HTTP 429".into(),
+        ]
+    );
+    assert_eq!(
+        said(Language::Es),
+        [
+            "no válido: no es JSON".to_string(),
+            "(vacío)".into(),
+            format!("API del LLM: {lone}"),
+            "solicitud · sin herramientas".into(),
+            "HTTP 429".into(),
+        ]
+    );
+}
+
 mod proxy;
 
 #[test]
