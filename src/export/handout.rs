@@ -45,7 +45,9 @@ fn steps(d: &Diagram, events: &[Event], report: &Report, lang: Language) -> Vec<
                 .unwrap_or_default();
             let http = e.http().and_then(|h| match (&h.method, &h.url, h.status) {
                 (Some(m), Some(u), _) => Some(format!("{m} {u}")),
-                (_, _, Some(s)) => Some(format!("HTTP {s}")),
+                (_, _, Some(s)) => {
+                    Some(strings.fmt(lang, "label.http", &[("status", &s.to_string())]))
+                }
                 _ => None,
             });
             let raw = (e.raw.is_some() || e.raw_b64().is_some()).then(|| e.text().into_owned());

@@ -146,7 +146,8 @@ impl Context<'_> {
         let failed = x.status.is_some_and(|s| !(200..300).contains(&s));
         let label = if failed {
             status = Status::Error;
-            format!("HTTP {}", x.status.unwrap_or_default())
+            let code = x.status.unwrap_or_default().to_string();
+            words.fmt("label.http", &[("status", &code)])
         } else if let Some(problem) = &x.problem {
             status = Status::Problem;
             problem_text = Some(visible(problem, DETAIL_CHARS));
@@ -179,7 +180,7 @@ impl Context<'_> {
 
         let mut parts = Parts::default();
         if let Some(s) = x.status {
-            parts.add(format!("HTTP {s}"));
+            parts.add(words.fmt("label.http", &[("status", &s.to_string())]));
         }
         if let Some(us) = crate::trace::latency_us(self.events[x.request].time, self.events[i].time)
         {

@@ -167,7 +167,7 @@ pub(super) fn llm_line(
     }
     let x = report.llm_response(i)?;
     let status = x.status.map_or("?".to_string(), |s| s.to_string());
-    let status = words.fmt("summary.http", &[("status", &status)]);
+    let status = words.fmt("label.http", &[("status", &status)]);
     let latency = crate::trace::latency_us(events[x.request].time, events[i].time);
     let mut s = format!(
         "{arrow}  {status} {}",
