@@ -90,7 +90,7 @@ impl Context<'_> {
             Kind::Request | Kind::Response | Kind::Error | Kind::Notification | Kind::Invalid => {
                 let text = self.jsonrpc(i, e, d, words);
                 match e.http() {
-                    Some(h) if e.channel == Channel::Http => self.http_status(i, e, h, text),
+                    Some(h) if e.channel == Channel::Http => self.http_status(i, e, h, text, words),
                     _ => text,
                 }
             }
@@ -114,7 +114,7 @@ impl Context<'_> {
             },
             Kind::LlmHttp => self.llm(i, e, words),
             Kind::Other => match e.http() {
-                Some(h) if e.channel == Channel::Http => self.http_exchange(i, e, h),
+                Some(h) if e.channel == Channel::Http => self.http_exchange(i, e, h, words),
                 _ => self.other(e),
             },
         }

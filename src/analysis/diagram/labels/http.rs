@@ -5,10 +5,13 @@
 //! they would all read `http: `; here each is named from its request line, status and SSE
 //! fields, and says which request it answers (`in_reply_to`, recorded by the HTTP proxy).
 //! Rows that do carry a message show its HTTP status when it is not `200`, and any `4xx` or
-//! `5xx` is drawn as an error, whatever its body.
+//! `5xx` is drawn as an error, whatever its body. The words around the wire's (what a request
+//! does, why a status is refused) are the reader's (`label.http_*`); methods, paths and status
+//! lines stay as sent.
 
 use super::{Context, LABEL_CHARS, NAME_CHARS, Parts, Text, visible};
 use crate::analysis::diagram::{Status, Style};
+use crate::i18n::Words;
 use crate::trace::{Event, HttpInfo, Kind};
 
 /// `404 Not Found`, or the bare code when it has no standard reason.
@@ -54,24 +57,24 @@ fn extra_str(h: &HttpInfo, key: &str) -> Option<String> {
 }
 
 /// An HTTP failure status that is not a failure: a server may answer `405` to the standalone
-/// `GET` stream and to a `DELETE`, both optional in the transport.
+/// `GET` stream and to a `DELETE`, both optional in the transport: the key that says why.
 fn allowed_refusal(code: u16, request: Option<&Event>) -> Option<&'static str> {
     let method = request?.http()?.method.as_deref()?;
     match (code, method) {
-        (405, "GET") => Some("the server offers no standalone SSE stream"),
-        (405, "DELETE") => Some("the server does not let clients end sessions"),
+        (405, "GET") => Some("label.http_no_stream"),
+        (405, "DELETE") => Some("label.http_no_end"),
         _ => None,
     }
 }
 
-/// What a failure status most likely means in the transport.
+/// What a failure status most likely means in the transport: the key that says it.
 fn failure_hint(code: u16, request: Option<&Event>) -> Option<&'static str> {
     let had_session = request
         .and_then(|r| r.http())
         .is_some_and(|h| header(h, "mcp-session-id").is_some());
     match code {
-        404 if had_session => Some("unknown or expired session"),
-        401 => Some("authorization required"),
+        404 if had_session => Some("label.http_session_gone"),
+        401 => Some("label.http_unauthorized"),
         _ => None,
     }
 }
@@ -87,7 +90,7 @@ impl Context<'_> {
     }
 
     /// `to #3 notifications/initialized`, `to #18 DELETE /mcp`.
-    fn to_request(&self, request: usize) -> String {
+    fn to_request(&self, request: usize, words: Words) -> String {
         let e = &self.events[request];
         let method = self
             .report
@@ -108,11 +111,15 @@ impl Context<'_> {
             ) => format!("{m} {}", path(url.as_deref().unwrap_or("/"))),
             _ => String::new(),
         };
-        format!("to #{} {what}", e.seq).trim_end().to_string()
+        let seq = e.seq.to_string();
+        words
+            .fmt("label.http_to_request", &[("seq", &seq), ("what", &what)])
+            .trim_end()
+            .to_string()
     }
 
     /// An `http` event that carries no message: a request line or a status.
-    pub(super) fn http_exchange(&self, i: usize, e: &Event, h: &HttpInfo) -> Text {
+    pub(super) fn http_exchange(&self, i: usize, e: &Event, h: &HttpInfo, words: Words) -> Text {
         let mut parts = Parts::default();
         let mut status = Status::Ok;
         let mut style = Style::Response;
@@ -121,23 +128,31 @@ impl Context<'_> {
                 style = Style::Request;
                 let url = h.url.as_deref().unwrap_or("/");
                 let what = match method.as_str() {
-                    "GET" if header(h, "last-event-id").is_some() => " (resume SSE stream)",
+                    "GET" if header(h, "last-event-id").is_some() => {
+                        Some("label.http_resume_stream")
+                    }
                     "GET"
                         if header(h, "accept").is_some_and(|a| a.contains("text/event-stream")) =>
                     {
-                        " (open SSE stream)"
+                        Some("label.http_open_stream")
                     }
-                    "DELETE" => " (end session)",
-                    "POST" => " (no body)",
-                    _ => "",
+                    "DELETE" => Some("label.http_end_session"),
+                    "POST" => Some("label.http_no_body"),
+                    _ => None,
                 };
                 if let Some(id) = header(h, "last-event-id") {
-                    parts.add(format!("after event id {}", visible(id, NAME_CHARS)));
+                    let id = visible(id, NAME_CHARS);
+                    parts.add(words.fmt("label.http_after_event", &[("id", &id)]));
                 }
                 if let Some(session) = header(h, "mcp-session-id") {
-                    parts.add(format!("session {}", visible(session, 8)));
+                    let id = visible(session, 8);
+                    parts.add(words.fmt("label.http_session", &[("id", &id)]));
                 }
-                format!("{method} {}{what}", path(url))
+                let request = format!("{method} {}", path(url));
+                match what {
+                    Some(key) => words.fmt(key, &[("request", &request)]),
+                    None => request,
+                }
             }
             (None, Some(code)) => {
                 let reply = self.replied_to(i, h);
@@ -151,29 +166,31 @@ impl Context<'_> {
                         parts.add(status_text(code));
                     }
                     match &sse_id {
-                        Some(id) => format!("SSE priming event id {}", visible(id, NAME_CHARS)),
-                        None => "SSE priming event".to_string(),
+                        Some(id) => {
+                            words.fmt("label.http_priming_id", &[("id", &visible(id, NAME_CHARS))])
+                        }
+                        None => words.get("label.http_priming").to_string(),
                     }
                 } else if is_event_stream(h) {
-                    format!("{} (SSE stream, no events)", status_text(code))
+                    words.fmt("label.http_stream_empty", &[("status", &status_text(code))])
                 } else {
                     status_text(code)
                 };
                 if let Some(retry) = extra_str(h, "retry") {
-                    parts.add(format!("retry {retry} ms"));
+                    parts.add(words.fmt("label.http_retry", &[("ms", &retry)]));
                 }
                 if code >= 400 {
                     match allowed_refusal(code, request) {
-                        Some(why) => parts.add(why),
+                        Some(why) => parts.add(words.get(why)),
                         None => {
                             status = Status::Error;
                             style = Style::Error;
-                            parts.add(failure_hint(code, request).unwrap_or_default());
+                            parts.add(failure_hint(code, request).map_or("", |k| words.get(k)));
                         }
                     }
                 }
                 if let Some(r) = reply {
-                    parts.add(self.to_request(r));
+                    parts.add(self.to_request(r, words));
                 }
                 label
             }
@@ -195,7 +212,14 @@ impl Context<'_> {
     /// is not `200`, and a `4xx` or `5xx` makes it an error. A body that is not JSON-RPC under
     /// such a status is an error page rather than an invalid message; a `405` the transport
     /// allows is not an error, whatever its body.
-    pub(super) fn http_status(&self, i: usize, e: &Event, h: &HttpInfo, mut text: Text) -> Text {
+    pub(super) fn http_status(
+        &self,
+        i: usize,
+        e: &Event,
+        h: &HttpInfo,
+        mut text: Text,
+        words: Words,
+    ) -> Text {
         let Some(code) = h.status.filter(|&c| c != 200) else {
             return text;
         };
@@ -206,11 +230,11 @@ impl Context<'_> {
             parts.add(
                 refusal
                     .or_else(|| failure_hint(code, request))
-                    .unwrap_or_default(),
+                    .map_or("", |k| words.get(k)),
             );
             parts.add(format!("\"{}\"", visible(e.text().trim(), 50)));
             if let Some(r) = self.replied_to(i, h) {
-                parts.add(self.to_request(r));
+                parts.add(self.to_request(r, words));
             }
             let (style, status) = match refusal {
                 Some(_) => (Style::Response, Status::Ok),
@@ -228,7 +252,7 @@ impl Context<'_> {
         parts.add(status_text(code));
         if code >= 400 {
             text.status = Status::Error;
-            parts.add(failure_hint(code, request).unwrap_or_default());
+            parts.add(failure_hint(code, request).map_or("", |k| words.get(k)));
         }
         parts.add(text.detail.take().unwrap_or_default());
         text.detail = parts.done();

@@ -285,3 +285,58 @@ fn streamable_http_responses_name_the_request_of_their_own_session() {
         assert_eq!(both.rows[2 + r].status, alone.rows[r].status, "row {r}");
     }
 }
+
+/// The words around the wire's are the reader's: in Portuguese and Spanish no row of a
+/// Streamable HTTP session says what a request does, what a status answers or why a `405` is
+/// allowed in English; methods, paths and status lines stay as sent.
+#[test]
+fn streamable_http_rows_speak_the_readers_language() {
+    use crate::i18n::Language;
+    let t = streamable_http();
+    let report = report(&t.0);
+    let d = build(&t.0, &report);
+    let english = [
+        "open SSE",
+        "resume SSE",
+        "end session",
+        "after event",
+        "session 6fd",
+        "priming",
+        "no events",
+        "retry",
+        "to #",
+        "standalone",
+        "does not let",
+        "unknown or expired",
+    ];
+    for (lang, open, refused) in [
+        (
+            Language::Pt,
+            "GET /mcp (abre o stream SSE)",
+            "o servidor não oferece um stream SSE independente, responde ao #5 GET /mcp",
+        ),
+        (
+            Language::Es,
+            "GET /mcp (abre el stream SSE)",
+            "el servidor no ofrece un stream SSE independiente, responde al #5 GET /mcp",
+        ),
+    ] {
+        let rows: Vec<RowText> = (0..d.rows.len())
+            .map(|i| d.text(&t.0, &report, i, lang))
+            .collect();
+        assert_eq!(rows[5].label, open);
+        assert_eq!(rows[16].detail.as_deref(), Some(refused));
+        assert_eq!(
+            rows[10].label, "404 Not Found",
+            "the status line is the wire's"
+        );
+        for (i, row) in rows.iter().enumerate() {
+            let said = [row.label.as_str(), row.detail.as_deref().unwrap_or("")];
+            let found: Vec<&&str> = english
+                .iter()
+                .filter(|e| said.iter().any(|s| s.contains(*e)))
+                .collect();
+            assert!(found.is_empty(), "{lang:?} row {i}: {found:?} in {said:?}");
+        }
+    }
+}
