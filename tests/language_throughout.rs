@@ -347,9 +347,10 @@ fn look(
 
 /// A server that writes lines that are not JSON-RPC (`tests/peers/misbehave.py`: `debug:
 /// listing tools`, `{"hello": "world"}`, bytes that are not UTF-8), behind a real proxy, and
-/// a client that sends notifications whose method is empty or blank (a row with no label):
-/// the PT and ES `summary` and handout say why each line is invalid and that a label is
-/// empty in the class's language, where the English says `invalid: not JSON` and `(empty)`.
+/// a client that sends notifications whose method is empty or blank (a row with no label)
+/// and a line too long for a line of `summary`: the PT and ES `summary` and handout say why
+/// each line is invalid, that a label is empty and how long a cut line was in the class's
+/// language, where the English says `invalid: not JSON`, `(empty)` and `(168 chars)`.
 #[test]
 fn an_invalid_line_and_an_empty_label_are_said_in_the_class_language() {
     let dir = util::tempdir();
@@ -367,7 +368,11 @@ fn an_invalid_line_and_an_empty_label_are_said_in_the_class_language() {
         "\n",
         r#"{"jsonrpc":"2.0","method":" "}"#,
         "\n",
-    );
+    )
+    .to_string()
+        // A line too long for a summary line: its preview says how long it was.
+        + &"x".repeat(168)
+        + "\n";
     let proxy = util::run_with_input(
         Command::new(util::bin())
             .arg("proxy")
@@ -399,10 +404,14 @@ fn an_invalid_line_and_an_empty_label_are_said_in_the_class_language() {
         assert!(labels.contains(english), "{english}: {labels}");
     }
     assert!(summary.contains("!! invalid: not JSON ("), "{summary}");
+    assert!(summary.contains(" (168 chars)"), "{summary}");
     let mut found = Vec::new();
     for lang in [Language::Pt, Language::Es] {
         let (summary, handout) = said(lang);
         let run = format!("misbehave {}", lang.code());
+        if !summary.contains(" (168 caracteres)") {
+            found.push(format!("{run} summary: a cut preview's length not said"));
+        }
         let ours = ours(lang, &shipped());
         let words = label_words(lang);
         look(

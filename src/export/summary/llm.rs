@@ -147,7 +147,7 @@ pub(super) fn llm_line(
         let shape = x.shape.map_or("?", |s| s.as_str());
         let status = x.status.map_or("?".to_string(), |s| s.to_string());
         let stop = x.stop_reason.as_deref().unwrap_or("?");
-        let text = preview(&x.text);
+        let text = preview(&x.text, words);
         let line = match x.request == i {
             true => words.fmt(
                 "summary.sampling_request",
@@ -214,10 +214,10 @@ pub(super) fn llm_line(
         let _ = write!(s, " {call}");
     }
     if x.tool_calls.is_empty() && !x.text.is_empty() {
-        let _ = write!(s, " \"{}\"", preview(&x.text));
+        let _ = write!(s, " \"{}\"", preview(&x.text, words));
     }
     if let Some(p) = &x.problem {
-        let _ = write!(s, "  !! {}", preview(p));
+        let _ = write!(s, "  !! {}", preview(p, words));
     }
     if let Some(us) = latency {
         let _ = write!(s, " ({} ms)", us / 1000);

@@ -197,7 +197,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
         Kind::Request => {
             let mut s = format!("{arrow}  {}", d.method.as_deref().unwrap_or("?"));
             if let Some(detail) = &d.detail {
-                let _ = write!(s, " {}", preview(detail));
+                let _ = write!(s, " {}", preview(detail, words));
             }
             if let Some(id) = &d.id {
                 let _ = write!(s, "  [id {id}]");
@@ -208,7 +208,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
             let method = d.method.as_deref().unwrap_or("?");
             let mut s = format!("{arrow}  {} {method}", words.get("summary.result"));
             if let Some(v) = &d.detail {
-                let _ = write!(s, " {}", preview(v));
+                let _ = write!(s, " {}", preview(v, words));
             }
             if d.input_required {
                 s.push_str(" input_required");
@@ -221,7 +221,7 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
         Kind::Error => {
             let (code, message) = d.error().unwrap_or((0, ""));
             let error = words.get("summary.error");
-            let mut s = format!("{arrow}  {error} {code} {}", preview(message));
+            let mut s = format!("{arrow}  {error} {code} {}", preview(message, words));
             match (d.method.as_deref(), d.latency_us()) {
                 (Some(m), Some(us)) => {
                     let _ = write!(s, " ({m}, {})", ms(us));
@@ -248,9 +248,9 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
             "{arrow}  {}: {}: {}",
             words.get("summary.invalid"),
             crate::analysis::trace_error::why_invalid(d.problem()).say(words),
-            preview(&e.text())
+            preview(&e.text(), words)
         ),
-        Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text())),
+        Kind::Stderr => format!("{actor:<4}  stderr {}", preview(&e.text(), words)),
         Kind::Process => process_line(e, names, words),
         // The host's own notes explain a step (why a tool is dropped or renamed): in full, and
         // in another language as the narration says them (the trace keeps Sightline's English).
@@ -284,15 +284,23 @@ fn line(e: &Event, d: &Derived, names: &LaneNames, words: Words) -> String {
                 &text,
                 words.lang,
             );
-            format!("{arrow}  {} {}", words.get("summary.note"), preview(&said))
+            format!(
+                "{arrow}  {} {}",
+                words.get("summary.note"),
+                preview(&said, words)
+            )
         }
         Kind::Note => format!(
             "{arrow}  {} {}",
             words.get("summary.note"),
-            preview(&e.text())
+            preview(&e.text(), words)
         ),
-        Kind::LlmHttp => format!("{arrow}  llm-http {}", preview(&e.text())),
-        Kind::Other => format!("{arrow}  {} {}", e.channel.as_str(), preview(&e.text())),
+        Kind::LlmHttp => format!("{arrow}  llm-http {}", preview(&e.text(), words)),
+        Kind::Other => format!(
+            "{arrow}  {} {}",
+            e.channel.as_str(),
+            preview(&e.text(), words)
+        ),
     };
     let seq = |key: &str, seq: u64| words.fmt(key, &[("seq", &seq.to_string())]);
     if let Some(r) = d.retry_of() {
@@ -326,7 +334,7 @@ fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
     let server = if e.from.is_server() { &e.from } else { &e.to };
     let other = if e.from.is_server() { &e.to } else { &e.from };
     let who = names.name(server, other);
-    let command = preview(&p.command.join(" "));
+    let command = preview(&p.command.join(" "), words);
     let label = crate::analysis::diagram::process_label(p, &command, words);
     let text = match (p.event.as_str(), p.pid) {
         ("spawn", Some(pid)) => format!("{label} (pid {pid})"),
@@ -336,18 +344,19 @@ fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
     };
     let mut s = format!("{who:<4}  {text}");
     if let Some(detail) = &p.detail {
-        let _ = write!(s, ": {}", preview(detail));
+        let _ = write!(s, ": {}", preview(detail, words));
     }
     s
 }
 
 /// At most [`PREVIEW_CHARS`] characters, with control and invisible characters made visible,
-/// and the full length when it was cut.
-pub(super) fn preview(text: &str) -> String {
+/// and the full length when it was cut (in `words`).
+pub(super) fn preview(text: &str, words: Words) -> String {
     let shown = crate::analysis::diagram::visible(text, PREVIEW_CHARS);
     let total = text.chars().count();
     if total > PREVIEW_CHARS {
-        format!("{shown} ({total} chars)")
+        let total = total.to_string();
+        words.fmt("summary.cut", &[("text", &shown), ("total", &total)])
     } else {
         shown
     }

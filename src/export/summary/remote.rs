@@ -79,8 +79,8 @@ pub(super) fn response_lines(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let answer = |step: &crate::wire::remote::Step| match (&step.error, &step.output) {
-        (Some(error), _) => words.fmt("summary.remote_error", &[("text", &preview(error))]),
-        (None, Some(output)) => format!("\"{}\"", preview(output)),
+        (Some(error), _) => words.fmt("summary.remote_error", &[("text", &preview(error, words))]),
+        (None, Some(output)) => format!("\"{}\"", preview(output, words)),
         (None, None) => words.get("summary.remote_no_result").to_string(),
     };
     for (k, step) in x
@@ -94,7 +94,7 @@ pub(super) fn response_lines(
         let arguments = step
             .arguments
             .as_ref()
-            .map_or_else(String::new, |a| preview(&a.to_string()));
+            .map_or_else(String::new, |a| preview(&a.to_string(), words));
         let args = [
             ("server", server),
             ("tool", tool),
