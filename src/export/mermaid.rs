@@ -32,9 +32,6 @@ use crate::analysis::diagram::{self, Diagram, LaneKind, RowText, Status, Style};
 use crate::i18n::Words;
 use crate::trace::Event;
 
-/// Longest text after the arrow, in characters (label and detail).
-const LINE_CHARS: usize = 120;
-
 /// Renders an already built diagram of `events`, in English.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
     super::render_all(write_in, d, events, report)
@@ -83,16 +80,15 @@ pub fn write_in(
             label,
             detail,
             problem,
-        } = d.text(events, report, i, words.lang);
+        } = super::row_text(d, events, report, i, words);
         let mut text = label;
         // The label or the detail already says every status but a problem.
-        let problem = problem.map(|p| words.fmt("export.problem", &[("problem", &p)]));
         let extra = [detail, problem];
         let extra: Vec<String> = extra.into_iter().flatten().collect();
         if !extra.is_empty() {
             let _ = write!(text, " · {}", extra.join(", "));
         }
-        let text = escape(&diagram::visible(&text, LINE_CHARS), words);
+        let text = escape(&diagram::visible(&text, super::LINE_CHARS), words);
         let (from, to) = (&aliases[row.from()], &aliases[row.to()]);
         if !row.is_arrow() {
             let _ = writeln!(out, "    Note over {from}: {text}");
@@ -137,7 +133,7 @@ pub fn write_in(
 fn hops(out: &mut String, d: &Diagram, row: usize, aliases: &[String], lead: bool, words: Words) {
     for hop in d.hops(row).iter().filter(|h| h.lead == lead) {
         let label = hop.label_in(words.lang);
-        let text = escape(&diagram::visible(&label, LINE_CHARS), words);
+        let text = escape(&diagram::visible(&label, super::LINE_CHARS), words);
         let (from, to) = (&aliases[hop.from], &aliases[hop.to]);
         if hop.from == hop.to {
             let _ = writeln!(out, "    Note over {from}: {text}");

@@ -60,6 +60,27 @@ fn render_all(write_in: WriteIn, d: &Diagram, events: &[Event], report: &Report)
     render_in(write_in, d, events, report, Words::of(Language::En))
 }
 
+/// Longest text of a row, its label and detail together, in characters, in the pictures that
+/// write it on one line (Mermaid, SVG). The SVG shows as much of it as Mermaid does, so that
+/// Sightline's own picture never says less than Mermaid's (tests/mermaid/check.mjs).
+const LINE_CHARS: usize = 120;
+
+/// Row `i`'s text as the diagram exports write it, in the language of `words`: its problem said
+/// as one (`problem: …`, `export.problem`).
+fn row_text(
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    i: usize,
+    words: Words,
+) -> crate::analysis::diagram::RowText {
+    let mut text = d.text(events, report, i, words.lang);
+    text.problem = text
+        .problem
+        .map(|p| words.fmt("export.problem", &[("problem", &p)]));
+    text
+}
+
 /// `rows` cut to the rows the diagram has.
 fn rows_within(d: &Diagram, rows: Range<usize>) -> Range<usize> {
     rows.start.min(d.rows.len())..rows.end.min(d.rows.len())
@@ -73,7 +94,13 @@ pub fn lane_title(words: crate::i18n::Words, lane: &crate::analysis::diagram::La
         LaneKind::User => words.get("export.lane_user").to_string(),
         LaneKind::Host => words.get("export.lane_host").to_string(),
         LaneKind::Llm => words.get("export.lane_llm").to_string(),
-        LaneKind::Remote => words.fmt("export.lane_remote", &[("name", &lane.title)]),
+        LaneKind::Remote => words.fmt(
+            "export.lane_remote",
+            &[
+                ("name", &lane.title),
+                ("role", words.get("export.remote_role")),
+            ],
+        ),
         LaneKind::Server | LaneKind::Other => lane.title.clone(),
     }
 }

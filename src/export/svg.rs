@@ -38,10 +38,9 @@ const LESSON_H: f64 = 80.0;
 pub const ROW_H: f64 = 30.0;
 /// Approximate width of one character of 12px text.
 const CHAR_W: f64 = 6.6;
-/// How far labels and notes may run right of the last lifeline, at most.
-const MAX_RIGHT: f64 = 720.0;
-/// Longest detail shown after a label.
-const DETAIL_CHARS: usize = 48;
+/// How far labels and notes may run right of the last lifeline, at most: a whole line of
+/// [`super::LINE_CHARS`] from a note on the last lifeline.
+const MAX_RIGHT: f64 = super::LINE_CHARS as f64 * CHAR_W + 48.0;
 
 /// Renders an already built diagram of `events`, in English.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
@@ -76,7 +75,14 @@ pub fn write_in(
     let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
     let text_right = rows
         .clone()
-        .map(|i| row_text(&d.rows[i], &d.text(events, report, i, words.lang), &xs).1)
+        .map(|i| {
+            row_text(
+                &d.rows[i],
+                &super::row_text(d, events, report, i, words),
+                &xs,
+            )
+            .1
+        })
         .fold(last_x + BOX_W, f64::max);
     let width = (text_right + 16.0).min(last_x + MAX_RIGHT).ceil();
     let (legend, legend_h) = legend(width);
@@ -161,29 +167,46 @@ pub fn write_in(
             r#"<rect class="lane" x="{}" y="{HEADER_Y}" width="{BOX_W}" height="{HEADER_H}" rx="6" fill="{fill}" stroke="{stroke}"/>"#,
             x - BOX_W / 2.0
         );
-        let title = xml(&clip(&super::lane_title(words, lane), 20));
-        if lane.kind == LaneKind::Host {
-            let _ = writeln!(
+        // The host and a remote server say their role under their name, in small type.
+        let (title, role) = match lane.kind {
+            LaneKind::Host => (
+                super::lane_title(words, lane),
+                Some(words.get("export.host_role")),
+            ),
+            LaneKind::Remote => (lane.title.clone(), Some(words.get("export.remote_role"))),
+            _ => (super::lane_title(words, lane), None),
+        };
+        let title = xml(&clip(&title, 20));
+        let role = role.map(role_lines).unwrap_or_default();
+        // The name's baseline and the role's first, by the role's number of lines.
+        let (title_y, role_y) = match role.len() {
+            0 => (HEADER_Y + 25.0, 0.0),
+            1 => (HEADER_Y + 17.0, HEADER_Y + 32.0),
+            _ => (HEADER_Y + 13.0, HEADER_Y + 25.0),
+        };
+        let _ = write!(
+            s,
+            r#"<text x="{x}" y="{title_y}" text-anchor="middle" font-weight="bold">{title}</text>"#
+        );
+        if !role.is_empty() {
+            let _ = write!(
                 s,
-                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{title}</text><text x="{x}" y="{}" text-anchor="middle" font-size="10" fill="{MUTED}">{}</text>"#,
-                HEADER_Y + 17.0,
-                HEADER_Y + 32.0,
-                xml(words.get("export.host_role"))
+                r#"<text x="{x}" y="{role_y}" text-anchor="middle" font-size="10" fill="{MUTED}">"#
             );
-        } else {
-            let _ = writeln!(
-                s,
-                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{title}</text>"#,
-                HEADER_Y + 25.0
-            );
+            for (i, line) in role.iter().enumerate() {
+                let dy = if i == 0 { 0.0 } else { 10.5 };
+                let _ = write!(s, r#"<tspan x="{x}" dy="{dy}">{}</tspan>"#, xml(line));
+            }
+            s.push_str("</text>");
         }
+        s.push('\n');
     }
     out.write_all(s.as_bytes())?;
 
     for (k, i) in rows.enumerate() {
         s.clear();
         let row = &d.rows[i];
-        let text = d.text(events, report, i, words.lang);
+        let text = super::row_text(d, events, report, i, words);
         let seq = events.get(row.event()).map_or(0, |e| e.seq);
         let leads = d.leads(i);
         draw_row(&mut s, row, seq, &text, &xs, tops[k] + leads as f64 * ROW_H);
@@ -216,6 +239,23 @@ pub fn write_in(
     );
     s.push_str("</svg>\n");
     out.write_all(s.as_bytes())
+}
+
+/// A lane's role, on one line or, when wider than its header box, two split at a space.
+fn role_lines(role: &str) -> Vec<&str> {
+    let chars = role.chars().count();
+    if chars <= 26 {
+        return vec![role];
+    }
+    let middle = role.char_indices().nth(chars / 2).map_or(0, |(at, _)| at);
+    let split = role
+        .match_indices(' ')
+        .map(|(at, _)| at)
+        .min_by_key(|at| at.abs_diff(middle));
+    match split {
+        Some(at) => vec![&role[..at], &role[at + 1..]],
+        None => vec![role],
+    }
 }
 
 /// Lifeline x positions: evenly spaced, with a wider gap between the LLM and the first server.
@@ -292,7 +332,9 @@ fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
         .flatten()
         .collect::<Vec<_>>()
         .join(", ");
-    let detail = clip(&detail, DETAIL_CHARS).into_owned();
+    // As much of the detail as Mermaid's line (`label · detail`) shows.
+    let room = super::LINE_CHARS.saturating_sub(text.label.chars().count() + 3);
+    let detail = clip(&detail, room).into_owned();
     let chars = text.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
     let start = if row.is_arrow() {
         xs[row.from()].min(xs[row.to()]) + 10.0
@@ -369,4 +411,22 @@ fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top
         );
     }
     s.push_str("</g>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::role_lines;
+
+    #[test]
+    fn a_long_role_takes_two_lines_split_near_its_middle() {
+        assert_eq!(
+            role_lines("LLM loop + MCP client"),
+            ["LLM loop + MCP client"]
+        );
+        assert_eq!(
+            role_lines("remote: the LLM API is its MCP client"),
+            ["remote: the LLM API", "is its MCP client"]
+        );
+        assert_eq!(role_lines(&"x".repeat(30)), [&"x".repeat(30)]);
+    }
 }

@@ -181,9 +181,9 @@ impl DiagramView {
         for (lane, Drawn { rect, elided }) in canvas.header(diagram, &titles, header_rect, client) {
             // A remote server's title is short; who its client is, one hover away.
             if diagram.lanes[lane].kind == crate::analysis::diagram::LaneKind::Remote {
-                let name = [("name", &*diagram.lanes[lane].title)];
+                let title = crate::export::lane_title(tr, &diagram.lanes[lane]);
                 ui.interact(rect, ui.scope_id().with(("lane", lane)), Sense::hover())
-                    .on_hover_text(tr.fmt("export.lane_remote", &name));
+                    .on_hover_text(title);
             }
             self.drawn.push(DrawnLabel {
                 event: None,
