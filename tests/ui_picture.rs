@@ -259,9 +259,9 @@ fn unmermaid(text: &str) -> String {
 /// Side by side with Mermaid (`export --format mermaid`, the text mermaid-cli renders): for
 /// every shipped scenario, each message and note Mermaid draws has its label drawn by the app
 /// (Mermaid's line is the label and then its detail), and the app draws no fewer labels than
-/// Mermaid has lines; each participant is a lane title of the app's. (The check reads the
-/// text Mermaid renders rather than rendering it with mermaid-cli, which would bring a second
-/// browser stack into the test suite to compare pictures of the same text.)
+/// Mermaid has lines; each participant is a lane title of the app's. (This reads the text
+/// Mermaid renders; tests/mermaid/check.mjs, run by tests/web/run.sh, renders it with
+/// mermaid-cli and checks that `export --format svg` draws every text of Mermaid's whole.)
 #[test]
 fn the_app_shows_everything_mermaid_shows() {
     let dir = util::tempdir();
