@@ -200,12 +200,31 @@ fn the_workshop_runs_as_written() {
     assert!(handout.contains("```mermaid"), "{handout}");
 }
 
-/// A line as compared: times (`+0.012s`, `(3 ms)`) and pids are whatever they were.
+/// What follows the number of an event reference (`#9`, `#10)`, `#12,`): `Some("")`, `Some(")")`.
+fn seq_ref(token: &str) -> Option<&str> {
+    let rest = token.strip_prefix('#')?;
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    (end > 0 && rest[end..].chars().all(|c| ")],;:".contains(c))).then(|| &rest[end..])
+}
+
+/// A line as compared: times (`+0.012s`, `(3 ms)`), pids and event numbers are whatever they
+/// were. A server's stderr is a pipe of its own, so its line lands before or after the answer
+/// it wrote at the same moment, and every `seq` after it moves by one (the quoted run of
+/// `weather` numbers `initialize`'s result 3 or 4 from run to run).
 fn stable(line: &str) -> String {
     let mut out: Vec<String> = Vec::new();
-    for token in line.split_whitespace() {
+    let time = line.split_whitespace().nth(1);
+    for (k, token) in line.split_whitespace().enumerate() {
         let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == '.');
         let t = match token {
+            // A trace line: its `seq`, then its time.
+            t if k == 0 && digits(t) && time.is_some_and(|n| n.starts_with('+')) => "SEQ",
+            t if seq_ref(t).is_some() => {
+                out.push(format!("#SEQ{}", seq_ref(t).unwrap_or_default()));
+                continue;
+            }
             t if t.starts_with('+') && t.ends_with('s') && digits(&t[1..t.len() - 1]) => "+T",
             t if t.starts_with('(') && digits(&t[1..]) => "(N",
             t if t.ends_with(')')
