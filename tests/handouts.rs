@@ -160,6 +160,58 @@ fn export(trace: &Path, lang: &str, md: bool, out: &Path) -> String {
     std::fs::read_to_string(out).expect("the handout")
 }
 
+/// Width of one character, by the font size: a generous estimate for the sans-serif fonts the
+/// SVG asks for (Chromium with DejaVu Sans draws the shipped scenarios' texts narrower).
+const CHAR_EM: f64 = 0.55;
+
+/// Each text of the handout's diagram whose estimated end runs past the end of its arrow (over
+/// the next lifeline), or past the picture's right edge for a note on a lifeline: one line
+/// each, naming the row.
+fn texts_past_their_arrows(html: &str) -> Vec<String> {
+    let start = html.find("<svg").expect("the diagram");
+    let end = html.find("</svg>").expect("the diagram's end") + "</svg>".len();
+    let doc = roxmltree::Document::parse(&html[start..end]).expect("the diagram is XML");
+    let root = doc.root_element();
+    let num = |n: roxmltree::Node, a: &str| -> f64 {
+        let v = n.attribute(a).unwrap_or_else(|| panic!("no {a} on {n:?}"));
+        v.parse().unwrap_or_else(|_| panic!("{a}={v:?}"))
+    };
+    let size = |n: roxmltree::Node| {
+        n.attribute("font-size")
+            .map_or(num(root, "font-size"), |_| num(n, "font-size"))
+    };
+    let width = num(root, "width");
+    let mut over = Vec::new();
+    let rows = root
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("row ")));
+    for row in rows {
+        let child = |tag: &str| row.children().find(|n| n.has_tag_name(tag));
+        let text = child("text").expect("a row's text");
+        // The label (the text's own characters) at its size, then the detail's tspan at its own.
+        let mut extent = num(text, "x");
+        for part in text.children() {
+            if let Some(t) = part.text().filter(|_| part.is_text()) {
+                extent += t.chars().count() as f64 * size(text) * CHAR_EM;
+            } else if part.has_tag_name("tspan") {
+                let chars = part.text().unwrap_or("").chars().count() as f64;
+                extent += part.attribute("dx").map_or(0.0, |_| num(part, "dx"));
+                extent += chars * size(part) * CHAR_EM;
+            }
+        }
+        let end = match child("line") {
+            Some(line) => num(line, "x1").max(num(line, "x2")),
+            None => width,
+        };
+        if extent > end {
+            let seq = row.attribute("data-seq").unwrap_or("?");
+            let said: String = text.descendants().filter_map(|n| n.text()).collect();
+            over.push(format!("#{seq} {said:?} ends at {extent:.0}, past {end}"));
+        }
+    }
+    over
+}
+
 #[test]
 fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
     let dir = util::tempdir();
@@ -178,6 +230,10 @@ fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
             for md in [false, true] {
                 let file = format!("{name}.{lang}.{}", if md { "md" } else { "html" });
                 let made = export(&trace, lang, md, &dir.path().join(&file));
+                if !md {
+                    let over = texts_past_their_arrows(&made);
+                    assert!(over.is_empty(), "{file}: {}", over.join("\n"));
+                }
                 // A handout is the narrated steps of its trace, in its language.
                 assert!(made.contains("#0 "), "{file} has no steps");
                 if md {

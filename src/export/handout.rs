@@ -74,12 +74,12 @@ fn f(lang: Language, key: &str, args: &[(&str, &str)]) -> String {
 
 const PRINT_CSS: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;\
 padding:0 1rem;color:#000;background:#fff}h1{font-size:1.6rem}h2{margin-top:2rem}\
-.diagram svg{max-width:100%;height:auto}.step{border-top:1px solid #999;padding:.6rem 0;\
+.diagram{overflow-x:auto}.step{border-top:1px solid #999;padding:.6rem 0;\
 break-inside:avoid}.step h3{font-size:1rem;margin:.2rem 0}.step .arrow{font-family:monospace}\
 .narration{font-size:1.05rem}pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;\
 border:1px solid #ccc;padding:.5rem;font-size:.8rem}.lesson{font-weight:bold}\
 @media print{body{margin:0;max-width:none;font-size:11pt}@page{size:A4;margin:15mm}\
-h2{break-before:page}.diagram{break-inside:avoid}pre{font-size:8pt}}";
+h2{break-before:page}.diagram{break-inside:avoid}.diagram svg{max-width:100%;height:auto}pre{font-size:8pt}}";
 
 /// The handout as a standalone HTML page.
 pub fn html(title: &str, events: &[Event], report: &Report, lang: Language) -> String {

@@ -9,6 +9,7 @@
 //! label. Presentation attributes only, no CSS or scripts, so slide tools that import SVG keep
 //! the look. Text is XML-escaped; characters XML 1.0 cannot hold are written as `\uXXXX`.
 
+mod lanes;
 mod style;
 
 use std::fmt::Write as _;
@@ -26,10 +27,6 @@ use style::{
 const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
 /// Width of the time column.
 const TIME_W: f64 = 120.0;
-/// Distance between neighbouring lifelines.
-const LANE_W: f64 = 220.0;
-/// Distance between the LLM lifeline and the first server's: room for the lesson.
-const GAP_W: f64 = 300.0;
 const BOX_W: f64 = 150.0;
 const HEADER_Y: f64 = 44.0;
 const HEADER_H: f64 = 40.0;
@@ -38,9 +35,6 @@ const LESSON_H: f64 = 80.0;
 pub const ROW_H: f64 = 30.0;
 /// Approximate width of one character of 12px text.
 const CHAR_W: f64 = 6.6;
-/// How far labels and notes may run right of the last lifeline, at most: a whole line of
-/// [`super::LINE_CHARS`] from a note on the last lifeline.
-const MAX_RIGHT: f64 = super::LINE_CHARS as f64 * CHAR_W + 48.0;
 
 /// Renders an already built diagram of `events`, in English.
 pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
@@ -50,8 +44,8 @@ pub fn render(d: &Diagram, events: &[Event], report: &Report) -> String {
 /// Writes the SVG of rows `rows` of the diagram to `out` as it goes, with the title, the lanes,
 /// the host's role and the lesson in the language of `words` (`export.*` keys; messages keep
 /// their methods and names): what it holds at any time is one row's text, whatever the size of
-/// the trace. The rows' texts are computed twice (once for the document's width, once to draw
-/// them) rather than kept.
+/// the trace. The rows' texts are computed twice (once for the lanes' places and the document's
+/// width, once to draw them) rather than kept.
 pub fn write_in(
     out: &mut dyn std::io::Write,
     d: &Diagram,
@@ -61,7 +55,8 @@ pub fn write_in(
     words: Words,
 ) -> std::io::Result<()> {
     let rows = super::rows_within(d, rows);
-    let xs = lane_xs(d);
+    let lanes = place(d, events, report, rows.clone(), words);
+    let (xs, width) = (lanes.xs, lanes.width);
     let count = rows.len();
     let rows_top = HEADER_Y + HEADER_H + LESSON_H;
     // Each row's top: the arrows inside its exchange (hops) take a line each, above or under it.
@@ -72,19 +67,6 @@ pub fn write_in(
         lines += 1 + d.hops(i).len();
     }
     let rows_end = rows_top + lines as f64 * ROW_H;
-    let last_x = xs.last().copied().unwrap_or(TIME_W + LANE_W / 2.0);
-    let text_right = rows
-        .clone()
-        .map(|i| {
-            row_text(
-                &d.rows[i],
-                &super::row_text(d, events, report, i, words),
-                &xs,
-            )
-            .1
-        })
-        .fold(last_x + BOX_W, f64::max);
-    let width = (text_right + 16.0).min(last_x + MAX_RIGHT).ceil();
     let (legend, legend_h) = legend(width);
     let height = (rows_end + 20.0 + legend_h + 16.0).ceil();
 
@@ -212,11 +194,7 @@ pub fn write_in(
         draw_row(&mut s, row, seq, &text, &xs, tops[k] + leads as f64 * ROW_H);
         for (line, hop) in d.hop_lines(i) {
             let drawn = hop.row(row.event());
-            let text = RowText {
-                label: hop.label_in(words.lang),
-                detail: None,
-                problem: None,
-            };
+            let text = hop_text(hop, words);
             s.push_str(r#"<g class="hop">"#);
             draw_row(
                 &mut s,
@@ -258,18 +236,37 @@ fn role_lines(role: &str) -> Vec<&str> {
     }
 }
 
-/// Lifeline x positions: evenly spaced, with a wider gap between the LLM and the first server.
-fn lane_xs(d: &Diagram) -> Vec<f64> {
-    let mut xs = Vec::with_capacity(d.lanes.len());
-    let mut x = TIME_W + BOX_W / 2.0 + 10.0;
-    for (i, lane) in d.lanes.iter().enumerate() {
-        if i > 0 {
-            let after_llm = d.lanes[i - 1].kind == LaneKind::Llm && lane.kind == LaneKind::Server;
-            x += if after_llm { GAP_W } else { LANE_W };
+/// The lanes placed for the texts of rows `rows` and of their hops (a first pass over the rows,
+/// keeping only the widest text per pair of lanes and per lane).
+fn place(
+    d: &Diagram,
+    events: &[Event],
+    report: &Report,
+    rows: std::ops::Range<usize>,
+    words: Words,
+) -> lanes::Lanes {
+    let mut needs = lanes::Needs::default();
+    for i in rows {
+        let row = &d.rows[i];
+        let text = super::row_text(d, events, report, i, words);
+        let (label, detail) = shown(&text);
+        needs.add(row, lanes::text_w(&label, &detail));
+        for hop in d.hops(i) {
+            let text = hop_text(hop, words);
+            let (label, detail) = shown(&text);
+            needs.add(&hop.row(row.event()), lanes::text_w(&label, &detail));
         }
-        xs.push(x);
     }
-    xs
+    needs.place(d)
+}
+
+/// A hop's text: its label alone.
+fn hop_text(hop: &diagram::Hop, words: Words) -> RowText {
+    RowText {
+        label: hop.label_in(words.lang),
+        detail: None,
+        problem: None,
+    }
 }
 
 /// The band between the LLM lifeline and the first server's, and what it means.
@@ -324,30 +321,25 @@ fn color(row: &Row) -> (&'static str, &'static str) {
     }
 }
 
-/// The detail shown after a row's label, and where the row's text ends on the right.
-fn row_text(row: &Row, text: &RowText, xs: &[f64]) -> (String, f64) {
+/// The label and detail a row's text is drawn with: as much of them as Mermaid's line
+/// (`label · detail`) shows, the problem after the detail.
+fn shown(text: &RowText) -> (String, String) {
     let problem = text.problem.as_deref();
     let detail = [text.detail.as_deref(), problem]
         .into_iter()
         .flatten()
         .collect::<Vec<_>>()
         .join(", ");
-    // As much of the detail as Mermaid's line (`label · detail`) shows.
-    let room = super::LINE_CHARS.saturating_sub(text.label.chars().count() + 3);
-    let detail = clip(&detail, room).into_owned();
-    let chars = text.label.chars().count() as f64 + 2.0 + detail.chars().count() as f64 * 0.9;
-    let start = if row.is_arrow() {
-        xs[row.from()].min(xs[row.to()]) + 10.0
-    } else {
-        xs[row.from()] + 14.0
-    };
-    (detail, start + chars * CHAR_W + 8.0)
+    let label = clip(&text.label, super::LINE_CHARS).into_owned();
+    let room = super::LINE_CHARS.saturating_sub(label.chars().count() + 3);
+    (label, clip(&detail, room).into_owned())
 }
 
 fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top: f64) {
     let (key, stroke) = color(row);
     let problem = text.problem.as_deref();
-    let (short_detail, text_end) = row_text(row, text, xs);
+    let (label, short_detail) = shown(text);
+    let text_w = lanes::text_w(&label, &short_detail);
     let mut full = text.label.clone();
     for extra in [text.detail.as_deref(), problem].into_iter().flatten() {
         let _ = write!(full, " | {extra}");
@@ -362,12 +354,13 @@ fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top
         seq,
         xml(&full)
     );
-    let label = xml(&text.label);
+    let label = xml(&label);
     let detail = if short_detail.is_empty() {
         String::new()
     } else {
         format!(
-            r#"<tspan dx="8" fill="{MUTED}" font-size="10.5">{}</tspan>"#,
+            r#"<tspan dx="{}" fill="{MUTED}" font-size="10.5">{}</tspan>"#,
+            lanes::DETAIL_DX,
             xml(&short_detail)
         )
     };
@@ -391,14 +384,15 @@ fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top
         let _ = write!(
             s,
             r#"<text x="{}" y="{}" fill="{stroke}">{label}{detail}</text>"#,
-            x1.min(x2) + 10.0,
+            x1.min(x2) + lanes::ARROW_TEXT_DX,
             y - 5.0
         );
     } else {
-        let text_w = text_end - x1 - 6.0 + 4.0;
+        // From 6 px right of the lifeline to 8 px past the text's end.
+        let note_w = (lanes::NOTE_TEXT_DX - 6.0 + text_w + 8.0).ceil();
         let _ = write!(
             s,
-            r##"<rect class="note" x="{}" y="{}" width="{text_w}" height="{}" rx="3" fill="#fffde7" stroke="{stroke}"/>"##,
+            r##"<rect class="note" x="{}" y="{}" width="{note_w}" height="{}" rx="3" fill="#fffde7" stroke="{stroke}"/>"##,
             x1 + 6.0,
             top + 5.0,
             ROW_H - 10.0
@@ -406,7 +400,7 @@ fn draw_row(s: &mut String, row: &Row, seq: u64, text: &RowText, xs: &[f64], top
         let _ = write!(
             s,
             r#"<text x="{}" y="{}" fill="{stroke}">{label}{detail}</text>"#,
-            x1 + 14.0,
+            x1 + lanes::NOTE_TEXT_DX,
             top + ROW_H / 2.0 + 4.0
         );
     }
