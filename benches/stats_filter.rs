@@ -57,6 +57,13 @@ fn main() {
             || sightline::analysis::llm_exchanges(events),
         );
         let analysis = start.elapsed();
+        // Each half alone, to see which one the joined time waits for.
+        let start = Instant::now();
+        drop(sightline::trace::analyze(events));
+        let rpc_alone = start.elapsed();
+        let start = Instant::now();
+        drop(sightline::analysis::llm_exchanges(events));
+        let llm_alone = start.elapsed();
         let llm: Vec<_> = llm.iter().collect();
         let start = Instant::now();
         let s = stats(
@@ -86,6 +93,13 @@ fn main() {
             "  analysis     {:>9}  x{:.2} of load",
             secs(analysis),
             ratio(analysis)
+        );
+        println!(
+            "    alone: JSON-RPC {} (x{:.2}), LLM exchanges {} (x{:.2})",
+            secs(rpc_alone),
+            ratio(rpc_alone),
+            secs(llm_alone),
+            ratio(llm_alone)
         );
         println!(
             "  stats        {:>9}  x{:.2} of load",

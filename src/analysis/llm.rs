@@ -148,27 +148,78 @@ fn shape_of(url: &str) -> Option<ApiShape> {
 
 /// Pairs every host -> llm request with the llm -> host response that follows it, and reads both.
 pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
-    let mut out: Vec<LlmExchange> = Vec::new();
-    // Exchanges still waiting for a response; a response answers the latest of them.
+    let pairs = pair(events);
+    // Reading the bodies is the work (kilobytes of JSON each); pairing is not. A big trace's
+    // exchanges are read in two runs of about the same bytes, on two threads where there are.
+    let size = |&(request, response): &(usize, Option<usize>)| {
+        let len = |i: usize| {
+            let e = &events[i];
+            e.raw
+                .as_ref()
+                .map_or_else(|| e.raw_b64().map_or(0, str::len), |r| r.len())
+        };
+        len(request) + response.map_or(0, len)
+    };
+    let total: usize = pairs.iter().map(size).sum();
+    if total < PARALLEL_READ_FROM || !crate::trace::halves::has_threads() {
+        return read_pairs(events, &pairs);
+    }
+    let mut seen = 0;
+    let mid = pairs
+        .iter()
+        .position(|p| {
+            seen += size(p);
+            seen >= total / 2
+        })
+        .map_or(pairs.len(), |k| k + 1);
+    let (first, second) = pairs.split_at(mid);
+    let (mut out, rest) =
+        crate::trace::halves::join(|| read_pairs(events, first), || read_pairs(events, second));
+    out.extend(rest);
+    out
+}
+
+/// Below this many bytes of LLM bodies, [`llm_exchanges`] reads them on one thread.
+const PARALLEL_READ_FROM: usize = 4 << 20;
+
+/// Each request with the response that answers it, in the order of the requests: a response
+/// answers the latest request still waiting.
+fn pair(events: &[Event]) -> Vec<(usize, Option<usize>)> {
+    let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
-    let mut last = LastTools::default();
     for (i, e) in events.iter().enumerate() {
         if e.channel != Channel::LlmHttp {
             continue;
         }
         if e.from == Lane::Host && e.to == Lane::Llm {
-            open.push(out.len());
-            out.push(read_request_with(i, e, &mut last));
-        } else if e.from == Lane::Llm && e.to == Lane::Host {
-            let Some(x) = open.pop().map(|n| &mut out[n]) else {
-                continue;
-            };
-            x.response = Some(i);
-            x.status = e.http().and_then(|h| h.status);
-            read_response(x, e);
+            open.push(pairs.len());
+            pairs.push((i, None));
+        } else if e.from == Lane::Llm
+            && e.to == Lane::Host
+            && let Some(n) = open.pop()
+        {
+            pairs[n].1 = Some(i);
         }
     }
-    out
+    pairs
+}
+
+/// The exchanges of `pairs` read, the tools of each list parsed once in the run.
+fn read_pairs(events: &[Event], pairs: &[(usize, Option<usize>)]) -> Vec<LlmExchange> {
+    let mut last = LastTools::default();
+    pairs
+        .iter()
+        .map(|&(request, response)| {
+            let mut x = read_request_with(request, &events[request], &mut last);
+            if let Some(r) = response {
+                let e = &events[r];
+                x.response = Some(r);
+                x.status = e.http().and_then(|h| h.status);
+                read_response(&mut x, e);
+            }
+            x
+        })
+        .collect()
 }
 
 /// Pairs requests and responses as events arrive, what [`llm_exchanges`] does in one pass,

@@ -201,3 +201,32 @@ fn an_unknown_shape_is_not_read_as_no_tools() {
     assert!(x.tools.is_empty() && x.tool_entries.is_empty());
     assert_eq!(events[0].text(), body);
 }
+
+/// A trace with megabytes of LLM bodies is read in two runs (on two threads where there are):
+/// the exchanges are those one run reads, each request paired with its own response.
+#[test]
+fn a_big_trace_reads_in_two_runs_as_in_one() {
+    let mut events = Vec::new();
+    for text in crate::analysis::fixtures::RECORDINGS {
+        events.extend(
+            crate::trace::load_from_reader(text.as_bytes())
+                .expect("fixture")
+                .events,
+        );
+    }
+    let bytes = |events: &[Event]| -> usize {
+        let llm = events.iter().filter(|e| e.channel == Channel::LlmHttp);
+        llm.map(|e| e.raw.as_ref().map_or(0, |r| r.len())).sum()
+    };
+    let one = bytes(&events);
+    assert!(one > 0);
+    let copies = PARALLEL_READ_FROM / one + 2;
+    let events: Vec<Event> = std::iter::repeat_n(events, copies).flatten().collect();
+    assert!(bytes(&events) >= PARALLEL_READ_FROM);
+    let pairs = pair(&events);
+    let in_one = read_pairs(&events, &pairs);
+    let read = llm_exchanges(&events);
+    assert_eq!(read.len(), pairs.len());
+    assert!(read.iter().any(|x| x.response.is_some()));
+    assert!(read == in_one, "two runs read other exchanges than one");
+}
