@@ -42,7 +42,8 @@ use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
 pub use hops::Hop;
 pub use labels::{
-    has_message_label, message_label, process_label, row_text, tool_result_is_error, visible,
+    has_message_label, message_label, process_detail, process_label, row_text,
+    tool_result_is_error, visible,
 };
 
 /// A whole trace as a sequence diagram.

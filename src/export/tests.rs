@@ -189,3 +189,50 @@ fn sarif_written_straight_is_the_value_tree_pretty_printed() {
     let expected = serde_json::to_string_pretty(&tree).expect("pretty") + "\n";
     assert_eq!(written, expected);
 }
+
+/// How Sightline stopped a server is said in the reader's language, in the diagram's note
+/// and in `summary`; the signals keep their names.
+#[test]
+fn a_stop_note_is_said_in_the_readers_language() {
+    use crate::analysis::diagram::fixtures::{Trace, exit, spawn};
+    use crate::i18n::Language;
+    let mut t = Trace::default();
+    t.process(0, "host", "server:weather", spawn());
+    let mut stopped = exit(None, Some(15));
+    stopped.detail = Some("still running 3s after stdin closed: sent SIGTERM".into());
+    t.process(1, "server:weather", "host", stopped);
+    let mut killed = exit(None, Some(9));
+    killed.detail = Some("still running 3s after SIGTERM: sent SIGKILL".into());
+    t.process(2, "server:weather", "host", killed);
+    let r = report(&t.0);
+    for (lang, term, kill) in [
+        (
+            Language::En,
+            "still running 3s after stdin closed: sent SIGTERM",
+            "still running 3s after SIGTERM: sent SIGKILL",
+        ),
+        (
+            Language::Pt,
+            "ainda em execução 3s depois de fechado o stdin: enviado SIGTERM",
+            "ainda em execução 3s depois de SIGTERM: enviado SIGKILL",
+        ),
+        (
+            Language::Es,
+            "aún en ejecución 3s después de cerrar stdin: enviado SIGTERM",
+            "aún en ejecución 3s después de SIGTERM: enviado SIGKILL",
+        ),
+    ] {
+        for (i, said) in [(1, term), (2, kill)] {
+            let (_, detail, _) = crate::analysis::diagram::row_text(&t.0, &r, i, lang);
+            let detail = detail.unwrap_or_default();
+            assert_eq!(detail, format!("pid 42, {said}"), "{lang:?}");
+        }
+        let summary = crate::export::summary::text_in(&t.0, &r, lang);
+        for said in [term, kill] {
+            assert!(
+                summary.contains(&format!(": {said}")),
+                "{lang:?}:\n{summary}"
+            );
+        }
+    }
+}

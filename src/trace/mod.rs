@@ -24,6 +24,7 @@ mod lane;
 mod seqs;
 pub mod session;
 mod shared;
+mod stop_note;
 mod warning;
 mod writer;
 
@@ -42,6 +43,7 @@ pub use jsonrpc::{Invalidity, Message, MessageKind, Problem, RpcId, classify, cl
 pub use seqs::Seqs;
 pub use session::Follower;
 pub use shared::Shared;
+pub use stop_note::StopNote;
 pub use writer::{TraceWriter, write_trace};
 
 /// The events of a trace that grows while others read them (the app's store).

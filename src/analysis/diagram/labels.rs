@@ -8,7 +8,7 @@ use super::{Status, Style};
 use crate::analysis::Report;
 use crate::analysis::chars::{self, Spelling};
 use crate::i18n::{Language, Words};
-use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, ProcessInfo};
+use crate::trace::{Channel, Derived, Event, Kind, Lane, Pairing, ProcessInfo, StopNote};
 use crate::wire::text::clip;
 pub(super) use crate::wire::text::ms;
 
@@ -397,6 +397,23 @@ pub fn process_label(p: &ProcessInfo, command: &str, words: Words) -> String {
     }
 }
 
+/// A process event's recorded detail, in `words`: what Sightline had to do to stop the server
+/// ([`StopNote`]) said in the reader's language, any other detail (the system's own words on a
+/// failed spawn) as recorded. One home for the diagram's note and `summary`'s line.
+pub fn process_detail(detail: &str, words: Words) -> String {
+    let Some(note) = StopNote::parse(detail) else {
+        return detail.to_string();
+    };
+    let args = [("waited", note.waited), ("sent", note.sent)];
+    match note.after {
+        None => words.fmt("process.stop_after_stdin", &args),
+        Some(signal) => words.fmt(
+            "process.stop_after_signal",
+            &[args[0], args[1], ("signal", signal)],
+        ),
+    }
+}
+
 fn process(e: &Event, lang: Language) -> Text {
     let words = Words::of(lang);
     let mut status = Status::Ok;
@@ -436,7 +453,7 @@ fn process(e: &Event, lang: Language) -> Text {
         parts.add(format!("pid {pid}"));
     }
     if let Some(why) = &p.detail {
-        parts.add(why.clone());
+        parts.add(process_detail(why, words));
     }
     Text {
         style: Style::Process,

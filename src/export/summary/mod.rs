@@ -344,7 +344,8 @@ fn process_line(e: &Event, names: &LaneNames, words: Words) -> String {
     };
     let mut s = format!("{who:<4}  {text}");
     if let Some(detail) = &p.detail {
-        let _ = write!(s, ": {}", preview(detail, words));
+        let detail = crate::analysis::diagram::process_detail(detail, words);
+        let _ = write!(s, ": {}", preview(&detail, words));
     }
     s
 }

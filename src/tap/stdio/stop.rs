@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::sys::{ASK, FORCE};
 use super::{ExitOutcome, StdioTap};
+use crate::trace::StopNote;
 
 /// How long a server gets to exit after its stdin closes, and again after SIGTERM.
 const GRACE: Duration = Duration::from_secs(3);
@@ -70,9 +71,7 @@ impl StdioTap {
         if let Some(outcome) = self.wait_timeout(GRACE) {
             return outcome;
         }
-        self.note(format!(
-            "still running {GRACE:?} after stdin closed: sent {ASK}"
-        ));
+        self.note(None, ASK);
         self.terminate()
     }
 
@@ -82,12 +81,21 @@ impl StdioTap {
         if let Some(outcome) = self.wait_timeout(GRACE) {
             return outcome;
         }
-        self.note(format!("still running {GRACE:?} after {ASK}: sent {FORCE}"));
+        self.note(Some(ASK), FORCE);
         self.kill();
         self.wait()
     }
 
-    fn note(&self, text: String) {
+    /// Records that the server was still running [`GRACE`] after `after` (its stdin closing
+    /// when `None`), so `sent` was sent: the exit's detail, in the trace's words ([`StopNote`]).
+    fn note(&self, after: Option<&str>, sent: &str) {
+        let waited = format!("{GRACE:?}");
+        let text = StopNote {
+            waited: &waited,
+            after,
+            sent,
+        }
+        .text();
         tracing::warn!(pid = self.shared.pid, "{text}");
         *self
             .shared
