@@ -117,6 +117,19 @@ fn main() {
                 "OVER 3 s"
             }
         );
+        // The real binary, start to exit (`SIGHTLINE_BIN`: another build, for a before/after).
+        let (took, rss, code) = traces::run_binary(&["stats"], &path);
+        println!(
+            "  sightline stats {:>6}  x{:.2} of load, peak {:.0} MB, exit {code}  {}",
+            secs(took),
+            ratio(took),
+            rss as f64 / 1e6,
+            if took < Duration::from_secs(3) {
+                "ok (< 3 s)"
+            } else {
+                "OVER 3 s"
+            }
+        );
         for text in FILTERS {
             let start = Instant::now();
             let m = Matcher::new(&parse(text).expect("filter"));
