@@ -54,7 +54,7 @@ fn main() {
         let start = Instant::now();
         let (rpc, llm) = sightline::trace::halves::join(
             || sightline::trace::analyze(events),
-            || sightline::analysis::llm_exchanges(events),
+            || sightline::analysis::llm_counts(events),
         );
         let analysis = start.elapsed();
         // Each half alone, to see which one the joined time waits for.
@@ -64,6 +64,9 @@ fn main() {
         let start = Instant::now();
         drop(sightline::analysis::llm_exchanges(events));
         let llm_alone = start.elapsed();
+        let start = Instant::now();
+        drop(sightline::analysis::llm_counts(events));
+        let counts_alone = start.elapsed();
         let llm: Vec<_> = llm.iter().collect();
         let start = Instant::now();
         let s = stats(
@@ -95,11 +98,13 @@ fn main() {
             ratio(analysis)
         );
         println!(
-            "    alone: JSON-RPC {} (x{:.2}), LLM exchanges {} (x{:.2})",
+            "    alone: JSON-RPC {} (x{:.2}), LLM exchanges {} (x{:.2}), as stats reads them {} (x{:.2})",
             secs(rpc_alone),
             ratio(rpc_alone),
             secs(llm_alone),
-            ratio(llm_alone)
+            ratio(llm_alone),
+            secs(counts_alone),
+            ratio(counts_alone)
         );
         println!(
             "  stats        {:>9}  x{:.2} of load",

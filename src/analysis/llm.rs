@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -148,6 +148,26 @@ fn shape_of(url: &str) -> Option<ApiShape> {
 
 /// Pairs every host -> llm request with the llm -> host response that follows it, and reads both.
 pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
+    read_exchanges(events, Reading::Whole)
+}
+
+/// [`llm_exchanges`] for statistics: each request read for its model and the tools it offers,
+/// not its conversation (what was said, the tool results it returns, the API's remote
+/// servers), which is most of a request's bytes; each response read whole.
+pub fn llm_counts(events: &[Event]) -> Vec<LlmExchange> {
+    read_exchanges(events, Reading::Counts)
+}
+
+/// How much of each request a run reads.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    #[default]
+    Whole,
+    /// The model and the tools: what [`llm_counts`] reads.
+    Counts,
+}
+
+fn read_exchanges(events: &[Event], reading: Reading) -> Vec<LlmExchange> {
     let pairs = pair(events);
     // Reading the bodies is the work (kilobytes of JSON each); pairing is not. A big trace's
     // exchanges are read in two runs of about the same bytes, on two threads where there are.
@@ -162,7 +182,7 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
     };
     let total: usize = pairs.iter().map(size).sum();
     if total < PARALLEL_READ_FROM || !crate::trace::halves::has_threads() {
-        return read_pairs(events, &pairs);
+        return read_pairs(events, &pairs, reading);
     }
     let mut seen = 0;
     let mid = pairs
@@ -173,8 +193,10 @@ pub fn llm_exchanges(events: &[Event]) -> Vec<LlmExchange> {
         })
         .map_or(pairs.len(), |k| k + 1);
     let (first, second) = pairs.split_at(mid);
-    let (mut out, rest) =
-        crate::trace::halves::join(|| read_pairs(events, first), || read_pairs(events, second));
+    let (mut out, rest) = crate::trace::halves::join(
+        || read_pairs(events, first, reading),
+        || read_pairs(events, second, reading),
+    );
     out.extend(rest);
     out
 }
@@ -205,8 +227,15 @@ fn pair(events: &[Event]) -> Vec<(usize, Option<usize>)> {
 }
 
 /// The exchanges of `pairs` read, the tools of each list parsed once in the run.
-fn read_pairs(events: &[Event], pairs: &[(usize, Option<usize>)]) -> Vec<LlmExchange> {
-    let mut last = LastTools::default();
+fn read_pairs(
+    events: &[Event],
+    pairs: &[(usize, Option<usize>)],
+    reading: Reading,
+) -> Vec<LlmExchange> {
+    let mut last = LastTools {
+        reading,
+        ..LastTools::default()
+    };
     pairs
         .iter()
         .map(|&(request, response)| {
@@ -312,6 +341,8 @@ pub(super) fn read_request(i: usize, e: &Event) -> LlmExchange {
 pub(super) struct LastTools {
     /// The most recently used last; at most [`RECENT_TOOL_LISTS`].
     recent: Vec<(ApiShape, String, Arc<[Value]>)>,
+    /// How much of each request the run that keeps them reads.
+    reading: Reading,
 }
 
 /// How many distinct `tools` lists [`LastTools`] keeps.
@@ -347,9 +378,15 @@ struct Body<'a> {
     tools: Option<&'a RawValue>,
 }
 
-impl<'de> Deserialize<'de> for Body<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
+/// Reads a [`Body`]; with [`Reading::Counts`], every member but `model` and `tools` is skipped
+/// unread.
+struct BodySeed(Reading);
+
+impl<'de> DeserializeSeed<'de> for BodySeed {
+    type Value = Body<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Body<'de>, D::Error> {
+        struct V(Reading);
         impl<'de> Visitor<'de> for V {
             type Value = Body<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -363,6 +400,8 @@ impl<'de> Deserialize<'de> for Body<'de> {
                 while let Some(key) = map.next_key::<String>()? {
                     if key == "tools" {
                         body.tools = Some(map.next_value()?);
+                    } else if self.0 == Reading::Counts && key != "model" {
+                        map.next_value::<IgnoredAny>()?;
                     } else {
                         let value = map.next_value()?;
                         body.members.insert(key, value);
@@ -371,7 +410,7 @@ impl<'de> Deserialize<'de> for Body<'de> {
                 Ok(body)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(self.0))
     }
 }
 
@@ -383,7 +422,9 @@ fn request_body(
     text: &str,
     last: &mut LastTools,
 ) -> Option<(Value, Arc<[Value]>)> {
-    let Body { members, tools } = serde_json::from_str::<Body<'_>>(text).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Body { members, tools } = BodySeed(last.reading).deserialize(&mut de).ok()?;
+    de.end().ok()?;
     let entries = match tools {
         None => Arc::default(),
         Some(raw) => match last.get(shape, raw.get()) {

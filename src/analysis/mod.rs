@@ -86,7 +86,7 @@ pub mod trace_error;
 pub use incremental::Incremental;
 pub use links::remote::{RemoteChain, remote_chains, remote_chains_of};
 pub use links::{CallChain, ToolOrigin, ToolView, link};
-pub use llm::{LlmExchange, LlmRole, Usage, last_loop_request, llm_exchanges};
+pub use llm::{LlmExchange, LlmRole, Usage, last_loop_request, llm_counts, llm_exchanges};
 
 use crate::trace::{Analysis, Event, analyze};
 

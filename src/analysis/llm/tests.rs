@@ -224,7 +224,7 @@ fn a_big_trace_reads_in_two_runs_as_in_one() {
     let events: Vec<Event> = std::iter::repeat_n(events, copies).flatten().collect();
     assert!(bytes(&events) >= PARALLEL_READ_FROM);
     let pairs = pair(&events);
-    let in_one = read_pairs(&events, &pairs);
+    let in_one = read_pairs(&events, &pairs, Reading::Whole);
     let read = llm_exchanges(&events);
     assert_eq!(read.len(), pairs.len());
     assert!(read.iter().any(|x| x.response.is_some()));

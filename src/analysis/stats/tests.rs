@@ -82,3 +82,46 @@ fn a_recorded_loop_has_its_llm_requests_timed_and_its_tools_counted() {
     assert_eq!((none.events, none.requests, none.llm.len()), (0, 0, 0));
     assert!(none.busiest.is_none() && none.duration_us.is_none());
 }
+
+/// `sightline stats` reads each request's model and tools only (`llm_counts`): its numbers are
+/// those of the exchanges read whole, for Sightline's own host and for the real hosts' LLM
+/// halves (Claude Code's deferred tools, Codex's namespaces, Gemini's declarations).
+#[test]
+fn statistics_of_the_exchanges_read_for_counts_are_those_read_whole() {
+    let hosts = [
+        include_str!(
+            "../../../tests/fixtures/hosts/claude-code/20261206T200222.093053Z-llm-17864.jsonl"
+        ),
+        include_str!("../../../tests/fixtures/hosts/codex/20261206T200222.101155Z-llm-17863.jsonl"),
+        include_str!(
+            "../../../tests/fixtures/hosts/codex-tool-search/20261206T202715.424228Z-llm-24537.jsonl"
+        ),
+        include_str!(
+            "../../../tests/fixtures/hosts/gemini-cli/20261206T201644.670251Z-llm-6680.jsonl"
+        ),
+    ];
+    let mut requests = 0;
+    for text in fixtures::RECORDINGS.iter().chain(&hosts) {
+        let events = crate::trace::load_from_reader(text.as_bytes())
+            .expect("fixture")
+            .events;
+        let rpc = crate::trace::analyze(&events);
+        let of = |exchanges: &[LlmExchange]| {
+            let llm: Vec<&LlmExchange> = exchanges.iter().collect();
+            stats(&events, &rpc, &llm, &By::ALL, tokens::own(), &|_| true)
+        };
+        let (whole, counts) = (
+            crate::analysis::llm_exchanges(&events),
+            crate::analysis::llm_counts(&events),
+        );
+        assert_eq!(of(&counts), of(&whole));
+        for (c, w) in counts.iter().zip(&whole) {
+            assert_eq!(
+                (&c.model, &c.tools, &c.tool_entries),
+                (&w.model, &w.tools, &w.tool_entries)
+            );
+        }
+        requests += whole.iter().filter(|x| !x.tool_entries.is_empty()).count();
+    }
+    assert!(requests >= 8, "{requests}");
+}
