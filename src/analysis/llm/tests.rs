@@ -1,6 +1,7 @@
 //! Tests of reading `llm-http` events: shared tools, Gemini exchanges, unknown shapes.
 
 use super::*;
+use body::RECENT_TOOL_LISTS;
 
 /// Requests read in a run (their repeated tools shared) read as each read alone does, and
 /// a body's `tools` reads as a `Value` reads it: repeated (the last one), null, or in a
