@@ -33,23 +33,58 @@ pub fn said(e: &TraceError) -> Said {
 /// Why a payload is not a valid JSON-RPC message, as words each language can say
 /// (`invalid_message.*`); the JSON reader's complaint and the `jsonrpc` member are quoted.
 pub fn invalid(problem: &Problem) -> Said {
-    let key = match problem.why {
-        Invalidity::NotUtf8 => "invalid_message.not_utf8",
-        Invalidity::Batch => "invalid_message.batch",
-        Invalidity::NotObject => "invalid_message.not_object",
-        Invalidity::EmptyLine => "invalid_message.empty_line",
-        Invalidity::NotJson => "invalid_message.not_json",
-        Invalidity::WrongVersion => "invalid_message.wrong_version",
-        Invalidity::NoVersion => "invalid_message.no_version",
-        Invalidity::BadId => "invalid_message.bad_id",
-        Invalidity::MethodNotString => "invalid_message.method_not_string",
-        Invalidity::NullIdRequest => "invalid_message.null_id_request",
-        Invalidity::ResultAndError => "invalid_message.result_and_error",
-        Invalidity::Neither => "invalid_message.neither",
-        Invalidity::ResultWithoutId => "invalid_message.result_without_id",
-        Invalidity::NoPayload => "invalid_message.no_payload",
+    let (head, why) = invalid_parts(problem);
+    match why {
+        Some(why) => Said::new("invalid_message.with_why")
+            .with_said("head", head)
+            .with_said("why", why),
+        None => head,
+    }
+}
+
+/// [`invalid`] in two parts: the reason, and what explains it when there is more (the JSON
+/// reader's complaint, the rule a batch breaks). A diagram row's label says the reason and
+/// leaves the rest to its detail; the parts are kept apart here rather than cut from the
+/// sentence, since a reason may hold parentheses of its own.
+pub fn invalid_parts(problem: &Problem) -> (Said, Option<Said>) {
+    let (key, why): (&'static str, Option<&'static str>) = match problem.why {
+        Invalidity::NotUtf8 => ("invalid_message.not_utf8", None),
+        Invalidity::Batch => ("invalid_message.batch", Some("invalid_message.batch_why")),
+        Invalidity::NotObject => ("invalid_message.not_object", None),
+        Invalidity::EmptyLine => ("invalid_message.empty_line", None),
+        Invalidity::NotJson => (
+            "invalid_message.not_json",
+            Some("invalid_message.not_json_why"),
+        ),
+        Invalidity::WrongVersion => ("invalid_message.wrong_version", None),
+        Invalidity::NoVersion => (
+            "invalid_message.no_version",
+            Some("invalid_message.no_version_why"),
+        ),
+        Invalidity::BadId => ("invalid_message.bad_id", None),
+        Invalidity::MethodNotString => ("invalid_message.method_not_string", None),
+        Invalidity::NullIdRequest => ("invalid_message.null_id_request", None),
+        Invalidity::ResultAndError => ("invalid_message.result_and_error", None),
+        Invalidity::Neither => (
+            "invalid_message.neither",
+            Some("invalid_message.neither_why"),
+        ),
+        Invalidity::ResultWithoutId => ("invalid_message.result_without_id", None),
+        Invalidity::NoPayload => (
+            "invalid_message.no_payload",
+            Some("invalid_message.no_payload_why"),
+        ),
     };
-    Said::new(key).with("detail", problem.detail())
+    // The reader's complaint is the explanation of "not JSON"; a batch's size is in its head.
+    let detail = problem.detail();
+    let (head, why) = match problem.why {
+        Invalidity::NotJson => (
+            Said::new(key),
+            why.map(|w| Said::new(w).with("detail", detail)),
+        ),
+        _ => (Said::new(key).with("detail", detail), why.map(Said::new)),
+    };
+    (head, why)
 }
 
 /// Why an invalid message is invalid ([`invalid`]), or, for one whose reason was not recorded,

@@ -133,7 +133,7 @@ impl fmt::Display for Problem {
             Invalidity::NullIdRequest => f.write_str("a request with `id: null`"),
             Invalidity::ResultAndError => f.write_str("a response with both `result` and `error`"),
             Invalidity::Neither => {
-                f.write_str("neither a request (`method`) nor a response (`result`/`error`)")
+                f.write_str("neither a request nor a response (a request has `method`, a response `result` or `error`)")
             }
             Invalidity::ResultWithoutId => f.write_str("a result without an `id`"),
             Invalidity::NoPayload => {

@@ -239,18 +239,19 @@ impl Context<'_> {
             }
             _ => {
                 status = Status::Invalid;
-                let problem = crate::analysis::trace_error::why_invalid(d.problem()).say(words);
-                // "not JSON (expected value at line 1 column 1)": the head in the label, the
-                // rest in the detail after the line itself.
-                let (short, why) = match problem.split_once(" (") {
-                    Some((head, rest)) => (head, rest.strip_suffix(')').unwrap_or(rest)),
-                    None => (problem.as_str(), ""),
+                // "not JSON" in the label; the line itself and the reader's complaint
+                // ("expected value at line 1 column 1") in the detail.
+                let (short, why) = match d.problem() {
+                    Some(p) => crate::analysis::trace_error::invalid_parts(p),
+                    None => (crate::analysis::trace_error::why_invalid(None), None),
                 };
                 parts.add(format!("\"{}\"", visible(&e.text(), 50)));
-                parts.add(why);
+                if let Some(why) = why {
+                    parts.add(why.say(words));
+                }
                 (
                     Style::Invalid,
-                    words.fmt("label.invalid", &[("problem", short)]),
+                    words.fmt("label.invalid", &[("problem", &short.say(words))]),
                 )
             }
         };

@@ -311,6 +311,44 @@ fn a_rows_own_words_are_the_readers() {
     );
 }
 
+/// An invalid row's label says why in a few words and its detail the rest (a batch's rule,
+/// what a request and a response hold), each part whole: never a sentence cut at its first
+/// `(`, which once put half of "neither a request (`method`) nor …" in each.
+#[test]
+fn an_invalid_rows_reason_is_whole_in_its_label() {
+    use crate::i18n::Language;
+    let mut t = Trace::default();
+    t.rpc(0, "host", "server:w", json!({"jsonrpc":"2.0","id":1}));
+    t.rpc(1, "host", "server:w", json!({"id":2,"method":"ping"}));
+    t.rpc(
+        2,
+        "host",
+        "server:w",
+        json!([{"jsonrpc":"2.0","method":"a"}, {"jsonrpc":"2.0","method":"b"}]),
+    );
+    let report = report(&t.0);
+    let d = build(&t.0, &report);
+    let row = |i| d.text(&t.0, &report, i, Language::En);
+    assert_eq!(row(0).label, "invalid: neither a request nor a response");
+    assert_eq!(row(1).label, "invalid: JSON, but not JSON-RPC 2.0");
+    let detail = row(0).detail.unwrap_or_default();
+    assert!(
+        detail.contains("a request has `method`, a response `result` or `error`"),
+        "{detail}"
+    );
+    assert_eq!(row(2).label, "invalid: a JSON-RPC batch of 2 messages");
+    let detail = row(2).detail.unwrap_or_default();
+    assert!(
+        detail.contains("batches were allowed only in MCP 2025-03-26"),
+        "{detail}"
+    );
+    let pt = d
+        .text(&t.0, &report, 2, Language::Pt)
+        .detail
+        .unwrap_or_default();
+    assert!(pt.contains("lotes só eram permitidos"), "{pt}");
+}
+
 mod proxy;
 
 #[test]
