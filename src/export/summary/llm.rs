@@ -220,7 +220,7 @@ pub(super) fn llm_line(
         let _ = write!(s, "  !! {}", preview(p, words));
     }
     if let Some(us) = latency {
-        let _ = write!(s, " ({} ms)", us / 1000);
+        let _ = write!(s, " ({})", crate::wire::text::ms(us));
     }
     if !calls.is_empty() {
         let count = calls.len().to_string();
