@@ -3,6 +3,9 @@
 //!
 //!   cargo bench --bench stats_filter [N] [weather|tool]   (N events, default 1000000)
 //!
+//! With `SIGHTLINE_BENCH_DIR` set, each mix's trace is written there as `<mix>.jsonl` and kept,
+//! for a profiler to run the binary on afterwards.
+//!
 //! Printed per mix (`traces.rs`): the file read and split into lines (the floor), the trace
 //! loaded (`trace::load`, the baseline every command pays), the analysis `stats` needs
 //! (`trace::analyze` and the LLM exchanges) and the statistics themselves, each with its
@@ -42,9 +45,10 @@ fn main() {
     } else {
         1_000_000
     };
-    let dir = tempfile::tempdir().expect("tempdir");
+    let temp = tempfile::tempdir().expect("tempdir");
+    let dir = std::env::var_os("SIGHTLINE_BENCH_DIR").map_or(temp.path().to_path_buf(), Into::into);
     for mix in mixes {
-        let path = dir.path().join("trace.jsonl");
+        let path = dir.join(format!("{}.jsonl", mix.name().replace(' ', "-")));
         let bytes = mix.write(&path, n);
         let (_, split) = traces::read_and_split(&path);
         let start = Instant::now();

@@ -135,16 +135,26 @@ pub fn quoted_into(out: &mut Vec<u8>, text: &str) {
 /// The text of the JSON string literal `literal` (quotes included), as serde_json would read
 /// it into a `String`; `None` where serde_json would refuse it or where it is not a plain
 /// string literal (a caller then asks serde_json itself, for its answer and its error).
-///
-/// `literal` is what serde_json's raw value reader returned: a whole value, already checked to
-/// be UTF-8 with no control bytes inside a string and only valid escapes.
 pub fn unescape(literal: &str) -> Option<Box<str>> {
-    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
-    let bytes = inner.as_bytes();
+    let inner = literal.strip_prefix('"')?;
+    let (text, used) = unescape_prefix(inner.as_bytes())?;
+    (used == inner.len()).then_some(text)
+}
+
+/// The JSON string whose text starts `bytes` (just after its opening quote), read as serde_json
+/// reads a string into a `String`: the text, and how many bytes it took, its closing quote
+/// included. `None` where serde_json would refuse it (a control byte, an unknown escape, a lone
+/// surrogate, bytes that are not UTF-8) and where no quote closes it.
+///
+/// This is the loader's one pass over a payload: the bytes are copied a word at a time up to
+/// the next byte a string cannot hold as it is (the writer's own test, [`escape_flags`]),
+/// escapes are put back, and the text is written once into a buffer big enough for all of
+/// `bytes`, shrunk where it lies at the end (unescaping only shortens).
+pub fn unescape_prefix(bytes: &[u8]) -> Option<(Box<str>, usize)> {
     let n = bytes.len();
-    // Unescaping only shortens, so the text fits in `n` bytes; with 8 more for a whole word
-    // stored ahead, as in [`escape_into`]. Then copied once into a box of the exact size.
+    // With 8 more bytes for a whole word stored ahead, as in [`escape_into`].
     let mut out: Vec<u8> = Vec::with_capacity(n + 8);
+    let used;
     // SAFETY: `out` has room for `n + 8` bytes. No escape writes more bytes than it reads (a
     // two-byte escape gives one, `\uXXXX` at most three, a pair of them four), so before input
     // byte `i` is read at most `i` bytes were written: the word store there (8 bytes, with
@@ -155,12 +165,11 @@ pub fn unescape(literal: &str) -> Option<Box<str>> {
         let dst = out.as_mut_ptr();
         let (mut i, mut w) = (0, 0);
         loop {
-            // Clean bytes, a word at a time, up to the next `\\` (or the end).
+            // Clean bytes, a word at a time, up to the next `"`, `\\` or control byte.
             while i + 8 <= n {
                 let word = src.add(i).cast::<u64>().read_unaligned();
                 dst.add(w).cast::<u64>().write_unaligned(word);
-                let s = u64::from_le(word) ^ (ONES * b'\\' as u64);
-                let flags = s.wrapping_sub(ONES) & !s & HIGH;
+                let flags = escape_flags(u64::from_le(word));
                 if flags != 0 {
                     let clean = (flags.trailing_zeros() / 8) as usize;
                     i += clean;
@@ -170,13 +179,18 @@ pub fn unescape(literal: &str) -> Option<Box<str>> {
                 i += 8;
                 w += 8;
             }
-            while i < n && *src.add(i) != b'\\' {
+            while i < n && ESCAPE[usize::from(*src.add(i))] == 0 {
                 dst.add(w).write(*src.add(i));
                 i += 1;
                 w += 1;
             }
-            if i == n {
-                break;
+            match bytes.get(i)? {
+                b'"' => {
+                    used = i + 1;
+                    break;
+                }
+                b'\\' => {}
+                _ => return None,
             }
             // The two-byte escapes (nearly all of them: `\"` in a JSON payload), at once.
             let simple = UNESCAPE[usize::from(*bytes.get(i + 1)?)];
@@ -186,18 +200,20 @@ pub fn unescape(literal: &str) -> Option<Box<str>> {
                 i += 2;
                 continue;
             }
-            let (ch, used) = unicode_escape(&bytes[i + 1..])?;
+            let (ch, taken) = unicode_escape(&bytes[i + 1..])?;
             let mut utf8 = [0u8; 4];
             let encoded = ch.encode_utf8(&mut utf8).as_bytes();
             dst.add(w)
                 .copy_from_nonoverlapping(encoded.as_ptr(), encoded.len());
             w += encoded.len();
-            i += 1 + used;
+            i += 1 + taken;
         }
         out.set_len(w);
     }
-    // Cut only at ASCII bytes, with whole characters put in: UTF-8, which this checks.
-    std::str::from_utf8(&out).ok().map(Box::from)
+    // Escapes put in whole characters and runs are cut only at ASCII bytes, so the text is
+    // UTF-8 exactly when the runs of `bytes` are. Shrunk where it lies, not copied.
+    let text = String::from_utf8(out).ok()?;
+    Some((text.into_boxed_str(), used))
 }
 
 /// What the letter after a `\\` stands for in a two-byte escape; 0 for any other letter.
@@ -370,6 +386,43 @@ mod tests {
         for literal in &literals {
             let serde = serde_json::from_str::<String>(literal).ok();
             assert_eq!(unescape(literal).map(String::from), serde, "{literal}");
+            // As the loader meets it: in a line, with more after its closing quote.
+            let Some(inner) = literal.strip_prefix('"') else {
+                continue;
+            };
+            let line = format!("{inner},\"http\":{{\"status\":200}}}}\n");
+            let read = unescape_prefix(line.as_bytes());
+            match &serde {
+                Some(text) => assert_eq!(
+                    read.map(|(t, used)| (String::from(t), used)),
+                    Some((text.clone(), inner.len())),
+                    "{literal}"
+                ),
+                None if inner.ends_with('"') && !inner.ends_with("\\\"") => {
+                    assert!(read.is_none(), "refused in a line too: {literal}")
+                }
+                None => {}
+            }
+        }
+    }
+
+    #[test]
+    fn a_string_in_a_line_ends_at_its_quote_and_refuses_what_serde_json_refuses() {
+        assert_eq!(
+            unescape_prefix(b"abc\"def\" rest").map(|(t, n)| (String::from(t), n)),
+            Some(("abc".to_string(), 4))
+        );
+        for refused in [
+            &b"a\x01b\""[..],
+            b"no quote at all",
+            b"ends in a backslash\\",
+            b"a\xffb\"",
+            b"\xc3\\n\"",
+            b"\\u00e9\xa9\"",
+        ] {
+            assert!(unescape_prefix(refused).is_none(), "{refused:?}");
+            let literal = [b"\"", refused].concat();
+            assert!(serde_json::from_slice::<String>(&literal).is_err());
         }
     }
 }

@@ -458,12 +458,14 @@ pub(super) mod time_serde {
     use serde::Deserializer;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-        super::map_str(d, |s| {
-            DateTime::parse_from_rfc3339(s)
-                .map(|t| t.with_timezone(&Utc))
-                .map_err(|e| format!("`time` is not RFC 3339 ({e}): {s}"))
-        })?
-        .map_err(serde::de::Error::custom)
+        super::map_str(d, parse)?.map_err(serde::de::Error::custom)
+    }
+
+    /// An event's `time` from its text (RFC 3339), or why it is not one.
+    pub fn parse(s: &str) -> Result<DateTime<Utc>, String> {
+        DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| format!("`time` is not RFC 3339 ({e}): {s}"))
     }
 }
 

@@ -7,9 +7,10 @@
 //! known member or a wrong type is the same error, and `null` reads as absent for the optional
 //! members.
 //!
-//! A trace line is read by [`Event::from_line`], which takes the payload's string as it lies
-//! in the line and unescapes it once ([`super::escape::unescape`]); any line it does not read
-//! exactly as serde_json would is read again by serde_json, for its answer or its error.
+//! A trace line is read by [`Event::from_line`]: a line as the writer writes it by hand
+//! ([`canonical`]), then the payload's string taken as it lies in the line and unescaped once
+//! ([`super::escape::unescape`]); any line neither reads exactly as serde_json would is read
+//! again by serde_json, for its answer or its error.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -20,6 +21,8 @@ use serde_json::{Map, Value};
 
 use super::event::{Channel, Event, HttpInfo, Lane, ProcessInfo, time_serde};
 use super::shared::Shared;
+
+mod canonical;
 
 /// A member name, borrowed when it has no escapes.
 struct Key<'de>(Cow<'de, str>);
@@ -135,6 +138,9 @@ impl Event {
     /// The event one line of a trace holds: what `serde_json::from_slice::<Event>` reads,
     /// the same event or the same error, without serde_json's copies of the payload.
     pub fn from_line(line: &[u8]) -> Result<Event, serde_json::Error> {
+        if let Some(event) = canonical::read(line) {
+            return Ok(event);
+        }
         serde_json::from_slice::<Line>(line)
             .map(|l| l.0)
             .or_else(|_| serde_json::from_slice::<Event>(line))
@@ -148,49 +154,84 @@ impl FromMembers for Event {
     }
 }
 
+/// The members of an event read so far: [`read_event`] fills them from nothing,
+/// [`canonical`] from the members it read by hand.
+#[derive(Default)]
+struct Slots {
+    seq: Option<u64>,
+    time: Option<DateTime<Utc>>,
+    from: Option<Lane>,
+    to: Option<Lane>,
+    channel: Option<Channel>,
+    raw: Option<Option<Box<str>>>,
+    raw_b64: Option<Option<Box<str>>>,
+    process: Option<Option<ProcessInfo>>,
+    http: Option<Option<HttpInfo>>,
+}
+
+impl Slots {
+    /// Reads the rest of an event's members into these slots, its payload as [`raw_member`]
+    /// says; a member already in a slot is serde's "duplicate field". Returns the members it
+    /// does not know.
+    fn read<'de, A: MapAccess<'de>, const BORROWED: bool>(
+        &mut self,
+        map: &mut A,
+    ) -> Result<Map<String, Value>, A::Error> {
+        members(map, |key, map| {
+            match key {
+                "seq" => once(&mut self.seq, "seq", map.next_value::<u64>()?)?,
+                "time" => once(&mut self.time, "time", map.next_value::<Time>()?.0)?,
+                "from" => once(&mut self.from, "from", map.next_value::<Lane>()?)?,
+                "to" => once(&mut self.to, "to", map.next_value::<Lane>()?)?,
+                "channel" => once(&mut self.channel, "channel", map.next_value::<Channel>()?)?,
+                "raw" => once(&mut self.raw, "raw", raw_member::<A, BORROWED>(map)?)?,
+                "raw_b64" => once(
+                    &mut self.raw_b64,
+                    "raw_b64",
+                    map.next_value::<Option<Box<str>>>()?,
+                )?,
+                "process" => once(
+                    &mut self.process,
+                    "process",
+                    map.next_value::<Option<ProcessInfo>>()?,
+                )?,
+                "http" => once(
+                    &mut self.http,
+                    "http",
+                    map.next_value::<Option<HttpInfo>>()?,
+                )?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })
+    }
+
+    /// The event these members make, `extra` being the members no slot took.
+    fn event<E: serde::de::Error>(self, extra: Map<String, Value>) -> Result<Event, E> {
+        let mut event = Event {
+            seq: self.seq.ok_or_else(|| E::missing_field("seq"))?,
+            time: self.time.ok_or_else(|| E::missing_field("time"))?,
+            from: self.from.ok_or_else(|| E::missing_field("from"))?,
+            to: self.to.ok_or_else(|| E::missing_field("to"))?,
+            channel: self.channel.ok_or_else(|| E::missing_field("channel"))?,
+            raw: self.raw.flatten(),
+            aside: None,
+        };
+        event.set_raw_b64(self.raw_b64.flatten());
+        event.set_process(self.process.flatten());
+        event.set_http(self.http.flatten());
+        if !extra.is_empty() {
+            *event.extra_mut() = extra;
+        }
+        Ok(event)
+    }
+}
+
 /// The members of an event, its payload read as [`raw_member`] says.
 fn read_event<'de, A: MapAccess<'de>, const BORROWED: bool>(mut map: A) -> Result<Event, A::Error> {
-    let (mut seq, mut time, mut from, mut to, mut channel) = (None, None, None, None, None);
-    let (mut raw, mut raw_b64, mut process, mut http) = (None, None, None, None);
-    let extra = members(&mut map, |key, map| {
-        match key {
-            "seq" => once(&mut seq, "seq", map.next_value::<u64>()?)?,
-            "time" => once(&mut time, "time", map.next_value::<Time>()?.0)?,
-            "from" => once(&mut from, "from", map.next_value::<Lane>()?)?,
-            "to" => once(&mut to, "to", map.next_value::<Lane>()?)?,
-            "channel" => once(&mut channel, "channel", map.next_value::<Channel>()?)?,
-            "raw" => once(&mut raw, "raw", raw_member::<A, BORROWED>(map)?)?,
-            "raw_b64" => once(
-                &mut raw_b64,
-                "raw_b64",
-                map.next_value::<Option<Box<str>>>()?,
-            )?,
-            "process" => once(
-                &mut process,
-                "process",
-                map.next_value::<Option<ProcessInfo>>()?,
-            )?,
-            "http" => once(&mut http, "http", map.next_value::<Option<HttpInfo>>()?)?,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    })?;
-    let mut event = Event {
-        seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
-        time: time.ok_or_else(|| A::Error::missing_field("time"))?,
-        from: from.ok_or_else(|| A::Error::missing_field("from"))?,
-        to: to.ok_or_else(|| A::Error::missing_field("to"))?,
-        channel: channel.ok_or_else(|| A::Error::missing_field("channel"))?,
-        raw: raw.flatten(),
-        aside: None,
-    };
-    event.set_raw_b64(raw_b64.flatten());
-    event.set_process(process.flatten());
-    event.set_http(http.flatten());
-    if !extra.is_empty() {
-        *event.extra_mut() = extra;
-    }
-    Ok(event)
+    let mut slots = Slots::default();
+    let extra = slots.read::<A, BORROWED>(&mut map)?;
+    slots.event(extra)
 }
 
 impl<'de> Deserialize<'de> for Event {

@@ -103,6 +103,19 @@ pub enum Channel {
 }
 
 impl Channel {
+    /// The channel a trace names `name` ([`Self::as_str`] backwards; any other name is kept).
+    pub fn named(name: &str) -> Channel {
+        match name {
+            "stdio" => Channel::Stdio,
+            "stderr" => Channel::Stderr,
+            "http" => Channel::Http,
+            "llm-http" => Channel::LlmHttp,
+            "process" => Channel::Process,
+            "note" => Channel::Note,
+            other => Channel::Other(other.into()),
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         match self {
             Channel::Stdio => "stdio",
@@ -129,15 +142,7 @@ impl Serialize for Channel {
 
 impl<'de> Deserialize<'de> for Channel {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        map_str(d, |s| match s {
-            "stdio" => Channel::Stdio,
-            "stderr" => Channel::Stderr,
-            "http" => Channel::Http,
-            "llm-http" => Channel::LlmHttp,
-            "process" => Channel::Process,
-            "note" => Channel::Note,
-            other => Channel::Other(other.into()),
-        })
+        map_str(d, Channel::named)
     }
 }
 
