@@ -86,22 +86,23 @@ fn parse_chunk(out: &mut Parsed, text: &[u8], first_line: usize) -> usize {
     let mid = memchr::memchr(b'\n', &text[text.len() / 2..])
         .map_or(text.len(), |p| text.len() / 2 + p + 1);
     let (a, b) = text.split_at(mid);
-    let a_lines = count_lines(a);
-    let b_lines = count_lines(b);
-    out.events.reserve(a_lines + b_lines);
-    out.lines.reserve(a_lines + b_lines);
-    let (_, second) = super::halves::join(
+    // The second half is numbered from 0 and moved after the first is read: counting the first
+    // half's lines beforehand would be one more pass over it.
+    let (a_lines, (b_lines, mut second)) = super::halves::join(
         || parse_lines(out, a, first_line),
         || {
-            let mut second = Parsed {
-                events: Vec::with_capacity(b_lines),
-                lines: Vec::with_capacity(b_lines),
-                warnings: Vec::new(),
-            };
-            parse_lines(&mut second, b, first_line + a_lines);
-            second
+            let mut second = Parsed::default();
+            let lines = parse_lines(&mut second, b, 0);
+            (lines, second)
         },
     );
+    let shift = first_line + a_lines;
+    for line in &mut second.lines {
+        *line += shift;
+    }
+    for warning in &mut second.warnings {
+        warning.line += shift;
+    }
     out.append(second);
     a_lines + b_lines
 }
@@ -344,7 +345,8 @@ fn load_in_chunks(
     chunk_size: usize,
     size_hint: u64,
 ) -> Result<LoadedTrace, TraceError> {
-    let mut reader = BufReader::with_capacity(256 * 1024, reader);
+    // The header's reader reads ahead no more than a chunk (see below).
+    let mut reader = BufReader::with_capacity(chunk_size.clamp(1, 64 * 1024), reader);
     let (header, line_no) = read_header(&mut reader)?;
 
     // The rest is read and parsed a chunk of whole lines at a time, so the file's text and
@@ -357,6 +359,10 @@ fn load_in_chunks(
     // pages for the kernel to zero and map (16 MB of page faults a chunk).
     let hint = usize::try_from(size_hint).unwrap_or(usize::MAX);
     let mut chunk: Vec<u8> = Vec::with_capacity(chunk_size.min(hint));
+    // What the header's reader read ahead, then the rest straight into the chunk: through the
+    // buffered reader every byte would be copied twice.
+    chunk.extend_from_slice(reader.buffer());
+    let mut reader = reader.into_inner();
     let mut read_error = None;
     loop {
         let mut at_end = false;
