@@ -197,9 +197,13 @@ pub fn stats(
     bpe: &dyn Bpe,
     keep: &dyn Fn(usize) -> bool,
 ) -> Stats {
-    let mut groups: [BTreeMap<String, Acc>; 3] = Default::default();
+    // Hashed while counting (a lookup per message), sorted by name once at the end.
+    let mut groups: [FxHashMap<&str, Acc>; 3] = Default::default();
     let (mut requests, mut notifications, mut errors, mut unanswered) = (0, 0, 0, 0);
     let mut seconds: FxHashMap<i64, u64> = FxHashMap::default();
+    // Events come in time order, nearly always: a second's events are counted as a run and
+    // added to `seconds` when the next second starts.
+    let mut run: Option<(i64, u64)> = None;
     let (mut first, mut last) = (None::<DateTime<Utc>>, None::<DateTime<Utc>>);
     let mut count = 0u64;
     for (i, (e, d)) in events.iter().zip(&rpc.derived).enumerate() {
@@ -207,7 +211,15 @@ pub fn stats(
             continue;
         }
         count += 1;
-        *seconds.entry(e.time.timestamp()).or_default() += 1;
+        let second = e.time.timestamp();
+        match &mut run {
+            Some((s, n)) if *s == second => *n += 1,
+            _ => {
+                if let Some((s, n)) = run.replace((second, 1)) {
+                    *seconds.entry(s).or_default() += n;
+                }
+            }
+        }
         first = Some(first.map_or(e.time, |t| t.min(e.time)));
         last = Some(last.map_or(e.time, |t| t.max(e.time)));
         let is_request = d.kind == Kind::Request;
@@ -231,10 +243,7 @@ pub fn stats(
         let keys = [Some(method), tool, server];
         for (group, key) in groups.iter_mut().zip(keys) {
             let Some(key) = key else { continue };
-            let acc = match group.get_mut(key) {
-                Some(acc) => acc,
-                None => group.entry(key.to_string()).or_default(),
-            };
+            let acc = group.entry(key).or_default();
             if is_request {
                 acc.requests += 1;
                 acc.errors += u64::from(failed);
@@ -259,7 +268,16 @@ pub fn stats(
             llm_request(events, x, tokens)
         })
         .collect();
-    let [methods, tools, servers] = groups;
+    if let Some((s, n)) = run {
+        *seconds.entry(s).or_default() += n;
+    }
+    let sorted = |group: FxHashMap<&str, Acc>| -> BTreeMap<String, Acc> {
+        group
+            .into_iter()
+            .map(|(k, acc)| (k.to_string(), acc))
+            .collect()
+    };
+    let [methods, tools, servers] = groups.map(sorted);
     let mut parts = [Some(methods), Some(tools), Some(servers)];
     let tables = by
         .iter()

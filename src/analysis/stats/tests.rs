@@ -125,3 +125,24 @@ fn statistics_of_the_exchanges_read_for_counts_are_those_read_whole() {
     }
     assert!(requests >= 8, "{requests}");
 }
+
+/// The busiest second counts every event of that second, also when the trace comes back to
+/// it after a later one (events out of time order), and ties go to the earlier second.
+#[test]
+fn the_busiest_second_counts_a_second_met_again() {
+    let mut events = fixtures::repeated_messages();
+    let t0 = events[0].time;
+    let at = |s: i64| t0 + chrono::Duration::seconds(s);
+    let seconds = [0, 0, 1, 1, 1, 0, 0, 2, 2, 2, 2, 5, 5, 5];
+    assert_eq!(events.len(), seconds.len());
+    for (e, s) in events.iter_mut().zip(seconds) {
+        e.time = at(s);
+    }
+    let busiest = all(&events, &[By::Method]).busiest.expect("busiest");
+    assert_eq!(busiest.events, 4);
+    assert_eq!(
+        busiest.second.timestamp(),
+        at(0).timestamp(),
+        "0 and 2 tie: 0"
+    );
+}
