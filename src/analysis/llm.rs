@@ -20,6 +20,21 @@ pub enum LlmRole {
     Response,
 }
 
+impl LlmRole {
+    /// The half of an exchange with the model `e` is: a host-to-model request or a
+    /// model-to-host response on the LLM API's channel; `None` for any other event.
+    fn of(e: &Event) -> Option<LlmRole> {
+        if e.channel != Channel::LlmHttp {
+            return None;
+        }
+        match (&e.from, &e.to) {
+            (Lane::Host, Lane::Llm) => Some(LlmRole::Request),
+            (Lane::Llm, Lane::Host) => Some(LlmRole::Response),
+            _ => None,
+        }
+    }
+}
+
 /// One LLM API request and its response, read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LlmExchange {
@@ -201,17 +216,17 @@ fn pair(events: &[Event]) -> Vec<(usize, Option<usize>)> {
     let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for (i, e) in events.iter().enumerate() {
-        if e.channel != Channel::LlmHttp {
-            continue;
-        }
-        if e.from == Lane::Host && e.to == Lane::Llm {
-            open.push(pairs.len());
-            pairs.push((i, None));
-        } else if e.from == Lane::Llm
-            && e.to == Lane::Host
-            && let Some(n) = open.pop()
-        {
-            pairs[n].1 = Some(i);
+        match LlmRole::of(e) {
+            Some(LlmRole::Request) => {
+                open.push(pairs.len());
+                pairs.push((i, None));
+            }
+            Some(LlmRole::Response) => {
+                if let Some(n) = open.pop() {
+                    pairs[n].1 = Some(i);
+                }
+            }
+            None => {}
         }
     }
     pairs
@@ -258,10 +273,8 @@ impl LlmPairs {
         llm: &mut Vec<LlmExchange>,
         sampling: &mut Vec<LlmExchange>,
     ) -> Option<(bool, usize)> {
-        if e.channel != Channel::LlmHttp {
-            return None;
-        }
-        if e.from == Lane::Host && e.to == Lane::Llm {
+        let role = LlmRole::of(e)?;
+        if role == LlmRole::Request {
             let x = read_request_with(i, e, &mut self.last);
             let part = if x.sampling_for.is_some() {
                 &mut *sampling
@@ -272,7 +285,7 @@ impl LlmPairs {
             part.push(x);
             self.open.push(at);
             Some(at)
-        } else if e.from == Lane::Llm && e.to == Lane::Host {
+        } else {
             let at = self.open.pop()?;
             let x = match at.0 {
                 true => &mut sampling[at.1],
@@ -282,8 +295,6 @@ impl LlmPairs {
             x.status = e.http().and_then(|h| h.status);
             read_response(x, e);
             Some(at)
-        } else {
-            None
         }
     }
 }
@@ -293,7 +304,7 @@ impl LlmPairs {
 /// response), reading no other LLM body: what `diff` needs of the model's half.
 pub fn last_loop_request(events: &[Event]) -> Option<LlmExchange> {
     events.iter().enumerate().rev().find_map(|(i, e)| {
-        let request = e.channel == Channel::LlmHttp && e.from == Lane::Host && e.to == Lane::Llm;
+        let request = LlmRole::of(e) == Some(LlmRole::Request);
         let (url, sampling) = request.then(|| request_head(e))?;
         (url.as_deref().and_then(shape_of).is_some() && sampling.is_none())
             .then(|| read_request(i, e))
