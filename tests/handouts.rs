@@ -9,7 +9,7 @@
 //! port (and a local server's, in a body that hands it to the API) are fixed, the server's path is `sightline`, and a server's stderr lines follow its
 //! spawn (they race with its first answers).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -217,7 +217,7 @@ fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
     let dir = util::tempdir();
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/handouts");
     let update = std::env::var_os("SIGHTLINE_UPDATE_HANDOUTS").is_some_and(|v| v == "1");
-    let mut stale: Vec<PathBuf> = Vec::new();
+    let mut stale: Vec<String> = Vec::new();
     for name in scenarios() {
         for lang in LANGS {
             // Recorded in the class's language: the user and the model speak it too.
@@ -244,8 +244,11 @@ fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
                 if update {
                     std::fs::create_dir_all(&shipped).expect("docs/handouts");
                     std::fs::write(&path, &made).expect("write the handout");
-                } else if std::fs::read_to_string(&path).ok().as_deref() != Some(made.as_str()) {
-                    stale.push(path);
+                } else {
+                    let shipped = std::fs::read_to_string(&path).unwrap_or_default();
+                    if let Some(first) = first_difference(&shipped, &made) {
+                        stale.push(format!("{}: {first}", path.display()));
+                    }
                 }
             }
         }
@@ -254,12 +257,34 @@ fn the_shipped_handouts_are_current_for_every_scenario_and_language() {
         stale.is_empty(),
         "these handouts are stale or missing (regenerate them with \
          `SIGHTLINE_UPDATE_HANDOUTS=1 cargo test --locked --test tests handouts`):\n{}",
-        stale
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
+        stale.join("\n")
     );
+}
+
+/// Where `made` first differs from `shipped`, both lines cut short, so that a run that cannot
+/// be seen again (a CI machine's) still says what moved.
+fn first_difference(shipped: &str, made: &str) -> Option<String> {
+    if shipped == made {
+        return None;
+    }
+    let cut =
+        |line: Option<&str>| -> String { line.unwrap_or("(none)").chars().take(160).collect() };
+    let (mut old, mut new) = (shipped.lines(), made.lines());
+    let mut number = 1;
+    loop {
+        let (a, b) = (old.next(), new.next());
+        if a != b {
+            return Some(format!(
+                "line {number}: shipped `{}`, made `{}`",
+                cut(a),
+                cut(b)
+            ));
+        }
+        if a.is_none() {
+            return Some("they differ only in line endings".into());
+        }
+        number += 1;
+    }
 }
 
 #[test]
