@@ -175,6 +175,17 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
     let dir = tempdir();
     let trace = dir.path().join("weather.jsonl");
     run_scenario_to("weather", &trace, &[]);
+    // The server's start-up line on stderr races the first messages, so their numbers are read.
+    let recorded = load(&trace);
+    let seq_of = |needle: &str| {
+        recorded
+            .events
+            .iter()
+            .find(|e| e.channel == sightline::trace::Channel::Stdio && e.text().contains(needle))
+            .map(|e| e.seq)
+            .expect("the recorded handshake")
+    };
+    let (asked, answered) = (seq_of("\"initialize\""), seq_of("\"result\""));
     let one_line = |out: &Output, needle: &str| {
         let stderr = text(&out.stderr);
         let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
@@ -200,7 +211,9 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
     let out = replay(&trace, &r, &[], &dies);
     one_line(
         &out,
-        "the server exited with exit code 3 while replaying initialize (recorded #2)",
+        &format!(
+            "the server exited with exit code 3 while replaying initialize (recorded #{asked})"
+        ),
     );
     let kept = load(&r);
     assert!(
@@ -235,18 +248,11 @@ fn replays_that_cannot_be_done_say_what_and_where_in_one_line_and_keep_the_recor
     let stdout = text(&out.stdout);
     one_line(
         &out,
-        "the server did not answer initialize (recorded #2) within 200ms",
+        &format!("the server did not answer initialize (recorded #{asked}) within 200ms"),
     );
-    // The server's start-up line on stderr races its answer, so the answer's number is read.
-    let answered = load(&trace)
-        .events
-        .iter()
-        .find(|e| e.channel == sightline::trace::Channel::Stdio && e.text().contains("\"result\""))
-        .map(|e| e.seq)
-        .expect("the recorded initialize result");
     assert!(
         stdout.contains(&format!(
-            "initialize 2025-11-25  recorded #2 -> #{answered}, replayed #"
+            "initialize 2025-11-25  recorded #{asked} -> #{answered}, replayed #"
         )),
         "{stdout}"
     );
