@@ -10,8 +10,9 @@ use sightline::trace::{Event, Lane};
 
 use crate::util::*;
 
+/// The lesson every picture states in the same words (the SVG on four lines).
 const LESSON: &str =
-    "no line between the model and the server: the host is in the middle (0 direct messages)";
+    "the model never talks to the server: the host sits in the middle (0 direct messages)";
 
 /// Runs a scenario headless and returns the directory (kept alive) and the trace path.
 fn record(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
@@ -103,8 +104,12 @@ fn mermaid_names_every_participant_and_draws_each_event_once() {
     );
     assert_eq!(lines.iter().filter(|l| l.trim() == "end").count(), 1);
 
-    let lesson = "Note over L,S1: the model never talks to a server (0 direct messages)";
-    assert_eq!(lines.last().map(|l| l.trim()), Some(lesson), "{mermaid}");
+    let lesson = format!("Note over L,S1: {LESSON}");
+    assert_eq!(
+        lines.last().map(|l| l.trim()),
+        Some(lesson.as_str()),
+        "{mermaid}"
+    );
     let drawn: Vec<bool> = lines
         .iter()
         .filter(|l| l.trim() != lesson)

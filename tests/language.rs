@@ -332,18 +332,20 @@ fn mermaid_and_svg_labels_follow_lang() {
     };
     let en = export("mermaid", &[]);
     assert!(en.contains("participant U as User"), "{en}");
-    assert!(en.contains("the model never talks to a server"), "{en}");
+    assert!(en.contains("the model never talks to the server"), "{en}");
     let pt = export("mermaid", &["--lang", "pt"]);
     assert!(pt.contains("participant U as Usuário"), "{pt}");
     assert!(pt.contains("box Host (loop do LLM + cliente MCP)"), "{pt}");
     assert!(
-        pt.contains("o modelo nunca fala com um servidor (0 mensagens diretas)"),
+        pt.contains(
+            "o modelo nunca fala com o servidor: o host fica no meio (0 mensagens diretas)"
+        ),
         "{pt}"
     );
     let es = export("svg", &["--lang", "es"]);
     assert!(es.contains("Diagrama de secuencia de Sightline"), "{es}");
     assert!(es.contains(">API del LLM<"), "{es}");
-    assert!(es.contains("ninguna línea entre el modelo"), "{es}");
+    assert!(es.contains(">el modelo nunca habla </tspan>"), "{es}");
 }
 
 #[test]

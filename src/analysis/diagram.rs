@@ -38,6 +38,7 @@ mod tests;
 use std::collections::HashMap;
 
 use crate::analysis::Report;
+use crate::i18n::Words;
 use crate::trace::{Channel, Event, Lane, Pairing, Shared};
 
 pub use hops::Hop;
@@ -294,6 +295,25 @@ impl Diagram {
     /// The index of a lane, if the diagram has it.
     pub fn lane_index(&self, lane: &Lane) -> Option<usize> {
         self.lanes.iter().position(|l| &l.lane == lane)
+    }
+
+    /// The lesson, in the lines the SVG draws in the gap between the model and the servers.
+    /// One sentence for every picture (the app, Mermaid, the SVG, a handout), so that a class
+    /// reads the same words on each; it says the host was bypassed when messages crossed.
+    pub fn lesson_lines(&self, words: Words) -> Vec<String> {
+        let key = match self.direct_model_server {
+            0 => "diagram.lesson_none",
+            _ => "diagram.lesson_some",
+        };
+        let text = words.fmt(key, &[("count", &self.direct_model_server.to_string())]);
+        // Each `|` follows a space, which stays with the line before it: the lines joined are
+        // the sentence.
+        text.split('|').map(str::to_string).collect()
+    }
+
+    /// The lesson as one line ([`Diagram::lesson_lines`] joined).
+    pub fn lesson(&self, words: Words) -> String {
+        self.lesson_lines(words).concat()
     }
 
     /// The LLM API lane, if the diagram has one.

@@ -179,11 +179,7 @@ fn mermaid(d: &Diagram, events: &[Event], report: &Report, lang: Language) -> St
 }
 
 fn lesson(d: &Diagram, lang: Language) -> String {
-    f(
-        lang,
-        "diagram.host_in_middle",
-        &[("count", &d.direct_model_server.to_string())],
-    )
+    d.lesson(crate::i18n::Words::of(lang))
 }
 
 fn footer(count: usize, lang: Language) -> String {

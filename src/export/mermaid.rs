@@ -14,7 +14,7 @@
 //!     H->>S1: initialize 2025-11-25 · id 0
 //!     S1-->>H: result initialize 2025-11-25 · 5 ms, id 0
 //!     ...
-//!     Note over L,S1: the model never talks to a server (0 direct messages)
+//!     Note over L,S1: the model never talks to the server: the host sits in the middle (0 direct messages)
 //! ```
 //!
 //! Exactly one message or note line per event, in trace order: requests `->>`, results `-->>`,
@@ -112,13 +112,7 @@ pub fn write_in(
         hops(&mut out, d, i, &aliases, false, words);
     }
     if let (Some(llm), Some(&last)) = (d.llm_lane(), d.server_lanes().last()) {
-        let count = d.direct_model_server.to_string();
-        let key = if d.direct_model_server == 0 {
-            "export.lesson_none"
-        } else {
-            "export.lesson_some"
-        };
-        let lesson = escape(&words.fmt(key, &[("count", &count)]), words);
+        let lesson = escape(&d.lesson(words), words);
         let _ = writeln!(
             out,
             "    Note over {},{}: {lesson}",

@@ -279,15 +279,7 @@ fn lesson(s: &mut String, d: &Diagram, xs: &[f64], rows_top: f64, rows_end: f64,
         return;
     }
     let mid = (left + right) / 2.0;
-    // One key per lesson, its lines separated by `|`.
-    let key = if d.direct_model_server == 0 {
-        "export.svg_lesson_none"
-    } else {
-        "export.svg_lesson_some"
-    };
-    let count = d.direct_model_server.to_string();
-    let text = words.fmt(key, &[("count", &count)]);
-    let lines: Vec<&str> = text.split('|').collect();
+    let lines = d.lesson_lines(words);
     let _ = writeln!(
         s,
         r#"<rect class="gap" x="{left}" y="{}" width="{}" height="{}" fill="{LESSON}" fill-opacity="0.05"/>"#,

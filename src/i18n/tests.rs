@@ -119,7 +119,8 @@ fn the_labels_the_app_needs_exist() {
         "legend.unanswered",
         "legend.stderr",
         "legend.process",
-        "diagram.host_in_middle",
+        "diagram.lesson_none",
+        "diagram.lesson_some",
         "app.no_display",
     ] {
         for lang in Language::ALL {
@@ -127,7 +128,8 @@ fn the_labels_the_app_needs_exist() {
         }
     }
     assert_eq!(
-        s.fmt(Language::En, "diagram.host_in_middle", &[("count", "0")]),
+        s.fmt(Language::En, "diagram.lesson_none", &[("count", "0")])
+            .replace('|', ""),
         "the model never talks to the server: the host sits in the middle (0 direct messages)"
     );
     assert_eq!(

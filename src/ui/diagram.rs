@@ -143,10 +143,7 @@ impl DiagramView {
             area = area.horizontal_scroll_offset(x);
         }
         let total_h = lines.total() as f32 * geo.row_h + geo.row_h * 2.0;
-        let lesson = tr.fmt(
-            "diagram.host_in_middle",
-            &[("count", &diagram.direct_model_server.to_string())],
-        );
+        let lesson = diagram.lesson(tr);
         let out = area.show_viewport(ui, |ui, viewport| {
             ui.set_width(geo.width);
             ui.set_height(total_h);

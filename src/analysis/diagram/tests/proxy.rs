@@ -142,6 +142,21 @@ fn a_direct_model_server_message_is_counted() {
     assert_eq!(d.lanes[4].kind, LaneKind::Other);
     assert_eq!((d.rows[0].from(), d.rows[0].to()), (2, 3));
     assert_eq!(d.rows[1].label(), "telepathy: hi");
+    // The lesson no longer says the model never talks to a server: it says the host was
+    // bypassed, in each language, on lines that join into the one sentence.
+    for lang in crate::i18n::Language::ALL {
+        let words = crate::i18n::Words::of(lang);
+        let (lines, whole) = (d.lesson_lines(words), d.lesson(words));
+        assert!(lines.len() > 1 && !whole.contains('|'), "{lines:?}");
+        assert!(whole.starts_with("1 ") && !whole.contains("  "), "{whole}");
+        assert_eq!(lines.concat(), whole);
+        assert_ne!(whole, Trace::default().diagram().lesson(words));
+    }
+    let en = crate::i18n::Words::of(crate::i18n::Language::En);
+    assert_eq!(
+        d.lesson(en),
+        "1 direct message between the model and a server: the host was bypassed"
+    );
 }
 
 #[test]
